@@ -1,0 +1,125 @@
+# dmsg - direct deposit message passing. See README.md.
+# Targets: all (default), run, test, check (build only tests), bench, install,
+# uninstall, clean, format. PREFIX=/usr/local for install.
+
+VERSION      := 0.1.0
+SOVERSION    := 0
+PREFIX       ?= /usr/local
+CC           ?= cc
+MPICC        ?= mpicc
+BUILD        := build
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -pthread
+CPPFLAGS += -Iinclude -I.
+LDLIBS   += -pthread -lm
+
+LIB_SRCS  := $(sort $(wildcard dmsg/*/*.c dmsg/transport/*/*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB_A     := $(BUILD)/lib/libdmsg.a
+LIB_SO    := $(BUILD)/lib/libdmsg.so.$(VERSION)
+
+EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+TOOLS     := $(BUILD)/bin/dmsgrun $(if $(wildcard tools/dmsg-bench.c),$(BUILD)/bin/dmsg-bench)
+MPI_TOOLS := $(patsubst tools/mpi/%.c,$(BUILD)/bin/%,$(wildcard tools/mpi/*.c))
+
+UNIT_SRCS  := $(wildcard tests/unit/*.c)
+PE_SRCS    := $(wildcard tests/pe/*.c)
+INTEG_SRCS := $(wildcard tests/integ/*.c)
+TESTS      := $(if $(UNIT_SRCS),$(BUILD)/tests/unit) $(if $(PE_SRCS),$(BUILD)/tests/pe_prog) \
+              $(if $(INTEG_SRCS),$(BUILD)/tests/integ)
+
+DEPS_OK := $(BUILD)/.deps-ok
+
+.PHONY: all lib tools examples tests run test check bench install uninstall clean format deps
+all: lib tools examples
+lib: $(LIB_A) $(LIB_SO)
+tools: $(TOOLS) $(MPI_TOOLS)
+examples: $(EXAMPLES)
+tests: $(TESTS)
+
+# Installs missing Debian packages once (apt-get as root, else prints the line).
+deps: $(DEPS_OK)
+$(DEPS_OK): tools/install-deps.sh
+	@sh tools/install-deps.sh
+	@mkdir -p $(@D) && touch $@
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libdmsg.so.$(SOVERSION) -o $@ $^ $(LDLIBS)
+	ln -sf libdmsg.so.$(VERSION) $(BUILD)/lib/libdmsg.so.$(SOVERSION)
+	ln -sf libdmsg.so.$(SOVERSION) $(BUILD)/lib/libdmsg.so
+
+$(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# MPI reference programs (tools/mpi/*.c) are built with MPICH's wrapper.
+$(BUILD)/bin/%: tools/mpi/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(MPICC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -o $@ $< -lm
+
+$(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/unit: $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+
+$(BUILD)/tests/pe_prog: $(PE_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/integ: $(INTEG_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+
+# The main demo: the transpose example on 4 PEs, verified, with throughput.
+run: all
+	$(BUILD)/bin/dmsgrun -n 4 $(BUILD)/examples/transpose 1024
+
+# The whole suite. Integration tests find dmsgrun and the PE programs in $(BUILD).
+test: all tests
+	@set -e; \
+	if [ -x $(BUILD)/tests/unit ]; then $(BUILD)/tests/unit --jobs 2; fi; \
+	if [ -x $(BUILD)/tests/integ ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/integ --jobs 1; fi; \
+	sh tests/run_examples.sh $(BUILD)
+
+check: all tests
+
+bench: all
+	$(BUILD)/bin/dmsg-bench --all --csv $(BUILD)/bench.csv
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libdmsg.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libdmsg.so.$(SOVERSION)
+	ln -sf libdmsg.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libdmsg.so
+	install -m 755 $(TOOLS) $(MPI_TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' dmsg.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmsg.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/dmsg*.h $(DESTDIR)$(PREFIX)/lib/libdmsg.* \
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmsg.pc
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(TOOLS) $(MPI_TOOLS)))
+
+clean:
+	rm -rf $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

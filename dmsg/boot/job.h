@@ -1,0 +1,79 @@
+/* The job region of a single-host job: one anonymous shared memory file
+ * (memfd) created by the launcher (dmsgrun) or by a singleton PE, inherited by
+ * every PE as a file descriptor and mapped whole by each. Because it has no
+ * name, nothing can be left behind in /dev/shm and no other job can attach;
+ * the kernel frees it when the last PE exits, also after a crash.
+ *
+ * Layout: [job header | transport job area] then per PE [control area | segment].
+ * The boot layer owns the header (sizes, PE states, abort flag); the transport
+ * owns the job area and the control areas. */
+#ifndef DMSG_BOOT_JOB_H
+#define DMSG_BOOT_JOB_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "dmsg/core/status.h"
+
+#define DMSG_JOB_MAGIC 0x31304a47534d44ull /* "DMSGJ01" */
+#define DMSG_MAX_PES 1024
+#define DMSG_JOB_HDR_BYTES (64u * 1024u)   /* header + transport job area */
+#define DMSG_JOB_AREA_OFF 8192u            /* transport job area inside the header block */
+
+/* Environment variables of the launcher protocol (set by dmsgrun). */
+#define DMSG_BOOT_ENV_FD "DMSG_BOOT_FD"
+#define DMSG_BOOT_ENV_RANK "DMSG_BOOT_RANK"
+#define DMSG_BOOT_ENV_NPES "DMSG_BOOT_NPES"
+
+enum dmsg_pe_state { DMSG_PE_NONE = 0, DMSG_PE_INIT = 1, DMSG_PE_FINALIZED = 2 };
+
+typedef struct dmsg_job_hdr {
+    uint64_t magic;
+    uint32_t npes;
+    uint32_t max_counters;
+    uint64_t seg_size;   /* bytes of each PE's symmetric segment */
+    uint64_t ctl_size;   /* bytes of each PE's control area */
+    uint64_t pe_stride;  /* ctl_size + seg_size */
+    uint64_t total_size; /* bytes of the whole region */
+    _Atomic uint32_t abort;            /* set by the launcher when the job is torn down */
+    _Atomic uint32_t pe_state[DMSG_MAX_PES];
+} dmsg_job_hdr;
+
+/* Control-area size for a given counter table size (page-rounded). */
+size_t dmsg_job_ctl_size(uint32_t max_counters);
+
+/* Creates and sizes a job region for npes PEs; returns its fd (not
+ * close-on-exec) with the header written. */
+dmsg_status dmsg_job_create(uint32_t npes, uint64_t seg_size, uint32_t max_counters, int *fd_out);
+
+/* Maps a job region read-write; validates the header. */
+dmsg_status dmsg_job_map(int fd, dmsg_job_hdr **hdr_out);
+
+void dmsg_job_unmap(dmsg_job_hdr *hdr);
+
+static inline char *dmsg_job_area(dmsg_job_hdr *h)
+{
+    return (char *)h + DMSG_JOB_AREA_OFF;
+}
+static inline char *dmsg_job_ctl(dmsg_job_hdr *h, int pe)
+{
+    return (char *)h + DMSG_JOB_HDR_BYTES + (size_t)pe * h->pe_stride;
+}
+static inline char *dmsg_job_seg(dmsg_job_hdr *h, int pe)
+{
+    return dmsg_job_ctl(h, pe) + h->ctl_size;
+}
+
+/* What a PE learns at start-up: its rank, the job size and the job region. */
+typedef struct dmsg_boot {
+    int rank;
+    int npes;
+    int fd;         /* job region fd */
+    int singleton;  /* 1 when started without a launcher (fd created here) */
+} dmsg_boot;
+
+/* Reads the launcher protocol from the environment; without it, creates a
+ * one-PE job region (singleton). */
+dmsg_status dmsg_boot_local(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters);
+
+#endif

@@ -1,0 +1,20 @@
+/* Internal status type and error logging. Every internal call returns a
+ * dmsg_status (the public DMSG_ codes); errors are logged where first
+ * detected, and only printed when DMSG_DEBUG is set. */
+#ifndef DMSG_CORE_STATUS_H
+#define DMSG_CORE_STATUS_H
+
+#include "dmsg.h"
+
+typedef int dmsg_status;
+
+/* Non-zero when DMSG_DEBUG asked for diagnostics (set by the env loader). */
+extern int dmsg_debug_level;
+
+void dmsg_log_error(const char *file, int line, dmsg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Logs (if debugging) and evaluates to st, for `return DMSG_FAIL(...)`. */
+#define DMSG_FAIL(st, ...) (dmsg_log_error(__FILE__, __LINE__, (st), __VA_ARGS__), (st))
+
+#endif

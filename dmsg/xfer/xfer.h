@@ -1,0 +1,82 @@
+/* The copy engine: moves element patterns between two directly addressable
+ * buffers (local memory, or another PE's segment mapped into this process).
+ * It validates shapes and computes extents (so the core can check them against
+ * the segment before anything is written), normalizes n-D sections (folds
+ * dimensions that are contiguous together, drops unit counts), orders loops and
+ * tiles strided 2-D copies for the cache, and implements indexed and
+ * address-data-pair copies. It knows nothing about PEs or transports. */
+#ifndef DMSG_XFER_H
+#define DMSG_XFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dmsg.h"
+#include "dmsg/core/status.h"
+
+/* Byte extent touched by a layout, relative to its base address: every byte
+ * touched lies in [lo, hi). For an empty layout (some count == 0) lo == hi == 0. */
+typedef struct dmsg_extent {
+    ptrdiff_t lo;
+    ptrdiff_t hi;
+} dmsg_extent;
+
+/* Checks one side of a section: 1 <= ndims <= DMSG_MAX_DIMS, elem_size > 0,
+ * no overflow of element count or byte extent. On success sets *nelems (total
+ * elements) and *ext. Errors: DMSG_ERR_ARG, DMSG_ERR_OVERFLOW, DMSG_ERR_NULL. */
+dmsg_status dmsg_layout_check(const dmsg_layout *l, size_t elem_size, size_t *nelems,
+                              dmsg_extent *ext);
+
+/* Returns DMSG_OK if no two elements of the layout overlap in memory (needed on
+ * a destination), DMSG_ERR_ARG otherwise. Checks after normalization: sorted by
+ * |stride|, each |stride| must be >= the extent spanned by the inner dimensions. */
+dmsg_status dmsg_layout_check_disjoint(const dmsg_layout *l, size_t elem_size);
+
+/* Normalized two-sided section: both sides have the same counts per dimension.
+ * Produced by dmsg_sect_normalize from two layouts of the same shape; after
+ * normalization, unit-count dimensions are gone, dimensions that are contiguous
+ * on both sides are folded into a larger element (elem grows), and nd may be 0
+ * (a single block of elem bytes). */
+typedef struct dmsg_sect {
+    int nd;
+    size_t elem;
+    size_t count[DMSG_MAX_DIMS];
+    ptrdiff_t sstride[DMSG_MAX_DIMS];
+    ptrdiff_t dstride[DMSG_MAX_DIMS];
+} dmsg_sect;
+
+/* Builds a normalized section when both layouts have the same shape after
+ * dropping unit counts; returns 1 then, 0 when the shapes differ (then the
+ * generic element walker must be used). Total elements must be > 0. */
+int dmsg_sect_normalize(dmsg_sect *out, const dmsg_layout *dl, const dmsg_layout *sl,
+                        size_t elem_size);
+
+/* Tunables of the engine (from the environment table). */
+typedef struct dmsg_xfer_params {
+    size_t tile_bytes; /* bytes of one side of a square tile working set, e.g. 16 KiB */
+} dmsg_xfer_params;
+
+/* Copies a validated section (shapes may differ; totals are equal and > 0). */
+void dmsg_copy_section(char *dst, const dmsg_layout *dl, const char *src, const dmsg_layout *sl,
+                       size_t elem_size, const dmsg_xfer_params *p);
+
+/* Copies a normalized section (fast path used by dmsg_copy_section). */
+void dmsg_copy_sect(char *dst, const char *src, const dmsg_sect *s, const dmsg_xfer_params *p);
+
+/* Largest index in idx[0..n) (0 when n == 0), for extent checks. */
+size_t dmsg_index_max(const size_t *idx, size_t n);
+
+/* dst_base[idx[i]] = src[i] (elements of elem bytes), i in [0,n). */
+void dmsg_copy_scatter(char *dst_base, const size_t *idx, const char *src, size_t n, size_t elem);
+
+/* dst[i] = src_base[idx[i]], i in [0,n). */
+void dmsg_copy_gather(char *dst, const char *src_base, const size_t *idx, size_t n, size_t elem);
+
+/* Checks n address-data records (dmsg_adp4/8/16 as elem is 4/8/16): every
+ * offset is a multiple of elem and off + elem <= limit. Errors: DMSG_ERR_ARG
+ * (elem not 4/8/16), DMSG_ERR_ALIGN, DMSG_ERR_RANGE. */
+dmsg_status dmsg_adp_check(const void *recs, size_t n, size_t elem, size_t limit);
+
+/* Applies n checked records: stores each value at dst_base + off, in order. */
+void dmsg_copy_adp(char *dst_base, const void *recs, size_t n, size_t elem);
+
+#endif

@@ -1,0 +1,360 @@
+/*
+ * dmsg.h - direct deposit message passing, SPMD API.
+ *
+ * The model in one paragraph: a barrier (dmsg_sync) gives clearance, then
+ * senders deposit data straight into its final place in a receiver's
+ * symmetric memory (or receivers fetch it), and deposit counters tell a
+ * receiver when its data has landed. There is no receive call, no system
+ * buffer and no matching. docs/model.md states the semantics in full.
+ *
+ * Addresses. Every "symmetric address" argument is an address inside the
+ * calling PE's own symmetric segment (obtained from dmsg_alloc); it names
+ * "the same object on PE pe". Local (non-symmetric) buffers may be any
+ * memory of the calling process.
+ *
+ * Threads. One thread per PE calls dmsg. Calls from several threads of one
+ * PE must be serialized by the caller; dmsg keeps no thread-local state.
+ *
+ * Errors. Every call returns DMSG_OK (0) or a negative dmsg status code;
+ * dmsg_strerror() names it. A call that fails has no effect: nothing is
+ * written on either side and output arguments are left untouched. dmsg never
+ * prints or aborts on a user error unless DMSG_DEBUG is set.
+ */
+#ifndef DMSG_H
+#define DMSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DMSG_VERSION_MAJOR 0
+#define DMSG_VERSION_MINOR 1
+#define DMSG_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------- status */
+
+/** Status codes. DMSG_OK is zero; every error is negative. */
+enum dmsg_status_code {
+    DMSG_OK = 0,
+    DMSG_ERR_ARG = -1,          /**< invalid argument (bad count, elem size, ndims, ...) */
+    DMSG_ERR_NULL = -2,         /**< a required pointer argument is NULL */
+    DMSG_ERR_PE = -3,           /**< PE number out of range [0, npes) */
+    DMSG_ERR_RANGE = -4,        /**< address outside the symmetric segment or straddling its end */
+    DMSG_ERR_OVERFLOW = -5,     /**< a size or extent computation overflows */
+    DMSG_ERR_NOMEM = -6,        /**< symmetric segment or counter table exhausted */
+    DMSG_ERR_COLLECTIVE = -7,   /**< PEs disagree on the arguments of a collective call */
+    DMSG_ERR_COUNTER = -8,      /**< invalid or destroyed counter */
+    DMSG_ERR_NOT_INIT = -9,     /**< dmsg_init has not been called (or finalize was) */
+    DMSG_ERR_STATE = -10,       /**< call not allowed in this state (e.g. init twice) */
+    DMSG_ERR_TIMEOUT = -11,     /**< a wait exceeded DMSG_TIMEOUT */
+    DMSG_ERR_TRANSPORT = -12,   /**< the transport failed (details with DMSG_DEBUG=1) */
+    DMSG_ERR_ABORTED = -13,     /**< the job is being torn down (a PE failed) */
+    DMSG_ERR_ALIGN = -14,       /**< misaligned address for the element size */
+    DMSG_ERR_UNSUPPORTED = -15, /**< the selected transport cannot do this */
+    DMSG_ERR_HANDLE = -16,      /**< invalid or unused request handle */
+    DMSG_ERR_ENV = -17,         /**< invalid value in an environment setting */
+};
+
+/** Returns a static, human-readable string for a status code (never NULL). */
+const char *dmsg_strerror(int status);
+
+/* ------------------------------------------------------------ lifecycle */
+
+/**
+ * Joins the job. Collective: returns after every PE has joined (a barrier).
+ * Reads the environment settings (dmsgrun --help-env lists them). A program
+ * started without dmsgrun runs as a single PE.
+ * Errors: DMSG_ERR_STATE (already initialized), DMSG_ERR_ENV (bad setting),
+ * DMSG_ERR_TRANSPORT (launcher protocol or mapping failed), DMSG_ERR_NOMEM.
+ */
+int dmsg_init(void);
+
+/**
+ * Leaves the job. Collective: completes every outstanding operation of every
+ * PE (as dmsg_sync) and then unmaps all segments; symmetric pointers become
+ * invalid. Errors: DMSG_ERR_NOT_INIT.
+ */
+int dmsg_finalize(void);
+
+/** This PE's rank in [0, npes), or -1 before dmsg_init. Local, no synchronization. */
+int dmsg_pe(void);
+
+/** Number of PEs in the job, or 0 before dmsg_init. Local, no synchronization. */
+int dmsg_npes(void);
+
+/**
+ * Wall-clock seconds since an arbitrary fixed point (monotonic). On the
+ * simulated transport this is the PE's virtual clock. Local.
+ */
+double dmsg_wtime(void);
+
+/** Name of the active transport ("shm", ...), or NULL before dmsg_init. */
+const char *dmsg_transport_name(void);
+
+/* ---------------------------------------------------- symmetric memory */
+
+/**
+ * Collective symmetric allocation: every PE must call it with the same size,
+ * in the same order relative to other collectives. Returns in *ptr the
+ * address of a block of at least `bytes` bytes (64-byte aligned) at the same
+ * offset in every PE's segment. Contents are zero on first use of the memory.
+ * Ends with a barrier, so the block is usable as a target on every PE on return.
+ * bytes == 0 yields a valid unique pointer to a zero-sized block.
+ * Errors (reported on every PE alike): DMSG_ERR_NULL, DMSG_ERR_COLLECTIVE
+ * (PEs passed different sizes or are in different collectives),
+ * DMSG_ERR_NOMEM (segment exhausted; see DMSG_SEGMENT_SIZE), DMSG_ERR_OVERFLOW.
+ */
+int dmsg_alloc(size_t bytes, void **ptr);
+
+/**
+ * Collective free of a block from dmsg_alloc. Starts with a barrier, so every
+ * operation targeting the block issued before the call is complete.
+ * Errors: DMSG_ERR_ARG (not a live block), DMSG_ERR_COLLECTIVE (PEs freed
+ * different blocks). free(NULL) is a collective no-op.
+ */
+int dmsg_free(void *ptr);
+
+/** Size in bytes of each PE's symmetric segment. Local. 0 before init. */
+size_t dmsg_segment_size(void);
+
+/**
+ * Returns 1 if [addr, addr+bytes) lies inside this PE's symmetric segment,
+ * else 0. Local; a convenience for code generators.
+ */
+int dmsg_addr_is_symmetric(const void *addr, size_t bytes);
+
+/* ------------------------------------------------------------- counters */
+
+/**
+ * Deposit counter handle. A counter exists on every PE (created
+ * collectively); a deposit names the counter, and it is incremented at the
+ * *target* PE by one message and by the deposit's payload bytes, once, after
+ * all of the deposit's bytes are visible there (release/acquire: a reader
+ * that observes the count also observes the data).
+ * DMSG_CTR_NONE means "count nothing".
+ */
+typedef uint64_t dmsg_ctr;
+#define DMSG_CTR_NONE ((dmsg_ctr)0)
+
+/**
+ * Collective: creates a counter with zero counts on every PE. Ends with a
+ * barrier, so it may be named by deposits as soon as the call returns.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_NOMEM (DMSG_MAX_COUNTERS reached),
+ * DMSG_ERR_COLLECTIVE.
+ */
+int dmsg_ctr_create(dmsg_ctr *ctr);
+
+/**
+ * Collective: destroys a counter. Starts with a barrier, so deposits issued
+ * before it are complete. Later use of the handle returns DMSG_ERR_COUNTER.
+ * Errors: DMSG_ERR_COUNTER, DMSG_ERR_COLLECTIVE.
+ */
+int dmsg_ctr_destroy(dmsg_ctr ctr);
+
+/**
+ * Waits until at least `msgs` deposits have been counted on this PE's
+ * instance of the counter, then consumes exactly `msgs` of them (the byte
+ * count is left alone). After it returns, the data of the awaited deposits is
+ * visible to this PE. Blocks (spin, then sleep) without a limit unless
+ * DMSG_TIMEOUT is set. msgs == 0 returns at once.
+ * Errors: DMSG_ERR_COUNTER (invalid/destroyed/NONE), DMSG_ERR_TIMEOUT,
+ * DMSG_ERR_ABORTED.
+ */
+int dmsg_await(dmsg_ctr ctr, uint64_t msgs);
+
+/**
+ * As dmsg_await, but waits for and consumes `bytes` payload bytes (the
+ * message count is left alone). Deposits are counted whole, so it returns
+ * once the deposits that carry those bytes have completely landed.
+ */
+int dmsg_await_bytes(dmsg_ctr ctr, uint64_t bytes);
+
+/**
+ * Reads this PE's current (unconsumed) message and byte counts. Either
+ * output may be NULL. Acquire: data of counted deposits is visible.
+ * Errors: DMSG_ERR_COUNTER.
+ */
+int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes);
+
+/* --------------------------------------------------------- sync / quiet */
+
+/**
+ * Barrier over all PEs that also completes every deposit and fetch issued
+ * before it by any PE: on return each PE may read what was deposited to it
+ * and reuse or overwrite what it deposited or exposed. This is the
+ * "clearance" of the deposit model. Errors: DMSG_ERR_NOT_INIT,
+ * DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED.
+ */
+int dmsg_sync(void);
+
+/**
+ * Completes this PE's own outstanding deposits and fetches at their targets
+ * (no barrier, other PEs are not involved). Errors: DMSG_ERR_NOT_INIT.
+ */
+int dmsg_quiet(void);
+
+/* ------------------------------------------------------------- deposits */
+
+/**
+ * Contiguous deposit: copies `bytes` bytes from the local buffer src to the
+ * symmetric address dst on PE pe, and counts one message of `bytes` bytes on
+ * ctr at pe (unless DMSG_CTR_NONE). Returns when src may be reused; the data
+ * is visible at the target no later than the target's await on ctr or the
+ * next dmsg_sync. Source and destination must not overlap.
+ * bytes == 0 is valid: nothing is copied but the message is counted.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_PE, DMSG_ERR_RANGE, DMSG_ERR_OVERFLOW,
+ * DMSG_ERR_COUNTER.
+ */
+int dmsg_deposit(void *dst, const void *src, size_t bytes, int pe, dmsg_ctr ctr);
+
+/** Maximum number of dimensions of a section. */
+#define DMSG_MAX_DIMS 8
+
+/**
+ * One side of a regular n-D section: dimension 0 is the innermost; count[d]
+ * elements along dimension d, stride[d] bytes between consecutive elements
+ * along it (may be negative or zero only on the source side). The two sides
+ * of a section copy may have different shapes, but must hold the same total
+ * number of elements; elements are matched in row-major order of each side
+ * (dimension 0 fastest).
+ */
+typedef struct dmsg_layout {
+    int ndims;                       /**< 1 .. DMSG_MAX_DIMS */
+    size_t count[DMSG_MAX_DIMS];     /**< elements per dimension */
+    ptrdiff_t stride[DMSG_MAX_DIMS]; /**< bytes between elements per dimension */
+} dmsg_layout;
+
+/**
+ * Section deposit: copies the elements of the source section (local memory
+ * at src, shape sl) into the destination section (symmetric address dst on
+ * PE pe, shape dl), elements of elem_size bytes. Counted as one message of
+ * (elements * elem_size) bytes. A block transpose is one call: same counts,
+ * swapped strides. Destination elements must not overlap each other.
+ * Synchronization as dmsg_deposit.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_PE, DMSG_ERR_ARG (ndims, elem_size 0,
+ * element totals differ, overlapping destination stride), DMSG_ERR_RANGE
+ * (any destination element outside the segment), DMSG_ERR_OVERFLOW,
+ * DMSG_ERR_COUNTER.
+ */
+int dmsg_deposit_section(void *dst, const dmsg_layout *dl, const void *src,
+                         const dmsg_layout *sl, size_t elem_size, int pe, dmsg_ctr ctr);
+
+/**
+ * Indexed scatter deposit: for i in [0,n): element i of the contiguous local
+ * buffer src is stored at element dst_idx[i] of the symmetric array dst_base
+ * on PE pe (byte address dst_base + dst_idx[i] * elem_size). Counted as one
+ * message of n * elem_size bytes. Every index is checked before anything is
+ * written. Errors: as dmsg_deposit_section.
+ */
+int dmsg_deposit_indexed(void *dst_base, const size_t *dst_idx, const void *src, size_t n,
+                         size_t elem_size, int pe, dmsg_ctr ctr);
+
+/**
+ * Indexed gather deposit (the reverse): element src_idx[i] of the local
+ * array src_base is stored at element i of the contiguous symmetric range
+ * dst on PE pe. Counted as one message of n * elem_size bytes.
+ * Errors: as dmsg_deposit_section.
+ */
+int dmsg_deposit_gathered(void *dst, const void *src_base, const size_t *src_idx, size_t n,
+                          size_t elem_size, int pe, dmsg_ctr ctr);
+
+/**
+ * Address-data pair records: a byte offset (from the dst_base argument of
+ * dmsg_deposit_adp) and the value stored there. One record type per element
+ * size; arrays of them are passed as-is, interleaved offset/value.
+ */
+typedef struct dmsg_adp4 {
+    uint64_t off;
+    uint32_t val;
+    uint32_t pad; /**< ignored */
+} dmsg_adp4;
+typedef struct dmsg_adp8 {
+    uint64_t off;
+    uint64_t val;
+} dmsg_adp8;
+typedef struct dmsg_adp16 {
+    uint64_t off;
+    unsigned char val[16];
+} dmsg_adp16;
+
+/** Size in bytes of one address-data record for elem_size 4, 8 or 16; 0 otherwise. */
+size_t dmsg_adp_record_size(size_t elem_size);
+
+/**
+ * Address-data pair deposit: for each of the n records (an array of
+ * dmsg_adp4, dmsg_adp8 or dmsg_adp16 as elem_size is 4, 8 or 16), stores the
+ * record's value at byte offset off from the symmetric address dst_base on
+ * PE pe. Counted as one message of n * elem_size bytes. Every offset is
+ * checked before anything is written; offsets must be multiples of elem_size.
+ * Records later in the array win when offsets repeat.
+ * Errors: as dmsg_deposit_section, and DMSG_ERR_ALIGN.
+ */
+int dmsg_deposit_adp(void *dst_base, const void *records, size_t n, size_t elem_size, int pe,
+                     dmsg_ctr ctr);
+
+/* -------------------------------------------------------------- fetches */
+
+/**
+ * Request handle of a non-blocking fetch. Plain storage owned by the caller
+ * (no hidden allocation); valid from the *_nb call until dmsg_wait or a
+ * dmsg_test that reports completion.
+ */
+typedef struct dmsg_req {
+    uint32_t magic;  /**< set by dmsg */
+    int32_t state;   /**< internal */
+    int32_t status;  /**< final status */
+    int32_t pe;      /**< target PE */
+    uint64_t seq;    /**< internal */
+    void *priv[2];   /**< internal */
+} dmsg_req;
+
+/**
+ * Blocking contiguous fetch: copies `bytes` bytes from the symmetric address
+ * src on PE pe into the local buffer dst; returns when dst holds the data.
+ * The caller must have clearance (the data must be final at the source,
+ * usually after a dmsg_sync). Errors: DMSG_ERR_NULL, DMSG_ERR_PE,
+ * DMSG_ERR_RANGE, DMSG_ERR_OVERFLOW.
+ */
+int dmsg_fetch(void *dst, const void *src, size_t bytes, int pe);
+
+/** Blocking section fetch: remote section (src, sl) on PE pe into local (dst, dl). */
+int dmsg_fetch_section(void *dst, const dmsg_layout *dl, const void *src, const dmsg_layout *sl,
+                       size_t elem_size, int pe);
+
+/**
+ * Blocking indexed gather fetch: dst[i] = element src_idx[i] of the symmetric
+ * array src_base on PE pe, for i in [0,n). Every index is checked first.
+ */
+int dmsg_fetch_indexed(void *dst, const void *src_base, const size_t *src_idx, size_t n,
+                       size_t elem_size, int pe);
+
+/**
+ * Non-blocking forms: start the fetch and return; dst must not be read or
+ * written until dmsg_wait returns or dmsg_test reports completion. A fetch
+ * is also complete after dmsg_quiet or dmsg_sync, but the handle must still
+ * be waited or tested to completion. Argument errors are returned at once
+ * and leave *req unused.
+ */
+int dmsg_fetch_nb(void *dst, const void *src, size_t bytes, int pe, dmsg_req *req);
+int dmsg_fetch_section_nb(void *dst, const dmsg_layout *dl, const void *src,
+                          const dmsg_layout *sl, size_t elem_size, int pe, dmsg_req *req);
+int dmsg_fetch_indexed_nb(void *dst, const void *src_base, const size_t *src_idx, size_t n,
+                          size_t elem_size, int pe, dmsg_req *req);
+
+/**
+ * Tests a request: *done = 1 and returns its final status once complete
+ * (the handle is then retired), else *done = 0 and DMSG_OK. Local progress.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (never started or already retired).
+ */
+int dmsg_test(dmsg_req *req, int *done);
+
+/** Waits for a request to complete and retires it; returns its final status. */
+int dmsg_wait(dmsg_req *req);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DMSG_H */
