@@ -55,6 +55,10 @@ typedef struct dmsg_xfer_params {
     size_t tile_bytes; /* bytes of one side of a square tile working set, e.g. 16 KiB */
 } dmsg_xfer_params;
 
+/* tile_bytes used when params is NULL or its tile_bytes is 0 (measured: see
+ * the copy engine's notes in copy_sect.c). */
+#define DMSG_XFER_TILE_DEFAULT ((size_t)16 * 1024)
+
 /* Copies a validated section (shapes may differ; totals are equal and > 0). */
 void dmsg_copy_section(char *dst, const dmsg_layout *dl, const char *src, const dmsg_layout *sl,
                        size_t elem_size, const dmsg_xfer_params *p);

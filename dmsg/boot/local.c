@@ -1,0 +1,45 @@
+/* Local launcher protocol: dmsgrun passes the job region fd, the rank and the
+ * job size in the environment. Without them the process is a 1-PE job. */
+#include <errno.h>
+#include <stdlib.h>
+#include "dmsg/boot/job.h"
+
+static int env_int(const char *name, long lo, long hi, long *out)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 1;
+}
+
+dmsg_status dmsg_boot_local(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters)
+{
+    long fd, rank, npes;
+    int have_fd = env_int(DMSG_BOOT_ENV_FD, 0, 1 << 20, &fd);
+    if (have_fd == 0) {
+        int nfd;
+        dmsg_status st = dmsg_job_create(1, seg_size, max_counters, &nfd);
+        if (st)
+            return st;
+        b->rank = 0;
+        b->npes = 1;
+        b->fd = nfd;
+        b->singleton = 1;
+        return DMSG_OK;
+    }
+    if (have_fd < 0 || env_int(DMSG_BOOT_ENV_NPES, 1, DMSG_MAX_PES, &npes) != 1 ||
+        env_int(DMSG_BOOT_ENV_RANK, 0, npes - 1, &rank) != 1)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "launcher environment (%s, %s, %s) is invalid",
+                         DMSG_BOOT_ENV_FD, DMSG_BOOT_ENV_RANK, DMSG_BOOT_ENV_NPES);
+    b->rank = (int)rank;
+    b->npes = (int)npes;
+    b->fd = (int)fd;
+    b->singleton = 0;
+    return DMSG_OK;
+}

@@ -1,0 +1,96 @@
+/* Deposit counter handles: (generation << 32) | (slot + 1). The generation
+ * is odd while the counter lives, so a destroyed or never-created handle is
+ * recognised locally, and because counters are created and destroyed
+ * collectively every PE holds the same table. */
+#include "dmsg/core/state.h"
+
+int dmsg_ctr_create(dmsg_ctr *ctr)
+{
+    dmsg_state *g = &dmsg_g;
+    DMSG_REQUIRE_INIT();
+    if (!ctr)
+        return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_ctr_create: ctr is NULL");
+    uint32_t slot = 0;
+    while (slot < g->tp.max_counters && (g->ctr_gen[slot] & 1))
+        slot++;
+    /* Zero our instance before the check's barriers: nobody can deposit to
+     * it before the call returns everywhere. */
+    if (slot < g->tp.max_counters)
+        g->tp.ops->ctr_reset(&g->tp, slot);
+    dmsg_status st = dmsg_coll_check(DMSG_COLL_CTR_CREATE, slot, 0);
+    if (st)
+        return st;
+    if (slot == g->tp.max_counters)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "all %u counters in use (DMSG_MAX_COUNTERS)",
+                         g->tp.max_counters);
+    g->ctr_gen[slot]++;
+    *ctr = ((dmsg_ctr)g->ctr_gen[slot] << 32) | (slot + 1);
+    return DMSG_OK;
+}
+
+int dmsg_ctr_destroy(dmsg_ctr ctr)
+{
+    dmsg_state *g = &dmsg_g;
+    DMSG_REQUIRE_INIT();
+    uint32_t slot;
+    dmsg_status bad = dmsg_ctr_slot(ctr, 0, &slot);
+    /* Agree first (also the barrier that completes deposits to it). */
+    dmsg_status st = dmsg_coll_check(DMSG_COLL_CTR_DESTROY, ctr, bad != DMSG_OK);
+    if (st)
+        return st;
+    if (bad)
+        return bad;
+    g->ctr_gen[slot]++;
+    return DMSG_OK;
+}
+
+static int await(dmsg_ctr ctr, int bytes_mode, uint64_t n)
+{
+    dmsg_state *g = &dmsg_g;
+    DMSG_REQUIRE_INIT();
+    uint32_t slot;
+    dmsg_status st = dmsg_ctr_slot(ctr, 0, &slot);
+    if (st || n == 0)
+        return st;
+    return g->tp.ops->ctr_wait(&g->tp, slot, bytes_mode, n);
+}
+
+int dmsg_await(dmsg_ctr ctr, uint64_t msgs)
+{
+    return await(ctr, 0, msgs);
+}
+
+int dmsg_await_bytes(dmsg_ctr ctr, uint64_t bytes)
+{
+    return await(ctr, 1, bytes);
+}
+
+int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes)
+{
+    dmsg_state *g = &dmsg_g;
+    DMSG_REQUIRE_INIT();
+    uint32_t slot;
+    dmsg_status st = dmsg_ctr_slot(ctr, 0, &slot);
+    if (st)
+        return st;
+    uint64_t m, b;
+    g->tp.ops->ctr_read(&g->tp, slot, &m, &b);
+    if (msgs)
+        *msgs = m;
+    if (bytes)
+        *bytes = b;
+    return DMSG_OK;
+}
+
+int dmsg_sync(void)
+{
+    DMSG_REQUIRE_INIT();
+    dmsg_status st = dmsg_g.tp.ops->quiet(&dmsg_g.tp);
+    return st ? st : dmsg_g.tp.ops->barrier(&dmsg_g.tp);
+}
+
+int dmsg_quiet(void)
+{
+    DMSG_REQUIRE_INIT();
+    return dmsg_g.tp.ops->quiet(&dmsg_g.tp);
+}

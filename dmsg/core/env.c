@@ -1,0 +1,164 @@
+/* Environment settings: one table, parsed in one place. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/core/env.h"
+
+#define F(field) offsetof(dmsg_config, field)
+
+const dmsg_env_entry dmsg_env_table[] = {
+    {"DMSG_TRANSPORT", DMSG_ENV_STRING, "shm",
+     "transport: shm (native shared memory, one host)", F(transport)},
+    {"DMSG_SEGMENT_SIZE", DMSG_ENV_SIZE, "128M",
+     "bytes of each PE's symmetric segment (suffix K, M, G); memory is used only when touched",
+     F(seg_size)},
+    {"DMSG_MAX_COUNTERS", DMSG_ENV_UINT, "256", "number of deposit counters that may exist at once",
+     F(max_counters)},
+    {"DMSG_TIMEOUT", DMSG_ENV_SECONDS, "0",
+     "seconds any single await or sync may block before returning DMSG_ERR_TIMEOUT; 0 = no limit",
+     F(timeout)},
+    {"DMSG_SPIN", DMSG_ENV_LONG, "-1",
+     "polls before a waiting PE sleeps (futex); -1 = automatic (short when PEs outnumber cores)",
+     F(spin)},
+    {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "16K",
+     "working set per side of one tile of a strided 2-D copy (transpose)", F(tile_bytes)},
+    {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
+     F(debug)},
+};
+const size_t dmsg_env_count = sizeof dmsg_env_table / sizeof dmsg_env_table[0];
+
+static dmsg_status parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*s))
+        return DMSG_ERR_ENV;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return DMSG_ERR_ENV;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (toupper((unsigned char)*end) == 'B' || (*end == 'i' && toupper((unsigned char)end[1]) == 'B'))
+        end += (*end == 'i') ? 2 : 1;
+    if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
+        return DMSG_ERR_ENV;
+    *out = (uint64_t)v << shift;
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t outlen)
+{
+    char *end;
+    errno = 0;
+    switch (type) {
+    case DMSG_ENV_STRING:
+        if (strlen(s) >= outlen || !*s)
+            return DMSG_ERR_ENV;
+        strcpy(out, s);
+        return DMSG_OK;
+    case DMSG_ENV_SIZE: {
+        uint64_t v;
+        if (parse_size(s, &v))
+            return DMSG_ERR_ENV;
+        if (outlen != sizeof v)
+            return DMSG_ERR_ENV;
+        *(uint64_t *)out = v;
+        return DMSG_OK;
+    }
+    case DMSG_ENV_UINT: {
+        if (!isdigit((unsigned char)*s))
+            return DMSG_ERR_ENV;
+        unsigned long v = strtoul(s, &end, 10);
+        if (errno || *end || v > UINT32_MAX)
+            return DMSG_ERR_ENV;
+        *(uint32_t *)out = (uint32_t)v;
+        return DMSG_OK;
+    }
+    case DMSG_ENV_SECONDS: {
+        double v = strtod(s, &end);
+        if (errno || *end || end == s || !isfinite(v) || v < 0)
+            return DMSG_ERR_ENV;
+        *(double *)out = v;
+        return DMSG_OK;
+    }
+    case DMSG_ENV_LONG: {
+        long v = strtol(s, &end, 10);
+        if (errno || *end || end == s || v < -1)
+            return DMSG_ERR_ENV;
+        *(long *)out = v;
+        return DMSG_OK;
+    }
+    case DMSG_ENV_BOOL:
+        if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off"))
+            *(int *)out = 0;
+        else if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on"))
+            *(int *)out = 1;
+        else
+            return DMSG_ERR_ENV;
+        return DMSG_OK;
+    }
+    return DMSG_ERR_ENV;
+}
+
+static size_t field_len(dmsg_env_type t)
+{
+    switch (t) {
+    case DMSG_ENV_STRING: return sizeof(((dmsg_config *)0)->transport);
+    case DMSG_ENV_SIZE: return sizeof(uint64_t);
+    case DMSG_ENV_UINT: return sizeof(uint32_t);
+    case DMSG_ENV_SECONDS: return sizeof(double);
+    case DMSG_ENV_LONG: return sizeof(long);
+    case DMSG_ENV_BOOL: return sizeof(int);
+    }
+    return 0;
+}
+
+dmsg_status dmsg_env_load(dmsg_config *cfg, char *err, size_t errlen)
+{
+    dmsg_config c;
+    memset(&c, 0, sizeof c);
+    for (size_t i = 0; i < dmsg_env_count; i++) {
+        const dmsg_env_entry *e = &dmsg_env_table[i];
+        const char *v = getenv(e->name);
+        const char *text = (v && *v) ? v : e->def;
+        size_t len = field_len(e->type);
+        if (dmsg_env_parse(e->type, text, (char *)&c + e->field, len)) {
+            snprintf(err, errlen, "%s=\"%s\" is not valid (%s)", e->name, text, e->help);
+            return DMSG_ERR_ENV;
+        }
+    }
+    /* Range rules that the types alone do not express. */
+    if (c.seg_size < 4096 || c.seg_size > ((uint64_t)1 << 40)) {
+        snprintf(err, errlen, "DMSG_SEGMENT_SIZE must be between 4K and 1T");
+        return DMSG_ERR_ENV;
+    }
+    c.seg_size = (c.seg_size + 4095) & ~(uint64_t)4095;
+    if (c.max_counters < 1 || c.max_counters > 65536) {
+        snprintf(err, errlen, "DMSG_MAX_COUNTERS must be between 1 and 65536");
+        return DMSG_ERR_ENV;
+    }
+    if (c.tile_bytes < 256 || c.tile_bytes > ((uint64_t)64 << 20)) {
+        snprintf(err, errlen, "DMSG_TILE_BYTES must be between 256 and 64M");
+        return DMSG_ERR_ENV;
+    }
+    *cfg = c;
+    return DMSG_OK;
+}
+
+void dmsg_env_print(FILE *f)
+{
+    fprintf(f, "dmsg environment settings (read by every PE at dmsg_init):\n\n");
+    for (size_t i = 0; i < dmsg_env_count; i++) {
+        const dmsg_env_entry *e = &dmsg_env_table[i];
+        fprintf(f, "  %-18s default %-6s %s\n", e->name, e->def, e->help);
+    }
+}

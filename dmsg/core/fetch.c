@@ -1,0 +1,97 @@
+/* Fetch entry points and request handles. The shm transport completes a
+ * fetch inside the call, so a request is born complete; the handle protocol
+ * (start, test/wait, retire) is the same for transports that pipeline. */
+#include "dmsg/core/op.h"
+
+#define REQ_MAGIC 0x64526571u /* "dReq" */
+enum { REQ_ACTIVE = 1, REQ_RETIRED = 2 };
+
+static int fetch(dmsg_op *op, dmsg_req *req)
+{
+    DMSG_REQUIRE_INIT();
+    dmsg_status st = dmsg_op_check(op);
+    if (st)
+        return st;
+    st = dmsg_op_run(op, UINT32_MAX);
+    if (req) {
+        req->magic = REQ_MAGIC;
+        req->state = REQ_ACTIVE;
+        req->status = st;
+        req->pe = op->pe;
+        req->seq = 0;
+        req->priv[0] = req->priv[1] = NULL;
+        return DMSG_OK;
+    }
+    return st;
+}
+
+static int nb_check(dmsg_req *req)
+{
+    return req ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NULL, "request handle is NULL");
+}
+
+int dmsg_fetch(void *dst, const void *src, size_t bytes, int pe)
+{
+    dmsg_op op = {.kind = DMSG_OP_CONTIG, .dir = DMSG_DIR_GET, .pe = pe, .remote = (void *)src,
+                  .local = dst, .elem = 1, .n = bytes};
+    return fetch(&op, NULL);
+}
+
+int dmsg_fetch_nb(void *dst, const void *src, size_t bytes, int pe, dmsg_req *req)
+{
+    dmsg_op op = {.kind = DMSG_OP_CONTIG, .dir = DMSG_DIR_GET, .pe = pe, .remote = (void *)src,
+                  .local = dst, .elem = 1, .n = bytes};
+    return nb_check(req) ? DMSG_ERR_NULL : fetch(&op, req);
+}
+
+int dmsg_fetch_section(void *dst, const dmsg_layout *dl, const void *src, const dmsg_layout *sl,
+                       size_t elem_size, int pe)
+{
+    dmsg_op op = {.kind = DMSG_OP_SECTION, .dir = DMSG_DIR_GET, .pe = pe, .remote = (void *)src,
+                  .local = dst, .elem = elem_size, .rl = sl, .ll = dl};
+    return fetch(&op, NULL);
+}
+
+int dmsg_fetch_section_nb(void *dst, const dmsg_layout *dl, const void *src,
+                          const dmsg_layout *sl, size_t elem_size, int pe, dmsg_req *req)
+{
+    dmsg_op op = {.kind = DMSG_OP_SECTION, .dir = DMSG_DIR_GET, .pe = pe, .remote = (void *)src,
+                  .local = dst, .elem = elem_size, .rl = sl, .ll = dl};
+    return nb_check(req) ? DMSG_ERR_NULL : fetch(&op, req);
+}
+
+int dmsg_fetch_indexed(void *dst, const void *src_base, const size_t *src_idx, size_t n,
+                       size_t elem_size, int pe)
+{
+    dmsg_op op = {.kind = DMSG_OP_REMOTE_INDEXED, .dir = DMSG_DIR_GET, .pe = pe,
+                  .remote = (void *)src_base, .local = dst, .elem = elem_size, .n = n,
+                  .idx = src_idx};
+    return fetch(&op, NULL);
+}
+
+int dmsg_fetch_indexed_nb(void *dst, const void *src_base, const size_t *src_idx, size_t n,
+                          size_t elem_size, int pe, dmsg_req *req)
+{
+    dmsg_op op = {.kind = DMSG_OP_REMOTE_INDEXED, .dir = DMSG_DIR_GET, .pe = pe,
+                  .remote = (void *)src_base, .local = dst, .elem = elem_size, .n = n,
+                  .idx = src_idx};
+    return nb_check(req) ? DMSG_ERR_NULL : fetch(&op, req);
+}
+
+int dmsg_test(dmsg_req *req, int *done)
+{
+    DMSG_REQUIRE_INIT();
+    if (!req || !done)
+        return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_test: NULL argument");
+    if (req->magic != REQ_MAGIC || req->state != REQ_ACTIVE)
+        return DMSG_FAIL(DMSG_ERR_HANDLE, "request was never started or is already retired");
+    req->state = REQ_RETIRED;
+    *done = 1;
+    return req->status;
+}
+
+int dmsg_wait(dmsg_req *req)
+{
+    int done;
+    return dmsg_test(req, &done);
+}

@@ -1,0 +1,34 @@
+/* Symmetric heap bookkeeping. Every PE keeps its own copy of the block list;
+ * because allocation is collective with identical arguments (checked), all
+ * copies evolve identically and a block has the same offset on every PE. */
+#ifndef DMSG_CORE_HEAP_H
+#define DMSG_CORE_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dmsg/core/status.h"
+
+#define DMSG_HEAP_ALIGN 64
+
+typedef struct dmsg_heap_block {
+    uint64_t off;
+    uint64_t size;
+    int used;
+} dmsg_heap_block;
+
+typedef struct dmsg_heap {
+    dmsg_heap_block *b; /* sorted by offset, covering [0, size) */
+    size_t n, cap;
+    uint64_t size;
+} dmsg_heap;
+
+dmsg_status dmsg_heap_init(dmsg_heap *h, uint64_t size);
+void dmsg_heap_fini(dmsg_heap *h);
+/* First fit; size rounded up to DMSG_HEAP_ALIGN (0 becomes one unit). */
+dmsg_status dmsg_heap_alloc(dmsg_heap *h, uint64_t size, uint64_t *off);
+/* Errors: DMSG_ERR_ARG when off is not the start of a used block. */
+dmsg_status dmsg_heap_free(dmsg_heap *h, uint64_t off);
+/* Would dmsg_heap_free(off) succeed? (checked before the collective step) */
+int dmsg_heap_is_block(const dmsg_heap *h, uint64_t off);
+
+#endif

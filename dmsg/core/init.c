@@ -1,0 +1,115 @@
+/* Joining and leaving the job; rank, size, clock. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "dmsg/boot/job.h"
+#include "dmsg/core/state.h"
+
+dmsg_state dmsg_g;
+
+static const dmsg_tp_ops *const transports[] = {&dmsg_tp_shm_ops};
+
+static const dmsg_tp_ops *find_transport(const char *name)
+{
+    for (size_t i = 0; i < sizeof transports / sizeof transports[0]; i++)
+        if (!strcmp(transports[i]->name, name))
+            return transports[i];
+    return NULL;
+}
+
+int dmsg_init(void)
+{
+    dmsg_state *g = &dmsg_g;
+    char err[256];
+    dmsg_status st;
+    dmsg_boot boot;
+
+    if (g->initialized)
+        return DMSG_FAIL(DMSG_ERR_STATE, "dmsg_init called twice");
+    memset(g, 0, sizeof *g);
+    if (dmsg_env_load(&g->cfg, err, sizeof err)) {
+        /* Misconfiguration is reported even without DMSG_DEBUG: nothing runs. */
+        fprintf(stderr, "dmsg: %s\n", err);
+        return DMSG_ERR_ENV;
+    }
+    dmsg_debug_level = g->cfg.debug;
+    const dmsg_tp_ops *ops = find_transport(g->cfg.transport);
+    if (!ops) {
+        fprintf(stderr, "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (shm)\n",
+                g->cfg.transport);
+        return DMSG_ERR_ENV;
+    }
+    st = dmsg_boot_local(&boot, g->cfg.seg_size, g->cfg.max_counters);
+    if (st)
+        return st;
+    g->tp.ops = ops;
+    g->tp.cfg = &g->cfg;
+    st = ops->init(&g->tp, boot.fd, boot.rank, boot.npes);
+    if (st)
+        goto err_boot;
+    g->seg = g->tp.seg ? g->tp.seg[g->tp.rank] : NULL;
+    st = dmsg_heap_init(&g->heap, g->tp.seg_size);
+    if (st)
+        goto err_tp;
+    g->ctr_gen = calloc(g->tp.max_counters, sizeof *g->ctr_gen);
+    if (!g->ctr_gen) {
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "counter table");
+        goto err_heap;
+    }
+    g->xp.tile_bytes = (size_t)g->cfg.tile_bytes;
+    g->initialized = 1;
+    return DMSG_OK;
+
+err_heap:
+    dmsg_heap_fini(&g->heap);
+err_tp:
+    ops->finalize(&g->tp);
+    return st; /* the transport closed the region fd */
+err_boot:
+    close(boot.fd);
+    return st;
+}
+
+int dmsg_finalize(void)
+{
+    dmsg_state *g = &dmsg_g;
+    DMSG_REQUIRE_INIT();
+    /* Complete everything in flight everywhere before anyone unmaps. */
+    dmsg_status st = g->tp.ops->barrier(&g->tp);
+    g->tp.ops->finalize(&g->tp);
+    free(g->ctr_gen);
+    dmsg_heap_fini(&g->heap);
+    memset(g, 0, sizeof *g);
+    return st;
+}
+
+int dmsg_pe(void)
+{
+    return dmsg_g.initialized ? dmsg_g.tp.rank : -1;
+}
+
+int dmsg_npes(void)
+{
+    return dmsg_g.initialized ? dmsg_g.tp.npes : 0;
+}
+
+const char *dmsg_transport_name(void)
+{
+    return dmsg_g.initialized ? dmsg_g.tp.ops->name : NULL;
+}
+
+double dmsg_wtime(void)
+{
+    if (dmsg_g.initialized && dmsg_g.tp.ops->wtime)
+        return dmsg_g.tp.ops->wtime(&dmsg_g.tp);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+size_t dmsg_segment_size(void)
+{
+    return dmsg_g.initialized ? dmsg_g.tp.seg_size : 0;
+}

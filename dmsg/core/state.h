@@ -1,0 +1,48 @@
+/* The PE's library state and the checks every entry point shares. */
+#ifndef DMSG_CORE_STATE_H
+#define DMSG_CORE_STATE_H
+
+#include <stdint.h>
+#include "dmsg/core/env.h"
+#include "dmsg/core/heap.h"
+#include "dmsg/transport/transport.h"
+#include "dmsg/xfer/xfer.h"
+
+typedef struct dmsg_state {
+    int initialized;
+    dmsg_config cfg;
+    dmsg_tp tp;
+    char *seg;               /* this PE's segment (symmetric addresses live here) */
+    dmsg_heap heap;
+    dmsg_xfer_params xp;
+    uint32_t *ctr_gen;       /* per slot: generation; odd = live (identical on all PEs) */
+    uint64_t coll_seq;       /* number of checked collectives so far */
+} dmsg_state;
+
+extern dmsg_state dmsg_g;
+
+#define DMSG_REQUIRE_INIT()                                                                     \
+    do {                                                                                        \
+        if (!dmsg_g.initialized)                                                                \
+            return DMSG_FAIL(DMSG_ERR_NOT_INIT, "%s before dmsg_init", __func__);              \
+    } while (0)
+
+/* Offset of a symmetric address, checking [p, p+bytes) lies in the segment. */
+dmsg_status dmsg_sym_range(const void *p, size_t bytes, size_t *off);
+
+/* Checks that the extent ext of a section based at p lies in the segment. */
+dmsg_status dmsg_sym_extent(const void *p, dmsg_extent ext, size_t *off);
+
+dmsg_status dmsg_check_pe(int pe);
+
+/* Resolves a counter handle to its slot; DMSG_CTR_NONE gives *slot = UINT32_MAX
+ * when allow_none, else an error. */
+dmsg_status dmsg_ctr_slot(dmsg_ctr ctr, int allow_none, uint32_t *slot);
+
+/* Checks a collective's arguments: every PE passes the same (op, a, b).
+ * Returns DMSG_ERR_COLLECTIVE on every PE when any PE disagrees. */
+dmsg_status dmsg_coll_check(uint64_t op, uint64_t a, uint64_t b);
+
+enum { DMSG_COLL_ALLOC = 1, DMSG_COLL_FREE, DMSG_COLL_CTR_CREATE, DMSG_COLL_CTR_DESTROY };
+
+#endif

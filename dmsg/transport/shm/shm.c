@@ -1,0 +1,144 @@
+/* Native shared-memory transport: join, barrier, gather, ops table. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "dmsg/transport/shm/shm.h"
+
+_Static_assert(sizeof(shm_job_area) <= DMSG_JOB_HDR_BYTES - DMSG_JOB_AREA_OFF,
+               "shm job area must fit the job header block");
+_Static_assert(sizeof(dmsg_job_hdr) <= DMSG_JOB_AREA_OFF, "job header too large");
+_Static_assert(sizeof(shm_ctr) == SHM_LINE, "one counter per cache line");
+
+typedef struct gen_past {
+    _Atomic uint32_t *gen;
+    uint32_t seen;
+} gen_past;
+
+static int gen_moved(const void *arg)
+{
+    const gen_past *g = arg;
+    return atomic_load_explicit(g->gen, memory_order_acquire) != g->seen;
+}
+
+/* Central counter barrier with a generation word: the last arrival resets
+ * the count and then releases the others by bumping the generation, so a PE
+ * that races ahead into the next barrier always finds the count reset. The
+ * acq_rel arrival and the acquire of the generation make every store before
+ * the barrier on any PE visible after it on every PE. */
+static dmsg_status shm_barrier(dmsg_tp *tp)
+{
+    shm_state *s = tp->priv;
+    shm_job_area *a = s->area;
+    gen_past g = {&a->gen, atomic_load_explicit(&a->gen, memory_order_acquire)};
+    if (atomic_fetch_add_explicit(&a->arrived, 1, memory_order_acq_rel) == (uint32_t)tp->npes - 1) {
+        atomic_store_explicit(&a->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
+        shm_wake(&a->gen, &a->sleepers, 0);
+        return DMSG_OK;
+    }
+    return shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
+}
+
+static dmsg_status shm_quiet(dmsg_tp *tp)
+{
+    /* Deposits are complete when their copy loop returns; only ordering is left. */
+    atomic_thread_fence(memory_order_seq_cst);
+    return DMSG_OK;
+}
+
+static dmsg_status shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
+{
+    shm_state *s = tp->priv;
+    if (len > sizeof s->area->gather[0])
+        return DMSG_FAIL(DMSG_ERR_ARG, "allgather of %zu bytes", len);
+    memcpy(s->area->gather[tp->rank], mine, len);
+    dmsg_status st = shm_barrier(tp);
+    if (st)
+        return st;
+    for (int p = 0; p < tp->npes; p++)
+        memcpy((char *)all + (size_t)p * len, s->area->gather[p], len);
+    /* Nobody may overwrite its slot before everyone has read it. */
+    return shm_barrier(tp);
+}
+
+static long auto_spin(int npes)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    /* Oversubscribed: the PE we wait for needs our core, so sleep almost at once. */
+    return (cores > 0 && npes > cores) ? 64 : 20000;
+}
+
+static dmsg_status shm_init(dmsg_tp *tp, int fd, int rank, int npes)
+{
+    dmsg_status st;
+    shm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "shm state");
+    st = dmsg_job_map(fd, &s->hdr);
+    if (st)
+        goto err_free;
+    if (s->hdr->npes != (uint32_t)npes || rank < 0 || rank >= npes) {
+        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "job region is for %u PEs, launcher says %d (rank %d)",
+                       s->hdr->npes, npes, rank);
+        goto err_unmap;
+    }
+    tp->seg = malloc((size_t)npes * sizeof *tp->seg);
+    if (!tp->seg) {
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "segment table");
+        goto err_unmap;
+    }
+    for (int p = 0; p < npes; p++)
+        tp->seg[p] = dmsg_job_seg(s->hdr, p);
+    s->area = (shm_job_area *)dmsg_job_area(s->hdr);
+    s->fd = fd;
+    s->spin = tp->cfg->spin >= 0 ? tp->cfg->spin : auto_spin(npes);
+    s->timeout = tp->cfg->timeout;
+    tp->priv = s;
+    tp->rank = rank;
+    tp->npes = npes;
+    tp->seg_size = s->hdr->seg_size;
+    tp->max_counters = s->hdr->max_counters;
+    atomic_store(&s->hdr->pe_state[rank], DMSG_PE_INIT);
+    st = shm_barrier(tp);
+    if (st)
+        goto err_seg;
+    return DMSG_OK;
+
+err_seg:
+    atomic_store(&s->hdr->pe_state[rank], DMSG_PE_FINALIZED);
+    free(tp->seg);
+    tp->seg = NULL;
+    tp->priv = NULL;
+err_unmap:
+    dmsg_job_unmap(s->hdr);
+err_free:
+    free(s);
+    return st;
+}
+
+static void shm_finalize(dmsg_tp *tp)
+{
+    shm_state *s = tp->priv;
+    atomic_store(&s->hdr->pe_state[tp->rank], DMSG_PE_FINALIZED);
+    dmsg_job_unmap(s->hdr);
+    close(s->fd);
+    free(tp->seg);
+    free(s);
+    tp->seg = NULL;
+    tp->priv = NULL;
+}
+
+const dmsg_tp_ops dmsg_tp_shm_ops = {
+    .name = "shm",
+    .caps = DMSG_TP_CAP_DIRECT_MAP,
+    .init = shm_init,
+    .finalize = shm_finalize,
+    .barrier = shm_barrier,
+    .quiet = shm_quiet,
+    .allgather = shm_allgather,
+    .ctr_reset = shm_ctr_reset,
+    .ctr_signal = shm_ctr_signal,
+    .ctr_wait = shm_ctr_wait,
+    .ctr_read = shm_ctr_read,
+    .wtime = NULL,
+};

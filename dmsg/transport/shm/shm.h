@@ -1,0 +1,65 @@
+/* Native shared-memory transport: private definitions. Every PE maps the
+ * whole job region (dmsg/boot/job.h), so a deposit is one copy by the
+ * sender's processor into the target's segment, and counters and the barrier
+ * are atomics in shared memory. Waits spin briefly and then sleep on a futex,
+ * because PEs may outnumber cores. */
+#ifndef DMSG_SHM_H
+#define DMSG_SHM_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include "dmsg/boot/job.h"
+#include "dmsg/transport/transport.h"
+
+#define SHM_LINE 64
+
+/* Barrier and gather slots, in the transport job area of the region. */
+typedef struct shm_job_area {
+    _Alignas(SHM_LINE) _Atomic uint32_t arrived;
+    _Alignas(SHM_LINE) _Atomic uint32_t gen;
+    _Atomic uint32_t sleepers;
+    _Alignas(SHM_LINE) uint64_t gather[DMSG_MAX_PES][4];
+} shm_job_area;
+
+/* One deposit counter instance; one cache line each, at the start of each
+ * PE's control area. */
+typedef struct shm_ctr {
+    _Alignas(SHM_LINE) _Atomic uint64_t msgs;
+    _Atomic uint64_t bytes;
+    _Atomic uint32_t seq;      /* futex word: bumped when a sleeper must wake */
+    _Atomic uint32_t sleepers;
+} shm_ctr;
+
+typedef struct shm_state {
+    dmsg_job_hdr *hdr;
+    shm_job_area *area;
+    int fd;
+    long spin;         /* polls before sleeping */
+    double timeout;    /* seconds, 0 = none */
+} shm_state;
+
+static inline shm_ctr *shm_ctr_at(shm_state *s, int pe, uint32_t slot)
+{
+    return (shm_ctr *)dmsg_job_ctl(s->hdr, pe) + slot;
+}
+
+/* Predicate polled by shm_wait. */
+typedef int (*shm_ready_fn)(const void *arg);
+
+/* Waits until ready(arg): polls s->spin times, then sleeps on the futex word
+ * `seq` (advertising itself in `sleepers`); wakers bump seq and wake when
+ * sleepers != 0. Returns DMSG_ERR_TIMEOUT or DMSG_ERR_ABORTED when those apply. */
+dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
+                     _Atomic uint32_t *sleepers);
+
+/* Wakes every sleeper on seq if there is one; bump: first change seq so that
+ * a sleeper about to sleep on the old value returns at once (for words that
+ * the caller has not changed itself). */
+void shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump);
+
+void shm_ctr_reset(dmsg_tp *tp, uint32_t slot);
+void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
+dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
+void shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+
+#endif

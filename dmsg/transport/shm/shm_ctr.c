@@ -1,0 +1,53 @@
+/* Deposit counters in shared memory. The sender's copy is complete before
+ * the count is released, and the receiver acquires the count before it
+ * reads, so the data is never seen after the count. */
+#include "dmsg/transport/shm/shm.h"
+
+void shm_ctr_reset(dmsg_tp *tp, uint32_t slot)
+{
+    shm_ctr *c = shm_ctr_at(tp->priv, tp->rank, slot);
+    atomic_store(&c->msgs, 0);
+    atomic_store(&c->bytes, 0);
+}
+
+void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
+{
+    shm_ctr *c = shm_ctr_at(tp->priv, pe, slot);
+    /* Bytes first: an await on messages then also sees the bytes. seq_cst on
+     * msgs orders it before the sleepers check in shm_wake (store-load). */
+    atomic_fetch_add_explicit(&c->bytes, bytes, memory_order_release);
+    atomic_fetch_add_explicit(&c->msgs, 1, memory_order_seq_cst);
+    shm_wake(&c->seq, &c->sleepers, 1);
+}
+
+typedef struct ctr_need {
+    _Atomic uint64_t *word;
+    uint64_t n;
+} ctr_need;
+
+static int ctr_ready(const void *arg)
+{
+    const ctr_need *w = arg;
+    return atomic_load_explicit(w->word, memory_order_acquire) >= w->n;
+}
+
+dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
+{
+    shm_ctr *c = shm_ctr_at(tp->priv, tp->rank, slot);
+    ctr_need w = {bytes_mode ? &c->bytes : &c->msgs, n};
+    if (!ctr_ready(&w)) {
+        dmsg_status st = shm_wait(tp->priv, ctr_ready, &w, &c->seq, &c->sleepers);
+        if (st)
+            return st;
+    }
+    /* Only the owner consumes, so the subtraction cannot go below zero. */
+    atomic_fetch_sub_explicit(w.word, n, memory_order_relaxed);
+    return DMSG_OK;
+}
+
+void shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
+{
+    shm_ctr *c = shm_ctr_at(tp->priv, tp->rank, slot);
+    *bytes = atomic_load_explicit(&c->bytes, memory_order_acquire);
+    *msgs = atomic_load_explicit(&c->msgs, memory_order_acquire);
+}

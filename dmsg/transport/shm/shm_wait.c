@@ -1,0 +1,69 @@
+/* Spin-then-sleep waiting. Spinning alone would starve the PE we wait for
+ * when PEs outnumber cores; sleeping alone would add a system call to every
+ * wait. The futex is shared (not FUTEX_PRIVATE) because the word lives in a
+ * mapping shared between processes. */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "dmsg/transport/shm/shm.h"
+
+/* Sleep slice: a sleeper re-checks the abort flag and its deadline this often. */
+#define SHM_SLICE_NS 100000000L
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
+                     _Atomic uint32_t *sleepers)
+{
+    for (long i = 0; i < s->spin; i++) {
+        if (ready(arg))
+            return DMSG_OK;
+        cpu_relax();
+    }
+    double deadline = s->timeout > 0 ? now() + s->timeout : 0;
+    for (;;) {
+        if (atomic_load_explicit(&s->hdr->abort, memory_order_relaxed))
+            return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
+        /* Advertise before the last check: a waker that bumps the counter
+         * after our check will see sleepers != 0 and bump seq (seq_cst). */
+        atomic_fetch_add(sleepers, 1);
+        uint32_t v = atomic_load(seq);
+        if (ready(arg)) {
+            atomic_fetch_sub(sleepers, 1);
+            return DMSG_OK;
+        }
+        struct timespec ts = {0, SHM_SLICE_NS};
+        syscall(SYS_futex, (uint32_t *)seq, FUTEX_WAIT, v, &ts, NULL, 0);
+        atomic_fetch_sub(sleepers, 1);
+        if (ready(arg))
+            return DMSG_OK;
+        if (deadline && now() > deadline)
+            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s", s->timeout);
+    }
+}
+
+void shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump)
+{
+    if (atomic_load(sleepers) == 0)
+        return;
+    if (bump)
+        atomic_fetch_add(seq, 1);
+    syscall(SYS_futex, (uint32_t *)seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}

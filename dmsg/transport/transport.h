@@ -1,0 +1,58 @@
+/* The transport ops table. The core drives every transport through it and
+ * knows nothing else about them but the capability flags. Counter "slots"
+ * are indices into a per-PE table of max_counters deposit counters. */
+#ifndef DMSG_TRANSPORT_H
+#define DMSG_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dmsg/core/env.h"
+#include "dmsg/core/status.h"
+
+/* Every PE's segment is mapped into this process (seg[pe] is valid): the
+ * copy engine moves data with loads and stores, one copy, any pattern. */
+#define DMSG_TP_CAP_DIRECT_MAP 0x1u
+
+typedef struct dmsg_tp dmsg_tp;
+
+typedef struct dmsg_tp_ops {
+    const char *name;
+    unsigned caps;
+    /* Joins the job described by tp->cfg and the boot info; sets rank, npes,
+     * seg_size, max_counters, seg (for DIRECT_MAP) and priv. Ends with every PE joined. */
+    dmsg_status (*init)(dmsg_tp *tp, int boot_fd, int rank, int npes);
+    /* Marks this PE finished and releases everything init acquired. */
+    void (*finalize)(dmsg_tp *tp);
+    /* Barrier; with DIRECT_MAP all data moved before it is visible after it. */
+    dmsg_status (*barrier)(dmsg_tp *tp);
+    /* Completes this PE's outstanding operations. */
+    dmsg_status (*quiet)(dmsg_tp *tp);
+    /* Small all-gather (len <= 32 bytes) for checking collective arguments. */
+    dmsg_status (*allgather)(dmsg_tp *tp, const void *mine, size_t len, void *all);
+    /* Zeroes this PE's instance of a counter slot. */
+    void (*ctr_reset)(dmsg_tp *tp, uint32_t slot);
+    /* Counts one message of `bytes` payload bytes at PE pe, after every byte
+     * of it is visible there (release). */
+    void (*ctr_signal)(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
+    /* Waits until this PE's instance holds >= n messages (or bytes), then
+     * consumes n of them (acquire). */
+    dmsg_status (*ctr_wait)(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
+    void (*ctr_read)(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+    /* Clock (virtual on simulated machines); NULL = wall clock. */
+    double (*wtime)(dmsg_tp *tp);
+} dmsg_tp_ops;
+
+struct dmsg_tp {
+    const dmsg_tp_ops *ops;
+    const dmsg_config *cfg;
+    int rank;
+    int npes;
+    size_t seg_size;
+    uint32_t max_counters;
+    char **seg; /* DIRECT_MAP: base of every PE's segment in this process */
+    void *priv;
+};
+
+extern const dmsg_tp_ops dmsg_tp_shm_ops;
+
+#endif

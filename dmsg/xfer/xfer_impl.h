@@ -1,0 +1,49 @@
+/* Internals shared by the copy engine's files. A section may temporarily hold
+ * more dimensions than DMSG_MAX_DIMS: when two sides of different shapes are
+ * refined to a common shape, each side's dimensions may be split, so the
+ * work arrays are sized for the worst case of both sides' splits. */
+#ifndef DMSG_XFER_IMPL_H
+#define DMSG_XFER_IMPL_H
+
+#include "dmsg/xfer/xfer.h"
+
+#define XFER_WORK_DIMS (2 * DMSG_MAX_DIMS)
+
+/* One side of a section with unit dimensions removed. */
+typedef struct xfer_side {
+    int nd;
+    size_t count[DMSG_MAX_DIMS];
+    ptrdiff_t stride[DMSG_MAX_DIMS];
+} xfer_side;
+
+/* A two-sided section under construction (same meaning as dmsg_sect). */
+typedef struct xfer_work {
+    int nd;
+    size_t elem;
+    size_t count[XFER_WORK_DIMS];
+    ptrdiff_t sstride[XFER_WORK_DIMS];
+    ptrdiff_t dstride[XFER_WORK_DIMS];
+} xfer_work;
+
+/* Copies the dimensions of l with count != 1 into *out; returns 0 if some
+ * count is 0 (empty layout), else 1. */
+int xfer_squeeze(xfer_side *out, const dmsg_layout *l);
+
+/* Merges single-side dimensions that are contiguous with each other, which
+ * keeps the element order: fewer, longer dimensions for the walker. */
+void xfer_side_fold(xfer_side *s);
+
+/* Folds a two-sided section in place: merges dimension d+1 into d when it
+ * continues d on both sides, then folds the innermost dimension into elem
+ * when it is contiguous on both sides. */
+void xfer_fold(xfer_work *w);
+
+/* Builds a common refinement of two squeezed sides with equal totals: each
+ * dimension is split where the other side's dimension boundaries fall. Returns
+ * 0 when the boundaries do not line up (a count that does not divide). */
+int xfer_refine(xfer_work *w, const xfer_side *d, const xfer_side *s, size_t elem);
+
+/* Copies w into a dmsg_sect; returns 0 if it has too many dimensions. */
+int xfer_work_to_sect(dmsg_sect *out, const xfer_work *w);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * dmsgrun - starts an SPMD job of N PEs on this host.
+ *
+ * It creates the job region (an anonymous memfd, so nothing is ever left in
+ * /dev/shm), forks the PEs with the region's descriptor and their rank in the
+ * environment, and watches them. When a PE fails -- killed by a signal, a
+ * non-zero exit, or an exit after dmsg_init without dmsg_finalize -- it says
+ * which PE and how, raises the job's abort flag, and stops the others
+ * (SIGTERM, then SIGKILL after a grace period). PEs die with dmsgrun too
+ * (PR_SET_PDEATHSIG), so no job outlives its launcher.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "dmsg/boot/job.h"
+#include "dmsg/core/env.h"
+
+#define GRACE_SECONDS 2.0
+#define TICK_NS 20000000L
+
+typedef struct pe_proc {
+    pid_t pid;
+    int done;   /* reaped */
+    int status; /* wait status */
+} pe_proc;
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+    got_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: dmsgrun [-n N] [-t TRANSPORT] [--] PROGRAM [ARGS...]\n"
+            "Starts PROGRAM as an SPMD job of N processing elements (PEs) on this host.\n\n"
+            "  -n, --npes N            number of PEs (default 1, at most %d)\n"
+            "  -t, --transport NAME    transport (sets DMSG_TRANSPORT): shm\n"
+            "  -h, --help              this text\n"
+            "      --help-env          the environment settings every PE reads\n\n"
+            "Exit status: 0 when every PE exits 0; otherwise the failing PE's exit status\n"
+            "(128+signal when it was killed), after the other PEs have been stopped.\n",
+            DMSG_MAX_PES);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void set_env_int(const char *name, long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%ld", v);
+    setenv(name, buf, 1);
+}
+
+static pid_t spawn(int rank, int npes, int fd, pid_t parent, char **argv)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    /* Die with the launcher, even if it is killed with SIGKILL. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    set_env_int(DMSG_BOOT_ENV_FD, fd);
+    set_env_int(DMSG_BOOT_ENV_RANK, rank);
+    set_env_int(DMSG_BOOT_ENV_NPES, npes);
+    execvp(argv[0], argv);
+    fprintf(stderr, "dmsgrun: PE %d: cannot run %s: %s\n", rank, argv[0], strerror(errno));
+    _exit(127);
+}
+
+static void signal_all(pe_proc *pes, int n, int sig)
+{
+    for (int i = 0; i < n; i++)
+        if (pes[i].pid > 0 && !pes[i].done)
+            kill(pes[i].pid, sig);
+}
+
+/* Describes a PE's end; returns the exit status dmsgrun should report (0 = fine). */
+static int judge(int rank, const pe_proc *p, const dmsg_job_hdr *h, int any_joined, char *why,
+                 size_t len)
+{
+    int st = p->status;
+    uint32_t state = atomic_load(&h->pe_state[rank]);
+    if (WIFSIGNALED(st)) {
+        snprintf(why, len, "PE %d (pid %d) was killed by signal %d (%s)", rank, (int)p->pid,
+                 WTERMSIG(st), strsignal(WTERMSIG(st)));
+        return 128 + WTERMSIG(st);
+    }
+    if (WEXITSTATUS(st) != 0) {
+        snprintf(why, len, "PE %d (pid %d) exited with status %d", rank, (int)p->pid,
+                 WEXITSTATUS(st));
+        return WEXITSTATUS(st);
+    }
+    if (state == DMSG_PE_INIT) {
+        snprintf(why, len, "PE %d (pid %d) exited after dmsg_init without dmsg_finalize", rank,
+                 (int)p->pid);
+        return 1;
+    }
+    if (state == DMSG_PE_NONE && any_joined) {
+        snprintf(why, len, "PE %d (pid %d) exited without calling dmsg_init while others joined",
+                 rank, (int)p->pid);
+        return 1;
+    }
+    return 0;
+}
+
+static int reap(pe_proc *pes, int n)
+{
+    int changed = 0;
+    for (;;) {
+        int st;
+        pid_t pid = waitpid(-1, &st, WNOHANG);
+        if (pid <= 0)
+            return changed;
+        for (int i = 0; i < n; i++)
+            if (pes[i].pid == pid) {
+                pes[i].done = 1;
+                pes[i].status = st;
+                changed = 1;
+            }
+    }
+}
+
+static int all_done(const pe_proc *pes, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!pes[i].done)
+            return 0;
+    return 1;
+}
+
+/* Stops the remaining PEs: abort flag (PEs blocked in dmsg waits return
+ * DMSG_ERR_ABORTED), SIGTERM, and SIGKILL after the grace period. */
+static void stop_job(pe_proc *pes, int n, dmsg_job_hdr *h)
+{
+    atomic_store(&h->abort, 1);
+    signal_all(pes, n, SIGTERM);
+    double kill_at = now() + GRACE_SECONDS;
+    while (!all_done(pes, n)) {
+        struct timespec ts = {0, TICK_NS};
+        nanosleep(&ts, NULL);
+        reap(pes, n);
+        if (now() > kill_at) {
+            signal_all(pes, n, SIGKILL);
+            kill_at = now() + 3600;
+        }
+    }
+}
+
+static int watch(pe_proc *pes, int n, dmsg_job_hdr *h)
+{
+    char why[256];
+    for (;;) {
+        struct timespec ts = {0, TICK_NS};
+        nanosleep(&ts, NULL);
+        reap(pes, n);
+        if (got_signal) {
+            fprintf(stderr, "dmsgrun: received signal %d (%s); stopping the job\n",
+                    (int)got_signal, strsignal(got_signal));
+            stop_job(pes, n, h);
+            return 128 + got_signal;
+        }
+        int any_joined = 0;
+        for (int i = 0; i < n; i++)
+            any_joined |= atomic_load(&h->pe_state[i]) != DMSG_PE_NONE;
+        for (int i = 0; i < n; i++) {
+            if (!pes[i].done)
+                continue;
+            int rc = judge(i, &pes[i], h, any_joined, why, sizeof why);
+            if (rc) {
+                fprintf(stderr, "dmsgrun: %s; stopping the job\n", why);
+                stop_job(pes, n, h);
+                return rc;
+            }
+        }
+        if (all_done(pes, n))
+            return 0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"npes", required_argument, NULL, 'n'},
+        {"transport", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {"help-env", no_argument, NULL, 'E'},
+        {NULL, 0, NULL, 0},
+    };
+    long npes = 1;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "+n:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            errno = 0;
+            npes = strtol(optarg, &end, 10);
+            if (errno || *end || npes < 1 || npes > DMSG_MAX_PES) {
+                fprintf(stderr, "dmsgrun: -n %s: the number of PEs must be 1..%d\n", optarg,
+                        DMSG_MAX_PES);
+                return 2;
+            }
+            break;
+        case 't': setenv("DMSG_TRANSPORT", optarg, 1); break;
+        case 'h': usage(stdout); return 0;
+        case 'E': dmsg_env_print(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "dmsgrun: no program to run\n");
+        usage(stderr);
+        return 2;
+    }
+
+    dmsg_config cfg;
+    char err[256];
+    if (dmsg_env_load(&cfg, err, sizeof err)) {
+        fprintf(stderr, "dmsgrun: %s\n", err);
+        return 2;
+    }
+    int fd;
+    dmsg_job_hdr *h;
+    if (dmsg_job_create((uint32_t)npes, cfg.seg_size, cfg.max_counters, &fd) ||
+        dmsg_job_map(fd, &h)) {
+        fprintf(stderr, "dmsgrun: cannot create the job region for %ld PEs of %llu bytes\n", npes,
+                (unsigned long long)cfg.seg_size);
+        return 2;
+    }
+
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    pe_proc *pes = calloc((size_t)npes, sizeof *pes);
+    if (!pes)
+        return 2;
+    pid_t self = getpid();
+    int rc = 0, started = 0;
+    for (; started < npes; started++) {
+        pes[started].pid = spawn(started, (int)npes, fd, self, &argv[optind]);
+        if (pes[started].pid < 0) {
+            fprintf(stderr, "dmsgrun: fork of PE %d failed: %s\n", started, strerror(errno));
+            rc = 2;
+            break;
+        }
+    }
+    /* The PEs hold the region now; our descriptor would only keep it alive. */
+    close(fd);
+    if (rc) {
+        stop_job(pes, started, h);
+    } else {
+        rc = watch(pes, (int)npes, h);
+    }
+    dmsg_job_unmap(h);
+    free(pes);
+    return rc;
+}

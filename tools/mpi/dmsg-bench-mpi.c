@@ -1,0 +1,243 @@
+/*
+ * dmsg-bench-mpi - the MPI (MPICH) reference side of dmsg-bench.
+ *
+ * Usage: mpiexec -n P dmsg-bench-mpi TEST [BUDGET_MS]
+ *   TEST is pingpong (needs 2 ranks), bw (2 ranks) or barrier (any count).
+ *   BUDGET_MS is the wall time one measurement may take (default 1000).
+ *
+ * Rank 0 prints one machine-readable line per figure on stdout:
+ *   R <test> <npes> <param> mpi <best> <median> <unit>
+ * which build/bin/dmsg-bench collects and prints next to the dmsg figure.
+ * The measurement loops mirror the dmsg worker's on purpose (same warm-up,
+ * same repetition scheme) so that the two columns differ only in the library.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_REPS 64
+
+static int g_rank;
+static int g_npes;
+
+/* Sorts a short array in place (insertion sort: n <= MAX_REPS). */
+static void sort_doubles(double *v, int n)
+{
+    for (int i = 1; i < n; i++) {
+        double x = v[i];
+        int j = i - 1;
+        while (j >= 0 && v[j] > x) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+}
+
+/* Prints the best and median of n samples. For latencies best is the
+ * minimum; for bandwidths (higher_better) the maximum. */
+static void report(const char *test, long param, const double *samples, int n, int higher_better,
+                   const char *unit)
+{
+    double v[MAX_REPS];
+    memcpy(v, samples, (size_t)n * sizeof v[0]);
+    sort_doubles(v, n);
+    double best = higher_better ? v[n - 1] : v[0];
+    double med = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    if (g_rank == 0) {
+        printf("R %s %d %ld mpi %.6g %.6g %s\n", test, g_npes, param, best, med, unit);
+        fflush(stdout);
+    }
+}
+
+/* One iteration of a measured operation; every rank calls it alike. */
+typedef void (*step_fn)(void *arg);
+
+/* Seconds taken by n steps on this rank, started together after a barrier. */
+static double time_steps(step_fn step, void *arg, long n)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < n; i++)
+        step(arg);
+    return MPI_Wtime() - t0;
+}
+
+/* Runs `warm` untimed steps (connection set-up, page faults), then doubles a
+ * trial count until it takes a measurable time, and turns that into the step
+ * count of one repetition of about rep_s seconds. Rank 0 decides and
+ * broadcasts: every rank must run the same number of steps. */
+static long plan_steps(step_fn step, void *arg, long warm, double rep_s, long hi)
+{
+    time_steps(step, arg, warm);
+    long n = 1;
+    double t = 0;
+    for (;;) {
+        t = time_steps(step, arg, n);
+        int more = t < rep_s / 8 && n < hi;
+        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!more)
+            break;
+        n *= 2;
+    }
+    long steps = t > 0 ? (long)((double)n * rep_s / t) : hi;
+    steps = steps < 1 ? 1 : steps > hi ? hi : steps;
+    MPI_Bcast(&steps, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    return steps;
+}
+
+/* Measures `reps` repetitions of planned length; sample r is seconds per step. */
+static void measure(step_fn step, void *arg, long warm, double budget_s, int reps, double *s)
+{
+    long n = plan_steps(step, arg, warm, budget_s / (reps + 1), 10000000);
+    for (int r = 0; r < reps; r++)
+        s[r] = time_steps(step, arg, n) / (double)n;
+}
+
+/* One round trip of 8 bytes between ranks 0 and 1. */
+static void pingpong_step(void *arg)
+{
+    char *buf = arg;
+    if (g_rank == 0) {
+        MPI_Send(buf, 8, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        MPI_Recv(buf, 8, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (g_rank == 1) {
+        MPI_Recv(buf, 8, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buf, 8, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    }
+}
+
+/* Half round-trip time of an 8-byte MPI_Send/MPI_Recv ping-pong, in us. */
+static void test_pingpong(double budget_s)
+{
+    enum { REPS = 11 };
+    char buf[8] = {0};
+    double s[REPS];
+    measure(pingpong_step, buf, 2000, budget_s, REPS, s);
+    for (int r = 0; r < REPS; r++)
+        s[r] = s[r] / 2.0 * 1e6;
+    report("pingpong", 8, s, REPS, 0, "us");
+}
+
+struct bw_arg {
+    char *buf;
+    size_t bytes;
+    int win;
+};
+
+/* One window of `win` sends of `bytes` from rank 0 to rank 1, closed by a
+ * zero-byte acknowledgement, as a bandwidth test must wait for arrival. */
+static void bw_step(void *arg)
+{
+    struct bw_arg *a = arg;
+    MPI_Request req[64];
+    /* A real status array: GCC's -Wstringop-overflow misreads MPI_STATUSES_IGNORE. */
+    MPI_Status st[64];
+    if (g_rank == 0) {
+        for (int w = 0; w < a->win; w++)
+            MPI_Isend(a->buf, (int)a->bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &req[w]);
+        MPI_Waitall(a->win, req, st);
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (g_rank == 1) {
+        for (int w = 0; w < a->win; w++)
+            MPI_Irecv(a->buf + (size_t)w * a->bytes, (int)a->bytes, MPI_BYTE, 0, 1,
+                      MPI_COMM_WORLD, &req[w]);
+        MPI_Waitall(a->win, req, st);
+        MPI_Send(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+    }
+}
+
+/* Window size per message size: many small messages, few large ones, so
+ * one window moves a comparable amount of data. */
+static int bw_window_len(size_t bytes)
+{
+    return bytes >= (1u << 20) ? 4 : bytes >= (64u << 10) ? 16 : 64;
+}
+
+/* The message sizes of the bw test: 8 B times powers of 4, then max_bytes. */
+static size_t next_size(size_t bytes, size_t max_bytes)
+{
+    if (bytes >= max_bytes)
+        return max_bytes + 1;
+    return bytes * 4 > max_bytes ? max_bytes : bytes * 4;
+}
+
+/* Contiguous MPI bandwidth by size (informational column beside dmsg).
+ * Each receive of a window has its own slot: the standard forbids pending
+ * receives into one buffer. budget_s is per size. */
+static void test_bw(double budget_s, size_t max_bytes)
+{
+    enum { REPS = 5 };
+    for (size_t bytes = 8; bytes <= max_bytes; bytes = next_size(bytes, max_bytes)) {
+        struct bw_arg a = {NULL, bytes, bw_window_len(bytes)};
+        a.buf = malloc(bytes * (size_t)a.win);
+        if (!a.buf) {
+            fprintf(stderr, "dmsg-bench-mpi: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        memset(a.buf, 1, bytes * (size_t)a.win);
+        double s[REPS];
+        measure(bw_step, &a, 2, budget_s, REPS, s);
+        for (int r = 0; r < REPS; r++)
+            s[r] = (double)bytes * a.win / s[r] / 1e6;
+        report("bw", (long)bytes, s, REPS, 1, "MB/s");
+        free(a.buf);
+    }
+}
+
+static void barrier_step(void *arg)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* MPI_Barrier latency. The step count follows the time budget because with
+ * more ranks than cores a busy-polling barrier costs milliseconds. */
+static void test_barrier(double budget_s)
+{
+    enum { REPS = 5 };
+    double s[REPS];
+    measure(barrier_step, NULL, 10, budget_s, REPS, s);
+    for (int r = 0; r < REPS; r++)
+        s[r] *= 1e6;
+    report("barrier", 0, s, REPS, 0, "us");
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: mpiexec -n P dmsg-bench-mpi pingpong|bw|barrier [BUDGET_MS "
+                    "[MAX_BYTES]]\n");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_npes);
+    if (argc < 2) {
+        if (g_rank == 0)
+            usage();
+        MPI_Finalize();
+        return 2;
+    }
+    double budget_s = (argc > 2 ? atof(argv[2]) : 1000.0) / 1000.0;
+    size_t max_bytes = argc > 3 ? (size_t)atol(argv[3]) : (size_t)4 << 20;
+    int rc = 0;
+    if (strcmp(argv[1], "barrier") == 0) {
+        test_barrier(budget_s);
+    } else if (g_npes < 2) {
+        if (g_rank == 0)
+            fprintf(stderr, "dmsg-bench-mpi: %s needs at least 2 ranks\n", argv[1]);
+        rc = 2;
+    } else if (strcmp(argv[1], "pingpong") == 0) {
+        test_pingpong(budget_s);
+    } else if (strcmp(argv[1], "bw") == 0) {
+        test_bw(budget_s, max_bytes);
+    } else {
+        if (g_rank == 0)
+            usage();
+        rc = 2;
+    }
+    MPI_Finalize();
+    return rc;
+}
