@@ -129,6 +129,20 @@ void pe_ref_section(char *dst, const dmsg_layout *dl, const char *src, const dms
         memcpy(dst + pe_layout_offset(dl, k), src + pe_layout_offset(sl, k), elem_size);
 }
 
+void pe_layout_extent(const dmsg_layout *l, size_t elem_size, size_t *origin, size_t *bytes)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)elem_size;
+    for (int d = 0; d < l->ndims; d++) {
+        ptrdiff_t span = (ptrdiff_t)(l->count[d] - 1) * l->stride[d];
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    *origin = (size_t)-lo;
+    *bytes = (size_t)(hi - lo);
+}
+
 dmsg_layout pe_l3(size_t c0, ptrdiff_t s0, size_t c1, ptrdiff_t s1, size_t c2, ptrdiff_t s2)
 {
     dmsg_layout l;

@@ -95,6 +95,9 @@ size_t pe_layout_total(const dmsg_layout *l);
 /* Reference section copy, element by element (the oracle for the library). */
 void pe_ref_section(char *dst, const dmsg_layout *dl, const char *src, const dmsg_layout *sl,
                     size_t elem_size);
+/* Bytes spanned by a layout of elem_size elements, and the offset of
+ * element 0 from the lowest byte (non-zero with negative strides). */
+void pe_layout_extent(const dmsg_layout *l, size_t elem_size, size_t *origin, size_t *bytes);
 /* Shorthands to build 1-, 2- and 3-D layouts (count, stride in bytes per dim). */
 dmsg_layout pe_l1(size_t c0, ptrdiff_t s0);
 dmsg_layout pe_l2(size_t c0, ptrdiff_t s0, size_t c1, ptrdiff_t s1);

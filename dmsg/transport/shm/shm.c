@@ -89,6 +89,11 @@ static dmsg_status shm_init(dmsg_tp *tp, int fd, int rank, int npes)
     }
     for (int p = 0; p < npes; p++)
         tp->seg[p] = dmsg_job_seg(s->hdr, p);
+    s->taken = calloc(2 * (size_t)s->hdr->max_counters, sizeof *s->taken);
+    if (!s->taken) {
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "counter marks");
+        goto err_segtab;
+    }
     s->area = (shm_job_area *)dmsg_job_area(s->hdr);
     s->fd = fd;
     s->spin = tp->cfg->spin >= 0 ? tp->cfg->spin : auto_spin(npes);
@@ -106,9 +111,11 @@ static dmsg_status shm_init(dmsg_tp *tp, int fd, int rank, int npes)
 
 err_seg:
     atomic_store(&s->hdr->pe_state[rank], DMSG_PE_FINALIZED);
+    tp->priv = NULL;
+    free(s->taken);
+err_segtab:
     free(tp->seg);
     tp->seg = NULL;
-    tp->priv = NULL;
 err_unmap:
     dmsg_job_unmap(s->hdr);
 err_free:
@@ -122,6 +129,7 @@ static void shm_finalize(dmsg_tp *tp)
     atomic_store(&s->hdr->pe_state[tp->rank], DMSG_PE_FINALIZED);
     dmsg_job_unmap(s->hdr);
     close(s->fd);
+    free(s->taken);
     free(tp->seg);
     free(s);
     tp->seg = NULL;

@@ -35,6 +35,9 @@ typedef struct shm_state {
     shm_job_area *area;
     int fd;
     long spin;         /* polls before sleeping */
+    uint64_t *taken;   /* per slot, 2 words: messages and bytes consumed by awaits.
+                        * Private, so an await never writes the shared counter line
+                        * (a write would cost the next sender a cache-line transfer). */
     double timeout;    /* seconds, 0 = none */
 } shm_state;
 

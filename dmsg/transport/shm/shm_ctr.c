@@ -5,9 +5,11 @@
 
 void shm_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
-    shm_ctr *c = shm_ctr_at(tp->priv, tp->rank, slot);
+    shm_state *s = tp->priv;
+    shm_ctr *c = shm_ctr_at(s, tp->rank, slot);
     atomic_store(&c->msgs, 0);
     atomic_store(&c->bytes, 0);
+    s->taken[2 * slot] = s->taken[2 * slot + 1] = 0;
 }
 
 void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
@@ -33,21 +35,24 @@ static int ctr_ready(const void *arg)
 
 dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
 {
-    shm_ctr *c = shm_ctr_at(tp->priv, tp->rank, slot);
-    ctr_need w = {bytes_mode ? &c->bytes : &c->msgs, n};
+    shm_state *s = tp->priv;
+    shm_ctr *c = shm_ctr_at(s, tp->rank, slot);
+    uint64_t *taken = &s->taken[2 * slot + (bytes_mode ? 1 : 0)];
+    /* Counts only grow; "consuming" n advances our private mark by n. */
+    ctr_need w = {bytes_mode ? &c->bytes : &c->msgs, *taken + n};
     if (!ctr_ready(&w)) {
-        dmsg_status st = shm_wait(tp->priv, ctr_ready, &w, &c->seq, &c->sleepers);
+        dmsg_status st = shm_wait(s, ctr_ready, &w, &c->seq, &c->sleepers);
         if (st)
             return st;
     }
-    /* Only the owner consumes, so the subtraction cannot go below zero. */
-    atomic_fetch_sub_explicit(w.word, n, memory_order_relaxed);
+    *taken += n;
     return DMSG_OK;
 }
 
 void shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
-    shm_ctr *c = shm_ctr_at(tp->priv, tp->rank, slot);
-    *bytes = atomic_load_explicit(&c->bytes, memory_order_acquire);
-    *msgs = atomic_load_explicit(&c->msgs, memory_order_acquire);
+    shm_state *s = tp->priv;
+    shm_ctr *c = shm_ctr_at(s, tp->rank, slot);
+    *bytes = atomic_load_explicit(&c->bytes, memory_order_acquire) - s->taken[2 * slot + 1];
+    *msgs = atomic_load_explicit(&c->msgs, memory_order_acquire) - s->taken[2 * slot];
 }

@@ -1,0 +1,115 @@
+/* Environment table: defaults, parsing, range rules, bad values named. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/core/env.h"
+
+static void clear_env(void)
+{
+    for (size_t i = 0; i < dmsg_env_count; i++)
+        unsetenv(dmsg_env_table[i].name);
+}
+
+TestSuite(env, .init = clear_env);
+
+Test(env, defaults)
+{
+    dmsg_config c;
+    char err[256];
+    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_OK);
+    cr_assert_str_eq(c.transport, "shm");
+    cr_assert_eq(c.seg_size, 128ull << 20);
+    cr_assert_eq(c.max_counters, 256);
+    cr_assert_eq(c.timeout, 0.0);
+    cr_assert_eq(c.spin, -1);
+    cr_assert_eq(c.tile_bytes, 16u << 10);
+    cr_assert_eq(c.debug, 0);
+}
+
+Test(env, sizes_with_suffixes)
+{
+    uint64_t v;
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "4096", &v, sizeof v), DMSG_OK);
+    cr_assert_eq(v, 4096);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "64K", &v, sizeof v), DMSG_OK);
+    cr_assert_eq(v, 65536);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "3m", &v, sizeof v), DMSG_OK);
+    cr_assert_eq(v, 3u << 20);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "2GiB", &v, sizeof v), DMSG_OK);
+    cr_assert_eq(v, 2ull << 30);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "1MB", &v, sizeof v), DMSG_OK);
+    cr_assert_eq(v, 1u << 20);
+}
+
+Test(env, bad_values_rejected)
+{
+    uint64_t v;
+    uint32_t u;
+    double d;
+    long l;
+    int b;
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "", &v, sizeof v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "-5", &v, sizeof v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "12Q", &v, sizeof v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "99999999999999999999", &v, sizeof v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "17179869184G", &v, sizeof v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_UINT, "4294967296", &u, sizeof u), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_UINT, "x", &u, sizeof u), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "-1", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "nan", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "0.25", &d, sizeof d), DMSG_OK);
+    cr_assert_eq(d, 0.25);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "-2", &l, sizeof l), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOOL, "maybe", &b, sizeof b), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOOL, "yes", &b, sizeof b), DMSG_OK);
+    cr_assert_eq(b, 1);
+}
+
+Test(env, load_names_the_bad_variable)
+{
+    dmsg_config c;
+    char err[256] = "";
+    c.max_counters = 12345;
+    setenv("DMSG_SEGMENT_SIZE", "lots", 1);
+    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_SEGMENT_SIZE") != NULL, "message: %s", err);
+    cr_assert_eq(c.max_counters, 12345, "output untouched on error");
+}
+
+Test(env, range_rules)
+{
+    dmsg_config c;
+    char err[256];
+    setenv("DMSG_SEGMENT_SIZE", "1K", 1);
+    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    setenv("DMSG_SEGMENT_SIZE", "5000", 1);
+    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_OK);
+    cr_assert_eq(c.seg_size, 8192, "segment rounded up to whole pages");
+    setenv("DMSG_MAX_COUNTERS", "0", 1);
+    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    setenv("DMSG_MAX_COUNTERS", "8", 1);
+    setenv("DMSG_TILE_BYTES", "16", 1);
+    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    setenv("DMSG_TILE_BYTES", "8K", 1);
+    setenv("DMSG_TRANSPORT", "a-name-that-is-far-too-long", 1);
+    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    setenv("DMSG_TRANSPORT", "shm", 1);
+    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_OK);
+    cr_assert_eq(c.max_counters, 8);
+    cr_assert_eq(c.tile_bytes, 8192);
+}
+
+Test(env, table_is_complete)
+{
+    /* Every entry has a name, a help text and a default that parses. */
+    for (size_t i = 0; i < dmsg_env_count; i++) {
+        const dmsg_env_entry *e = &dmsg_env_table[i];
+        cr_assert(e->name && !strncmp(e->name, "DMSG_", 5));
+        cr_assert(e->help && *e->help);
+        char buf[64];
+        cr_assert_eq(dmsg_env_parse(e->type, e->def, buf, e->type == DMSG_ENV_STRING ? 16
+                                    : e->type == DMSG_ENV_UINT ? 4
+                                    : e->type == DMSG_ENV_BOOL ? sizeof(int) : 8), DMSG_OK,
+                     "%s default %s", e->name, e->def);
+    }
+}

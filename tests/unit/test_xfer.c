@@ -1,0 +1,502 @@
+/* Copy engine: layout checks, normalization, and section copies compared with
+ * a naive element-by-element reference walk. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/xfer/xfer.h"
+
+/* ------------------------------------------------------------- helpers */
+
+static dmsg_layout lay(int nd, const size_t *count, const ptrdiff_t *stride)
+{
+    dmsg_layout l = {.ndims = nd};
+    for (int d = 0; d < nd; d++) {
+        l.count[d] = count[d];
+        l.stride[d] = stride[d];
+    }
+    return l;
+}
+
+#define LAY(nd, ...) lay_helper(nd, (const long long[]){__VA_ARGS__})
+/* LAY(2, c0, c1, s0, s1): counts then strides. */
+static dmsg_layout lay_helper(int nd, const long long *v)
+{
+    dmsg_layout l = {.ndims = nd};
+    for (int d = 0; d < nd; d++) {
+        l.count[d] = (size_t)v[d];
+        l.stride[d] = (ptrdiff_t)v[nd + d];
+    }
+    return l;
+}
+
+/* Byte offsets of a layout's elements in row-major order (dim 0 fastest). */
+static size_t element_offsets(const dmsg_layout *l, ptrdiff_t *out)
+{
+    size_t idx[DMSG_MAX_DIMS] = {0}, n = 0;
+    for (int d = 0; d < l->ndims; d++)
+        if (l->count[d] == 0)
+            return 0;
+    for (;;) {
+        ptrdiff_t off = 0;
+        for (int d = 0; d < l->ndims; d++)
+            off += (ptrdiff_t)idx[d] * l->stride[d];
+        out[n++] = off;
+        int d = 0;
+        while (d < l->ndims && ++idx[d] == l->count[d])
+            idx[d++] = 0;
+        if (d == l->ndims)
+            return n;
+    }
+}
+
+static uint32_t rng_state = 12345;
+static uint32_t rnd(void)
+{
+    rng_state = rng_state * 1103515245u + 12345u;
+    return rng_state >> 8;
+}
+
+/* Copies with the engine and with the reference walk into two destination
+ * buffers prefilled alike; they must match byte for byte (also outside the
+ * section, so stray writes are caught). */
+static void check_copy(const dmsg_layout *dl, const dmsg_layout *sl, size_t elem,
+                       size_t tile_bytes)
+{
+    size_t dn, sn;
+    dmsg_extent de, se;
+    cr_assert_eq(dmsg_layout_check(dl, elem, &dn, &de), DMSG_OK);
+    cr_assert_eq(dmsg_layout_check(sl, elem, &sn, &se), DMSG_OK);
+    cr_assert_eq(dn, sn, "test bug: totals differ");
+    cr_assert_eq(dmsg_layout_check_disjoint(dl, elem), DMSG_OK, "test bug: overlapping dst");
+    size_t dbytes = (size_t)(de.hi - de.lo), sbytes = (size_t)(se.hi - se.lo);
+    char *sbuf = malloc(sbytes + 1), *got = malloc(dbytes + 1), *want = malloc(dbytes + 1);
+    ptrdiff_t *doff = malloc((dn + 1) * sizeof *doff), *soff = malloc((sn + 1) * sizeof *soff);
+    cr_assert(sbuf && got && want && doff && soff);
+    for (size_t i = 0; i < sbytes; i++)
+        sbuf[i] = (char)rnd();
+    memset(got, 0xEE, dbytes);
+    memset(want, 0xEE, dbytes);
+    char *sb = sbuf - se.lo, *gb = got - de.lo, *wb = want - de.lo;
+
+    element_offsets(dl, doff);
+    element_offsets(sl, soff);
+    for (size_t k = 0; k < dn; k++)
+        memcpy(wb + doff[k], sb + soff[k], elem);
+    dmsg_xfer_params p = {.tile_bytes = tile_bytes};
+    if (dn > 0)
+        dmsg_copy_section(gb, dl, sb, sl, elem, &p);
+
+    size_t bad = dbytes;
+    for (size_t i = 0; i < dbytes && bad == dbytes; i++)
+        if (got[i] != want[i])
+            bad = i;
+    cr_assert_eq(bad, dbytes, "mismatch at dst byte %zu of %zu (elem %zu, nd %d/%d, tile %zu)",
+                 bad, dbytes, elem, dl->ndims, sl->ndims, tile_bytes);
+    free(sbuf);
+    free(got);
+    free(want);
+    free(doff);
+    free(soff);
+}
+
+/* Row-major contiguous layout of the given shape (dim 0 fastest). */
+static dmsg_layout contiguous(int nd, const size_t *count, size_t elem)
+{
+    ptrdiff_t stride[DMSG_MAX_DIMS];
+    ptrdiff_t s = (ptrdiff_t)elem;
+    for (int d = 0; d < nd; d++) {
+        stride[d] = s;
+        s *= (ptrdiff_t)count[d];
+    }
+    return lay(nd, count, stride);
+}
+
+/* The view of a contiguous array of shape `count` with its dimensions
+ * visited in order perm (perm[0] fastest): a generalized transpose. */
+static dmsg_layout permuted(int nd, const size_t *count, const int *perm, size_t elem)
+{
+    dmsg_layout c = contiguous(nd, count, elem), l = {.ndims = nd};
+    for (int d = 0; d < nd; d++) {
+        l.count[d] = c.count[perm[d]];
+        l.stride[d] = c.stride[perm[d]];
+    }
+    return l;
+}
+
+/* -------------------------------------------------------- layout_check */
+
+Test(layout_check, rejects_bad_ndims_and_elem)
+{
+    size_t n = 77;
+    dmsg_extent e = {1, 2};
+    dmsg_layout l = LAY(1, 4, 8);
+    l.ndims = 0;
+    cr_expect_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_ERR_ARG);
+    l.ndims = DMSG_MAX_DIMS + 1;
+    cr_expect_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_ERR_ARG);
+    l.ndims = 1;
+    cr_expect_eq(dmsg_layout_check(&l, 0, &n, &e), DMSG_ERR_ARG);
+    cr_expect_eq(dmsg_layout_check(NULL, 4, &n, &e), DMSG_ERR_NULL);
+    cr_expect_eq(dmsg_layout_check(&l, 4, NULL, &e), DMSG_ERR_NULL);
+    cr_expect_eq(dmsg_layout_check(&l, 4, &n, NULL), DMSG_ERR_NULL);
+    /* outputs untouched on error */
+    cr_expect_eq(n, 77);
+    cr_expect(e.lo == 1 && e.hi == 2);
+}
+
+Test(layout_check, overflow)
+{
+    size_t n;
+    dmsg_extent e;
+    dmsg_layout l = LAY(2, (long long)(SIZE_MAX / 2), 3, 1, 1);
+    cr_expect_eq(dmsg_layout_check(&l, 1, &n, &e), DMSG_ERR_OVERFLOW, "element count");
+    l = LAY(1, (long long)(SIZE_MAX / 4), 8);
+    cr_expect_eq(dmsg_layout_check(&l, 8, &n, &e), DMSG_ERR_OVERFLOW, "total bytes");
+    l = LAY(2, 2, 2, PTRDIFF_MAX, 1);
+    cr_expect_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_ERR_OVERFLOW, "extent hi");
+    l = LAY(1, 3, PTRDIFF_MAX / 2 + 1);
+    cr_expect_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_ERR_OVERFLOW, "span of one dim");
+    l = LAY(2, 2, 2, PTRDIFF_MIN / 2, PTRDIFF_MIN / 2);
+    cr_expect_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_ERR_OVERFLOW, "extent lo");
+    l = LAY(2, 2, 2, PTRDIFF_MAX - 8, PTRDIFF_MIN + 8);
+    cr_expect_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_ERR_OVERFLOW, "width hi - lo");
+}
+
+Test(layout_check, extents)
+{
+    size_t n;
+    dmsg_extent e;
+    dmsg_layout l = LAY(2, 3, 2, 8, 100);
+    cr_assert_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_OK);
+    cr_expect_eq(n, 6);
+    cr_expect_eq(e.lo, 0);
+    cr_expect_eq(e.hi, 2 * 8 + 100 + 4);
+
+    l = LAY(2, 3, 2, -8, 100);
+    cr_assert_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_OK);
+    cr_expect_eq(e.lo, -16);
+    cr_expect_eq(e.hi, 104);
+
+    l = LAY(3, 5, 2, 4, -4, -1000, 0);
+    cr_assert_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_OK);
+    cr_expect_eq(n, 40);
+    cr_expect_eq(e.lo, -16 - 1000);
+    cr_expect_eq(e.hi, 4);
+}
+
+Test(layout_check, zero_count_is_empty)
+{
+    size_t n = 5;
+    dmsg_extent e = {3, 9};
+    dmsg_layout l = LAY(3, 4, 0, 7, 4, 16, -99);
+    cr_assert_eq(dmsg_layout_check(&l, 4, &n, &e), DMSG_OK);
+    cr_expect_eq(n, 0);
+    cr_expect(e.lo == 0 && e.hi == 0);
+}
+
+/* ------------------------------------------------------------ disjoint */
+
+Test(disjoint, accepts_non_overlapping)
+{
+    dmsg_layout l = LAY(2, 4, 3, 4, 16);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 4), DMSG_OK, "contiguous");
+    l = LAY(2, 4, 3, 48, 16);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 16), DMSG_OK, "transposed");
+    l = LAY(2, 4, 3, -4, -16);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 4), DMSG_OK, "negative");
+    l = LAY(2, 1, 5, 0, 8);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 8), DMSG_OK, "zero stride, count 1");
+    l = LAY(2, 0, 5, 0, 0);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 8), DMSG_OK, "empty");
+    l = LAY(2, 2, 2, 8, 4);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 4), DMSG_OK, "interleaved steps");
+}
+
+Test(disjoint, rejects_overlap)
+{
+    dmsg_layout l = LAY(1, 2, 0);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 4), DMSG_ERR_ARG, "zero stride");
+    l = LAY(1, 3, 2);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 4), DMSG_ERR_ARG, "stride < elem");
+    l = LAY(2, 2, 2, 8, 8);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 4), DMSG_ERR_ARG, "same stride twice");
+    l = LAY(2, 4, 2, 4, 8);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 4), DMSG_ERR_ARG, "outer inside inner span");
+    l = LAY(2, 4, 2, -4, 12);
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 4), DMSG_ERR_ARG, "negative inner overlaps");
+    l.ndims = 0;
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 4), DMSG_ERR_ARG);
+    l.ndims = 1;
+    cr_expect_eq(dmsg_layout_check_disjoint(&l, 0), DMSG_ERR_ARG);
+    cr_expect_eq(dmsg_layout_check_disjoint(NULL, 4), DMSG_ERR_NULL);
+}
+
+/* ----------------------------------------------------------- normalize */
+
+Test(normalize, contiguous_folds_to_one_block)
+{
+    dmsg_sect s;
+    dmsg_layout l = LAY(3, 2, 3, 4, 4, 8, 24);
+    cr_assert_eq(dmsg_sect_normalize(&s, &l, &l, 4), 1);
+    cr_expect_eq(s.nd, 0);
+    cr_expect_eq(s.elem, 96);
+}
+
+Test(normalize, unit_counts_dropped)
+{
+    dmsg_sect s;
+    dmsg_layout dl = LAY(3, 1, 5, 1, 999, 4, 7);
+    dmsg_layout sl = LAY(1, 5, 8);
+    cr_assert_eq(dmsg_sect_normalize(&s, &dl, &sl, 4), 1);
+    cr_expect_eq(s.nd, 1);
+    cr_expect_eq(s.elem, 4);
+    cr_expect_eq(s.count[0], 5);
+    cr_expect_eq(s.dstride[0], 4);
+    cr_expect_eq(s.sstride[0], 8);
+}
+
+Test(normalize, partial_folds)
+{
+    dmsg_sect s;
+    /* rows contiguous on both sides, padded row pitch on the source */
+    dmsg_layout dl = LAY(2, 4, 3, 4, 16), sl = LAY(2, 4, 3, 4, 32);
+    cr_assert_eq(dmsg_sect_normalize(&s, &dl, &sl, 4), 1);
+    cr_expect_eq(s.nd, 1);
+    cr_expect_eq(s.elem, 16);
+    cr_expect_eq(s.count[0], 3);
+    cr_expect_eq(s.dstride[0], 16);
+    cr_expect_eq(s.sstride[0], 32);
+
+    /* dims 0 and 1 continue each other on both sides, dim 2 does not */
+    dl = LAY(3, 4, 3, 2, 8, 32, 96);
+    sl = LAY(3, 4, 3, 2, 8, 32, 200);
+    cr_assert_eq(dmsg_sect_normalize(&s, &dl, &sl, 4), 1);
+    cr_expect_eq(s.nd, 2);
+    cr_expect_eq(s.elem, 4);
+    cr_expect_eq(s.count[0], 12);
+    cr_expect_eq(s.count[1], 2);
+    cr_expect_eq(s.dstride[0], 8);
+    cr_expect_eq(s.sstride[0], 8);
+    cr_expect_eq(s.dstride[1], 96);
+    cr_expect_eq(s.sstride[1], 200);
+
+    /* contiguous on one side only: nothing folds */
+    dl = LAY(2, 4, 3, 4, 16);
+    sl = LAY(2, 4, 3, 12, 4);
+    cr_assert_eq(dmsg_sect_normalize(&s, &dl, &sl, 4), 1);
+    cr_expect_eq(s.nd, 2);
+    cr_expect_eq(s.elem, 4);
+}
+
+Test(normalize, negative_strides)
+{
+    dmsg_sect s;
+    dmsg_layout l = LAY(1, 5, -4);
+    cr_assert_eq(dmsg_sect_normalize(&s, &l, &l, 4), 1);
+    cr_expect_eq(s.nd, 1, "a reversed run is not one forward block");
+    cr_expect_eq(s.count[0], 5);
+    cr_expect_eq(s.dstride[0], -4);
+    cr_expect_eq(s.sstride[0], -4);
+
+    l = LAY(2, 4, 3, -4, -16);
+    cr_assert_eq(dmsg_sect_normalize(&s, &l, &l, 4), 1);
+    cr_expect_eq(s.nd, 1);
+    cr_expect_eq(s.count[0], 12);
+    cr_expect_eq(s.dstride[0], -4);
+
+    /* rows forward, row order reversed: rows fold into elem */
+    dmsg_layout dl = LAY(2, 4, 3, 4, -16), sl = LAY(2, 4, 3, 4, 16);
+    cr_assert_eq(dmsg_sect_normalize(&s, &dl, &sl, 4), 1);
+    cr_expect_eq(s.nd, 1);
+    cr_expect_eq(s.elem, 16);
+    cr_expect_eq(s.dstride[0], -16);
+    cr_expect_eq(s.sstride[0], 16);
+}
+
+Test(normalize, mismatched_shapes)
+{
+    dmsg_sect s;
+    dmsg_layout dl = LAY(2, 4, 3, 4, 16), sl = LAY(2, 3, 4, 4, 12);
+    cr_expect_eq(dmsg_sect_normalize(&s, &dl, &sl, 4), 0);
+    dl = LAY(1, 12, 4);
+    cr_expect_eq(dmsg_sect_normalize(&s, &dl, &sl, 4), 0);
+    dl = LAY(2, 0, 3, 4, 16);
+    cr_expect_eq(dmsg_sect_normalize(&s, &dl, &dl, 4), 0, "empty");
+}
+
+/* -------------------------------------------------------- section copy */
+
+static const size_t elems[] = {4, 8, 16, 3};
+#define NELEMS (sizeof elems / sizeof elems[0])
+
+Test(copy, one_d)
+{
+    for (size_t e = 0; e < NELEMS; e++) {
+        size_t z = elems[e];
+        ptrdiff_t sz = (ptrdiff_t)z;
+        dmsg_layout c = LAY(1, 37, sz), st = LAY(1, 37, 3 * sz), rev = LAY(1, 37, -sz);
+        dmsg_layout rst = LAY(1, 37, -5 * sz), bc = LAY(1, 37, 0);
+        check_copy(&c, &c, z, 0);
+        check_copy(&c, &st, z, 0);
+        check_copy(&st, &c, z, 0);
+        check_copy(&rev, &c, z, 0);
+        check_copy(&c, &rev, z, 0);
+        check_copy(&rev, &rev, z, 0);
+        check_copy(&rst, &st, z, 0);
+        check_copy(&c, &bc, z, 0);
+    }
+}
+
+Test(copy, transposes)
+{
+    static const size_t sizes[][2] = {{1, 1},   {1, 7},   {3, 5},   {16, 16}, {17, 33},
+                                      {64, 64}, {100, 37}, {129, 65}, {255, 257}};
+    static const size_t tiles[] = {0, 256, 1000, 4096};
+    const int perm[] = {1, 0};
+    for (size_t e = 0; e < NELEMS; e++) {
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            dmsg_layout dl = contiguous(2, sizes[k], elems[e]);
+            size_t swapped[2] = {sizes[k][1], sizes[k][0]};
+            dmsg_layout sl = permuted(2, swapped, perm, elems[e]);
+            for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+                check_copy(&dl, &sl, elems[e], tiles[t]);
+                check_copy(&sl, &dl, elems[e], tiles[t]); /* strided destination */
+            }
+        }
+    }
+}
+
+Test(copy, transpose_with_padding_and_reversal)
+{
+    for (size_t e = 0; e < NELEMS; e++) {
+        ptrdiff_t z = (ptrdiff_t)elems[e];
+        /* 70x45 block out of an 80-wide source array, into a 75-wide destination */
+        dmsg_layout dl = LAY(2, 70, 45, z, 75 * z), sl = LAY(2, 70, 45, 80 * z, z);
+        check_copy(&dl, &sl, elems[e], 512);
+        dmsg_layout dr = LAY(2, 70, 45, -z, -75 * z), sr = LAY(2, 70, 45, -80 * z, z);
+        check_copy(&dr, &sl, elems[e], 512);
+        check_copy(&dl, &sr, elems[e], 512);
+        check_copy(&dr, &sr, elems[e], 0);
+    }
+}
+
+Test(copy, three_and_four_d)
+{
+    static const int perms3[][3] = {{0, 1, 2}, {1, 0, 2}, {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
+    static const int perms4[][4] = {{0, 1, 2, 3}, {3, 2, 1, 0}, {1, 0, 3, 2}, {2, 3, 0, 1},
+                                    {0, 3, 1, 2}};
+    const size_t c3[3] = {9, 70, 13}, c4[4] = {5, 6, 7, 33};
+    for (size_t e = 0; e < NELEMS; e++) {
+        size_t z = elems[e];
+        for (size_t p = 0; p < sizeof perms3 / sizeof perms3[0]; p++) {
+            dmsg_layout sl = permuted(3, c3, perms3[p], z);
+            size_t dc[3] = {sl.count[0], sl.count[1], sl.count[2]};
+            dmsg_layout dl = contiguous(3, dc, z);
+            check_copy(&dl, &sl, z, 0);
+            check_copy(&sl, &dl, z, 300);
+        }
+        for (size_t p = 0; p < sizeof perms4 / sizeof perms4[0]; p++) {
+            dmsg_layout sl = permuted(4, c4, perms4[p], z);
+            size_t dc[4] = {sl.count[0], sl.count[1], sl.count[2], sl.count[3]};
+            dmsg_layout dl = contiguous(4, dc, z);
+            check_copy(&dl, &sl, z, 0);
+            check_copy(&sl, &dl, z, 700);
+        }
+    }
+}
+
+Test(copy, different_shapes)
+{
+    for (size_t e = 0; e < NELEMS; e++) {
+        ptrdiff_t z = (ptrdiff_t)elems[e];
+        dmsg_layout flat = LAY(1, 12, z), m34 = LAY(2, 3, 4, z, 3 * z);
+        dmsg_layout m26 = LAY(2, 2, 6, 2 * z, 5 * z), m43t = LAY(2, 4, 3, 3 * z, z);
+        dmsg_layout m62p = LAY(3, 6, 1, 2, 2 * z, 1000, 20 * z);
+        check_copy(&flat, &m34, z, 0);
+        check_copy(&m34, &flat, z, 0);
+        check_copy(&m34, &m26, z, 0); /* 3 does not divide 2: generic walker */
+        check_copy(&m26, &m43t, z, 0);
+        check_copy(&m43t, &m62p, z, 0);
+        check_copy(&flat, &m43t, z, 0);
+        /* a reshape that refines into a transpose: 60x40 into 2400 contiguous */
+        dmsg_layout big = LAY(1, 2400, z), bigt = LAY(2, 60, 40, 40 * z, z);
+        check_copy(&big, &bigt, z, 512);
+        dmsg_layout d3 = LAY(3, 30, 2, 40, z, 30 * z, 60 * z);
+        check_copy(&d3, &bigt, z, 512);
+        /* 8-D into 1-D and back */
+        dmsg_layout d8 = LAY(8, 2, 3, 2, 1, 2, 3, 1, 2, z, 2 * z, 6 * z, 12 * z, 12 * z,
+                             24 * z, 72 * z, 72 * z);
+        dmsg_layout d1 = LAY(1, 144, 2 * z);
+        check_copy(&d8, &d1, z, 0);
+        check_copy(&d1, &d8, z, 0);
+    }
+}
+
+/* Random shapes: a random contiguous array viewed through a random
+ * permutation with random reversals, copied into a random factorization of
+ * the same total with padding. Deterministic seed. */
+static dmsg_layout random_view(size_t total_out[1], size_t z)
+{
+    int nd = 1 + (int)(rnd() % 4);
+    size_t c[4];
+    int perm[4] = {0, 1, 2, 3};
+    for (int d = 0; d < nd; d++)
+        c[d] = 1 + rnd() % 9;
+    for (int d = nd - 1; d > 0; d--) {
+        int j = (int)(rnd() % (unsigned)(d + 1)), t = perm[d];
+        perm[d] = perm[j];
+        perm[j] = t;
+    }
+    dmsg_layout l = permuted(nd, c, perm, z);
+    size_t total = 1;
+    for (int d = 0; d < nd; d++) {
+        total *= c[d];
+        if (rnd() % 3 == 0)
+            l.stride[d] = -l.stride[d];
+    }
+    total_out[0] = total;
+    return l;
+}
+
+static dmsg_layout random_factorization(size_t total, size_t z)
+{
+    dmsg_layout l = {.ndims = 0};
+    ptrdiff_t s = (ptrdiff_t)z * (ptrdiff_t)(1 + rnd() % 2);
+    while (l.ndims < DMSG_MAX_DIMS - 1 && total > 1) {
+        size_t f = 1 + rnd() % 6;
+        if (total % f)
+            continue;
+        l.count[l.ndims] = f;
+        l.stride[l.ndims++] = s;
+        s *= (ptrdiff_t)(f + rnd() % 2);
+        total /= f;
+    }
+    l.count[l.ndims] = total;
+    l.stride[l.ndims++] = s;
+    return l;
+}
+
+Test(copy, random_shapes)
+{
+    rng_state = 777;
+    for (int it = 0; it < 400; it++) {
+        size_t z = elems[rnd() % NELEMS], total;
+        dmsg_layout sl = random_view(&total, z);
+        dmsg_layout dl = random_factorization(total, z);
+        check_copy(&dl, &sl, z, 64 + rnd() % 1024);
+        if (it % 2) /* also with the permuted view as the destination */
+            check_copy(&sl, &dl, z, 0);
+    }
+}
+
+Test(copy, copy_sect_directly)
+{
+    /* a normalized transpose with a folded element: 8-byte pairs of 4 */
+    dmsg_layout dl = LAY(3, 2, 40, 30, 4, 8, 320), sl = LAY(3, 2, 40, 30, 4, 240, 8);
+    dmsg_sect s;
+    cr_assert_eq(dmsg_sect_normalize(&s, &dl, &sl, 4), 1);
+    cr_expect_eq(s.nd, 2);
+    cr_expect_eq(s.elem, 8);
+    check_copy(&dl, &sl, 4, 256);
+}

@@ -1,0 +1,1065 @@
+/*
+ * dmsg-bench - measures dmsg side by side with its references and prints
+ * OSU-style columns with the ratio of each dmsg figure to its reference.
+ *
+ * The program has two roles:
+ *
+ *   driver  (plain command)   launches the measurements itself, interleaving
+ *                             dmsg and MPI runs, collects their results and
+ *                             prints the tables (and CSV with --csv FILE);
+ *   worker  (--worker TEST)   one measurement job, started by the driver as
+ *                             `dmsgrun -n P dmsg-bench --worker TEST ...`.
+ *
+ * The MPI reference is build/bin/dmsg-bench-mpi (tools/mpi/dmsg-bench-mpi.c),
+ * started as `mpiexec -n P dmsg-bench-mpi TEST ...`. Both kinds of worker
+ * print result lines on stdout from PE 0:
+ *
+ *   R <test> <npes> <param> <name> <best> <median> <unit>
+ *
+ * Every sample is the maximum over the PEs of one repetition (so a figure
+ * never hides a slow PE); "best" is the best repetition, over all rounds.
+ * Measurement loops of the two sides have the same shape on purpose.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dmsg.h"
+#include "dmsg/xfer/xfer.h"
+
+#define MAX_REPS 16
+#define MAX_BENCH_PES 64
+#define ELEM 16 /* a complex double */
+
+/* ================================================================ worker */
+
+static int g_me;
+static int g_np;
+
+/* Symmetric scratch for the worker's own collectives (broadcast, max). */
+struct scratch {
+    volatile long bcast;
+    long pad[7];
+    volatile double samples[MAX_BENCH_PES][MAX_REPS];
+};
+static struct scratch *g_scr;
+
+static void die_dmsg(const char *what, int rc)
+{
+    fprintf(stderr, "dmsg-bench worker (PE %d): %s: %s\n", g_me, what, dmsg_strerror(rc));
+    exit(1);
+}
+
+/* Every dmsg call of the worker is checked: a benchmark of failing calls
+ * would report fantasy numbers. */
+#define CK(call)                                                                               \
+    do {                                                                                       \
+        int ck_rc_ = (call);                                                                   \
+        if (ck_rc_ != DMSG_OK)                                                                 \
+            die_dmsg(#call, ck_rc_);                                                           \
+    } while (0)
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "dmsg-bench: out of memory (%zu bytes)\n", n);
+        exit(1);
+    }
+    return p;
+}
+
+/* PE 0's value of v, on every PE. */
+static long bcast_long(long v)
+{
+    CK(dmsg_sync()); /* clearance: everybody has read the previous value */
+    if (g_me == 0)
+        for (int pe = 0; pe < g_np; pe++)
+            CK(dmsg_deposit((void *)&g_scr->bcast, &v, sizeof v, pe, DMSG_CTR_NONE));
+    CK(dmsg_sync());
+    return g_scr->bcast;
+}
+
+/* Replaces s[0..n) on PE 0 by the maximum over all PEs of each element. */
+static void max_over_pes(double *s, int n)
+{
+    CK(dmsg_sync());
+    CK(dmsg_deposit((void *)g_scr->samples[g_me], s, (size_t)n * sizeof *s, 0, DMSG_CTR_NONE));
+    CK(dmsg_sync());
+    if (g_me == 0)
+        for (int pe = 0; pe < g_np; pe++)
+            for (int i = 0; i < n; i++)
+                s[i] = fmax(s[i], g_scr->samples[pe][i]);
+}
+
+static void sort_doubles(double *v, int n)
+{
+    for (int i = 1; i < n; i++) {
+        double x = v[i];
+        int j = i - 1;
+        while (j >= 0 && v[j] > x) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+}
+
+/* Prints one result line (PE 0) from n samples already in the final unit. */
+static void report(const char *test, long param, const char *name, const double *samples, int n,
+                   int higher_better, const char *unit)
+{
+    double v[MAX_REPS];
+    memcpy(v, samples, (size_t)n * sizeof v[0]);
+    sort_doubles(v, n);
+    double best = higher_better ? v[n - 1] : v[0];
+    double med = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    if (g_me == 0) {
+        printf("R %s %d %ld %s %.6g %.6g %s\n", test, g_np, param, name, best, med, unit);
+        fflush(stdout);
+    }
+}
+
+/* One iteration of a measured operation. Every PE calls it; a step that
+ * only PE 0 performs (a local reference copy) is a no-op elsewhere. */
+typedef void (*step_fn)(void *arg);
+
+struct step {
+    step_fn fn;
+    void *arg;
+    long n; /* steps per repetition, planned */
+};
+
+/* Seconds taken by n steps on this PE, started together after a sync. */
+static double time_steps(step_fn fn, void *arg, long n)
+{
+    CK(dmsg_sync());
+    double t0 = dmsg_wtime();
+    for (long i = 0; i < n; i++)
+        fn(arg);
+    return dmsg_wtime() - t0;
+}
+
+/* Runs `warm` untimed steps (page faults, caches), then doubles a trial
+ * count until it takes a measurable time and scales it to one repetition of
+ * about rep_s seconds. PE 0 decides: all PEs must run the same count. */
+static long plan_steps(step_fn fn, void *arg, long warm, double rep_s, long hi)
+{
+    time_steps(fn, arg, warm);
+    long n = 1;
+    double t;
+    for (;;) {
+        t = time_steps(fn, arg, n);
+        if (!bcast_long(t < rep_s / 8 && n < hi))
+            break;
+        n *= 2;
+    }
+    long steps = t > 0 ? (long)((double)n * rep_s / t) : hi;
+    steps = steps < 1 ? 1 : steps > hi ? hi : steps;
+    return bcast_long(steps);
+}
+
+/* Measures several steps side by side: plans each, then interleaves their
+ * repetitions (so machine noise hits all alike). out[i][r] is the time of
+ * one step of st[i] in repetition r, in seconds, max over PEs (on PE 0). */
+static void measure_set(struct step *st, int nst, long warm, double budget_s, int reps,
+                        double out[][MAX_REPS])
+{
+    double rep_s = budget_s / nst / (reps + 1);
+    for (int i = 0; i < nst; i++)
+        st[i].n = plan_steps(st[i].fn, st[i].arg, warm, rep_s, 10000000);
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < nst; i++)
+            out[i][r] = time_steps(st[i].fn, st[i].arg, st[i].n) / (double)st[i].n;
+    for (int i = 0; i < nst; i++)
+        max_over_pes(out[i], reps);
+}
+
+/* ------------------------------------------------------------ pingpong */
+
+struct pp_arg {
+    char *buf; /* symmetric, 8 bytes */
+    dmsg_ctr ctr;
+};
+
+/* One round trip of an 8-byte deposit between PEs 0 and 1; the counter at
+ * the receiver is the whole notification (no receive call, no matching). */
+static void pingpong_step(void *arg)
+{
+    struct pp_arg *a = arg;
+    uint64_t v = 42;
+    if (g_me == 0) {
+        CK(dmsg_deposit(a->buf, &v, sizeof v, 1, a->ctr));
+        CK(dmsg_await(a->ctr, 1));
+    } else if (g_me == 1) {
+        CK(dmsg_await(a->ctr, 1));
+        CK(dmsg_deposit(a->buf, &v, sizeof v, 0, a->ctr));
+    }
+}
+
+static void worker_pingpong(double budget_s)
+{
+    enum { REPS = 11 };
+    struct pp_arg a;
+    CK(dmsg_alloc(64, (void **)&a.buf));
+    CK(dmsg_ctr_create(&a.ctr));
+    struct step st = {pingpong_step, &a, 0};
+    double s[1][MAX_REPS];
+    measure_set(&st, 1, 2000, budget_s, REPS, s);
+    for (int r = 0; r < REPS; r++)
+        s[0][r] = s[0][r] / 2.0 * 1e6;
+    report("pingpong", 8, "dmsg", s[0], REPS, 0, "us");
+    CK(dmsg_ctr_destroy(a.ctr));
+    CK(dmsg_free(a.buf));
+}
+
+/* ------------------------------------------------------------------ bw */
+
+struct bw_arg {
+    size_t bytes;
+    int win;
+    char *dst;       /* symmetric: the deposit target on PE 1 */
+    const char *src; /* private source */
+    char *ldst;      /* private: the memcpy reference's target */
+    dmsg_ctr data;
+    dmsg_ctr ack;
+};
+
+/* A window of deposits from PE 0 to PE 1, closed when PE 1 has seen them
+ * all land and said so with an empty deposit (a bandwidth figure must not
+ * stop the clock before the data has arrived). */
+static void bw_dmsg_step(void *arg)
+{
+    struct bw_arg *a = arg;
+    if (g_me == 0) {
+        for (int w = 0; w < a->win; w++)
+            CK(dmsg_deposit(a->dst, a->src, a->bytes, 1, a->data));
+        CK(dmsg_await(a->ack, 1));
+    } else if (g_me == 1) {
+        CK(dmsg_await(a->data, (uint64_t)a->win));
+        CK(dmsg_deposit(a->dst, a->src, 0, 0, a->ack));
+    }
+}
+
+/* The same window as local memcpy calls on PE 0: the single-copy limit. */
+static void bw_memcpy_step(void *arg)
+{
+    struct bw_arg *a = arg;
+    if (g_me != 0)
+        return;
+    for (int w = 0; w < a->win; w++) {
+        memcpy(a->ldst, a->src, a->bytes);
+        /* Keeps the compiler from merging or dropping the repeated copies. */
+        __asm__ volatile("" : : "r"(a->ldst) : "memory");
+    }
+}
+
+static int bw_window_len(size_t bytes)
+{
+    return bytes >= (1u << 20) ? 4 : bytes >= (64u << 10) ? 16 : 64;
+}
+
+/* Sizes: 8 B times powers of 4, then max_bytes. */
+static size_t next_size(size_t bytes, size_t max_bytes)
+{
+    if (bytes >= max_bytes)
+        return max_bytes + 1;
+    return bytes * 4 > max_bytes ? max_bytes : bytes * 4;
+}
+
+static void worker_bw(double budget_s, size_t max_bytes)
+{
+    enum { REPS = 5 };
+    struct bw_arg a;
+    char *src = xmalloc(max_bytes);
+    a.ldst = xmalloc(max_bytes);
+    memset(src, 7, max_bytes);
+    memset(a.ldst, 0, max_bytes);
+    a.src = src;
+    CK(dmsg_alloc(max_bytes, (void **)&a.dst));
+    CK(dmsg_ctr_create(&a.data));
+    CK(dmsg_ctr_create(&a.ack));
+    for (size_t bytes = 8; bytes <= max_bytes; bytes = next_size(bytes, max_bytes)) {
+        a.bytes = bytes;
+        a.win = bw_window_len(bytes);
+        struct step st[2] = {{bw_dmsg_step, &a, 0}, {bw_memcpy_step, &a, 0}};
+        double s[2][MAX_REPS];
+        measure_set(st, 2, 2, budget_s, REPS, s);
+        for (int i = 0; i < 2; i++)
+            for (int r = 0; r < REPS; r++)
+                s[i][r] = (double)bytes * a.win / s[i][r] / 1e6;
+        report("bw", (long)bytes, "dmsg", s[0], REPS, 1, "MB/s");
+        report("bw", (long)bytes, "memcpy", s[1], REPS, 1, "MB/s");
+    }
+    CK(dmsg_ctr_destroy(a.ack));
+    CK(dmsg_ctr_destroy(a.data));
+    CK(dmsg_free(a.dst));
+    free(a.ldst);
+    free(src);
+}
+
+/* ----------------------------------------------------------- transpose */
+
+/* The N x N matrix of complex doubles is distributed by blocks of nb = N/np
+ * rows; element (r, c) holds the pair (r, c) so that the result can be
+ * checked completely. */
+struct tr_arg {
+    size_t n, nb;
+    double *a;  /* symmetric: my nb x n rows of A */
+    double *b;  /* symmetric: my nb x n rows of B = A^T */
+    dmsg_ctr ctr;
+    double *la; /* private, PE 0: nb x n source of the local reference */
+    double *lb; /* private, PE 0: n x nb destination of the local reference */
+    dmsg_xfer_params xp;
+};
+
+/* One step of the distributed transpose: one section deposit per partner
+ * (my columns block q, transposed, into PE q's rows at my column offset),
+ * then wait for the npes blocks that land here, then the clearance barrier
+ * for the next step. Partners are visited starting after me so that the
+ * PEs do not all write to the same PE at once. */
+static void tr_dmsg_step(void *arg)
+{
+    struct tr_arg *t = arg;
+    size_t nb = t->nb;
+    ptrdiff_t row = (ptrdiff_t)(t->n * ELEM);
+    dmsg_layout sl = {2, {nb, nb}, {ELEM, row}};
+    dmsg_layout dl = {2, {nb, nb}, {row, ELEM}};
+    for (int k = 0; k < g_np; k++) {
+        int q = (g_me + k) % g_np;
+        char *dst = (char *)t->b + (size_t)g_me * nb * ELEM;
+        const char *src = (const char *)t->a + (size_t)q * nb * ELEM;
+        CK(dmsg_deposit_section(dst, &dl, src, &sl, ELEM, q, t->ctr));
+    }
+    CK(dmsg_await(t->ctr, (uint64_t)g_np));
+    CK(dmsg_sync());
+}
+
+/* The reference: PE 0 transposes the same bytes locally (nb x n into
+ * n x nb) with the copy engine's own tiled section copy. */
+static void tr_engine_step(void *arg)
+{
+    struct tr_arg *t = arg;
+    if (g_me != 0)
+        return;
+    dmsg_layout sl = {2, {t->n, t->nb}, {ELEM, (ptrdiff_t)(t->n * ELEM)}};
+    dmsg_layout dl = {2, {t->n, t->nb}, {(ptrdiff_t)(t->nb * ELEM), ELEM}};
+    dmsg_copy_section((char *)t->lb, &dl, (const char *)t->la, &sl, ELEM, &t->xp);
+}
+
+/* The reference again, as a plain hand-tiled loop (T x T element tiles,
+ * 16 KiB per side for T = 32), in case it beats the engine here. */
+static void tr_hand_step(void *arg)
+{
+    enum { T = 32 };
+    struct tr_arg *t = arg;
+    if (g_me != 0)
+        return;
+    size_t n = t->n, nb = t->nb;
+    const char *s = (const char *)t->la;
+    char *d = (char *)t->lb;
+    for (size_t i0 = 0; i0 < nb; i0 += T) {
+        size_t i1 = i0 + T < nb ? i0 + T : nb;
+        for (size_t j0 = 0; j0 < n; j0 += T) {
+            size_t j1 = j0 + T < n ? j0 + T : n;
+            for (size_t i = i0; i < i1; i++)
+                for (size_t j = j0; j < j1; j++)
+                    memcpy(d + (j * nb + i) * ELEM, s + (i * n + j) * ELEM, ELEM);
+        }
+    }
+}
+
+/* Fills my rows of A (and PE 0's local source) with their global indices. */
+static void tr_fill(struct tr_arg *t)
+{
+    for (size_t i = 0; i < t->nb; i++)
+        for (size_t j = 0; j < t->n; j++) {
+            double *e = t->a + 2 * (i * t->n + j);
+            e[0] = (double)((size_t)g_me * t->nb + i);
+            e[1] = (double)j;
+            if (t->la) {
+                t->la[2 * (i * t->n + j)] = e[0];
+                t->la[2 * (i * t->n + j) + 1] = e[1];
+            }
+        }
+    memset(t->b, 0xff, t->nb * t->n * ELEM);
+    if (t->lb)
+        memset(t->lb, 0xff, t->nb * t->n * ELEM);
+}
+
+/* Counts wrong elements of my rows of B: B(r, c) must hold A(c, r). */
+static size_t tr_check_dmsg(const struct tr_arg *t)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < t->nb; i++)
+        for (size_t j = 0; j < t->n; j++) {
+            const double *e = t->b + 2 * (i * t->n + j);
+            bad += e[0] != (double)j || e[1] != (double)((size_t)g_me * t->nb + i);
+        }
+    return bad;
+}
+
+/* Counts wrong elements of the local reference's n x nb result. */
+static size_t tr_check_local(const struct tr_arg *t)
+{
+    size_t bad = 0;
+    for (size_t j = 0; j < t->n; j++)
+        for (size_t i = 0; i < t->nb; i++) {
+            const double *e = t->lb + 2 * (j * t->nb + i);
+            bad += e[0] != (double)i || e[1] != (double)j;
+        }
+    return bad;
+}
+
+/* Runs one step once and checks its result on every PE; a wrong transpose
+ * ends the worker, as its timing would mean nothing. */
+static void tr_verify(struct tr_arg *t, step_fn fn, const char *name, int local)
+{
+    tr_fill(t);
+    CK(dmsg_sync());
+    fn(t);
+    CK(dmsg_sync());
+    size_t bad = local ? (g_me == 0 ? tr_check_local(t) : 0) : tr_check_dmsg(t);
+    double worst = (double)bad;
+    max_over_pes(&worst, 1);
+    if (bcast_long(worst > 0)) {
+        if (bad)
+            fprintf(stderr, "dmsg-bench: transpose N=%zu %s: %zu wrong elements on PE %d\n",
+                    t->n, name, bad, g_me);
+        exit(1);
+    }
+}
+
+/* DMSG_TILE_BYTES as the library reads it (K/M suffix), 0 = engine default. */
+static size_t env_tile_bytes(void)
+{
+    const char *s = getenv("DMSG_TILE_BYTES");
+    if (!s || !*s)
+        return 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        v <<= 10;
+    else if (*end == 'M' || *end == 'm')
+        v <<= 20;
+    return (size_t)v;
+}
+
+static void worker_transpose_n(size_t n, double budget_s)
+{
+    enum { REPS = 5 };
+    struct tr_arg t = {0};
+    t.n = n;
+    t.nb = n / (size_t)g_np;
+    t.xp.tile_bytes = env_tile_bytes();
+    size_t blk = t.nb * n * ELEM;
+    CK(dmsg_alloc(blk, (void **)&t.a));
+    CK(dmsg_alloc(blk, (void **)&t.b));
+    CK(dmsg_ctr_create(&t.ctr));
+    if (g_me == 0) {
+        t.la = xmalloc(blk);
+        t.lb = xmalloc(blk);
+    }
+    tr_verify(&t, tr_dmsg_step, "dmsg", 0);
+    tr_verify(&t, tr_engine_step, "engine", 1);
+    tr_verify(&t, tr_hand_step, "hand-tiled", 1);
+
+    struct step st[3] = {{tr_dmsg_step, &t, 0}, {tr_engine_step, &t, 0}, {tr_hand_step, &t, 0}};
+    static const char *names[3] = {"dmsg", "engine", "hand"};
+    double s[3][MAX_REPS];
+    measure_set(st, 3, 1, budget_s, REPS, s);
+    for (int i = 0; i < 3; i++) {
+        for (int r = 0; r < REPS; r++)
+            s[i][r] = (double)blk / s[i][r] / 1e6;
+        report("transpose", (long)n, names[i], s[i], REPS, 1, "MB/s");
+    }
+    free(t.la);
+    free(t.lb);
+    CK(dmsg_ctr_destroy(t.ctr));
+    CK(dmsg_free(t.b));
+    CK(dmsg_free(t.a));
+}
+
+/* ------------------------------------------------------------- barrier */
+
+static void barrier_step(void *arg)
+{
+    CK(dmsg_sync());
+}
+
+static void worker_barrier(double budget_s)
+{
+    enum { REPS = 5 };
+    struct step st = {barrier_step, NULL, 0};
+    double s[1][MAX_REPS];
+    measure_set(&st, 1, 10, budget_s, REPS, s);
+    for (int r = 0; r < REPS; r++)
+        s[0][r] *= 1e6;
+    report("barrier", 0, "dmsg", s[0], REPS, 0, "us");
+}
+
+/* dmsg-bench --worker TEST BUDGET_MS [MAX_BYTES | N...] */
+static int worker_main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "dmsg-bench: --worker TEST BUDGET_MS [ARGS]\n");
+        return 2;
+    }
+    const char *test = argv[2];
+    double budget_s = atof(argv[3]) / 1000.0;
+    CK(dmsg_init());
+    g_me = dmsg_pe();
+    g_np = dmsg_npes();
+    if (g_np > MAX_BENCH_PES) {
+        fprintf(stderr, "dmsg-bench: at most %d PEs\n", MAX_BENCH_PES);
+        return 2;
+    }
+    CK(dmsg_alloc(sizeof *g_scr, (void **)&g_scr));
+    if (g_me == 0) {
+        printf("I transport %s\n", dmsg_transport_name());
+        fflush(stdout);
+    }
+    int needs2 = strcmp(test, "barrier") != 0;
+    if (needs2 && g_np < 2) {
+        fprintf(stderr, "dmsg-bench: %s needs at least 2 PEs\n", test);
+        return 2;
+    }
+    if (strcmp(test, "pingpong") == 0) {
+        worker_pingpong(budget_s);
+    } else if (strcmp(test, "bw") == 0) {
+        worker_bw(budget_s, argc > 4 ? (size_t)atol(argv[4]) : (size_t)4 << 20);
+    } else if (strcmp(test, "transpose") == 0) {
+        for (int i = 4; i < argc; i++)
+            worker_transpose_n((size_t)atol(argv[i]), budget_s);
+    } else if (strcmp(test, "barrier") == 0) {
+        worker_barrier(budget_s);
+    } else {
+        fprintf(stderr, "dmsg-bench: unknown worker test '%s'\n", test);
+        return 2;
+    }
+    CK(dmsg_free(g_scr));
+    CK(dmsg_finalize());
+    return 0;
+}
+
+/* ================================================================ driver */
+
+/* One collected figure: best and median over the rounds that produced it. */
+struct result {
+    char test[16];
+    int npes;
+    long param;
+    char name[16];
+    double best, median;
+    char unit[8];
+    int higher_better;
+};
+
+#define MAX_RESULTS 256
+
+static struct result g_res[MAX_RESULTS];
+static int g_nres;
+static char g_transport[32] = "?";
+static int g_failures;
+
+static struct result *find_result(const char *test, int npes, long param, const char *name)
+{
+    for (int i = 0; i < g_nres; i++) {
+        struct result *r = &g_res[i];
+        if (!strcmp(r->test, test) && r->npes == npes && r->param == param &&
+            !strcmp(r->name, name))
+            return r;
+    }
+    return NULL;
+}
+
+/* Merges one result line into the table: the best of all rounds wins, for
+ * the best and for the median alike. */
+static void add_line(const char *line)
+{
+    struct result x = {0};
+    if (sscanf(line, "I transport %31s", g_transport) == 1)
+        return;
+    if (sscanf(line, "R %15s %d %ld %15s %lf %lf %7s", x.test, &x.npes, &x.param, x.name, &x.best,
+               &x.median, x.unit) != 7)
+        return;
+    x.higher_better = strcmp(x.unit, "us") != 0;
+    struct result *r = find_result(x.test, x.npes, x.param, x.name);
+    if (!r) {
+        if (g_nres == MAX_RESULTS)
+            return;
+        g_res[g_nres++] = x;
+        return;
+    }
+    if (x.higher_better) {
+        r->best = fmax(r->best, x.best);
+        r->median = fmax(r->median, x.median);
+    } else {
+        r->best = fmin(r->best, x.best);
+        r->median = fmin(r->median, x.median);
+    }
+}
+
+/* Driver options. */
+struct opts {
+    int quick;
+    int verbose;
+    int tests; /* bit set of TEST_* */
+    const char *csv;
+    char bindir[PATH_MAX];
+    char self[PATH_MAX];
+    const char *mpiexec;
+};
+
+enum { TEST_PINGPONG = 1, TEST_BW = 2, TEST_TRANSPOSE = 4, TEST_BARRIER = 8, TEST_ALL = 15 };
+
+/* Reads a child's stdout until it ends or the deadline passes, feeding
+ * result lines to add_line. Returns 0 when the deadline killed it. */
+static int collect_output(int fd, pid_t pid, double timeout_s, int verbose)
+{
+    char buf[8192];
+    size_t len = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double left = timeout_s - ((double)(now.tv_sec - t0.tv_sec) +
+                                   (double)(now.tv_nsec - t0.tv_nsec) * 1e-9);
+        if (left <= 0) {
+            kill(-pid, SIGKILL); /* the child's own process group: the job we started */
+            return 0;
+        }
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+            continue;
+        ssize_t got = read(fd, buf + len, sizeof buf - 1 - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return 1;
+        len += (size_t)got;
+        buf[len] = '\0';
+        char *nl;
+        char *start = buf;
+        while ((nl = strchr(start, '\n'))) {
+            *nl = '\0';
+            if (verbose)
+                fprintf(stderr, "  | %s\n", start);
+            add_line(start);
+            start = nl + 1;
+        }
+        len = strlen(start);
+        memmove(buf, start, len);
+        if (len == sizeof buf - 1)
+            len = 0; /* an overlong line: not one of ours */
+    }
+}
+
+/* Runs argv (with optional NAME=VALUE env settings) as its own process
+ * group, collects its result lines, and returns 1 on success. */
+static int run_job(const struct opts *o, char *const argv[], const char *env1, double timeout_s)
+{
+    if (o->verbose) {
+        fprintf(stderr, "+ %s", env1 ? env1 : "");
+        for (int i = 0; argv[i]; i++)
+            fprintf(stderr, " %s", argv[i]);
+        fprintf(stderr, "\n");
+    }
+    int pfd[2];
+    if (pipe(pfd) != 0) {
+        perror("dmsg-bench: pipe");
+        return 0;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("dmsg-bench: fork");
+        close(pfd[0]);
+        close(pfd[1]);
+        return 0;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(pfd[1], STDOUT_FILENO);
+        close(pfd[0]);
+        close(pfd[1]);
+        if (env1)
+            putenv((char *)env1);
+        execvp(argv[0], argv);
+        fprintf(stderr, "dmsg-bench: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    close(pfd[1]);
+    int finished = collect_output(pfd[0], pid, timeout_s, o->verbose);
+    close(pfd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    int ok = finished && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ok) {
+        g_failures++;
+        fprintf(stderr, "dmsg-bench: FAILED (%s): %s", finished ? "exit status" : "timeout",
+                argv[0]);
+        for (int i = 1; argv[i]; i++)
+            fprintf(stderr, " %s", argv[i]);
+        fprintf(stderr, "\n");
+    }
+    return ok;
+}
+
+/* dmsgrun -n P <self> --worker TEST BUDGET [args...] */
+static void run_dmsg(const struct opts *o, int np, const char *test, long budget_ms,
+                     const char *const *extra, const char *env1)
+{
+    char launcher[PATH_MAX + 16], npbuf[16], budget[32];
+    snprintf(launcher, sizeof launcher, "%s/dmsgrun", o->bindir);
+    snprintf(npbuf, sizeof npbuf, "%d", np);
+    snprintf(budget, sizeof budget, "%ld", budget_ms);
+    const char *argv[24] = {launcher, "-n", npbuf, o->self, "--worker", test, budget};
+    int k = 7;
+    for (int i = 0; extra && extra[i] && k < 23; i++)
+        argv[k++] = extra[i];
+    argv[k] = NULL;
+    run_job(o, (char *const *)argv, env1, o->quick ? 60 : 120);
+}
+
+/* mpiexec -n P <bindir>/dmsg-bench-mpi TEST BUDGET [MAX_BYTES] */
+static void run_mpi(const struct opts *o, int np, const char *test, long budget_ms,
+                    const char *arg)
+{
+    char prog[PATH_MAX + 32], npbuf[16], budget[32];
+    snprintf(prog, sizeof prog, "%s/dmsg-bench-mpi", o->bindir);
+    if (access(prog, X_OK) != 0) {
+        static int warned;
+        if (!warned++)
+            fprintf(stderr, "dmsg-bench: %s not built: no MPI reference\n", prog);
+        return;
+    }
+    snprintf(npbuf, sizeof npbuf, "%d", np);
+    snprintf(budget, sizeof budget, "%ld", budget_ms);
+    const char *argv[] = {o->mpiexec, "-n", npbuf, prog, test, budget, arg, NULL};
+    run_job(o, (char *const *)argv, NULL, o->quick ? 60 : 120);
+}
+
+/* ------------------------------------------------------ table printing */
+
+static FILE *g_csv;
+
+/* A target: ratio <= limit (le) or >= limit. */
+struct target {
+    int le;
+    double limit;
+};
+
+static const char *target_text(const struct target *t, char *buf, size_t len)
+{
+    if (!t)
+        return "-";
+    snprintf(buf, len, "%s%.2f", t->le ? "<=" : ">=", t->limit);
+    return buf;
+}
+
+/* "yes"/"NO" for a ratio against its target, "n/a" without data. */
+static const char *verdict(const struct target *t, double ratio)
+{
+    if (!t)
+        return "";
+    if (isnan(ratio))
+        return "n/a";
+    return (t->le ? ratio <= t->limit : ratio >= t->limit) ? "yes" : "NO";
+}
+
+static double value_of(const struct result *r)
+{
+    return r ? r->best : NAN;
+}
+
+static void fmt_val(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "n/a");
+    else if (v >= 100)
+        snprintf(buf, len, "%.1f", v);
+    else
+        snprintf(buf, len, "%.3f", v);
+}
+
+/* Prints one row: parameter, dmsg, reference, ratio, extra, target, met. */
+static void print_row(const char *test, int npes, long param, const struct result *d,
+                      const struct result *ref, const char *ref_name, const struct result *extra,
+                      const struct target *t)
+{
+    double dv = value_of(d), rv = value_of(ref), ev = value_of(extra);
+    double ratio = dv / rv;
+    char a[32], b[32], c[32], e[32], tt[32];
+    fmt_val(a, sizeof a, dv);
+    fmt_val(b, sizeof b, rv);
+    fmt_val(e, sizeof e, ev);
+    if (isnan(ratio))
+        snprintf(c, sizeof c, "n/a");
+    else
+        snprintf(c, sizeof c, "%.3f", ratio);
+    long shown = !strcmp(test, "barrier") ? npes : param;
+    printf("%-10ld %14s %14s %9s %14s %8s %4s\n", shown, a, b, c, extra ? e : "",
+           target_text(t, tt, sizeof tt), verdict(t, ratio));
+    if (g_csv)
+        fprintf(g_csv, "%s,%d,%ld,%.6g,%.6g,%s,%.6g,%.6g,%s,%.6g,%s,%s\n", test, npes, param, dv,
+                d ? d->median : NAN, ref_name, rv, ref ? ref->median : NAN,
+                d ? d->unit : (ref ? ref->unit : ""), ratio, t ? target_text(t, tt, sizeof tt) : "",
+                verdict(t, ratio));
+}
+
+static void print_header(const char *title, const char *c0, const char *c1, const char *c2,
+                         const char *c3, const char *c4)
+{
+    printf("\n# %s\n", title);
+    printf("%-10s %14s %14s %9s %14s %8s %4s\n", c0, c1, c2, c3, c4, "target", "met");
+}
+
+static void table_pingpong(void)
+{
+    struct target t = {1, 0.5};
+    print_header("pingpong: 8-byte deposit+await vs MPI_Send/MPI_Recv, half round trip, 2 PEs",
+                 "# Size(B)", "dmsg(us)", "MPI(us)", "dmsg/MPI", "");
+    print_row("pingpong", 2, 8, find_result("pingpong", 2, 8, "dmsg"),
+              find_result("pingpong", 2, 8, "mpi"), "mpi", NULL, &t);
+}
+
+static void table_bw(size_t max_bytes)
+{
+    struct target t = {0, 0.8};
+    print_header("bw: contiguous deposit PE 0 -> PE 1 vs local memcpy (same job), 2 PEs",
+                 "# Size(B)", "dmsg(MB/s)", "memcpy(MB/s)", "ratio", "MPI(MB/s)");
+    for (size_t b = 8; b <= max_bytes; b = next_size(b, max_bytes))
+        print_row("bw", 2, (long)b, find_result("bw", 2, (long)b, "dmsg"),
+                  find_result("bw", 2, (long)b, "memcpy"), "memcpy",
+                  find_result("bw", 2, (long)b, "mpi"), b == max_bytes ? &t : NULL);
+}
+
+/* The local limit is the faster of the copy engine and the hand loop. */
+static void table_transpose(const long *ns, int count)
+{
+    struct target t = {0, 0.85};
+    print_header("transpose: N x N complex doubles, 2 PEs, MB/s per PE vs one-process local "
+                 "tiled transpose of the same bytes (best of engine, hand-tiled)",
+                 "# N", "dmsg(MB/s/PE)", "limit(MB/s)", "ratio", "limit-by");
+    for (int i = 0; i < count; i++) {
+        const struct result *e = find_result("transpose", 2, ns[i], "engine");
+        const struct result *h = find_result("transpose", 2, ns[i], "hand");
+        const struct result *lim = !e ? h : !h ? e : (h->best > e->best ? h : e);
+        const char *by = lim == e ? "engine" : lim == h ? "hand" : "none";
+        double dv = value_of(find_result("transpose", 2, ns[i], "dmsg"));
+        double ratio = dv / value_of(lim);
+        char a[32], b[32], c[32], tt[32];
+        fmt_val(a, sizeof a, dv);
+        fmt_val(b, sizeof b, value_of(lim));
+        if (isnan(ratio))
+            snprintf(c, sizeof c, "n/a");
+        else
+            snprintf(c, sizeof c, "%.3f", ratio);
+        const struct target *tp = ns[i] >= 2048 ? &t : NULL;
+        printf("%-10ld %14s %14s %9s %14s %8s %4s\n", ns[i], a, b, c, by,
+               target_text(tp, tt, sizeof tt), verdict(tp, ratio));
+        if (g_csv) {
+            const struct result *d = find_result("transpose", 2, ns[i], "dmsg");
+            fprintf(g_csv, "transpose,2,%ld,%.6g,%.6g,local-%s,%.6g,%.6g,MB/s,%.6g,%s,%s\n",
+                    ns[i], dv, d ? d->median : NAN, by, value_of(lim),
+                    lim ? lim->median : NAN, ratio, tp ? target_text(tp, tt, sizeof tt) : "",
+                    verdict(tp, ratio));
+        }
+    }
+}
+
+static void table_barrier(void)
+{
+    struct target t2 = {1, 1.0}, t4 = {1, 0.1};
+    print_header("barrier: dmsg_sync vs MPI_Barrier (4 PEs run on 2 cores)", "# PEs",
+                 "dmsg(us)", "MPI(us)", "dmsg/MPI", "");
+    print_row("barrier", 2, 0, find_result("barrier", 2, 0, "dmsg"),
+              find_result("barrier", 2, 0, "mpi"), "mpi", NULL, &t2);
+    print_row("barrier", 4, 0, find_result("barrier", 4, 0, "dmsg"),
+              find_result("barrier", 4, 0, "mpi"), "mpi", NULL, &t4);
+}
+
+/* -------------------------------------------------------------- driver */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: dmsg-bench [--all | --test NAME ...] [--quick] [--csv FILE] [-v]\n"
+            "  Measures dmsg side by side with its references and prints dmsg/reference ratios.\n"
+            "  --all          every test (the default when no --test is given)\n"
+            "  --test NAME    pingpong | bw | transpose | barrier (repeatable)\n"
+            "  --quick        short run (fewer rounds, smaller budgets; under 30 s)\n"
+            "  --csv FILE     also write the figures as CSV\n"
+            "  -v             show the launched commands and the workers' raw lines\n"
+            "  --help         this text\n"
+            "  Needs dmsgrun (and dmsg-bench-mpi for MPI) next to this program; MPI runs use\n"
+            "  mpiexec from PATH, or the command in DMSG_BENCH_MPIEXEC.\n"
+            "  Worker form (started by the driver): dmsgrun -n P dmsg-bench --worker TEST ...\n");
+}
+
+static int parse_test(const char *s)
+{
+    static const char *names[] = {"pingpong", "bw", "transpose", "barrier"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, names[i]))
+            return 1 << i;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--all")) {
+            o->tests = TEST_ALL;
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = 1;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            o->verbose = 1;
+        } else if (!strcmp(a, "--test") && i + 1 < argc && parse_test(argv[i + 1])) {
+            o->tests |= parse_test(argv[++i]);
+        } else if (!strcmp(a, "--csv") && i + 1 < argc) {
+            o->csv = argv[++i];
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else {
+            fprintf(stderr, "dmsg-bench: bad argument '%s'\n", a);
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (!o->tests)
+        o->tests = TEST_ALL;
+    return 0;
+}
+
+/* The directory of this executable: dmsgrun and dmsg-bench-mpi live there. */
+static int find_self(struct opts *o)
+{
+    ssize_t n = readlink("/proc/self/exe", o->self, sizeof o->self - 1);
+    if (n <= 0) {
+        perror("dmsg-bench: /proc/self/exe");
+        return -1;
+    }
+    o->self[n] = '\0';
+    memcpy(o->bindir, o->self, (size_t)n + 1);
+    char *slash = strrchr(o->bindir, '/');
+    if (slash)
+        *slash = '\0';
+    return 0;
+}
+
+/* Rounds alternate which side starts, so that a drift in machine load
+ * does not favour one side. */
+static void run_pair(const struct opts *o, int round, int np, const char *test, long budget_ms,
+                     const char *const *dmsg_extra, const char *mpi_arg)
+{
+    if (round % 2 == 0) {
+        run_dmsg(o, np, test, budget_ms, dmsg_extra, NULL);
+        run_mpi(o, np, test, budget_ms, mpi_arg);
+    } else {
+        run_mpi(o, np, test, budget_ms, mpi_arg);
+        run_dmsg(o, np, test, budget_ms, dmsg_extra, NULL);
+    }
+}
+
+static const long g_tr_sizes[] = {1024, 2048, 4096};
+
+static void run_all(const struct opts *o, size_t bw_max)
+{
+    int rounds = o->quick ? 1 : 3;
+    char maxb[32];
+    snprintf(maxb, sizeof maxb, "%zu", bw_max);
+    const char *bw_extra[] = {maxb, NULL};
+    const char *tr_extra[] = {"1024", "2048", "4096", NULL};
+    /* A (2 N^2 / npes) * 16-byte A and B per PE, plus room for the rest. */
+    static char seg_env[64];
+    long nmax = g_tr_sizes[2];
+    snprintf(seg_env, sizeof seg_env, "DMSG_SEGMENT_SIZE=%ldM",
+             (2 * nmax * nmax * ELEM / 2 >> 20) + 64);
+    for (int r = 0; r < rounds; r++) {
+        if (o->verbose)
+            fprintf(stderr, "dmsg-bench: round %d of %d\n", r + 1, rounds);
+        if (o->tests & TEST_PINGPONG)
+            run_pair(o, r, 2, "pingpong", o->quick ? 300 : 1000, NULL, NULL);
+        if (o->tests & TEST_BARRIER) {
+            run_pair(o, r, 2, "barrier", o->quick ? 300 : 1000, NULL, NULL);
+            run_pair(o, r, 4, "barrier", o->quick ? 500 : 1500, NULL, NULL);
+        }
+        if (o->tests & TEST_BW)
+            run_pair(o, r, 2, "bw", o->quick ? 40 : 150, bw_extra, maxb);
+        if ((o->tests & TEST_TRANSPOSE) && (r < 2 || o->quick))
+            run_dmsg(o, 2, "transpose", o->quick ? 400 : 1500, tr_extra, seg_env);
+    }
+}
+
+static void print_tables(const struct opts *o, size_t bw_max)
+{
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&now));
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("# dmsg-bench %d.%d.%d  %s  transport %s  %ld cores  %s\n", DMSG_VERSION_MAJOR,
+           DMSG_VERSION_MINOR, DMSG_VERSION_PATCH, date, g_transport, cores,
+           o->quick ? "quick" : "full");
+    printf("# values: best repetition over all rounds; each repetition is the max over PEs\n");
+    if (g_csv)
+        fprintf(g_csv, "test,npes,param,dmsg_best,dmsg_median,ref,ref_best,ref_median,unit,"
+                       "ratio,target,met\n");
+    if (o->tests & TEST_PINGPONG)
+        table_pingpong();
+    if (o->tests & TEST_BW)
+        table_bw(bw_max);
+    if (o->tests & TEST_TRANSPOSE)
+        table_transpose(g_tr_sizes, 3);
+    if (o->tests & TEST_BARRIER)
+        table_barrier();
+}
+
+static int driver_main(int argc, char **argv)
+{
+    struct opts o = {0};
+    if (parse_opts(argc, argv, &o) != 0)
+        return 2;
+    if (find_self(&o) != 0)
+        return 1;
+    o.mpiexec = getenv("DMSG_BENCH_MPIEXEC");
+    if (!o.mpiexec || !*o.mpiexec)
+        o.mpiexec = "mpiexec";
+    if (o.csv) {
+        g_csv = fopen(o.csv, "w");
+        if (!g_csv) {
+            fprintf(stderr, "dmsg-bench: cannot write %s: %s\n", o.csv, strerror(errno));
+            return 1;
+        }
+    }
+    size_t bw_max = (size_t)4 << 20;
+    run_all(&o, bw_max);
+    print_tables(&o, bw_max);
+    if (g_failures)
+        printf("\n# %d job(s) FAILED: see the messages above; their figures are missing\n",
+               g_failures);
+    if (g_csv)
+        fclose(g_csv);
+    return g_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--worker"))
+        return worker_main(argc, argv);
+    return driver_main(argc, argv);
+}
