@@ -53,9 +53,16 @@ $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJS)
+# The shared library exports exactly the calls declared in the public headers.
+$(BUILD)/libdmsg.map: $(wildcard include/*.h)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,libdmsg.so.$(SOVERSION) -o $@ $^ $(LDLIBS)
+	{ echo '{ global:'; grep -ohE '\bdmsg_[a-z0-9_]+\(' include/*.h | tr -d '(' | sort -u | \
+	  sed 's/$$/;/'; echo 'local: *; };'; } > $@
+
+$(LIB_SO): $(LIB_OBJS) $(BUILD)/libdmsg.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libdmsg.so.$(SOVERSION) -Wl,--version-script=$(BUILD)/libdmsg.map \
+	    -Wl,--no-undefined -o $@ $(LIB_OBJS) $(LDLIBS)
 	ln -sf libdmsg.so.$(VERSION) $(BUILD)/lib/libdmsg.so.$(SOVERSION)
 	ln -sf libdmsg.so.$(SOVERSION) $(BUILD)/lib/libdmsg.so
 

@@ -81,16 +81,3 @@ int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes)
         *bytes = b;
     return DMSG_OK;
 }
-
-int dmsg_sync(void)
-{
-    DMSG_REQUIRE_INIT();
-    dmsg_status st = dmsg_g.tp.ops->quiet(&dmsg_g.tp);
-    return st ? st : dmsg_g.tp.ops->barrier(&dmsg_g.tp);
-}
-
-int dmsg_quiet(void)
-{
-    DMSG_REQUIRE_INIT();
-    return dmsg_g.tp.ops->quiet(&dmsg_g.tp);
-}
