@@ -23,7 +23,7 @@ const dmsg_env_entry dmsg_env_table[] = {
     {"DMSG_SPIN", DMSG_ENV_LONG, "-1",
      "polls before a waiting PE sleeps (futex); -1 = automatic (short when PEs outnumber cores)",
      F(spin)},
-    {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "16K",
+    {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "64K",
      "working set per side of one tile of a strided 2-D copy (transpose)", F(tile_bytes)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},

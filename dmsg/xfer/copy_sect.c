@@ -5,10 +5,12 @@
  * while a tile is copied. Sections whose shapes differ are refined to a common
  * shape when the dimension boundaries line up, else walked by two odometers.
  *
- * Tile size, measured on a 2048x2048 transpose of 16-byte elements (64 MiB,
- * 2-core Xeon, 48 KiB L1d, 2 MiB L2 per core): see the report of the copy
- * engine; 16 KiB per side was at or near the best for 4-, 8- and 16-byte
- * elements and is the default (DMSG_XFER_TILE_DEFAULT). */
+ * Measured on 2048x2048 and 2000x2000 transposes (2-core Xeon, 48 KiB L1d and
+ * 2 MiB L2 per core): tiles of 64 KiB per side (64x64 elements of 16 bytes)
+ * were at or near the best for 4-, 8- and 16-byte elements, hence
+ * DMSG_XFER_TILE_DEFAULT. Line blocks inside the tiles won clearly for 4-byte
+ * elements (about 1.4x at 2048), were even for 8, and lost for 16 bytes at the
+ * power-of-two size, so 16-byte elements use plain tiles. */
 #include <string.h>
 #include "dmsg/xfer/xfer_impl.h"
 
@@ -67,15 +69,13 @@ static vec_fn pick_vec(size_t elem)
     }
 XFER_BLOCK(4)
 XFER_BLOCK(8)
-XFER_BLOCK(16)
 
 static block_fn pick_block(size_t elem)
 {
     switch (elem) {
     case 4: return block_4;
     case 8: return block_8;
-    case 16: return block_16;
-    default: return NULL;
+    default: return NULL; /* 16-byte blocks measured slower than plain tiles */
     }
 }
 
@@ -371,16 +371,6 @@ static void walk_generic(char *dst, const xfer_side *d, const char *src, const x
     }
 }
 
-/* A side with a single element still needs one dimension for the walker. */
-static void side_at_least_1d(xfer_side *s, size_t elem)
-{
-    if (s->nd == 0) {
-        s->nd = 1;
-        s->count[0] = 1;
-        s->stride[0] = (ptrdiff_t)elem;
-    }
-}
-
 void dmsg_copy_section(char *dst, const dmsg_layout *dl, const char *src, const dmsg_layout *sl,
                        size_t elem_size, const dmsg_xfer_params *p)
 {
@@ -399,7 +389,7 @@ void dmsg_copy_section(char *dst, const dmsg_layout *dl, const char *src, const 
         copy_work(dst, src, &w, p);
         return;
     }
-    side_at_least_1d(&d, elem_size);
-    side_at_least_1d(&s, elem_size);
+    /* Both sides have 2 or more elements here (single elements normalize),
+     * so each keeps at least one dimension. */
     walk_generic(dst, &d, src, &s, elem_size);
 }

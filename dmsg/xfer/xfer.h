@@ -56,8 +56,8 @@ typedef struct dmsg_xfer_params {
 } dmsg_xfer_params;
 
 /* tile_bytes used when params is NULL or its tile_bytes is 0 (measured: see
- * the copy engine's notes in copy_sect.c). */
-#define DMSG_XFER_TILE_DEFAULT ((size_t)16 * 1024)
+ * the notes at the top of dmsg/xfer/copy_sect.c). */
+#define DMSG_XFER_TILE_DEFAULT ((size_t)64 * 1024)
 
 /* Copies a validated section (shapes may differ; totals are equal and > 0). */
 void dmsg_copy_section(char *dst, const dmsg_layout *dl, const char *src, const dmsg_layout *sl,

@@ -22,7 +22,7 @@ Test(env, defaults)
     cr_assert_eq(c.max_counters, 256);
     cr_assert_eq(c.timeout, 0.0);
     cr_assert_eq(c.spin, -1);
-    cr_assert_eq(c.tile_bytes, 16u << 10);
+    cr_assert_eq(c.tile_bytes, 64u << 10);
     cr_assert_eq(c.debug, 0);
 }
 

@@ -327,7 +327,7 @@ Test(normalize, mismatched_shapes)
 
 /* -------------------------------------------------------- section copy */
 
-static const size_t elems[] = {4, 8, 16, 3};
+static const size_t elems[] = {4, 8, 16, 3, 1, 2};
 #define NELEMS (sizeof elems / sizeof elems[0])
 
 Test(copy, one_d)
