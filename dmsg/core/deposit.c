@@ -8,7 +8,7 @@ static int deposit(dmsg_op *op, dmsg_ctr ctr)
     dmsg_status st = dmsg_op_check(op);
     if (!st)
         st = dmsg_ctr_slot(ctr, 1, &slot);
-    return st ? st : dmsg_op_run(op, slot);
+    return st ? st : dmsg_op_run(op, slot, 0, NULL);
 }
 
 int dmsg_deposit(void *dst, const void *src, size_t bytes, int pe, dmsg_ctr ctr)

@@ -1,6 +1,7 @@
 /* Fetch entry points and request handles. The shm transport completes a
  * fetch inside the call, so a request is born complete; the handle protocol
  * (start, test/wait, retire) is the same for transports that pipeline. */
+#include <string.h>
 #include "dmsg/core/op.h"
 
 #define REQ_MAGIC 0x64526571u /* "dReq" */
@@ -12,13 +13,14 @@ static int fetch(dmsg_op *op, dmsg_req *req)
     dmsg_status st = dmsg_op_check(op);
     if (st)
         return st;
-    st = dmsg_op_run(op, UINT32_MAX);
+    double done_at = 0;
+    st = dmsg_op_run(op, UINT32_MAX, req != NULL, &done_at);
     if (req) {
         req->magic = REQ_MAGIC;
         req->state = REQ_ACTIVE;
         req->status = st;
         req->pe = op->pe;
-        req->seq = 0;
+        memcpy(&req->seq, &done_at, sizeof done_at); /* model completion time */
         req->priv[0] = req->priv[1] = NULL;
         return DMSG_OK;
     }
@@ -87,6 +89,11 @@ int dmsg_test(dmsg_req *req, int *done)
         return DMSG_FAIL(DMSG_ERR_HANDLE, "request was never started or is already retired");
     req->state = REQ_RETIRED;
     *done = 1;
+    if (dmsg_g.tp.ops->complete) {
+        double t;
+        memcpy(&t, &req->seq, sizeof t);
+        dmsg_g.tp.ops->complete(&dmsg_g.tp, t);
+    }
     return req->status;
 }
 

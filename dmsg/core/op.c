@@ -122,12 +122,61 @@ static void move_direct(const dmsg_op *op, char *r)
     }
 }
 
-dmsg_status dmsg_op_run(const dmsg_op *op, uint32_t slot)
+/* Pattern of one side of a section at its innermost (normalized) dimension. */
+static void side_pattern(size_t elem, size_t count0, ptrdiff_t stride, dmsg_tp_pat *pat,
+                         ptrdiff_t *out_stride)
+{
+    *pat = (count0 <= 1 || stride == (ptrdiff_t)elem) ? DMSG_TP_PAT_CONTIG
+                                                        : DMSG_TP_PAT_STRIDED;
+    *out_stride = stride;
+}
+
+/* Describes a checked op for a transport's cost model. */
+static void describe(const dmsg_op *op, dmsg_tp_xfer *x)
+{
+    *x = (dmsg_tp_xfer){.get = op->dir == DMSG_DIR_GET, .pe = op->pe, .bytes = op->payload,
+                        .elem = op->elem, .src = DMSG_TP_PAT_CONTIG, .dst = DMSG_TP_PAT_CONTIG};
+    dmsg_tp_pat *remote = x->get ? &x->src : &x->dst, *local = x->get ? &x->dst : &x->src;
+    switch (op->kind) {
+    case DMSG_OP_CONTIG: x->elem = op->n; break;
+    case DMSG_OP_SECTION: {
+        dmsg_sect s;
+        const dmsg_layout *dl = x->get ? op->ll : op->rl, *sl = x->get ? op->rl : op->ll;
+        if (op->n && dmsg_sect_normalize(&s, dl, sl, op->elem)) {
+            x->elem = s.elem;
+            side_pattern(s.elem, s.nd ? s.count[0] : 1, s.nd ? s.sstride[0] : 0, &x->src,
+                         &x->src_stride);
+            side_pattern(s.elem, s.nd ? s.count[0] : 1, s.nd ? s.dstride[0] : 0, &x->dst,
+                         &x->dst_stride);
+        } else {
+            side_pattern(op->elem, sl->count[0], sl->stride[0], &x->src, &x->src_stride);
+            side_pattern(op->elem, dl->count[0], dl->stride[0], &x->dst, &x->dst_stride);
+        }
+        break;
+    }
+    case DMSG_OP_REMOTE_INDEXED: *remote = DMSG_TP_PAT_INDEXED; break;
+    case DMSG_OP_LOCAL_INDEXED: *local = DMSG_TP_PAT_INDEXED; break;
+    case DMSG_OP_ADP:
+        x->dst = DMSG_TP_PAT_INDEXED;
+        x->adp = 1;
+        break;
+    }
+}
+
+dmsg_status dmsg_op_run(const dmsg_op *op, uint32_t slot, int nonblocking, double *done_at)
 {
     dmsg_tp *tp = &dmsg_g.tp;
     if (!(tp->ops->caps & DMSG_TP_CAP_DIRECT_MAP))
         return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "transport %s cannot map segments",
                          tp->ops->name);
+    if (tp->ops->account) {
+        dmsg_tp_xfer x;
+        describe(op, &x);
+        x.nonblocking = nonblocking;
+        double t = tp->ops->account(tp, &x);
+        if (done_at)
+            *done_at = t;
+    }
     move_direct(op, tp->seg[op->pe] + op->roff);
     if (slot != UINT32_MAX)
         tp->ops->ctr_signal(tp, op->pe, slot, op->payload);

@@ -37,7 +37,9 @@ typedef struct dmsg_op {
 dmsg_status dmsg_op_check(dmsg_op *op);
 
 /* Moves the data of a checked op and, for puts with a counter slot other than
- * UINT32_MAX, counts it at the target after the data is visible. */
-dmsg_status dmsg_op_run(const dmsg_op *op, uint32_t slot);
+ * UINT32_MAX, counts it at the target after the data is visible. A transport
+ * with a cost model is told first; *done_at (may be NULL) receives the time
+ * the transfer completes by that model, for non-blocking fetches. */
+dmsg_status dmsg_op_run(const dmsg_op *op, uint32_t slot, int nonblocking, double *done_at);
 
 #endif

@@ -15,6 +15,23 @@
 
 typedef struct dmsg_tp dmsg_tp;
 
+/* Access pattern of one end of a transfer, as the copy-transfer model names
+ * it: contiguous (1), constant stride (n), indexed (w). */
+typedef enum { DMSG_TP_PAT_CONTIG, DMSG_TP_PAT_STRIDED, DMSG_TP_PAT_INDEXED } dmsg_tp_pat;
+
+/* What a cost model needs to know about one transfer (see ops->account). */
+typedef struct dmsg_tp_xfer {
+    int get;              /* 0: deposit, 1: fetch */
+    int pe;               /* the remote PE */
+    uint64_t bytes;       /* payload bytes */
+    size_t elem;          /* element size (the run length when contiguous) */
+    dmsg_tp_pat src, dst;    /* read and write patterns */
+    ptrdiff_t src_stride; /* bytes between elements when STRIDED */
+    ptrdiff_t dst_stride;
+    int adp;              /* destination addresses travel with the data */
+    int nonblocking;      /* a fetch whose completion is awaited later */
+} dmsg_tp_xfer;
+
 typedef struct dmsg_tp_ops {
     const char *name;
     unsigned caps;
@@ -40,6 +57,11 @@ typedef struct dmsg_tp_ops {
     void (*ctr_read)(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
     /* Clock (virtual on simulated machines); NULL = wall clock. */
     double (*wtime)(dmsg_tp *tp);
+    /* Optional cost accounting, called before a transfer is moved; returns
+     * the time at which it completes (for non-blocking fetches). */
+    double (*account)(dmsg_tp *tp, const dmsg_tp_xfer *x);
+    /* Optional: a non-blocking operation that completes at time t is waited for. */
+    void (*complete)(dmsg_tp *tp, double t);
 } dmsg_tp_ops;
 
 struct dmsg_tp {
