@@ -25,7 +25,7 @@ static int gen_moved(const void *arg)
  * that races ahead into the next barrier always finds the count reset. The
  * acq_rel arrival and the acquire of the generation make every store before
  * the barrier on any PE visible after it on every PE. */
-static dmsg_status shm_barrier(dmsg_tp *tp)
+dmsg_status shm_barrier(dmsg_tp *tp)
 {
     shm_state *s = tp->priv;
     shm_job_area *a = s->area;
@@ -39,14 +39,14 @@ static dmsg_status shm_barrier(dmsg_tp *tp)
     return shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
 }
 
-static dmsg_status shm_quiet(dmsg_tp *tp)
+dmsg_status shm_quiet(dmsg_tp *tp)
 {
     /* Deposits are complete when their copy loop returns; only ordering is left. */
     atomic_thread_fence(memory_order_seq_cst);
     return DMSG_OK;
 }
 
-static dmsg_status shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
+dmsg_status shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
 {
     shm_state *s = tp->priv;
     if (len > sizeof s->area->gather[0])
@@ -68,15 +68,11 @@ static long auto_spin(int npes)
     return (cores > 0 && npes > cores) ? 64 : 20000;
 }
 
-static dmsg_status shm_init(dmsg_tp *tp, int fd, int rank, int npes)
+dmsg_status shm_join(dmsg_tp *tp, shm_state *s, int fd, int rank, int npes)
 {
-    dmsg_status st;
-    shm_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "shm state");
-    st = dmsg_job_map(fd, &s->hdr);
+    dmsg_status st = dmsg_job_map(fd, &s->hdr);
     if (st)
-        goto err_free;
+        return st;
     if (s->hdr->npes != (uint32_t)npes || rank < 0 || rank >= npes) {
         st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "job region is for %u PEs, launcher says %d (rank %d)",
                        s->hdr->npes, npes, rank);
@@ -106,10 +102,10 @@ static dmsg_status shm_init(dmsg_tp *tp, int fd, int rank, int npes)
     atomic_store(&s->hdr->pe_state[rank], DMSG_PE_INIT);
     st = shm_barrier(tp);
     if (st)
-        goto err_seg;
+        goto err_joined;
     return DMSG_OK;
 
-err_seg:
+err_joined:
     atomic_store(&s->hdr->pe_state[rank], DMSG_PE_FINALIZED);
     tp->priv = NULL;
     free(s->taken);
@@ -118,22 +114,36 @@ err_segtab:
     tp->seg = NULL;
 err_unmap:
     dmsg_job_unmap(s->hdr);
-err_free:
-    free(s);
+    return st;
+}
+
+void shm_leave(dmsg_tp *tp, shm_state *s)
+{
+    atomic_store(&s->hdr->pe_state[tp->rank], DMSG_PE_FINALIZED);
+    dmsg_job_unmap(s->hdr);
+    close(s->fd);
+    free(s->taken);
+    free(tp->seg);
+    tp->seg = NULL;
+    tp->priv = NULL;
+}
+
+static dmsg_status shm_init(dmsg_tp *tp, int fd, int rank, int npes)
+{
+    shm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "shm state");
+    dmsg_status st = shm_join(tp, s, fd, rank, npes);
+    if (st)
+        free(s);
     return st;
 }
 
 static void shm_finalize(dmsg_tp *tp)
 {
     shm_state *s = tp->priv;
-    atomic_store(&s->hdr->pe_state[tp->rank], DMSG_PE_FINALIZED);
-    dmsg_job_unmap(s->hdr);
-    close(s->fd);
-    free(s->taken);
-    free(tp->seg);
+    shm_leave(tp, s);
     free(s);
-    tp->seg = NULL;
-    tp->priv = NULL;
 }
 
 const dmsg_tp_ops dmsg_tp_shm_ops = {

@@ -19,6 +19,9 @@ typedef struct shm_job_area {
     _Alignas(SHM_LINE) _Atomic uint32_t gen;
     _Atomic uint32_t sleepers;
     _Alignas(SHM_LINE) uint64_t gather[DMSG_MAX_PES][4];
+    /* For transports layered on shm (the simulator's barrier clocks), two
+     * rows used alternately by consecutive barriers. */
+    uint64_t aux[2][DMSG_MAX_PES];
 } shm_job_area;
 
 /* One deposit counter instance; one cache line each, at the start of each
@@ -28,6 +31,7 @@ typedef struct shm_ctr {
     _Atomic uint64_t bytes;
     _Atomic uint32_t seq;      /* futex word: bumped when a sleeper must wake */
     _Atomic uint32_t sleepers;
+    _Atomic uint64_t aux;      /* for layered transports (the simulator's arrival time) */
 } shm_ctr;
 
 typedef struct shm_state {
@@ -60,6 +64,13 @@ dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic 
  * the caller has not changed itself). */
 void shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump);
 
+/* The shm ops, for transports layered on it. shm_join fills a caller-owned
+ * state (tp->priv must point to a struct that starts with it). */
+dmsg_status shm_join(dmsg_tp *tp, shm_state *s, int fd, int rank, int npes);
+void shm_leave(dmsg_tp *tp, shm_state *s);
+dmsg_status shm_barrier(dmsg_tp *tp);
+dmsg_status shm_quiet(dmsg_tp *tp);
+dmsg_status shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
 void shm_ctr_reset(dmsg_tp *tp, uint32_t slot);
 void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
 dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
