@@ -21,7 +21,7 @@ LIB_A     := $(BUILD)/lib/libdmsg.a
 LIB_SO    := $(BUILD)/lib/libdmsg.so.$(VERSION)
 
 EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
-TOOLS     := $(BUILD)/bin/dmsgrun $(if $(wildcard tools/dmsg-bench.c),$(BUILD)/bin/dmsg-bench)
+TOOLS     := $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 MPI_TOOLS := $(patsubst tools/mpi/%.c,$(BUILD)/bin/%,$(wildcard tools/mpi/*.c))
 
 UNIT_SRCS  := $(wildcard tests/unit/*.c)

@@ -9,6 +9,7 @@
  *      as many deposits as PEs have updates for it. Each element has at most
  *      one writer (PE s only writes elements k with k % npes == s), so the
  *      final contents are known and every owner checks its whole block.
+ *      (On one PE there is nobody else to update, so (a) sends nothing.)
  *  (b) Gather: after a reset and a dmsg_sync, each PE reads a pseudo-random
  *      set of global elements, one indexed fetch per owner (one of them
  *      non-blocking, waited for after the others), and checks value(k).
@@ -23,13 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        int rc_ = (call);                                                                  \
-        if (rc_ != DMSG_OK) {                                                              \
-            fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_)); \
-            exit(EXIT_FAILURE);                                                            \
-        }                                                                                  \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != DMSG_OK) {                                                                      \
+            fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_));       \
+            exit(EXIT_FAILURE);                                                                    \
+        }                                                                                          \
     } while (0)
 
 typedef struct job {
@@ -101,8 +102,7 @@ static void scatter_updates(const job *j)
             if (k != UINT64_MAX && k / j->len == (uint64_t)pe)
                 rec[n++] = (dmsg_adp8){(k % j->len) * sizeof(uint64_t), update_value(j->me, t)};
         }
-        if (n > 0)
-            CHECK(dmsg_deposit_adp(j->block, rec, n, sizeof(uint64_t), pe, j->ctr));
+        if (n > 0) CHECK(dmsg_deposit_adp(j->block, rec, n, sizeof(uint64_t), pe, j->ctr));
     }
     free(rec);
 }
@@ -129,8 +129,8 @@ static uint64_t check_updates(const job *j)
     CHECK(dmsg_await(j->ctr, senders));
     for (size_t l = 0; l < j->len; l++) {
         if (j->block[l] != want[l] && errors++ < 5)
-            fprintf(stderr, "PE %d: element %" PRIu64 " = %#" PRIx64 ", want %#" PRIx64 "\n",
-                    j->me, first + l, j->block[l], want[l]);
+            fprintf(stderr, "PE %d: element %" PRIu64 " = %#" PRIx64 ", want %#" PRIx64 "\n", j->me,
+                    first + l, j->block[l], want[l]);
     }
     free(want);
     return errors;
@@ -173,8 +173,7 @@ static void fetch_reads(const job *j, const size_t *idx, const size_t *start, ui
             CHECK(dmsg_fetch_indexed(got + start[pe], j->block, idx + start[pe], n,
                                      sizeof(uint64_t), pe));
     }
-    if (n_first > 0)
-        CHECK(dmsg_wait(&req));
+    if (n_first > 0) CHECK(dmsg_wait(&req));
 }
 
 /* Part (b): draws, fetches and checks `count` elements; returns wrong ones. */
@@ -189,8 +188,9 @@ static uint64_t gather_and_check(const job *j, size_t count)
         for (size_t i = start[pe]; i < start[pe + 1]; i++) {
             uint64_t k = (uint64_t)pe * j->len + idx[i];
             if (got[i] != value(k) && errors++ < 5)
-                fprintf(stderr, "PE %d: fetched element %" PRIu64 " = %" PRIu64 ", want %" PRIu64
-                        "\n", j->me, k, got[i], value(k));
+                fprintf(stderr,
+                        "PE %d: fetched element %" PRIu64 " = %" PRIu64 ", want %" PRIu64 "\n",
+                        j->me, k, got[i], value(k));
         }
     }
     free(got);
@@ -223,8 +223,7 @@ int main(int argc, char **argv)
     job j = {.me = dmsg_pe(), .npes = dmsg_npes()};
     long len = arg_or(argc, argv, 1, 4096), updates = arg_or(argc, argv, 2, 1000);
     if (len <= 0 || updates < 0) {
-        if (j.me == 0)
-            fprintf(stderr, "usage: gather [L [updates]]: L > 0 elements per PE\n");
+        if (j.me == 0) fprintf(stderr, "usage: gather [L [updates]]: L > 0 elements per PE\n");
         dmsg_finalize();
         return EXIT_FAILURE;
     }

@@ -15,30 +15,39 @@
 #include <string.h>
 
 /* Every dmsg call returns a status; an example stops at the first failure. */
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        int rc_ = (call);                                                                  \
-        if (rc_ != DMSG_OK) {                                                              \
-            fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_)); \
-            exit(EXIT_FAILURE);                                                            \
-        }                                                                                  \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != DMSG_OK) {                                                                      \
+            fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_));       \
+            exit(EXIT_FAILURE);                                                                    \
+        }                                                                                          \
     } while (0)
 
 typedef struct greeting {
     int pe;
     int npes;
-    char text[56];
+    char text[56]; /* NUL-terminated */
 } greeting;
 
-/* PE 0 checks what landed before printing it: slot [pe] must come from pe. */
+static greeting make_greeting(int pe, int npes)
+{
+    greeting g = {.pe = pe, .npes = npes};
+    snprintf(g.text, sizeof g.text, "Hello from PE %d of %d", pe, npes);
+    return g;
+}
+
+/* PE 0 checks what landed before printing it: slot [pe] must hold exactly
+ * the greeting that PE pe built. Returns the number of bad slots. */
 static int print_greetings(const greeting *slots, int npes)
 {
     int bad = 0;
     for (int pe = 0; pe < npes; pe++) {
+        greeting want = make_greeting(pe, npes);
         const greeting *g = &slots[pe];
-        if (g->pe != pe || g->npes != npes) {
-            fprintf(stderr, "slot %d: got a record from PE %d of %d\n", pe, g->pe, g->npes);
-            bad = 1;
+        if (g->pe != pe || g->npes != npes || memcmp(g->text, want.text, sizeof want.text) != 0) {
+            fprintf(stderr, "slot %d: unexpected record (PE %d of %d)\n", pe, g->pe, g->npes);
+            bad++;
             continue;
         }
         printf("%s\n", g->text);
@@ -60,8 +69,7 @@ int main(void)
     CHECK(dmsg_alloc((size_t)npes * sizeof(greeting), (void **)&slots));
     CHECK(dmsg_ctr_create(&arrived));
 
-    greeting mine = {.pe = me, .npes = npes};
-    snprintf(mine.text, sizeof mine.text, "Hello from PE %d of %d", me, npes);
+    greeting mine = make_greeting(me, npes);
     CHECK(dmsg_deposit(&slots[me], &mine, sizeof mine, 0, arrived));
 
     int bad = 0;

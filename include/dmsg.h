@@ -18,7 +18,13 @@
  * Errors. Every call returns DMSG_OK (0) or a negative dmsg status code;
  * dmsg_strerror() names it. A call that fails has no effect: nothing is
  * written on either side and output arguments are left untouched. dmsg never
- * prints or aborts on a user error unless DMSG_DEBUG is set.
+ * prints or aborts on a user error unless DMSG_DEBUG is set; the one exception
+ * is a bad environment setting, which dmsg_init also prints (nothing can run).
+ *
+ * Waits. Every call that waits for other PEs (dmsg_init, dmsg_sync, awaits, the
+ * collectives, dmsg_finalize) may also return DMSG_ERR_TIMEOUT (DMSG_TIMEOUT
+ * was exceeded) or DMSG_ERR_ABORTED (the launcher is stopping the job). After
+ * either, the PEs are out of step: the PE should report and exit.
  */
 #ifndef DMSG_H
 #define DMSG_H
@@ -66,7 +72,8 @@ const char *dmsg_strerror(int status);
 /**
  * Joins the job. Collective: returns after every PE has joined (a barrier).
  * Reads the environment settings (dmsgrun --help-env lists them). A program
- * started without dmsgrun runs as a single PE.
+ * started without dmsgrun runs as a single PE. Under dmsgrun a process joins
+ * its job once: dmsg_init after dmsg_finalize returns DMSG_ERR_TRANSPORT.
  * Errors: DMSG_ERR_STATE (already initialized), DMSG_ERR_ENV (bad setting),
  * DMSG_ERR_TRANSPORT (launcher protocol or mapping failed), DMSG_ERR_NOMEM.
  */
@@ -75,7 +82,8 @@ int dmsg_init(void);
 /**
  * Leaves the job. Collective: completes every outstanding operation of every
  * PE (as dmsg_sync) and then unmaps all segments; symmetric pointers become
- * invalid. Errors: DMSG_ERR_NOT_INIT.
+ * invalid. The PE has left even when the final barrier reports an error.
+ * Errors: DMSG_ERR_NOT_INIT, and the waits' errors.
  */
 int dmsg_finalize(void);
 
@@ -103,9 +111,12 @@ const char *dmsg_transport_name(void);
  * offset in every PE's segment. Contents are zero on first use of the memory.
  * Ends with a barrier, so the block is usable as a target on every PE on return.
  * bytes == 0 yields a valid unique pointer to a zero-sized block.
- * Errors (reported on every PE alike): DMSG_ERR_NULL, DMSG_ERR_COLLECTIVE
- * (PEs passed different sizes or are in different collectives),
- * DMSG_ERR_NOMEM (segment exhausted; see DMSG_SEGMENT_SIZE), DMSG_ERR_OVERFLOW.
+ * Errors (reported on every PE alike; when several PEs fail, the lowest
+ * ranked PE's error): DMSG_ERR_NULL (on any PE), DMSG_ERR_COLLECTIVE (PEs
+ * passed different sizes, or one is in another checked collective: alloc,
+ * free, ctr_create, ctr_destroy), DMSG_ERR_NOMEM (segment exhausted; see
+ * DMSG_SEGMENT_SIZE), and the waits' errors. A PE in dmsg_sync while others
+ * are in a collective is not detected: keep collectives in the same order.
  */
 int dmsg_alloc(size_t bytes, void **ptr);
 
@@ -142,8 +153,8 @@ typedef uint64_t dmsg_ctr;
 /**
  * Collective: creates a counter with zero counts on every PE. Ends with a
  * barrier, so it may be named by deposits as soon as the call returns.
- * Errors: DMSG_ERR_NULL, DMSG_ERR_NOMEM (DMSG_MAX_COUNTERS reached),
- * DMSG_ERR_COLLECTIVE.
+ * Errors, on every PE alike: DMSG_ERR_NULL (on any PE), DMSG_ERR_NOMEM
+ * (DMSG_MAX_COUNTERS reached), DMSG_ERR_COLLECTIVE, and the waits' errors.
  */
 int dmsg_ctr_create(dmsg_ctr *ctr);
 
@@ -186,7 +197,7 @@ int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes);
  * before it by any PE: on return each PE may read what was deposited to it
  * and reuse or overwrite what it deposited or exposed. This is the
  * "clearance" of the deposit model. Errors: DMSG_ERR_NOT_INIT,
- * DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED.
+ * DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED (after which the PEs are out of step).
  */
 int dmsg_sync(void);
 
@@ -216,7 +227,8 @@ int dmsg_deposit(void *dst, const void *src, size_t bytes, int pe, dmsg_ctr ctr)
 /**
  * One side of a regular n-D section: dimension 0 is the innermost; count[d]
  * elements along dimension d, stride[d] bytes between consecutive elements
- * along it (may be negative or zero only on the source side). The two sides
+ * along it. Strides may be negative; zero strides, and any layout in which two
+ * elements overlap, are allowed on the source side only. The two sides
  * of a section copy may have different shapes, but must hold the same total
  * number of elements; elements are matched in row-major order of each side
  * (dimension 0 fastest).
@@ -247,7 +259,8 @@ int dmsg_deposit_section(void *dst, const dmsg_layout *dl, const void *src,
  * buffer src is stored at element dst_idx[i] of the symmetric array dst_base
  * on PE pe (byte address dst_base + dst_idx[i] * elem_size). Counted as one
  * message of n * elem_size bytes. Every index is checked before anything is
- * written. Errors: as dmsg_deposit_section.
+ * written; when an index repeats, the later element wins.
+ * Errors: as dmsg_deposit_section.
  */
 int dmsg_deposit_indexed(void *dst_base, const size_t *dst_idx, const void *src, size_t n,
                          size_t elem_size, int pe, dmsg_ctr ctr);
@@ -316,11 +329,14 @@ typedef struct dmsg_req {
  * src on PE pe into the local buffer dst; returns when dst holds the data.
  * The caller must have clearance (the data must be final at the source,
  * usually after a dmsg_sync). Errors: DMSG_ERR_NULL, DMSG_ERR_PE,
- * DMSG_ERR_RANGE, DMSG_ERR_OVERFLOW.
+ * DMSG_ERR_RANGE, DMSG_ERR_OVERFLOW. The section and indexed forms also return
+ * DMSG_ERR_ARG as dmsg_deposit_section does (here the local side is written,
+ * so it must not overlap itself).
  */
 int dmsg_fetch(void *dst, const void *src, size_t bytes, int pe);
 
-/** Blocking section fetch: remote section (src, sl) on PE pe into local (dst, dl). */
+/** Blocking section fetch: remote section (src, sl) on PE pe into local (dst, dl).
+ *  Errors: as dmsg_fetch. */
 int dmsg_fetch_section(void *dst, const dmsg_layout *dl, const void *src, const dmsg_layout *sl,
                        size_t elem_size, int pe);
 
@@ -351,7 +367,10 @@ int dmsg_fetch_indexed_nb(void *dst, const void *src_base, const size_t *src_idx
  */
 int dmsg_test(dmsg_req *req, int *done);
 
-/** Waits for a request to complete and retires it; returns its final status. */
+/**
+ * Waits for a request to complete and retires it; returns its final status.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (never started or already retired).
+ */
 int dmsg_wait(dmsg_req *req);
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "dmsg/boot/job.h"
 #include "dmsg/core/env.h"
+#include "dmsg/core/state.h"
 
 #define GRACE_SECONDS 2.0
 #define TICK_NS 20000000L
@@ -44,9 +45,11 @@ static void usage(FILE *f)
             "usage: dmsgrun [-n N] [-t TRANSPORT] [--] PROGRAM [ARGS...]\n"
             "Starts PROGRAM as an SPMD job of N processing elements (PEs) on this host.\n\n"
             "  -n, --npes N            number of PEs (default 1, at most %d)\n"
-            "  -t, --transport NAME    transport (sets DMSG_TRANSPORT): shm\n"
+            "  -t, --transport NAME    transport (sets DMSG_TRANSPORT): shm, sim\n"
             "  -h, --help              this text\n"
             "      --help-env          the environment settings every PE reads\n\n"
+            "The job is sized by DMSG_SEGMENT_SIZE and DMSG_MAX_COUNTERS in dmsgrun's own\n"
+            "environment, which the PEs inherit.\n"
             "Exit status: 0 when every PE exits 0; otherwise the failing PE's exit status\n"
             "(128+signal when it was killed), after the other PEs have been stopped.\n",
             DMSG_MAX_PES);
@@ -218,7 +221,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
-        case 't': setenv("DMSG_TRANSPORT", optarg, 1); break;
+        case 't':
+            if (!dmsg_transport_known(optarg)) {
+                fprintf(stderr, "dmsgrun: -t %s: unknown transport (shm, sim)\n", optarg);
+                return 2;
+            }
+            setenv("DMSG_TRANSPORT", optarg, 1);
+            break;
         case 'h': usage(stdout); return 0;
         case 'E': dmsg_env_print(stdout); return 0;
         default: usage(stderr); return 2;

@@ -60,23 +60,25 @@ dmsg_status dmsg_ctr_slot(dmsg_ctr ctr, int allow_none, uint32_t *slot)
     return DMSG_OK;
 }
 
-dmsg_status dmsg_coll_check(uint64_t op, uint64_t a, uint64_t b)
+dmsg_status dmsg_coll_check(uint64_t op, uint64_t arg, dmsg_status local)
 {
     dmsg_state *g = &dmsg_g;
-    uint64_t mine[4] = {op, a, b, g->coll_seq++};
+    uint64_t mine[4] = {op, arg, g->coll_seq++, (uint64_t)(int64_t)local};
     uint64_t(*all)[4] = malloc((size_t)g->tp.npes * sizeof *all);
     if (!all)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "collective check buffer");
     dmsg_status st = g->tp.ops->allgather(&g->tp, mine, sizeof mine, all);
-    /* Every PE sees the same gathered rows, so every PE reaches the same verdict. */
+    /* Every PE sees the same gathered rows, so every PE reaches the same
+     * verdict: disagreement first, then the lowest-ranked PE's own error. */
     for (int p = 0; !st && p < g->tp.npes; p++)
-        if (memcmp(all[p], all[0], sizeof mine) != 0)
+        if (memcmp(all[p], all[0], 3 * sizeof mine[0]) != 0)
             st = DMSG_FAIL(DMSG_ERR_COLLECTIVE,
-                           "PE %d called collective %llu(%llu, %llu) #%llu, PE 0 %llu(%llu, %llu) #%llu",
-                           p, (unsigned long long)all[p][0], (unsigned long long)all[p][1],
-                           (unsigned long long)all[p][2], (unsigned long long)all[p][3],
-                           (unsigned long long)all[0][0], (unsigned long long)all[0][1],
-                           (unsigned long long)all[0][2], (unsigned long long)all[0][3]);
+                           "PE %d called collective %llu(%llu) #%llu, PE 0 %llu(%llu) #%llu", p,
+                           (unsigned long long)all[p][0], (unsigned long long)all[p][1],
+                           (unsigned long long)all[p][2], (unsigned long long)all[0][0],
+                           (unsigned long long)all[0][1], (unsigned long long)all[0][2]);
+    for (int p = 0; !st && p < g->tp.npes; p++)
+        st = (dmsg_status)(int64_t)all[p][3];
     free(all);
     return st;
 }

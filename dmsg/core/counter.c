@@ -8,8 +8,7 @@ int dmsg_ctr_create(dmsg_ctr *ctr)
 {
     dmsg_state *g = &dmsg_g;
     DMSG_REQUIRE_INIT();
-    if (!ctr)
-        return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_ctr_create: ctr is NULL");
+    dmsg_status bad = ctr ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NULL, "dmsg_ctr_create: ctr is NULL");
     uint32_t slot = 0;
     while (slot < g->tp.max_counters && (g->ctr_gen[slot] & 1))
         slot++;
@@ -17,12 +16,12 @@ int dmsg_ctr_create(dmsg_ctr *ctr)
      * it before the call returns everywhere. */
     if (slot < g->tp.max_counters)
         g->tp.ops->ctr_reset(&g->tp, slot);
-    dmsg_status st = dmsg_coll_check(DMSG_COLL_CTR_CREATE, slot, 0);
+    if (!bad && slot == g->tp.max_counters)
+        bad = DMSG_FAIL(DMSG_ERR_NOMEM, "all %u counters in use (DMSG_MAX_COUNTERS)",
+                        g->tp.max_counters);
+    dmsg_status st = dmsg_coll_check(DMSG_COLL_CTR_CREATE, slot, bad);
     if (st)
         return st;
-    if (slot == g->tp.max_counters)
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "all %u counters in use (DMSG_MAX_COUNTERS)",
-                         g->tp.max_counters);
     g->ctr_gen[slot]++;
     *ctr = ((dmsg_ctr)g->ctr_gen[slot] << 32) | (slot + 1);
     return DMSG_OK;
@@ -35,11 +34,9 @@ int dmsg_ctr_destroy(dmsg_ctr ctr)
     uint32_t slot;
     dmsg_status bad = dmsg_ctr_slot(ctr, 0, &slot);
     /* Agree first (also the barrier that completes deposits to it). */
-    dmsg_status st = dmsg_coll_check(DMSG_COLL_CTR_DESTROY, ctr, bad != DMSG_OK);
+    dmsg_status st = dmsg_coll_check(DMSG_COLL_CTR_DESTROY, ctr, bad);
     if (st)
         return st;
-    if (bad)
-        return bad;
     g->ctr_gen[slot]++;
     return DMSG_OK;
 }

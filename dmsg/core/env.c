@@ -7,13 +7,14 @@
 #include <string.h>
 #include "dmsg/core/env.h"
 
-#define F(field) offsetof(dmsg_config, field)
+#define F(field) offsetof(dmsg_config, field), sizeof(((dmsg_config *)0)->field)
 
 const dmsg_env_entry dmsg_env_table[] = {
     {"DMSG_TRANSPORT", DMSG_ENV_STRING, "shm",
-     "transport: shm (native shared memory, one host)", F(transport)},
+     "transport: shm (native shared memory, one host), sim (simulated machine, virtual time)",
+     F(transport)},
     {"DMSG_SEGMENT_SIZE", DMSG_ENV_SIZE, "128M",
-     "bytes of each PE's symmetric segment (suffix K, M, G); memory is used only when touched",
+     "bytes of each PE's symmetric segment (suffix K, M, G, T); memory is used only when touched",
      F(seg_size)},
     {"DMSG_MAX_COUNTERS", DMSG_ENV_UINT, "256", "number of deposit counters that may exist at once",
      F(max_counters)},
@@ -27,6 +28,21 @@ const dmsg_env_entry dmsg_env_table[] = {
      "working set per side of one tile of a strided 2-D copy (transpose)", F(tile_bytes)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
+    {"DMSG_MACHINE", DMSG_ENV_STRING, "t3d",
+     "sim: machine to simulate, a built-in (iwarp, t3d, t3e, paragon) or a description file",
+     F(machine)},
+    {"DMSG_SIM_MECH", DMSG_ENV_STRING, "auto",
+     "sim: non-contiguous deposits by auto (cheaper allowed), packed or chained transfer",
+     F(sim_mech)},
+    {"DMSG_SIM_CONGESTION", DMSG_ENV_SECONDS, "0",
+     "sim: average network congestion factor (1, 2, 4, ...); 0 = the machine's typical value",
+     F(sim_congestion)},
+    {"DMSG_SIM_FETCH", DMSG_ENV_STRING, "auto",
+     "sim: fetch strategy auto, blocking (one remote read per word), pipelined (SCAP), vector "
+     "(VSCAP)",
+     F(sim_fetch)},
+    {"DMSG_SIM_REPORT", DMSG_ENV_BOOL, "0",
+     "sim: PE 0 prints every PE's virtual time breakdown at dmsg_finalize", F(sim_report)},
 };
 const size_t dmsg_env_count = sizeof dmsg_env_table / sizeof dmsg_env_table[0];
 
@@ -75,7 +91,7 @@ dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t 
         return DMSG_OK;
     }
     case DMSG_ENV_UINT: {
-        if (!isdigit((unsigned char)*s))
+        if (outlen != sizeof(uint32_t) || !isdigit((unsigned char)*s))
             return DMSG_ERR_ENV;
         unsigned long v = strtoul(s, &end, 10);
         if (errno || *end || v > UINT32_MAX)
@@ -85,19 +101,21 @@ dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t 
     }
     case DMSG_ENV_SECONDS: {
         double v = strtod(s, &end);
-        if (errno || *end || end == s || !isfinite(v) || v < 0)
+        if (outlen != sizeof v || errno || *end || end == s || !isfinite(v) || v < 0)
             return DMSG_ERR_ENV;
         *(double *)out = v;
         return DMSG_OK;
     }
     case DMSG_ENV_LONG: {
         long v = strtol(s, &end, 10);
-        if (errno || *end || end == s || v < -1)
+        if (outlen != sizeof v || errno || *end || end == s || v < -1)
             return DMSG_ERR_ENV;
         *(long *)out = v;
         return DMSG_OK;
     }
     case DMSG_ENV_BOOL:
+        if (outlen != sizeof(int))
+            return DMSG_ERR_ENV;
         if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off"))
             *(int *)out = 0;
         else if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on"))
@@ -109,19 +127,6 @@ dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t 
     return DMSG_ERR_ENV;
 }
 
-static size_t field_len(dmsg_env_type t)
-{
-    switch (t) {
-    case DMSG_ENV_STRING: return sizeof(((dmsg_config *)0)->transport);
-    case DMSG_ENV_SIZE: return sizeof(uint64_t);
-    case DMSG_ENV_UINT: return sizeof(uint32_t);
-    case DMSG_ENV_SECONDS: return sizeof(double);
-    case DMSG_ENV_LONG: return sizeof(long);
-    case DMSG_ENV_BOOL: return sizeof(int);
-    }
-    return 0;
-}
-
 dmsg_status dmsg_env_load(dmsg_config *cfg, char *err, size_t errlen)
 {
     dmsg_config c;
@@ -130,8 +135,7 @@ dmsg_status dmsg_env_load(dmsg_config *cfg, char *err, size_t errlen)
         const dmsg_env_entry *e = &dmsg_env_table[i];
         const char *v = getenv(e->name);
         const char *text = (v && *v) ? v : e->def;
-        size_t len = field_len(e->type);
-        if (dmsg_env_parse(e->type, text, (char *)&c + e->field, len)) {
+        if (dmsg_env_parse(e->type, text, (char *)&c + e->field, e->size)) {
             snprintf(err, errlen, "%s=\"%s\" is not valid (%s)", e->name, text, e->help);
             return DMSG_ERR_ENV;
         }

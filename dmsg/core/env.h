@@ -16,6 +16,12 @@ typedef struct dmsg_config {
     long spin;            /* DMSG_SPIN, polls before sleeping; -1 = automatic */
     uint64_t tile_bytes;  /* DMSG_TILE_BYTES */
     int debug;            /* DMSG_DEBUG */
+    /* Simulated machines (DMSG_TRANSPORT=sim). */
+    char machine[256];    /* DMSG_MACHINE: built-in name or description file */
+    char sim_mech[16];    /* DMSG_SIM_MECH: auto, packed, chained */
+    double sim_congestion;/* DMSG_SIM_CONGESTION: 0 = the machine's typical value */
+    char sim_fetch[16];   /* DMSG_SIM_FETCH: auto, blocking, pipelined, vector */
+    int sim_report;       /* DMSG_SIM_REPORT: print the time breakdown at finalize */
 } dmsg_config;
 
 typedef enum { DMSG_ENV_STRING, DMSG_ENV_SIZE, DMSG_ENV_UINT, DMSG_ENV_SECONDS, DMSG_ENV_LONG,
@@ -27,6 +33,7 @@ typedef struct dmsg_env_entry {
     const char *def;  /* default, in the same syntax as the variable */
     const char *help;
     size_t field;     /* offsetof in dmsg_config */
+    size_t size;      /* sizeof the field */
 } dmsg_env_entry;
 
 extern const dmsg_env_entry dmsg_env_table[];

@@ -9,7 +9,7 @@
 
 dmsg_state dmsg_g;
 
-static const dmsg_tp_ops *const transports[] = {&dmsg_tp_shm_ops};
+static const dmsg_tp_ops *const transports[] = {&dmsg_tp_shm_ops, &dmsg_tp_sim_ops};
 
 static const dmsg_tp_ops *find_transport(const char *name)
 {
@@ -17,6 +17,11 @@ static const dmsg_tp_ops *find_transport(const char *name)
         if (!strcmp(transports[i]->name, name))
             return transports[i];
     return NULL;
+}
+
+int dmsg_transport_known(const char *name)
+{
+    return find_transport(name) != NULL;
 }
 
 int dmsg_init(void)
@@ -37,7 +42,7 @@ int dmsg_init(void)
     dmsg_debug_level = g->cfg.debug;
     const dmsg_tp_ops *ops = find_transport(g->cfg.transport);
     if (!ops) {
-        fprintf(stderr, "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (shm)\n",
+        fprintf(stderr, "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (shm, sim)\n",
                 g->cfg.transport);
         return DMSG_ERR_ENV;
     }

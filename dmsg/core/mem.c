@@ -5,11 +5,10 @@ int dmsg_alloc(size_t bytes, void **ptr)
 {
     dmsg_state *g = &dmsg_g;
     DMSG_REQUIRE_INIT();
-    if (!ptr)
-        return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_alloc: ptr is NULL");
-    /* Check agreement before touching the heap, so that every PE's copy of
-     * the block list stays identical even when the call fails. */
-    dmsg_status st = dmsg_coll_check(DMSG_COLL_ALLOC, bytes, 0);
+    dmsg_status bad = ptr ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NULL, "dmsg_alloc: ptr is NULL");
+    /* Agree before touching the heap, so that every PE's copy of the block
+     * list stays identical, also when the call fails on some PE. */
+    dmsg_status st = dmsg_coll_check(DMSG_COLL_ALLOC, bytes, bad);
     if (st)
         return st;
     uint64_t off;
@@ -31,7 +30,7 @@ int dmsg_free(void *ptr)
     /* The check is also the barrier that completes operations on the block.
      * A pointer that is not a live block is agreed on first, then rejected
      * everywhere, so the heaps stay identical. */
-    dmsg_status st = dmsg_coll_check(DMSG_COLL_FREE, ptr ? off : UINT64_MAX - 1, 0);
+    dmsg_status st = dmsg_coll_check(DMSG_COLL_FREE, ptr ? off : UINT64_MAX - 1, DMSG_OK);
     if (st || !ptr)
         return st;
     if (!dmsg_heap_is_block(&g->heap, off))

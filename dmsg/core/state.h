@@ -35,13 +35,18 @@ dmsg_status dmsg_sym_extent(const void *p, dmsg_extent ext, size_t *off);
 
 dmsg_status dmsg_check_pe(int pe);
 
+/* 1 if this build has a transport of that name (for dmsgrun -t). */
+int dmsg_transport_known(const char *name);
+
 /* Resolves a counter handle to its slot; DMSG_CTR_NONE gives *slot = UINT32_MAX
  * when allow_none, else an error. */
 dmsg_status dmsg_ctr_slot(dmsg_ctr ctr, int allow_none, uint32_t *slot);
 
-/* Checks a collective's arguments: every PE passes the same (op, a, b).
- * Returns DMSG_ERR_COLLECTIVE on every PE when any PE disagrees. */
-dmsg_status dmsg_coll_check(uint64_t op, uint64_t a, uint64_t b);
+/* Checks a collective's arguments: every PE passes the same (op, arg), and
+ * `local` is the PE's own verdict on its other arguments (e.g. a NULL output).
+ * Returns on every PE alike: DMSG_ERR_COLLECTIVE when any PE disagrees, else
+ * the lowest-ranked PE's non-zero local status, else DMSG_OK. */
+dmsg_status dmsg_coll_check(uint64_t op, uint64_t arg, dmsg_status local);
 
 enum { DMSG_COLL_ALLOC = 1, DMSG_COLL_FREE, DMSG_COLL_CTR_CREATE, DMSG_COLL_CTR_DESTROY };
 

@@ -76,5 +76,6 @@ struct dmsg_tp {
 };
 
 extern const dmsg_tp_ops dmsg_tp_shm_ops;
+extern const dmsg_tp_ops dmsg_tp_sim_ops;
 
 #endif

@@ -107,7 +107,34 @@ static int deposit_src_reuse(void)
     return 0;
 }
 
+/* The source may itself be symmetric memory (the usual case for generated
+ * code moving one distributed array into another), including the target
+ * PE's own segment when depositing to itself. */
+static int deposit_sym_src(void)
+{
+    const size_t size = 100003;
+    int n = pe_n(), me = pe_me();
+    char *src = pe_alloc(size);
+    char *recv = pe_alloc(size * (size_t)n);
+    PE_CHECK(src != NULL && recv != NULL, "alloc failed");
+    pe_fill(src, size, me, 400);
+    PE_OK(dmsg_sync());
+    for (int k = 0; k < n; k++)
+        PE_OK(dmsg_deposit(recv + (size_t)me * size, src, size, pe_up(k), DMSG_CTR_NONE));
+    PE_OK(dmsg_sync());
+    for (int from = 0; from < n; from++) {
+        char what[64];
+        snprintf(what, sizeof what, "symmetric-source deposit from PE %d", from);
+        PE_TRY(pe_check_pattern(recv + (size_t)from * size, size, from, 400, what));
+    }
+    PE_TRY(pe_check_pattern(src, size, me, 400, "symmetric source after the deposits"));
+    PE_OK(dmsg_free(recv));
+    PE_OK(dmsg_free(src));
+    return 0;
+}
+
 const pe_case pe_deposit_cases[] = {
+    {"deposit_sym_src", deposit_sym_src, 0},
     {"deposit_sizes", deposit_sizes, 0},
     {"deposit_unaligned", deposit_unaligned, 0},
     {"deposit_src_reuse", deposit_src_reuse, 0},

@@ -24,6 +24,9 @@ Test(env, defaults)
     cr_assert_eq(c.spin, -1);
     cr_assert_eq(c.tile_bytes, 64u << 10);
     cr_assert_eq(c.debug, 0);
+    cr_assert_str_eq(c.machine, "t3d");
+    cr_assert_str_eq(c.sim_mech, "auto");
+    cr_assert_str_eq(c.sim_fetch, "auto");
 }
 
 Test(env, sizes_with_suffixes)
@@ -106,10 +109,9 @@ Test(env, table_is_complete)
         const dmsg_env_entry *e = &dmsg_env_table[i];
         cr_assert(e->name && !strncmp(e->name, "DMSG_", 5));
         cr_assert(e->help && *e->help);
-        char buf[64];
-        cr_assert_eq(dmsg_env_parse(e->type, e->def, buf, e->type == DMSG_ENV_STRING ? 16
-                                    : e->type == DMSG_ENV_UINT ? 4
-                                    : e->type == DMSG_ENV_BOOL ? sizeof(int) : 8), DMSG_OK,
-                     "%s default %s", e->name, e->def);
+        _Alignas(8) char buf[512];
+        cr_assert(e->size <= sizeof buf);
+        cr_assert_eq(dmsg_env_parse(e->type, e->def, buf, e->size), DMSG_OK, "%s default %s",
+                     e->name, e->def);
     }
 }

@@ -77,8 +77,7 @@ static long plan_steps(step_fn step, void *arg, long warm, double rep_s, long hi
         t = time_steps(step, arg, n);
         int more = t < rep_s / 8 && n < hi;
         MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (!more)
-            break;
+        if (!more) break;
         n *= 2;
     }
     long steps = t > 0 ? (long)((double)n * rep_s / t) : hi;
@@ -141,8 +140,8 @@ static void bw_step(void *arg)
         MPI_Recv(NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (g_rank == 1) {
         for (int w = 0; w < a->win; w++)
-            MPI_Irecv(a->buf + (size_t)w * a->bytes, (int)a->bytes, MPI_BYTE, 0, 1,
-                      MPI_COMM_WORLD, &req[w]);
+            MPI_Irecv(a->buf + (size_t)w * a->bytes, (int)a->bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
+                      &req[w]);
         MPI_Waitall(a->win, req, st);
         MPI_Send(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
     }
@@ -158,8 +157,7 @@ static int bw_window_len(size_t bytes)
 /* The message sizes of the bw test: 8 B times powers of 4, then max_bytes. */
 static size_t next_size(size_t bytes, size_t max_bytes)
 {
-    if (bytes >= max_bytes)
-        return max_bytes + 1;
+    if (bytes >= max_bytes) return max_bytes + 1;
     return bytes * 4 > max_bytes ? max_bytes : bytes * 4;
 }
 
@@ -215,8 +213,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_npes);
     if (argc < 2) {
-        if (g_rank == 0)
-            usage();
+        if (g_rank == 0) usage();
         MPI_Finalize();
         return 2;
     }
@@ -226,16 +223,14 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "barrier") == 0) {
         test_barrier(budget_s);
     } else if (g_npes < 2) {
-        if (g_rank == 0)
-            fprintf(stderr, "dmsg-bench-mpi: %s needs at least 2 ranks\n", argv[1]);
+        if (g_rank == 0) fprintf(stderr, "dmsg-bench-mpi: %s needs at least 2 ranks\n", argv[1]);
         rc = 2;
     } else if (strcmp(argv[1], "pingpong") == 0) {
         test_pingpong(budget_s);
     } else if (strcmp(argv[1], "bw") == 0) {
         test_bw(budget_s, max_bytes);
     } else {
-        if (g_rank == 0)
-            usage();
+        if (g_rank == 0) usage();
         rc = 2;
     }
     MPI_Finalize();

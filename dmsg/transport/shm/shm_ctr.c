@@ -53,6 +53,8 @@ void shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     shm_state *s = tp->priv;
     shm_ctr *c = shm_ctr_at(s, tp->rank, slot);
-    *bytes = atomic_load_explicit(&c->bytes, memory_order_acquire) - s->taken[2 * slot + 1];
+    /* Messages first: senders add bytes before messages, so the bytes read
+     * next include at least those of every message counted. */
     *msgs = atomic_load_explicit(&c->msgs, memory_order_acquire) - s->taken[2 * slot];
+    *bytes = atomic_load_explicit(&c->bytes, memory_order_acquire) - s->taken[2 * slot + 1];
 }

@@ -1,0 +1,113 @@
+/* Machine descriptions for the simulated machines (iWarp, T3D, T3E, Paragon,
+ * or one a user writes): the copy-transfer model throughputs, per-message
+ * costs, barrier, remote-read latency and prefetch parameters.
+ *
+ * Text format (docs/ctm.md has every key): one `key = value` per line, `#`
+ * starts a comment anywhere, blank lines are ignored. Throughputs are MB/s
+ * (10^6 bytes/s) of payload; times carry their unit in the key (_us, _ns).
+ * Strides are in 64-bit words, as in the copy-transfer model. */
+#ifndef DMSG_TRANSPORT_SIM_MACHINE_H
+#define DMSG_TRANSPORT_SIM_MACHINE_H
+
+#include <stddef.h>
+#include "dmsg/core/status.h"
+
+#define DMSG_MACH_NAME_MAX 32
+#define DMSG_MACH_DESC_MAX 200
+#define DMSG_MACH_MAX_PTS 16 /* strides per basic transfer */
+#define DMSG_MACH_NCONG 3    /* network tables hold congestion 1, 2, 4 */
+
+/* Pattern code of one end of a transfer: a stride >= 1 (1 = contiguous) or
+ * DMSG_PAT_INDEXED (`w`, through an index array). */
+#define DMSG_PAT_INDEXED (-1L)
+
+/* One basic transfer over its patterns: throughput at the given strides
+ * (ascending) and for indexed access. A curve with only stride 1 means the
+ * engine handles contiguous blocks only. */
+typedef struct {
+    int n;
+    long stride[DMSG_MACH_MAX_PTS];
+    double mbs[DMSG_MACH_MAX_PTS];
+    double indexed; /* 0: not possible / not given */
+    int none;       /* the file said `none`: the engine does not exist */
+} dmsg_mach_curve;
+
+enum { DMSG_MECH_PACKED = 1, DMSG_MECH_CHAINED = 2 };
+enum { DMSG_BARRIER_HARDWARE = 1, DMSG_BARRIER_TREE = 2 };
+
+typedef struct dmsg_machine {
+    char name[DMSG_MACH_NAME_MAX];
+    char description[DMSG_MACH_DESC_MAX];
+    double clock_mhz;
+    int nodes; /* typical machine size */
+    int cores; /* processors per node */
+
+    /* Basic transfers. A local copy xCy with both ends non-contiguous is
+     * composed from the two curves (ctm.c). */
+    dmsg_mach_curve copy_gather;  /* xC1: copy.1C1, copy.64C1, copy.wC1 */
+    dmsg_mach_curve copy_scatter; /* 1Cy: copy.1C1, copy.1C64, copy.1Cw */
+    dmsg_mach_curve send;         /* xS0: processor loads, writes the port */
+    dmsg_mach_curve fetch;        /* xF0: fetch / DMA engine */
+    dmsg_mach_curve deposit;      /* 0Dy: deposit / DMA engine stores */
+    dmsg_mach_curve recv;         /* 0Ry: processor reads the port, stores */
+    double net_nd[DMSG_MACH_NCONG];   /* data only, congestion 1, 2, 4 */
+    double net_nadp[DMSG_MACH_NCONG]; /* address-data pairs */
+    double congestion;                /* typical average congestion factor */
+    unsigned mechanisms;              /* DMSG_MECH_* the hardware allows */
+
+    double overhead_us; /* per message, send plus receive software */
+    double partner_us;  /* switching to another remote partner */
+    int barrier_kind;
+    double barrier_us;     /* hardware: the whole barrier */
+    double barrier_hop_us; /* tree: one message hop */
+    double read_us;        /* blocking remote read */
+    double write_us;       /* blocking remote write (store + ack); 0: not given */
+
+    /* Latency hiding by prefetch (SCAP); 0 where the machine has none. */
+    int pf_window;        /* outstanding prefetches the software allows */
+    int pf_net_capacity;  /* requests the network holds; 0: unbounded */
+    double pf_issue_ns;   /* prefetch loop iteration */
+    double pf_access_ns;  /* access loop iteration */
+    double net_issue_ns;  /* network issue time per element, t_n */
+    double pf_latency_ns; /* remote latency seen by a prefetch, T_L */
+
+    /* Vector commands (VSCAP): L elements with a constant stride. */
+    int vec_len;       /* L */
+    int vec_window;    /* C_V */
+    double vec_tv_ns;  /* t_v: issue one single prefetch (strategy (1,L)) */
+    double vec_tvL_ns; /* t_v^L: issue one vector of L */
+    double vec_tz_ns;  /* t_z: access one element */
+    double vec_tzL_ns; /* t_z^L: access L elements */
+    double vec_ts_ns;  /* t_s: loop overhead saved per vector beyond the window */
+    double vec_latency_ns; /* T_L of the vector study; 0: use pf_latency_ns */
+} dmsg_machine;
+
+/* Loads a machine. name_or_path is an existing file, or a name looked up as
+ * $DMSG_MACHINE_DIR/NAME.machine and then among the built-ins (iwarp, t3d,
+ * t3e, paragon). On error returns DMSG_ERR_ARG (parse error, unknown name)
+ * and writes a message naming file and line or key into err (if err). */
+dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m, char *err, size_t len);
+
+/* Parses a description held in memory; fname names it in error messages. */
+dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine *m, char *err,
+                               size_t len);
+
+/* Throughput of a curve at a pattern, in MB/s; 0 when the engine cannot do
+ * that pattern. Between given strides the value is interpolated linearly in
+ * log(stride); strides beyond the largest given behave like it. */
+double dmsg_mach_curve_at(const dmsg_mach_curve *c, long pat);
+
+/* Network throughput at an average congestion factor c >= 1 (log-log
+ * interpolation between 1, 2, 4; beyond 4 it falls as 1/c). */
+double dmsg_mach_net_at(const double tab[DMSG_MACH_NCONG], double c);
+
+/* Built-in descriptions (machines_builtin.c): byte-identical copies of
+ * machines/NAME.machine, checked by a unit test. */
+typedef struct {
+    const char *name;
+    const char *text;
+} dmsg_machine_builtin;
+extern const dmsg_machine_builtin dmsg_machine_builtins[];
+extern const int dmsg_machine_nbuiltins;
+
+#endif

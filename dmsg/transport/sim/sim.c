@@ -1,0 +1,215 @@
+/* The sim transport's ops: shm moves the data, this file keeps the clocks.
+ *
+ * Rules that keep virtual time causal and deterministic:
+ * - a deposit's arrival time is fixed by the sender's clock when it is issued;
+ *   the target's counter keeps the latest arrival it has counted, and an await
+ *   moves the waiting PE's clock to it (never backwards);
+ * - a barrier moves every clock to the latest clock or pending arrival of any
+ *   PE plus the barrier's cost, so nothing issued before it completes after it;
+ * - no clock ever depends on host timing, provided each await consumes all the
+ *   deposits that can have arrived on its counter by then (true of
+ *   well-synchronized programs: see docs/simulator.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/transport/sim/sim.h"
+
+static uint64_t dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static double bitsd(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* Advances the clock to t (if later), charging the difference to category k. */
+static void advance_to(sim_state *s, double t, int k)
+{
+    if (t > s->clock) {
+        s->t[k] += t - s->clock;
+        s->clock = t;
+    }
+}
+
+static void charge(sim_state *s, double dt, int k)
+{
+    s->t[k] += dt;
+    s->clock += dt;
+}
+
+static dmsg_status parse_choice(const char *v, const char *const *names, int n, int *out,
+                                const char *var)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v, names[i])) {
+            *out = i;
+            return DMSG_OK;
+        }
+    return DMSG_FAIL(DMSG_ERR_ENV, "%s=%s is not one of the choices", var, v);
+}
+
+static dmsg_status sim_init(dmsg_tp *tp, int fd, int rank, int npes)
+{
+    static const char *const mechs[] = {"auto", "packed", "chained"};
+    static const char *const fetches[] = {"auto", "blocking", "pipelined", "vector"};
+    char err[256];
+    int mech, fetch;
+    dmsg_status st;
+    sim_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "sim state");
+    if ((st = parse_choice(tp->cfg->sim_mech, mechs, 3, &mech, "DMSG_SIM_MECH")) ||
+        (st = parse_choice(tp->cfg->sim_fetch, fetches, 4, &fetch, "DMSG_SIM_FETCH")))
+        goto err_free;
+    if (dmsg_machine_load(tp->cfg->machine, &s->m, err, sizeof err)) {
+        /* A bad machine file stops the job: report it even without DMSG_DEBUG. */
+        fprintf(stderr, "dmsg: DMSG_MACHINE=%s: %s\n", tp->cfg->machine, err);
+        st = DMSG_ERR_ENV;
+        goto err_free;
+    }
+    s->mech = (sim_mech)mech;
+    s->fetch = (sim_fetch)fetch;
+    if (s->mech == SIM_MECH_CHAINED && !(s->m.mechanisms & DMSG_MECH_CHAINED)) {
+        fprintf(stderr, "dmsg: DMSG_SIM_MECH=chained: machine %s moves contiguous blocks only\n",
+                s->m.name);
+        st = DMSG_ERR_ENV;
+        goto err_free;
+    }
+    s->congestion = tp->cfg->sim_congestion > 0 ? tp->cfg->sim_congestion : s->m.congestion;
+    s->partner = -1;
+    s->self = rank;
+    st = shm_join(tp, &s->shm, fd, rank, npes);
+    if (st)
+        goto err_free;
+    return DMSG_OK;
+
+err_free:
+    free(s);
+    return st;
+}
+
+static void sim_finalize(dmsg_tp *tp)
+{
+    sim_state *s = tp->priv;
+    shm_leave(tp, &s->shm);
+    free(s);
+}
+
+static dmsg_status sim_barrier(dmsg_tp *tp)
+{
+    sim_state *s = tp->priv;
+    shm_job_area *a = s->shm.area;
+    int row = (int)(s->barriers++ & 1);
+    a->aux[row][tp->rank] = dbits(fmax(s->clock, s->pending));
+    dmsg_status st = shm_barrier(tp);
+    if (st)
+        return st;
+    double t = 0;
+    for (int p = 0; p < tp->npes; p++)
+        t = fmax(t, bitsd(a->aux[row][p]));
+    advance_to(s, t + sim_cost_barrier(s, tp->npes), SIM_T_SYNC);
+    return DMSG_OK;
+}
+
+static dmsg_status sim_quiet(dmsg_tp *tp)
+{
+    sim_state *s = tp->priv;
+    advance_to(s, s->pending, SIM_T_SYNC);
+    return shm_quiet(tp);
+}
+
+static double sim_account(dmsg_tp *tp, const dmsg_tp_xfer *x)
+{
+    sim_state *s = tp->priv;
+    if (x->pe != s->partner && x->pe != tp->rank) {
+        charge(s, s->m.partner_us * 1e-6, SIM_T_TRANSFER);
+        s->partner = x->pe;
+    }
+    if (!x->get) {
+        double copy, busy = sim_cost_deposit(s, x, &copy);
+        charge(s, copy, SIM_T_COPY);
+        charge(s, busy - copy, SIM_T_TRANSFER);
+        s->last_arrival = s->clock + (x->pe == tp->rank ? 0 : sim_cost_latency(s));
+        s->pending = fmax(s->pending, s->last_arrival);
+        return s->last_arrival;
+    }
+    double issue, total = sim_cost_fetch(s, x, &issue);
+    double done = s->clock + total;
+    if (x->nonblocking) {
+        charge(s, issue, SIM_T_FETCH);
+        return done;
+    }
+    advance_to(s, done, SIM_T_FETCH);
+    return done;
+}
+
+static void sim_complete(dmsg_tp *tp, double t)
+{
+    advance_to(tp->priv, t, SIM_T_FETCH);
+}
+
+static void sim_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
+{
+    sim_state *s = tp->priv;
+    shm_ctr *c = shm_ctr_at(&s->shm, pe, slot);
+    /* Latest arrival, published before the count (which releases it). Positive
+     * doubles order like their bit patterns. */
+    uint64_t want = dbits(s->last_arrival), have = atomic_load(&c->aux);
+    while (have < want && !atomic_compare_exchange_weak(&c->aux, &have, want))
+        ;
+    shm_ctr_signal(tp, pe, slot, bytes);
+}
+
+static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
+{
+    sim_state *s = tp->priv;
+    dmsg_status st = shm_ctr_wait(tp, slot, bytes_mode, n);
+    if (st)
+        return st;
+    shm_ctr *c = shm_ctr_at(&s->shm, tp->rank, slot);
+    advance_to(s, bitsd(atomic_load(&c->aux)), SIM_T_CTRWAIT);
+    return DMSG_OK;
+}
+
+static void sim_ctr_reset(dmsg_tp *tp, uint32_t slot)
+{
+    sim_state *s = tp->priv;
+    atomic_store(&shm_ctr_at(&s->shm, tp->rank, slot)->aux, 0);
+    shm_ctr_reset(tp, slot);
+}
+
+static double sim_wtime(dmsg_tp *tp)
+{
+    return ((sim_state *)tp->priv)->clock;
+}
+
+/* Every PE reads the same setting, so the report's collective steps match. */
+static void sim_finalize_report(dmsg_tp *tp)
+{
+    if (tp->cfg->sim_report)
+        sim_report(tp);
+    sim_finalize(tp);
+}
+
+const dmsg_tp_ops dmsg_tp_sim_ops = {
+    .name = "sim",
+    .caps = DMSG_TP_CAP_DIRECT_MAP,
+    .init = sim_init,
+    .finalize = sim_finalize_report,
+    .barrier = sim_barrier,
+    .quiet = sim_quiet,
+    .allgather = shm_allgather,
+    .ctr_reset = sim_ctr_reset,
+    .ctr_signal = sim_ctr_signal,
+    .ctr_wait = sim_ctr_wait,
+    .ctr_read = shm_ctr_read,
+    .wtime = sim_wtime,
+    .account = sim_account,
+    .complete = sim_complete,
+};

@@ -1,0 +1,136 @@
+/* Every normal PE test case (tests/pe) under dmsgrun on 1, 2, 3 and 4 PEs:
+ * the job must exit 0 and leave no process and no /dev/shm entry behind. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "harness.h"
+
+static int pe_counts[] = {1, 2, 3, 4};
+
+/* One parameterized test per case; criterion reports each PE count. */
+#define PE_CASE_ENV(name, env)                                                                     \
+    ParameterizedTestParameters(pe, name)                                                          \
+    {                                                                                              \
+        return cr_make_param_array(int, pe_counts, sizeof pe_counts / sizeof pe_counts[0]);       \
+    }                                                                                              \
+    ParameterizedTest(int *npes, pe, name, .timeout = 2 * JOB_WATCHDOG)                            \
+    {                                                                                              \
+        expect_case_ok(#name, *npes, env);                                                         \
+    }
+#define PE_CASE(name) PE_CASE_ENV(name, NULL)
+
+/* deposit.c */
+PE_CASE(deposit_sizes)
+PE_CASE(deposit_unaligned)
+PE_CASE(deposit_src_reuse)
+PE_CASE(deposit_sym_src)
+/* section.c */
+PE_CASE(section_1d)
+PE_CASE(section_2d)
+PE_CASE(section_3d)
+PE_CASE(section_transpose)
+PE_CASE(section_negative)
+PE_CASE(section_reshape)
+/* indexed.c, adp.c */
+PE_CASE(indexed_scatter)
+PE_CASE(indexed_gather)
+PE_CASE(adp_records)
+/* fetch.c */
+PE_CASE(fetch_contig)
+PE_CASE(fetch_section)
+PE_CASE(fetch_indexed)
+PE_CASE(fetch_nb)
+/* counter.c */
+PE_CASE(ctr_many_to_one)
+PE_CASE(ctr_consume)
+PE_CASE(ctr_independent)
+PE_CASE(ctr_pingpong)
+PE_CASE(ctr_exhaust)
+/* sync.c */
+PE_CASE(sync_rounds)
+PE_CASE(sync_empty)
+PE_CASE(quiet_orders)
+/* alloc.c */
+PE_CASE(alloc_symmetric)
+PE_CASE(alloc_many)
+PE_CASE(alloc_exhaust)
+PE_CASE(alloc_mismatch)
+/* errors.c */
+PE_CASE(err_pe)
+PE_CASE(err_range)
+PE_CASE(err_overflow)
+PE_CASE(err_null)
+PE_CASE(err_args)
+PE_CASE(err_indexed)
+PE_CASE(err_adp)
+PE_CASE(err_counter)
+PE_CASE(err_strerror)
+PE_CASE(err_lifecycle)
+
+static const char *const timeout_env[] = {"DMSG_TIMEOUT=0.5", NULL};
+PE_CASE_ENV(err_timeout, timeout_env)
+
+/* Settings reach the PEs through dmsgrun. */
+static const char *const small_table[] = {"DMSG_MAX_COUNTERS=16", NULL};
+Test(env, max_counters_16, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("ctr_exhaust", 3, small_table);
+}
+
+static const char *const small_segment[] = {"DMSG_SEGMENT_SIZE=4M", NULL};
+Test(env, segment_4m, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("alloc_exhaust", 3, small_segment);
+    expect_case_ok("env_segment", 2, small_segment);
+}
+
+Test(env, segment_default, .timeout = 2 * JOB_WATCHDOG)
+{
+    static const char *const unset[] = {"DMSG_SEGMENT_SIZE", NULL};
+    expect_case_ok("env_segment", 2, unset);
+}
+
+/* More PEs than cores must work (PEs block instead of spinning forever). */
+Test(many, pes8_deposit_sizes, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("deposit_sizes", 8, NULL);
+}
+Test(many, pes8_ctr_many_to_one, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("ctr_many_to_one", 8, NULL);
+}
+Test(many, pes8_ctr_pingpong, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("ctr_pingpong", 8, NULL);
+}
+Test(many, pes8_sync_rounds, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("sync_rounds", 8, NULL);
+}
+
+/* Tuning settings change how data moves, never what arrives. */
+static const char *const tiny_tiles[] = {"DMSG_TILE_BYTES=256", NULL};
+static const char *const huge_tiles[] = {"DMSG_TILE_BYTES=64M", NULL};
+static const char *const no_spin[] = {"DMSG_SPIN=0", NULL};
+
+Test(env, tile_bytes_256, .timeout = 3 * JOB_WATCHDOG)
+{
+    expect_case_ok("section_transpose", 2, tiny_tiles);
+    expect_case_ok("section_2d", 2, tiny_tiles);
+    expect_case_ok("fetch_section", 2, tiny_tiles);
+}
+
+Test(env, tile_bytes_64m, .timeout = 3 * JOB_WATCHDOG)
+{
+    expect_case_ok("section_transpose", 2, huge_tiles);
+    expect_case_ok("section_2d", 2, huge_tiles);
+    expect_case_ok("fetch_section", 2, huge_tiles);
+}
+
+/* Waiting PEs sleep at once: every wake-up path is exercised. */
+Test(env, spin_0, .timeout = 3 * JOB_WATCHDOG)
+{
+    expect_case_ok("ctr_pingpong", 4, no_spin);
+    expect_case_ok("sync_rounds", 4, no_spin);
+    expect_case_ok("ctr_many_to_one", 3, no_spin);
+}

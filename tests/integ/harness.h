@@ -1,0 +1,55 @@
+/* Runs dmsg jobs for the integration suite: dmsgrun (or a program alone)
+ * with captured stdout/stderr, a watchdog that kills the whole job after a
+ * deadline, and checks that the job left no process and no /dev/shm entry.
+ *
+ * Paths come from $DMSG_BUILD (default "build"): $DMSG_BUILD/bin/dmsgrun
+ * and $DMSG_BUILD/tests/pe_prog. */
+#ifndef DMSG_TEST_HARNESS_H
+#define DMSG_TEST_HARNESS_H
+
+#include <stddef.h>
+
+/* Seconds before the watchdog kills a job and the test fails. */
+#define JOB_WATCHDOG 30.0
+
+typedef struct job_result {
+    int status;        /* raw wait status of dmsgrun (or of the program) */
+    int timed_out;     /* the watchdog killed the job */
+    double seconds;    /* wall time until the job ended */
+    char *out;         /* captured stdout, NUL-terminated */
+    char *err;         /* captured stderr, NUL-terminated */
+    char leftover[512];/* processes of the job still alive after it ended ("" if none) */
+    char new_shm[512]; /* /dev/shm entries that appeared during the job ("" if none) */
+    char cmd[512];     /* the command line, for messages */
+} job_result;
+
+/* Runs argv (argv[0] is a path) with the current environment plus `env`
+ * ("NAME=value" sets, "NAME" alone unsets; NULL-terminated, may be NULL).
+ * Returns 0, or -1 if the job could not be started (message in r->err). */
+int job_run(const char *const *argv, const char *const *env, double timeout, job_result *r);
+void job_free(job_result *r);
+
+/* $DMSG_BUILD/<rel> in a static buffer (one of a few rotating buffers). */
+const char *job_path(const char *rel);
+
+/* "exit 0", "exit 3", "signal 9", "timed out after 30 s". */
+const char *job_how(const job_result *r);
+int job_exited_ok(const job_result *r);
+
+/* The tail of a captured stream, at most `max` bytes, for messages. */
+const char *job_tail(const char *s, size_t max);
+
+/* Case-insensitive substring search. */
+int job_contains(const char *haystack, const char *needle);
+
+/* Non-zero if text names PE `pe` ("PE 3", "pe3", "rank 3", "PE=3", ...). */
+int job_names_pe(const char *text, int pe);
+
+/* Runs `dmsgrun -n npes pe_prog case_name` with env (default DMSG_TIMEOUT=20
+ * unless env sets or unsets DMSG_TIMEOUT). */
+int job_run_case(const char *case_name, int npes, const char *const *env, job_result *r);
+
+/* Asserts (criterion) that the case passed on npes PEs and left nothing behind. */
+void expect_case_ok(const char *case_name, int npes, const char *const *env);
+
+#endif

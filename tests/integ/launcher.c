@@ -1,0 +1,211 @@
+/* dmsgrun itself: help texts, bad command lines and bad settings fail with
+ * a message (and never hang), and PE programs also run without dmsgrun. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static void require_built(void)
+{
+    cr_assert(access(job_path("bin/dmsgrun"), X_OK) == 0 &&
+                  access(job_path("tests/pe_prog"), X_OK) == 0,
+              "%s or %s missing: build first (make all tests) and set DMSG_BUILD",
+              job_path("bin/dmsgrun"), job_path("tests/pe_prog"));
+}
+
+/* Runs dmsgrun with the given arguments (NULL-terminated, up to 8) and env. */
+static void run_dmsgrun(const char *const *args, const char *const *env, job_result *r)
+{
+    const char *argv[10] = {job_path("bin/dmsgrun")};
+    for (int i = 0; i < 8 && args[i]; i++)
+        argv[i + 1] = args[i];
+    cr_assert(job_run(argv, env, JOB_WATCHDOG, r) == 0, "could not start dmsgrun");
+}
+
+/* The job must fail quickly with a message on stderr and leave nothing. */
+static void expect_fails_with_message(const char *const *args, const char *const *env,
+                                      const char *must_mention)
+{
+    require_built();
+    job_result r;
+    run_dmsgrun(args, env, &r);
+    cr_expect(!r.timed_out && !job_exited_ok(&r), "%s: expected failure, got %s", r.cmd,
+              job_how(&r));
+    cr_expect(r.seconds < 10.0, "%s: took %.1f s to fail", r.cmd, r.seconds);
+    cr_expect(r.err != NULL && r.err[0] != '\0', "%s: failed without a message on stderr", r.cmd);
+    if (must_mention)
+        cr_expect(job_contains(r.err, must_mention),
+                  "%s: the message does not mention \"%s\":\n%s", r.cmd, must_mention,
+                  job_tail(r.err, 2000));
+    cr_expect(r.leftover[0] == '\0', "%s: processes left: %s", r.cmd, r.leftover);
+    cr_expect(r.new_shm[0] == '\0', "%s: new /dev/shm entries: %s", r.cmd, r.new_shm);
+    job_free(&r);
+}
+
+Test(dmsgrun, help)
+{
+    require_built();
+    job_result r;
+    run_dmsgrun((const char *const[]){"--help", NULL}, NULL, &r);
+    cr_expect(job_exited_ok(&r), "dmsgrun --help: %s\n%s", job_how(&r), job_tail(r.err, 2000));
+    cr_expect(job_contains(r.out, "usage"), "dmsgrun --help prints no usage on stdout:\n%s",
+              job_tail(r.out, 2000));
+    cr_expect(job_contains(r.out, "-n"), "dmsgrun --help does not mention -n:\n%s",
+              job_tail(r.out, 2000));
+    job_free(&r);
+}
+
+Test(dmsgrun, help_env)
+{
+    static const char *const names[] = {
+        "DMSG_SEGMENT_SIZE", "DMSG_MAX_COUNTERS", "DMSG_TIMEOUT",    "DMSG_DEBUG",
+        "DMSG_TRANSPORT",    "DMSG_SPIN",         "DMSG_TILE_BYTES",
+    };
+    require_built();
+    job_result r;
+    run_dmsgrun((const char *const[]){"--help-env", NULL}, NULL, &r);
+    cr_expect(job_exited_ok(&r), "dmsgrun --help-env: %s\n%s", job_how(&r),
+              job_tail(r.err, 2000));
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cr_expect(r.out != NULL && strstr(r.out, names[i]) != NULL,
+                  "dmsgrun --help-env does not list %s:\n%s", names[i], job_tail(r.out, 3000));
+    job_free(&r);
+}
+
+Test(dmsgrun, zero_pes)
+{
+    expect_fails_with_message((const char *const[]){"-n", "0", job_path("tests/pe_prog"),
+                                                    "sync_empty", NULL},
+                              NULL, NULL);
+}
+
+Test(dmsgrun, negative_pes)
+{
+    expect_fails_with_message((const char *const[]){"-n", "-2", job_path("tests/pe_prog"),
+                                                    "sync_empty", NULL},
+                              NULL, NULL);
+}
+
+Test(dmsgrun, garbage_pes)
+{
+    expect_fails_with_message((const char *const[]){"-n", "two", job_path("tests/pe_prog"),
+                                                    "sync_empty", NULL},
+                              NULL, NULL);
+}
+
+Test(dmsgrun, no_program)
+{
+    expect_fails_with_message((const char *const[]){"-n", "2", NULL}, NULL, NULL);
+}
+
+Test(dmsgrun, missing_program)
+{
+    expect_fails_with_message((const char *const[]){"-n", "2", "./no-such-dmsg-program", NULL},
+                              NULL, "no-such-dmsg-program");
+}
+
+Test(dmsgrun, bad_transport)
+{
+    expect_fails_with_message((const char *const[]){"-n", "2", "-t", "carrier-pigeon",
+                                                    job_path("tests/pe_prog"), "sync_empty", NULL},
+                              NULL, "carrier-pigeon");
+}
+
+Test(dmsgrun, segment_size_garbage)
+{
+    static const char *const env[] = {"DMSG_SEGMENT_SIZE=garbage", NULL};
+    expect_fails_with_message((const char *const[]){"-n", "2", job_path("tests/pe_prog"),
+                                                    "sync_empty", NULL},
+                              env, "DMSG_SEGMENT_SIZE");
+}
+
+Test(dmsgrun, max_counters_garbage)
+{
+    static const char *const env[] = {"DMSG_MAX_COUNTERS=lots", NULL};
+    expect_fails_with_message((const char *const[]){"-n", "2", job_path("tests/pe_prog"),
+                                                    "sync_empty", NULL},
+                              env, "DMSG_MAX_COUNTERS");
+}
+
+Test(dmsgrun, explicit_shm_and_separator, .timeout = 2 * JOB_WATCHDOG)
+{
+    require_built();
+    job_result r;
+    run_dmsgrun((const char *const[]){"-n", "2", "-t", "shm", "--", job_path("tests/pe_prog"),
+                                      NULL},
+                NULL, &r);
+    /* pe_prog without a case name exits 2 on every PE: the status must be non-zero */
+    cr_expect(!r.timed_out && !job_exited_ok(&r), "%s: expected failure, got %s", r.cmd,
+              job_how(&r));
+    job_free(&r);
+    run_dmsgrun((const char *const[]){"-n", "2", "-t", "shm", "--", job_path("tests/pe_prog"),
+                                      "sync_empty", NULL},
+                NULL, &r);
+    cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 2000));
+    cr_expect(r.leftover[0] == '\0', "%s: processes left: %s", r.cmd, r.leftover);
+    job_free(&r);
+}
+
+/* dmsg never prints on a user error unless DMSG_DEBUG asks for it. */
+Test(dmsgrun, quiet_errors_unless_debug, .timeout = 3 * JOB_WATCHDOG)
+{
+    require_built();
+    static const char *const quiet[] = {"DMSG_DEBUG", NULL};
+    static const char *const debug[] = {"DMSG_DEBUG=1", NULL};
+    job_result r;
+    job_run_case("err_range", 2, quiet, &r);
+    cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 2000));
+    cr_expect(r.err != NULL && r.err[0] == '\0',
+              "%s: something was printed on stderr without DMSG_DEBUG:\n%s", r.cmd,
+              job_tail(r.err, 2000));
+    job_free(&r);
+    job_run_case("err_range", 2, debug, &r);
+    cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 2000));
+    cr_expect(r.err != NULL && r.err[0] != '\0',
+              "%s: DMSG_DEBUG=1 printed no diagnostics for the range errors", r.cmd);
+    job_free(&r);
+}
+
+/* A program started without dmsgrun is a 1-PE job. */
+static void expect_direct_ok(const char *case_name, const char *const *env)
+{
+    require_built();
+    const char *argv[] = {job_path("tests/pe_prog"), case_name, NULL};
+    job_result r;
+    cr_assert(job_run(argv, env, JOB_WATCHDOG, &r) == 0, "could not start pe_prog");
+    cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 3000));
+    cr_expect(r.leftover[0] == '\0', "%s: processes left: %s", r.cmd, r.leftover);
+    cr_expect(r.new_shm[0] == '\0', "%s: new /dev/shm entries: %s", r.cmd, r.new_shm);
+    job_free(&r);
+}
+
+static const char *const direct_env[] = {"DMSG_TIMEOUT=20", NULL};
+
+Test(singleton, deposit_sizes, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_direct_ok("deposit_sizes", direct_env);
+}
+Test(singleton, section_transpose, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_direct_ok("section_transpose", direct_env);
+}
+Test(singleton, err_lifecycle, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_direct_ok("err_lifecycle", direct_env);
+}
+Test(singleton, env_bad_settings, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_direct_ok("env_bad_settings", direct_env);
+}
+Test(singleton, crash_is_plain_failure, .timeout = 2 * JOB_WATCHDOG)
+{
+    require_built();
+    const char *argv[] = {job_path("tests/pe_prog"), "crash_exit", NULL};
+    job_result r;
+    cr_assert(job_run(argv, direct_env, JOB_WATCHDOG, &r) == 0, "could not start pe_prog");
+    cr_expect(!r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3,
+              "%s: expected exit 3, got %s", r.cmd, job_how(&r));
+    job_free(&r);
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# Runs every built example at 1, 2, 3 and 4 PEs with small sizes through
+# dmsgrun. Each example verifies its own result and exits non-zero on a
+# mismatch, so a run passes when it exits 0 within the time limit.
+#
+#   sh tests/run_examples.sh [BUILD_DIR]      (default: build)
+#
+# Prints one line per run and ends with "N passed, M failed"; exits non-zero
+# if any run failed. A failing run's output is shown (last lines).
+
+BUILD=${1:-build}
+DMSGRUN=$BUILD/bin/dmsgrun
+LIMIT=60
+
+# Small arguments per example; sizes are divisible by 1, 2, 3 and 4.
+# Examples not listed here run with their defaults.
+small_args() {
+    case $1 in
+    transpose) echo "96 3" ;;
+    halo) echo "60 200" ;;
+    gather) echo "600 500" ;;
+    *) echo "" ;;
+    esac
+}
+
+if [ ! -x "$DMSGRUN" ]; then
+    echo "run_examples: $DMSGRUN not found (build first: make)" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+passed=0
+failed=0
+out=$(mktemp) || exit 1
+trap 'rm -f "$out"' EXIT
+
+for prog in "$BUILD"/examples/*; do
+    [ -f "$prog" ] && [ -x "$prog" ] || continue
+    name=$(basename "$prog")
+    args=$(small_args "$name")
+    for np in 1 2 3 4; do
+        # $args is split into words on purpose
+        timeout "$LIMIT" "$DMSGRUN" -n "$np" "$prog" $args >"$out" 2>&1
+        rc=$?
+        if [ "$rc" -eq 0 ]; then
+            verdict=PASS
+            passed=$((passed + 1))
+        else
+            verdict=FAIL
+            [ "$rc" -eq 124 ] && verdict="FAIL (timeout ${LIMIT}s)"
+            failed=$((failed + 1))
+        fi
+        printf '%-24s %s\n' "$name -n $np $args" "$verdict (exit $rc)"
+        if [ "$rc" -ne 0 ]; then
+            tail -n 15 "$out" | sed 's/^/    | /'
+        fi
+    done
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
