@@ -64,16 +64,31 @@ static inline char *dmsg_job_seg(dmsg_job_hdr *h, int pe)
     return dmsg_job_ctl(h, pe) + h->ctl_size;
 }
 
-/* What a PE learns at start-up: its rank, the job size and the job region. */
+/* What a PE learns at start-up: its rank, the job size and how it was
+ * started (which decides what a transport can use to find its peers). */
+typedef enum {
+    DMSG_BOOT_SINGLETON, /* no launcher: a 1-PE job region made here */
+    DMSG_BOOT_LOCAL,     /* dmsgrun: a job region shared by all PEs of this host */
+    DMSG_BOOT_PMI,       /* MPICH's mpiexec (hydra): PMI, no job region */
+} dmsg_boot_kind;
+
 typedef struct dmsg_boot {
+    dmsg_boot_kind kind;
     int rank;
     int npes;
-    int fd;         /* job region fd */
-    int singleton;  /* 1 when started without a launcher (fd created here) */
+    int fd;     /* job region fd (SINGLETON, LOCAL); -1 otherwise */
+    void *priv; /* the boot method's state (PMI connection) */
 } dmsg_boot;
 
 /* Reads the launcher protocol from the environment; without it, creates a
  * one-PE job region (singleton). */
 dmsg_status dmsg_boot_local(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters);
+
+/* Finds out how this PE was started and fills b (boot.c): dmsgrun's local
+ * protocol, PMI under mpiexec where built in, else a singleton. */
+dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters);
+
+/* Releases what dmsg_boot_start acquired and the transport did not take over. */
+void dmsg_boot_end(dmsg_boot *b);
 
 #endif

@@ -27,19 +27,13 @@ dmsg_status dmsg_boot_local(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
         dmsg_status st = dmsg_job_create(1, seg_size, max_counters, &nfd);
         if (st)
             return st;
-        b->rank = 0;
-        b->npes = 1;
-        b->fd = nfd;
-        b->singleton = 1;
+        *b = (dmsg_boot){.kind = DMSG_BOOT_SINGLETON, .rank = 0, .npes = 1, .fd = nfd};
         return DMSG_OK;
     }
     if (have_fd < 0 || env_int(DMSG_BOOT_ENV_NPES, 1, DMSG_MAX_PES, &npes) != 1 ||
         env_int(DMSG_BOOT_ENV_RANK, 0, npes - 1, &rank) != 1)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "launcher environment (%s, %s, %s) is invalid",
                          DMSG_BOOT_ENV_FD, DMSG_BOOT_ENV_RANK, DMSG_BOOT_ENV_NPES);
-    b->rank = (int)rank;
-    b->npes = (int)npes;
-    b->fd = (int)fd;
-    b->singleton = 0;
+    *b = (dmsg_boot){.kind = DMSG_BOOT_LOCAL, .rank = (int)rank, .npes = (int)npes, .fd = (int)fd};
     return DMSG_OK;
 }

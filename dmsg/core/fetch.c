@@ -10,21 +10,24 @@ enum { REQ_ACTIVE = 1, REQ_RETIRED = 2 };
 static int fetch(dmsg_op *op, dmsg_req *req)
 {
     DMSG_REQUIRE_INIT();
+    dmsg_tp *tp = &dmsg_g.tp;
     dmsg_status st = dmsg_op_check(op);
     if (st)
         return st;
+    if (!req)
+        return dmsg_op_run(op, UINT32_MAX, 0, NULL);
     double done_at = 0;
-    st = dmsg_op_run(op, UINT32_MAX, req != NULL, &done_at);
-    if (req) {
-        req->magic = REQ_MAGIC;
-        req->state = REQ_ACTIVE;
-        req->status = st;
-        req->pe = op->pe;
-        memcpy(&req->seq, &done_at, sizeof done_at); /* model completion time */
-        req->priv[0] = req->priv[1] = NULL;
-        return DMSG_OK;
-    }
-    return st;
+    req->priv[0] = req->priv[1] = NULL;
+    if (tp->ops->caps & DMSG_TP_CAP_DIRECT_MAP)
+        st = dmsg_op_run(op, UINT32_MAX, 1, &done_at); /* complete at once */
+    else if ((st = tp->ops->xfer_nb(tp, op, req)))
+        return st; /* not started: the handle stays unused */
+    req->magic = REQ_MAGIC;
+    req->state = REQ_ACTIVE;
+    req->status = st;
+    req->pe = op->pe;
+    memcpy(&req->seq, &done_at, sizeof done_at); /* cost-model completion time */
+    return DMSG_OK;
 }
 
 static int nb_check(dmsg_req *req)
@@ -87,6 +90,15 @@ int dmsg_test(dmsg_req *req, int *done)
         return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_test: NULL argument");
     if (req->magic != REQ_MAGIC || req->state != REQ_ACTIVE)
         return DMSG_FAIL(DMSG_ERR_HANDLE, "request was never started or is already retired");
+    dmsg_tp *tp = &dmsg_g.tp;
+    if (!(tp->ops->caps & DMSG_TP_CAP_DIRECT_MAP)) {
+        int fin = 0;
+        req->status = tp->ops->req_test(tp, req, &fin);
+        if (!fin) {
+            *done = 0;
+            return DMSG_OK;
+        }
+    }
     req->state = REQ_RETIRED;
     *done = 1;
     if (dmsg_g.tp.ops->complete) {
@@ -99,6 +111,9 @@ int dmsg_test(dmsg_req *req, int *done)
 
 int dmsg_wait(dmsg_req *req)
 {
-    int done;
-    return dmsg_test(req, &done);
+    int done = 0;
+    dmsg_status st;
+    while ((st = dmsg_test(req, &done)) == DMSG_OK && !done)
+        ;
+    return st;
 }

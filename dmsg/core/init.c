@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "dmsg/boot/job.h"
 #include "dmsg/core/state.h"
 
@@ -46,12 +45,12 @@ int dmsg_init(void)
                 g->cfg.transport);
         return DMSG_ERR_ENV;
     }
-    st = dmsg_boot_local(&boot, g->cfg.seg_size, g->cfg.max_counters);
+    st = dmsg_boot_start(&boot, g->cfg.seg_size, g->cfg.max_counters);
     if (st)
         return st;
     g->tp.ops = ops;
     g->tp.cfg = &g->cfg;
-    st = ops->init(&g->tp, boot.fd, boot.rank, boot.npes);
+    st = ops->init(&g->tp, &boot);
     if (st)
         goto err_boot;
     g->seg = g->tp.seg ? g->tp.seg[g->tp.rank] : NULL;
@@ -71,9 +70,9 @@ err_heap:
     dmsg_heap_fini(&g->heap);
 err_tp:
     ops->finalize(&g->tp);
-    return st; /* the transport closed the region fd */
+    return st; /* the transport owns what the boot acquired */
 err_boot:
-    close(boot.fd);
+    dmsg_boot_end(&boot);
     return st;
 }
 

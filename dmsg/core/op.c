@@ -166,9 +166,6 @@ static void describe(const dmsg_op *op, dmsg_tp_xfer *x)
 dmsg_status dmsg_op_run(const dmsg_op *op, uint32_t slot, int nonblocking, double *done_at)
 {
     dmsg_tp *tp = &dmsg_g.tp;
-    if (!(tp->ops->caps & DMSG_TP_CAP_DIRECT_MAP))
-        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "transport %s cannot map segments",
-                         tp->ops->name);
     if (tp->ops->account) {
         dmsg_tp_xfer x;
         describe(op, &x);
@@ -177,6 +174,8 @@ dmsg_status dmsg_op_run(const dmsg_op *op, uint32_t slot, int nonblocking, doubl
         if (done_at)
             *done_at = t;
     }
+    if (!(tp->ops->caps & DMSG_TP_CAP_DIRECT_MAP))
+        return tp->ops->xfer(tp, op, slot);
     move_direct(op, tp->seg[op->pe] + op->roff);
     if (slot != UINT32_MAX)
         tp->ops->ctr_signal(tp, op->pe, slot, op->payload);

@@ -7,13 +7,45 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "dmsg/core/env.h"
+#include "dmsg/boot/job.h"
 #include "dmsg/core/status.h"
+#include "dmsg.h"
 
 /* Every PE's segment is mapped into this process (seg[pe] is valid): the
  * copy engine moves data with loads and stores, one copy, any pattern. */
 #define DMSG_TP_CAP_DIRECT_MAP 0x1u
 
 typedef struct dmsg_tp dmsg_tp;
+
+/* One described transfer, built and fully checked by the core (every remote
+ * byte lies inside the target's segment) before a transport sees it. */
+typedef enum {
+    DMSG_OP_CONTIG,         /* bytes, contiguous at both ends */
+    DMSG_OP_SECTION,        /* n-D layouts at both ends */
+    DMSG_OP_REMOTE_INDEXED, /* element idx[i] of the remote array <-> element i locally */
+    DMSG_OP_LOCAL_INDEXED,  /* element idx[i] of the local array <-> element i remotely */
+    DMSG_OP_ADP,            /* address-data records to the remote side (deposit only) */
+} dmsg_op_kind;
+
+typedef enum { DMSG_DIR_PUT, DMSG_DIR_GET } dmsg_dir;
+
+typedef struct dmsg_op {
+    dmsg_op_kind kind;
+    dmsg_dir dir;
+    int pe;
+    void *remote;            /* symmetric address (base for indexed and adp) */
+    void *local;             /* local buffer (const for puts) */
+    size_t elem;             /* element size; 1 for CONTIG */
+    size_t n;                /* elements (bytes for CONTIG, records for ADP) */
+    const dmsg_layout *rl;   /* SECTION: remote layout */
+    const dmsg_layout *ll;   /* SECTION: local layout */
+    const size_t *idx;       /* *_INDEXED */
+    /* Filled by dmsg_op_check: */
+    size_t roff;             /* offset of `remote` in the segment */
+    uint64_t payload;        /* bytes counted at the target */
+} dmsg_op;
+
+
 
 /* Access pattern of one end of a transfer, as the copy-transfer model names
  * it: contiguous (1), constant stride (n), indexed (w). */
@@ -36,8 +68,9 @@ typedef struct dmsg_tp_ops {
     const char *name;
     unsigned caps;
     /* Joins the job described by tp->cfg and the boot info; sets rank, npes,
-     * seg_size, max_counters, seg (for DIRECT_MAP) and priv. Ends with every PE joined. */
-    dmsg_status (*init)(dmsg_tp *tp, int boot_fd, int rank, int npes);
+     * seg_size, max_counters, seg (for DIRECT_MAP) and priv. Ends with every
+     * PE joined. */
+    dmsg_status (*init)(dmsg_tp *tp, const dmsg_boot *boot);
     /* Marks this PE finished and releases everything init acquired. */
     void (*finalize)(dmsg_tp *tp);
     /* Barrier; with DIRECT_MAP all data moved before it is visible after it. */
@@ -62,6 +95,14 @@ typedef struct dmsg_tp_ops {
     double (*account)(dmsg_tp *tp, const dmsg_tp_xfer *x);
     /* Optional: a non-blocking operation that completes at time t is waited for. */
     void (*complete)(dmsg_tp *tp, double t);
+    /* Transports without DMSG_TP_CAP_DIRECT_MAP move data themselves. xfer:
+     * a deposit is locally complete on return (source reusable) and counted
+     * at the target on slot (UINT32_MAX = none) once all its bytes are
+     * visible there; a fetch returns with the data in place. xfer_nb starts a
+     * fetch and fills req->priv; req_test reports (and finishes) it. */
+    dmsg_status (*xfer)(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
+    dmsg_status (*xfer_nb)(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
+    dmsg_status (*req_test)(dmsg_tp *tp, dmsg_req *req, int *done);
 } dmsg_tp_ops;
 
 struct dmsg_tp {

@@ -68,8 +68,12 @@ static long auto_spin(int npes)
     return (cores > 0 && npes > cores) ? 64 : 20000;
 }
 
-dmsg_status shm_join(dmsg_tp *tp, shm_state *s, int fd, int rank, int npes)
+dmsg_status shm_join(dmsg_tp *tp, shm_state *s, const dmsg_boot *boot)
 {
+    int fd = boot->fd, rank = boot->rank, npes = boot->npes;
+    if (fd < 0)
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                         "transport %s needs all PEs on one host under dmsgrun", tp->ops->name);
     dmsg_status st = dmsg_job_map(fd, &s->hdr);
     if (st)
         return st;
@@ -128,12 +132,12 @@ void shm_leave(dmsg_tp *tp, shm_state *s)
     tp->priv = NULL;
 }
 
-static dmsg_status shm_init(dmsg_tp *tp, int fd, int rank, int npes)
+static dmsg_status shm_init(dmsg_tp *tp, const dmsg_boot *boot)
 {
     shm_state *s = calloc(1, sizeof *s);
     if (!s)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "shm state");
-    dmsg_status st = shm_join(tp, s, fd, rank, npes);
+    dmsg_status st = shm_join(tp, s, boot);
     if (st)
         free(s);
     return st;

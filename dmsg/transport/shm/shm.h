@@ -65,8 +65,10 @@ dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic 
 void shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump);
 
 /* The shm ops, for transports layered on it. shm_join fills a caller-owned
- * state (tp->priv must point to a struct that starts with it). */
-dmsg_status shm_join(dmsg_tp *tp, shm_state *s, int fd, int rank, int npes);
+ * state (tp->priv must point to a struct that starts with it) and takes over
+ * the boot's job region fd; it needs a job region (boot kind LOCAL or
+ * SINGLETON). */
+dmsg_status shm_join(dmsg_tp *tp, shm_state *s, const dmsg_boot *boot);
 void shm_leave(dmsg_tp *tp, shm_state *s);
 dmsg_status shm_barrier(dmsg_tp *tp);
 dmsg_status shm_quiet(dmsg_tp *tp);

@@ -54,7 +54,7 @@ static dmsg_status parse_choice(const char *v, const char *const *names, int n, 
     return DMSG_FAIL(DMSG_ERR_ENV, "%s=%s is not one of the choices", var, v);
 }
 
-static dmsg_status sim_init(dmsg_tp *tp, int fd, int rank, int npes)
+static dmsg_status sim_init(dmsg_tp *tp, const dmsg_boot *boot)
 {
     static const char *const mechs[] = {"auto", "packed", "chained"};
     static const char *const fetches[] = {"auto", "blocking", "pipelined", "vector"};
@@ -83,8 +83,8 @@ static dmsg_status sim_init(dmsg_tp *tp, int fd, int rank, int npes)
     }
     s->congestion = tp->cfg->sim_congestion > 0 ? tp->cfg->sim_congestion : s->m.congestion;
     s->partner = -1;
-    s->self = rank;
-    st = shm_join(tp, &s->shm, fd, rank, npes);
+    s->self = boot->rank;
+    st = shm_join(tp, &s->shm, boot);
     if (st)
         goto err_free;
     return DMSG_OK;
