@@ -13,7 +13,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-param
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -pthread
 CPPFLAGS += -Iinclude -I.
-LDLIBS   += -pthread -lm
+LDLIBS   += -pthread -lm -lfabric
 
 LIB_SRCS  := $(sort $(wildcard dmsg/*/*.c dmsg/transport/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -27,8 +27,11 @@ MPI_TOOLS := $(patsubst tools/mpi/%.c,$(BUILD)/bin/%,$(wildcard tools/mpi/*.c))
 UNIT_SRCS  := $(wildcard tests/unit/*.c)
 PE_SRCS    := $(wildcard tests/pe/*.c)
 INTEG_SRCS := $(wildcard tests/integ/*.c)
+SIMPE_SRCS := $(wildcard tests/simpe/*.c)
+SIM_SRCS   := $(wildcard tests/sim/*.c)
 TESTS      := $(if $(UNIT_SRCS),$(BUILD)/tests/unit) $(if $(PE_SRCS),$(BUILD)/tests/pe_prog) \
-              $(if $(INTEG_SRCS),$(BUILD)/tests/integ)
+              $(if $(INTEG_SRCS),$(BUILD)/tests/integ) $(if $(SIMPE_SRCS),$(BUILD)/tests/sim_prog) \
+              $(if $(SIM_SRCS),$(BUILD)/tests/sim)
 
 DEPS_OK := $(BUILD)/.deps-ok
 
@@ -91,6 +94,14 @@ $(BUILD)/tests/integ: $(INTEG_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
+$(BUILD)/tests/sim_prog: $(SIMPE_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/sim: $(SIM_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+
 # The main demo: the transpose example on 4 PEs, verified, with throughput.
 run: all
 	$(BUILD)/bin/dmsgrun -n 4 $(BUILD)/examples/transpose 1024
@@ -100,6 +111,7 @@ test: all tests
 	@set -e; \
 	if [ -x $(BUILD)/tests/unit ]; then $(BUILD)/tests/unit --jobs 2; fi; \
 	if [ -x $(BUILD)/tests/integ ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/integ --jobs 1; fi; \
+	if [ -x $(BUILD)/tests/sim ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/sim --jobs 1; fi; \
 	sh tests/run_examples.sh $(BUILD)
 
 check: all tests

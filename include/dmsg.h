@@ -99,8 +99,26 @@ int dmsg_npes(void);
  */
 double dmsg_wtime(void);
 
-/** Name of the active transport ("shm", ...), or NULL before dmsg_init. */
+/** Name of the active transport ("shm", "sim", ...), or NULL before dmsg_init. */
 const char *dmsg_transport_name(void);
+
+/** Where a PE's time went, in seconds of the transport's clock. */
+typedef struct dmsg_times {
+    double total;      /**< the clock now (dmsg_wtime) */
+    double transfer;   /**< sending deposits: software overhead and transfer */
+    double copy;       /**< local copies: buffer packing, deposits to oneself */
+    double sync;       /**< barriers and quiet */
+    double ctr_wait;   /**< awaits, beyond the PE's own progress */
+    double fetch_wait; /**< fetches and waits on non-blocking fetches */
+} dmsg_times;
+
+/**
+ * This PE's time breakdown so far. Only transports that keep a cost model
+ * have one (sim: virtual time; the parts add up to total, since local
+ * computation is free there). Local, no synchronization.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_NOT_INIT, DMSG_ERR_UNSUPPORTED (shm, ofi).
+ */
+int dmsg_times_get(dmsg_times *t);
 
 /* ---------------------------------------------------- symmetric memory */
 

@@ -113,6 +113,18 @@ double dmsg_wtime(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int dmsg_times_get(dmsg_times *t)
+{
+    DMSG_REQUIRE_INIT();
+    if (!t)
+        return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_times_get: t is NULL");
+    if (!dmsg_g.tp.ops->times)
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "transport %s keeps no time breakdown",
+                         dmsg_g.tp.ops->name);
+    dmsg_g.tp.ops->times(&dmsg_g.tp, t);
+    return DMSG_OK;
+}
+
 size_t dmsg_segment_size(void)
 {
     return dmsg_g.initialized ? dmsg_g.tp.seg_size : 0;

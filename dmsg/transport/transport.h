@@ -95,6 +95,8 @@ typedef struct dmsg_tp_ops {
     double (*account)(dmsg_tp *tp, const dmsg_tp_xfer *x);
     /* Optional: a non-blocking operation that completes at time t is waited for. */
     void (*complete)(dmsg_tp *tp, double t);
+    /* Optional: this PE's time breakdown (dmsg_times_get). */
+    void (*times)(dmsg_tp *tp, dmsg_times *t);
     /* Transports without DMSG_TP_CAP_DIRECT_MAP move data themselves. xfer:
      * a deposit is locally complete on return (source reusable) and counted
      * at the target on slot (UINT32_MAX = none) once all its bytes are

@@ -184,6 +184,14 @@ static void sim_ctr_reset(dmsg_tp *tp, uint32_t slot)
     shm_ctr_reset(tp, slot);
 }
 
+static void sim_times(dmsg_tp *tp, dmsg_times *t)
+{
+    sim_state *s = tp->priv;
+    *t = (dmsg_times){.total = s->clock, .transfer = s->t[SIM_T_TRANSFER],
+                      .copy = s->t[SIM_T_COPY], .sync = s->t[SIM_T_SYNC],
+                      .ctr_wait = s->t[SIM_T_CTRWAIT], .fetch_wait = s->t[SIM_T_FETCH]};
+}
+
 static double sim_wtime(dmsg_tp *tp)
 {
     return ((sim_state *)tp->priv)->clock;
@@ -212,4 +220,5 @@ const dmsg_tp_ops dmsg_tp_sim_ops = {
     .wtime = sim_wtime,
     .account = sim_account,
     .complete = sim_complete,
+    .times = sim_times,
 };

@@ -1,0 +1,272 @@
+/* PE programs for the simulated-machine tests (tests/sim/): each case prints
+ * virtual times from PE 0 in a form the tests parse, and checks what it can
+ * check itself (exit status 1 on a violation). Run under dmsgrun with
+ * DMSG_TRANSPORT=sim. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg.h"
+
+#define CHECK(call)                                                                             \
+    do {                                                                                        \
+        int st_ = (call);                                                                       \
+        if (st_ != DMSG_OK) {                                                                   \
+            fprintf(stderr, "PE %d: %s: %s\n", dmsg_pe(), #call, dmsg_strerror(st_));          \
+            exit(1);                                                                            \
+        }                                                                                       \
+    } while (0)
+
+static int me, np;
+
+/* Virtual time may only move forward. */
+static double last_t;
+static void tick(const char *what)
+{
+    double t = dmsg_wtime();
+    if (t < last_t) {
+        fprintf(stderr, "PE %d: clock went back at %s: %a -> %a\n", me, what, last_t, t);
+        exit(1);
+    }
+    last_t = t;
+}
+
+/* PE 0 prints one line per PE: "clock PE %a" (exact hex floats). */
+static void print_clocks(const char *tag)
+{
+    double *all;
+    dmsg_ctr c;
+    CHECK(dmsg_alloc((size_t)np * sizeof *all, (void **)&all));
+    CHECK(dmsg_ctr_create(&c));
+    double t = dmsg_wtime();
+    CHECK(dmsg_deposit(&all[me], &t, sizeof t, 0, c));
+    if (me == 0) {
+        CHECK(dmsg_await(c, (uint64_t)np));
+        for (int p = 0; p < np; p++)
+            printf("%s %d %a\n", tag, p, all[p]);
+    }
+    CHECK(dmsg_sync());
+    CHECK(dmsg_ctr_destroy(c));
+    CHECK(dmsg_free(all));
+}
+
+/* A mix of every kind of step: sections, indexed and adp deposits with
+ * counters, fetches of each kind, barriers. Well-synchronized: each phase
+ * has its own counter, so every await consumes exactly the deposits of its
+ * phase (one counter for both phases would let a fast neighbour's second-phase
+ * deposit satisfy a first-phase await -- a race on any machine). */
+static int case_clocks(void)
+{
+    enum { N = 64 };
+    double *a, *b;
+    dmsg_ctr c, c2;
+    CHECK(dmsg_alloc(N * N * sizeof *a, (void **)&a));
+    CHECK(dmsg_alloc(N * N * sizeof *b, (void **)&b));
+    CHECK(dmsg_ctr_create(&c));
+    CHECK(dmsg_ctr_create(&c2));
+    for (int i = 0; i < N * N; i++)
+        a[i] = me * 1e6 + i;
+    for (int round = 0; round < 3; round++) {
+        CHECK(dmsg_sync());
+        tick("sync");
+        for (int k = 1; k <= np; k++) { /* every partner, self last */
+            int q = (me + k) % np;
+            dmsg_layout sl = {2, {N / 4, N / 4}, {N * 8, 8}};
+            dmsg_layout dl = {2, {N / 4, N / 4}, {8, N * 8}};
+            CHECK(dmsg_deposit_section(&b[me % 4 * (N / 4)], &dl, &a[q % 4], &sl, 8, q, c));
+            tick("deposit_section");
+        }
+        CHECK(dmsg_await(c, (uint64_t)np));
+        tick("await");
+        size_t idx[16];
+        for (int i = 0; i < 16; i++)
+            idx[i] = (size_t)(i * 37 + me) % (N * N);
+        dmsg_adp8 rec[16];
+        for (int i = 0; i < 16; i++)
+            rec[i] = (dmsg_adp8){(uint64_t)(i * 8), (uint64_t)me};
+        int right = (me + 1) % np;
+        CHECK(dmsg_deposit_adp(b + N * N / 2 + me % 4 * 16, rec, 16, 8, right, c2));
+        CHECK(dmsg_deposit_indexed(b, idx, a, 16, 8, right, c2));
+        tick("deposit_adp/indexed");
+        CHECK(dmsg_await(c2, 2));
+        tick("await 2");
+        CHECK(dmsg_sync());
+        double tmp[N];
+        dmsg_req r;
+        CHECK(dmsg_fetch(tmp, a, N * 8, right));
+        tick("fetch");
+        CHECK(dmsg_fetch_indexed(tmp, a, idx, 16, 8, right));
+        tick("fetch_indexed");
+        CHECK(dmsg_fetch_nb(tmp, a + N, N * 8, right, &r));
+        tick("fetch_nb");
+        CHECK(dmsg_wait(&r));
+        tick("wait");
+    }
+    CHECK(dmsg_sync());
+    tick("final sync");
+    CHECK(dmsg_ctr_destroy(c2));
+    CHECK(dmsg_ctr_destroy(c));
+    print_clocks("clock");
+    return 0;
+}
+
+/* A deposit never lands before the sender finished issuing it, and a
+ * barrier leaves every clock equal and no earlier than any clock before it. */
+static int case_causality(void)
+{
+    double *stamp, *all;
+    dmsg_ctr c;
+    CHECK(dmsg_alloc((size_t)np * sizeof *stamp, (void **)&stamp));
+    CHECK(dmsg_alloc((size_t)np * sizeof *all, (void **)&all));
+    CHECK(dmsg_ctr_create(&c));
+    for (int round = 0; round < 20; round++) {
+        int to = (me + 1 + round) % np;
+        /* Uneven work so that PEs' clocks differ before the barrier. */
+        char big[4096 * 4];
+        memset(big, me, sizeof big);
+        for (int k = 0; k <= (me + round) % 3; k++)
+            CHECK(dmsg_deposit(all, big, (size_t)np * sizeof *all, me, DMSG_CTR_NONE));
+        double t = dmsg_wtime();
+        CHECK(dmsg_deposit(&stamp[me], &t, sizeof t, to, c));
+        double after = dmsg_wtime();
+        if (after < t) {
+            fprintf(stderr, "PE %d: deposit moved the clock back\n", me);
+            return 1;
+        }
+        CHECK(dmsg_await(c, 1));
+        int from = ((me - 1 - round) % np + np) % np;
+        if (dmsg_wtime() < stamp[from]) {
+            fprintf(stderr, "PE %d: read data stamped %a at %a, before it was sent\n", me,
+                    stamp[from], dmsg_wtime());
+            return 1;
+        }
+        double before = dmsg_wtime();
+        CHECK(dmsg_sync());
+        double t1 = dmsg_wtime();
+        if (t1 < before) {
+            fprintf(stderr, "PE %d: barrier moved the clock back\n", me);
+            return 1;
+        }
+        CHECK(dmsg_deposit(&all[me], &t1, sizeof t1, 0, c));
+        if (me == 0) {
+            CHECK(dmsg_await(c, (uint64_t)np));
+            for (int p = 0; p < np; p++)
+                if (all[p] != t1) {
+                    fprintf(stderr, "after barrier PE %d at %a, PE 0 at %a\n", p, all[p], t1);
+                    return 1;
+                }
+        }
+        CHECK(dmsg_sync());
+    }
+    printf("causality OK\n");
+    return 0;
+}
+
+/* One strided section deposit PE 0 -> PE 1 (4096 doubles read at a stride of
+ * 64 words, stored contiguously): prints the sender's and the receiver's
+ * virtual times, for comparison with the copy-transfer model. */
+static int case_cost(void)
+{
+    enum { K = 4096, S = 64 };
+    double *src = calloc((size_t)K * S, sizeof *src), *dst;
+    dmsg_ctr c;
+    if (!src)
+        return 1;
+    CHECK(dmsg_alloc(K * sizeof *dst, (void **)&dst));
+    CHECK(dmsg_ctr_create(&c));
+    CHECK(dmsg_sync());
+    double t0 = dmsg_wtime();
+    if (me == 0 && np > 1) {
+        dmsg_layout sl = {1, {K}, {S * 8}}, dl = {1, {K}, {8}};
+        CHECK(dmsg_deposit_section(dst, &dl, src, &sl, 8, 1, c));
+        printf("send %a\n", dmsg_wtime() - t0);
+    } else if (me == 1) {
+        CHECK(dmsg_await(c, 1));
+        printf("recv %a\n", dmsg_wtime() - t0);
+    }
+    fflush(stdout);
+    CHECK(dmsg_sync());
+    free(src);
+    return 0;
+}
+
+/* PE 0 fetches 8192 words from PE 1 at a stride of 4 words, blocking: prints
+ * the virtual time it took (the strategy comes from DMSG_SIM_FETCH). */
+static int case_fetch(void)
+{
+    enum { K = 8192, S = 4 };
+    double *src, *dst = malloc(K * sizeof *dst);
+    CHECK(dmsg_alloc((size_t)K * S * sizeof *src, (void **)&src));
+    for (int i = 0; i < K * S; i++)
+        src[i] = me * 1e6 + i;
+    CHECK(dmsg_sync());
+    if (me == 0 && np > 1) {
+        dmsg_layout rl = {1, {K}, {S * 8}}, ll = {1, {K}, {8}};
+        double t0 = dmsg_wtime();
+        CHECK(dmsg_fetch_section(dst, &ll, src, &rl, 8, 1));
+        printf("fetch %a\n", dmsg_wtime() - t0);
+        for (int i = 0; i < K; i++)
+            if (dst[i] != 1e6 + (double)i * S) {
+                fprintf(stderr, "fetched element %d wrong\n", i);
+                return 1;
+            }
+    }
+    CHECK(dmsg_sync());
+    free(dst);
+    return 0;
+}
+
+/* The breakdown adds up to the clock. */
+static int case_times(void)
+{
+    dmsg_times t;
+    int st = dmsg_times_get(&t);
+    if (strcmp(dmsg_transport_name(), "sim") != 0) {
+        if (st != DMSG_ERR_UNSUPPORTED) {
+            fprintf(stderr, "dmsg_times_get on %s: %d\n", dmsg_transport_name(), st);
+            return 1;
+        }
+        printf("times unsupported OK\n");
+        return 0;
+    }
+    case_clocks();
+    CHECK(dmsg_times_get(&t));
+    double sum = t.transfer + t.copy + t.sync + t.ctr_wait + t.fetch_wait;
+    if (t.total <= 0 || sum < t.total * (1 - 1e-9) || sum > t.total * (1 + 1e-9) ||
+        t.total != dmsg_wtime()) {
+        fprintf(stderr, "PE %d: parts add to %a, total %a\n", me, sum, t.total);
+        return 1;
+    }
+    if (dmsg_times_get(NULL) != DMSG_ERR_NULL)
+        return 1;
+    printf("times OK\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(void);
+    } cases[] = {{"clocks", case_clocks}, {"causality", case_causality}, {"cost", case_cost},
+                 {"fetch", case_fetch},   {"times", case_times}};
+    if (argc < 2) {
+        fprintf(stderr, "usage: sim_prog CASE\n");
+        return 2;
+    }
+    int st = dmsg_init();
+    if (st) {
+        fprintf(stderr, "dmsg_init: %s\n", dmsg_strerror(st));
+        return 1;
+    }
+    me = dmsg_pe();
+    np = dmsg_npes();
+    int rc = 2;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (!strcmp(argv[1], cases[i].name))
+            rc = cases[i].fn();
+    if (rc == 2)
+        fprintf(stderr, "sim_prog: unknown case %s\n", argv[1]);
+    CHECK(dmsg_finalize());
+    return rc;
+}
