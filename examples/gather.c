@@ -236,20 +236,27 @@ int main(int argc, char **argv)
      * block before its owner has finished initializing it. */
     reset_block(&j);
     CHECK(dmsg_sync());
+    double t0 = dmsg_wtime();
     scatter_updates(&j);
+    double t_a = dmsg_wtime() - t0;
     uint64_t err_a = total_errors(&j, check_updates(&j));
 
     /* (b) Fetches need the data final at the source: reset, then sync. Every
      * deposit of part (a) was awaited, so none can overwrite the reset. */
     reset_block(&j);
     CHECK(dmsg_sync());
-    uint64_t err_b = total_errors(&j, gather_and_check(&j, j.updates));
+    t0 = dmsg_wtime();
+    uint64_t mine_b = gather_and_check(&j, j.updates);
+    double t_b = dmsg_wtime() - t0;
+    uint64_t err_b = total_errors(&j, mine_b);
 
     if (j.me == 0) {
         printf("gather (a) address-data scatter: %s (%" PRIu64 " wrong elements)\n",
                err_a ? "FAILED" : "OK", err_a);
         printf("gather (b) indexed fetch:        %s (%" PRIu64 " wrong elements)\n",
                err_b ? "FAILED" : "OK", err_b);
+        printf("gather: PE 0 took %.3f us to scatter, %.3f us to fetch (%s clock)\n", t_a * 1e6,
+               t_b * 1e6, dmsg_transport_name());
         printf("gather: L = %zu, %d PEs, %zu draws per PE: %s\n", j.len, j.npes, j.updates,
                err_a + err_b ? "FAILED" : "OK");
     }

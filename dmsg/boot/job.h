@@ -88,6 +88,10 @@ dmsg_status dmsg_boot_local(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
  * protocol, PMI under mpiexec where built in, else a singleton. */
 dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters);
 
+/* This PE's rank as the launcher announced it, read before dmsg_boot_start
+ * (0 without a launcher): configuration errors are printed by rank 0 only. */
+int dmsg_boot_env_rank(void);
+
 /* Releases what dmsg_boot_start acquired and the transport did not take over. */
 void dmsg_boot_end(dmsg_boot *b);
 

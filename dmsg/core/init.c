@@ -35,13 +35,15 @@ int dmsg_init(void)
     memset(g, 0, sizeof *g);
     if (dmsg_env_load(&g->cfg, err, sizeof err)) {
         /* Misconfiguration is reported even without DMSG_DEBUG: nothing runs. */
-        fprintf(stderr, "dmsg: %s\n", err);
+        if (dmsg_boot_env_rank() == 0)
+            fprintf(stderr, "dmsg: %s\n", err);
         return DMSG_ERR_ENV;
     }
     dmsg_debug_level = g->cfg.debug;
     const dmsg_tp_ops *ops = find_transport(g->cfg.transport);
     if (!ops) {
-        fprintf(stderr, "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (shm, sim)\n",
+        if (dmsg_boot_env_rank() == 0)
+            fprintf(stderr, "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (shm, sim)\n",
                 g->cfg.transport);
         return DMSG_ERR_ENV;
     }

@@ -10,6 +10,7 @@
  *   deposits that can have arrived on its counter by then (true of
  *   well-synchronized programs: see docs/simulator.md). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/transport/sim/sim.h"
@@ -44,14 +45,20 @@ static void charge(sim_state *s, double dt, int k)
 }
 
 static dmsg_status parse_choice(const char *v, const char *const *names, int n, int *out,
-                                const char *var)
+                                const char *var, int rank)
 {
     for (int i = 0; i < n; i++)
         if (!strcmp(v, names[i])) {
             *out = i;
             return DMSG_OK;
         }
-    return DMSG_FAIL(DMSG_ERR_ENV, "%s=%s is not one of the choices", var, v);
+    if (rank == 0) {
+        fprintf(stderr, "dmsg: %s=%s is not one of:", var, v);
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, " %s", names[i]);
+        fprintf(stderr, "\n");
+    }
+    return DMSG_ERR_ENV;
 }
 
 static dmsg_status sim_init(dmsg_tp *tp, const dmsg_boot *boot)
@@ -64,19 +71,21 @@ static dmsg_status sim_init(dmsg_tp *tp, const dmsg_boot *boot)
     sim_state *s = calloc(1, sizeof *s);
     if (!s)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "sim state");
-    if ((st = parse_choice(tp->cfg->sim_mech, mechs, 3, &mech, "DMSG_SIM_MECH")) ||
-        (st = parse_choice(tp->cfg->sim_fetch, fetches, 4, &fetch, "DMSG_SIM_FETCH")))
+    if ((st = parse_choice(tp->cfg->sim_mech, mechs, 3, &mech, "DMSG_SIM_MECH", boot->rank)) ||
+        (st = parse_choice(tp->cfg->sim_fetch, fetches, 4, &fetch, "DMSG_SIM_FETCH", boot->rank)))
         goto err_free;
     if (dmsg_machine_load(tp->cfg->machine, &s->m, err, sizeof err)) {
         /* A bad machine file stops the job: report it even without DMSG_DEBUG. */
-        fprintf(stderr, "dmsg: DMSG_MACHINE=%s: %s\n", tp->cfg->machine, err);
+        if (boot->rank == 0)
+            fprintf(stderr, "dmsg: DMSG_MACHINE=%s: %s\n", tp->cfg->machine, err);
         st = DMSG_ERR_ENV;
         goto err_free;
     }
     s->mech = (sim_mech)mech;
     s->fetch = (sim_fetch)fetch;
     if (s->mech == SIM_MECH_CHAINED && !(s->m.mechanisms & DMSG_MECH_CHAINED)) {
-        fprintf(stderr, "dmsg: DMSG_SIM_MECH=chained: machine %s moves contiguous blocks only\n",
+        if (boot->rank == 0)
+            fprintf(stderr, "dmsg: DMSG_SIM_MECH=chained: machine %s moves contiguous blocks only\n",
                 s->m.name);
         st = DMSG_ERR_ENV;
         goto err_free;
