@@ -241,8 +241,9 @@ static int err_args(void)
 
     dmsg_layout five = pe_l1(5, 8); /* element totals differ: 4 vs 5 */
     PE_EXPECT(dmsg_deposit_section(dst, &ok, src, &five, 8, to, c), DMSG_ERR_ARG);
-    dmsg_layout neg = pe_l1(4, -8); /* negative stride on the destination */
-    PE_EXPECT(dmsg_deposit_section(dst + 64, &neg, src, &ok, 8, to, c), DMSG_ERR_ARG);
+    /* A negative destination stride is legal (its elements do not overlap);
+     * checked below on a local fetch, which leaves the target untouched. */
+    dmsg_layout neg = pe_l1(4, -8);
     dmsg_layout zero = pe_l1(4, 0); /* all elements on one spot */
     PE_EXPECT(dmsg_deposit_section(dst, &zero, src, &ok, 8, to, c), DMSG_ERR_ARG);
     dmsg_layout tight = pe_l1(4, 4); /* stride below the element size */
@@ -251,7 +252,14 @@ static int err_args(void)
     dmsg_layout flat = pe_l1(16, 8);
     PE_EXPECT(dmsg_deposit_section(dst, &rows, src, &flat, 8, to, c), DMSG_ERR_ARG);
     /* For a fetch the destination is local: the same rules apply to it. */
-    PE_EXPECT(dmsg_fetch_section(local + 64, &neg, t.area, &ok, 8, to), DMSG_ERR_ARG);
+    char fwd[32], rev[32];
+    memset(rev, 0, sizeof rev); /* the area holds guard bytes: every slot must be written */
+    PE_EXPECT(dmsg_fetch(fwd, t.area, sizeof fwd, to), DMSG_OK);
+    PE_EXPECT(dmsg_fetch_section(rev + 24, &neg, t.area, &ok, 8, to), DMSG_OK);
+    for (int i = 0; i < 4; i++)
+        PE_CHECK(memcmp(rev + 24 - 8 * i, fwd + 8 * i, 8) == 0,
+                 "negative destination stride: element %d misplaced", i);
+    PE_EXPECT(dmsg_fetch_section(local, &zero, t.area, &ok, 8, to), DMSG_ERR_ARG);
     PE_EXPECT(dmsg_fetch_section(local, &rows, t.area, &flat, 8, to), DMSG_ERR_ARG);
     PE_EXPECT(dmsg_fetch_section(local, &ok, t.area, &five, 8, to), DMSG_ERR_ARG);
 
