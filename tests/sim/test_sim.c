@@ -235,3 +235,45 @@ Test(sim, sixty_four_pes_kernels_with_breakdown, .timeout = 300)
             cr_assert_lt(wall, 60, "%s %s took %.1f s of wall time", machines[m], kernels[k], wall);
         }
 }
+
+/* dmsg-ctm measure characterizes this host and writes a machine description
+ * that the simulator loads ("this host" beside "T3D"). */
+Test(sim, measure_writes_a_loadable_machine, .timeout = 120)
+{
+    char dir[] = "/tmp/dmsg-measure-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "%s/bin/dmsg-ctm measure --quick --csv %s/m.csv --png %s/m.png "
+             "--machine-out %s/host.machine >/dev/null 2>&1",
+             build(), dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    char path[600];
+    snprintf(path, sizeof path, "%s/host.machine", dir);
+    dmsg_machine m;
+    char err[256];
+    cr_assert_eq(dmsg_machine_load(path, &m, err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_gt(dmsg_ctm_copy_mbs(&m, 1, 1, NULL, 0), 0);
+    snprintf(path, sizeof path, "%s/m.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    int lines = 0, c;
+    while ((c = fgetc(f)) != EOF)
+        lines += c == '\n';
+    fclose(f);
+    cr_assert_gt(lines, 20, "CSV has %d lines", lines);
+    snprintf(path, sizeof path, "%s/m.png", dir);
+    f = fopen(path, "rb");
+    cr_assert_not_null(f, "no PNG (is gnuplot installed?)");
+    unsigned char sig[4] = {0};
+    cr_assert_eq(fread(sig, 1, 4, f), 4);
+    fclose(f);
+    cr_assert(sig[1] == 'P' && sig[2] == 'N' && sig[3] == 'G');
+    snprintf(cmd, sizeof cmd,
+             "env DMSG_TRANSPORT=sim DMSG_MACHINE=%s/host.machine %s/bin/dmsgrun -n 2 "
+             "%s/examples/transpose 64 >/dev/null 2>&1",
+             dir, build(), build());
+    cr_assert_eq(system(cmd), 0, "the host machine file does not run: %s", cmd);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
