@@ -19,19 +19,12 @@
  *   dmsgrun -n 4 ./gather [L [updates]]     (default 4096 1000)
  */
 #include <dmsg.h>
+#include "check.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != DMSG_OK) {                                                                      \
-            fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_));       \
-            exit(EXIT_FAILURE);                                                                    \
-        }                                                                                          \
-    } while (0)
 
 typedef struct job {
     int me, npes;

@@ -23,20 +23,13 @@
  *   dmsgrun -n 4 ./halo [N [iterations]]     (default 256 100)
  */
 #include <dmsg.h>
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != DMSG_OK) {                                                                      \
-            fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_));       \
-            exit(EXIT_FAILURE);                                                                    \
-        }                                                                                          \
-    } while (0)
 
 enum { ABOVE = 0, BELOW = 1 };
 

@@ -9,20 +9,12 @@
  *   dmsgrun -n 4 ./hello
  */
 #include <dmsg.h>
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Every dmsg call returns a status; an example stops at the first failure. */
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != DMSG_OK) {                                                                      \
-            fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_));       \
-            exit(EXIT_FAILURE);                                                                    \
-        }                                                                                          \
-    } while (0)
 
 typedef struct greeting {
     int pe;

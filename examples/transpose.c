@@ -12,19 +12,12 @@
  *   dmsgrun -n 4 ./transpose [N [iterations]]     (default 1024 5)
  */
 #include <dmsg.h>
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != DMSG_OK) {                                                                      \
-            fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_));       \
-            exit(EXIT_FAILURE);                                                                    \
-        }                                                                                          \
-    } while (0)
 
 typedef struct cplx {
     double re, im;

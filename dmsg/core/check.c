@@ -64,9 +64,7 @@ dmsg_status dmsg_coll_check(uint64_t op, uint64_t arg, dmsg_status local)
 {
     dmsg_state *g = &dmsg_g;
     uint64_t mine[4] = {op, arg, g->coll_seq++, (uint64_t)(int64_t)local};
-    uint64_t(*all)[4] = malloc((size_t)g->tp.npes * sizeof *all);
-    if (!all)
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "collective check buffer");
+    uint64_t(*all)[4] = g->coll_buf; /* allocated at init: nothing here may fail alone */
     dmsg_status st = g->tp.ops->allgather(&g->tp, mine, sizeof mine, all);
     /* Every PE sees the same gathered rows, so every PE reaches the same
      * verdict: disagreement first, then the lowest-ranked PE's own error. */
@@ -79,6 +77,5 @@ dmsg_status dmsg_coll_check(uint64_t op, uint64_t arg, dmsg_status local)
                            (unsigned long long)all[0][1], (unsigned long long)all[0][2]);
     for (int p = 0; !st && p < g->tp.npes; p++)
         st = (dmsg_status)(int64_t)all[p][3];
-    free(all);
     return st;
 }

@@ -11,7 +11,8 @@
 
 const dmsg_env_entry dmsg_env_table[] = {
     {"DMSG_TRANSPORT", DMSG_ENV_STRING, "shm",
-     "transport: shm (native shared memory, one host), sim (simulated machine, virtual time)",
+     "transport: shm (native shared memory, one host), sim (simulated machine, virtual time), "
+     "ofi (libfabric RMA, one or many hosts)",
      F(transport)},
     {"DMSG_SEGMENT_SIZE", DMSG_ENV_SIZE, "128M",
      "bytes of each PE's symmetric segment (suffix K, M, G, T); memory is used only when touched",
@@ -19,7 +20,8 @@ const dmsg_env_entry dmsg_env_table[] = {
     {"DMSG_MAX_COUNTERS", DMSG_ENV_UINT, "256", "number of deposit counters that may exist at once",
      F(max_counters)},
     {"DMSG_TIMEOUT", DMSG_ENV_SECONDS, "0",
-     "seconds any single await or sync may block before returning DMSG_ERR_TIMEOUT; 0 = no limit",
+     "seconds any single wait (await, sync, collective, init) may block before it returns "
+     "DMSG_ERR_TIMEOUT; 0 = no limit",
      F(timeout)},
     {"DMSG_SPIN", DMSG_ENV_LONG, "-1",
      "polls before a waiting PE sleeps (futex); -1 = automatic (short when PEs outnumber cores)",
@@ -29,7 +31,8 @@ const dmsg_env_entry dmsg_env_table[] = {
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
     {"DMSG_MACHINE", DMSG_ENV_STRING, "t3d",
-     "sim: machine to simulate, a built-in (iwarp, t3d, t3e, paragon) or a description file",
+     "sim: machine to simulate: a built-in (iwarp, t3d, t3e, paragon), a name in "
+     "$DMSG_MACHINE_DIR, or a description file",
      F(machine)},
     {"DMSG_SIM_MECH", DMSG_ENV_STRING, "auto",
      "sim: non-contiguous deposits by auto (cheaper allowed), packed or chained transfer",
@@ -43,6 +46,21 @@ const dmsg_env_entry dmsg_env_table[] = {
      F(sim_fetch)},
     {"DMSG_SIM_REPORT", DMSG_ENV_BOOL, "0",
      "sim: PE 0 prints every PE's virtual time breakdown at dmsg_finalize", F(sim_report)},
+    {"DMSG_OFI_PROVIDER", DMSG_ENV_STRING, "auto",
+     "ofi: libfabric provider (shm, \"tcp;ofi_rxm\", \"udp;ofi_rxd\", ...); auto = the best that "
+     "works (shm on one host)",
+     F(ofi_provider)},
+    {"DMSG_OFI_IFACE", DMSG_ENV_STRING, "auto",
+     "ofi: network interface of IP providers; auto = lo under dmsgrun, else the first other one",
+     F(ofi_iface)},
+    {"DMSG_OFI_MECH", DMSG_ENV_STRING, "auto",
+     "ofi: non-contiguous deposits by auto (cheaper), chained (fi_writemsg iov lists) or packed "
+     "(a message for the target's deposit engine)",
+     F(ofi_mech)},
+    {"DMSG_OFI_TIMEOUT", DMSG_ENV_SECONDS, "60",
+     "ofi: seconds any wait may last when DMSG_TIMEOUT is 0, so that a dead peer ends the job "
+     "with DMSG_ERR_TIMEOUT instead of a hang",
+     F(ofi_timeout)},
 };
 const size_t dmsg_env_count = sizeof dmsg_env_table / sizeof dmsg_env_table[0];
 
@@ -163,6 +181,6 @@ void dmsg_env_print(FILE *f)
     fprintf(f, "dmsg environment settings (read by every PE at dmsg_init):\n\n");
     for (size_t i = 0; i < dmsg_env_count; i++) {
         const dmsg_env_entry *e = &dmsg_env_table[i];
-        fprintf(f, "  %-18s default %-6s %s\n", e->name, e->def, e->help);
+        fprintf(f, "  %-20s default %-6s %s\n", e->name, e->def, e->help);
     }
 }

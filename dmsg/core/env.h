@@ -22,6 +22,11 @@ typedef struct dmsg_config {
     double sim_congestion;/* DMSG_SIM_CONGESTION: 0 = the machine's typical value */
     char sim_fetch[16];   /* DMSG_SIM_FETCH: auto, blocking, pipelined, vector */
     int sim_report;       /* DMSG_SIM_REPORT: print the time breakdown at finalize */
+    /* libfabric (DMSG_TRANSPORT=ofi). */
+    char ofi_provider[64];/* DMSG_OFI_PROVIDER: auto or a provider name, e.g. "udp;ofi_rxd" */
+    char ofi_iface[32];   /* DMSG_OFI_IFACE: auto or a network interface name */
+    char ofi_mech[16];    /* DMSG_OFI_MECH: auto, chained, packed */
+    double ofi_timeout;   /* DMSG_OFI_TIMEOUT: seconds any ofi wait may last when DMSG_TIMEOUT=0 */
 } dmsg_config;
 
 typedef enum { DMSG_ENV_STRING, DMSG_ENV_SIZE, DMSG_ENV_UINT, DMSG_ENV_SECONDS, DMSG_ENV_LONG,

@@ -22,15 +22,23 @@ void dmsg_heap_fini(dmsg_heap *h)
     memset(h, 0, sizeof *h);
 }
 
+dmsg_status dmsg_heap_reserve(dmsg_heap *h)
+{
+    if (h->n < h->cap)
+        return DMSG_OK;
+    dmsg_heap_block *nb = realloc(h->b, 2 * h->cap * sizeof *nb);
+    if (!nb)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "heap metadata");
+    h->b = nb;
+    h->cap *= 2;
+    return DMSG_OK;
+}
+
 static dmsg_status insert_at(dmsg_heap *h, size_t i, dmsg_heap_block blk)
 {
-    if (h->n == h->cap) {
-        dmsg_heap_block *nb = realloc(h->b, 2 * h->cap * sizeof *nb);
-        if (!nb)
-            return DMSG_FAIL(DMSG_ERR_NOMEM, "heap metadata");
-        h->b = nb;
-        h->cap *= 2;
-    }
+    dmsg_status st = dmsg_heap_reserve(h);
+    if (st)
+        return st;
     memmove(&h->b[i + 1], &h->b[i], (h->n - i) * sizeof *h->b);
     h->b[i] = blk;
     h->n++;

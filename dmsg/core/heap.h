@@ -24,6 +24,9 @@ typedef struct dmsg_heap {
 
 dmsg_status dmsg_heap_init(dmsg_heap *h, uint64_t size);
 void dmsg_heap_fini(dmsg_heap *h);
+/* Makes room for one more block record, so that the next alloc or free cannot
+ * fail on metadata after the PEs have agreed on it. */
+dmsg_status dmsg_heap_reserve(dmsg_heap *h);
 /* First fit; size rounded up to DMSG_HEAP_ALIGN (0 becomes one unit). */
 dmsg_status dmsg_heap_alloc(dmsg_heap *h, uint64_t size, uint64_t *off);
 /* Errors: DMSG_ERR_ARG when off is not the start of a used block. */

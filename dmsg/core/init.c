@@ -8,7 +8,8 @@
 
 dmsg_state dmsg_g;
 
-static const dmsg_tp_ops *const transports[] = {&dmsg_tp_shm_ops, &dmsg_tp_sim_ops};
+static const dmsg_tp_ops *const transports[] = {&dmsg_tp_shm_ops, &dmsg_tp_sim_ops,
+                                                    &dmsg_tp_ofi_ops};
 
 static const dmsg_tp_ops *find_transport(const char *name)
 {
@@ -43,8 +44,9 @@ int dmsg_init(void)
     const dmsg_tp_ops *ops = find_transport(g->cfg.transport);
     if (!ops) {
         if (dmsg_boot_env_rank() == 0)
-            fprintf(stderr, "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (shm, sim)\n",
-                g->cfg.transport);
+            fprintf(stderr,
+                    "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (shm, sim, ofi)\n",
+                    g->cfg.transport);
         return DMSG_ERR_ENV;
     }
     st = dmsg_boot_start(&boot, g->cfg.seg_size, g->cfg.max_counters);
@@ -60,15 +62,18 @@ int dmsg_init(void)
     if (st)
         goto err_tp;
     g->ctr_gen = calloc(g->tp.max_counters, sizeof *g->ctr_gen);
-    if (!g->ctr_gen) {
+    g->coll_buf = calloc((size_t)g->tp.npes, sizeof *g->coll_buf);
+    if (!g->ctr_gen || !g->coll_buf) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "counter table");
-        goto err_heap;
+        goto err_tables;
     }
     g->xp.tile_bytes = (size_t)g->cfg.tile_bytes;
     g->initialized = 1;
     return DMSG_OK;
 
-err_heap:
+err_tables:
+    free(g->coll_buf);
+    free(g->ctr_gen);
     dmsg_heap_fini(&g->heap);
 err_tp:
     ops->finalize(&g->tp);
@@ -85,6 +90,7 @@ int dmsg_finalize(void)
     /* Complete everything in flight everywhere before anyone unmaps. */
     dmsg_status st = g->tp.ops->barrier(&g->tp);
     g->tp.ops->finalize(&g->tp);
+    free(g->coll_buf);
     free(g->ctr_gen);
     dmsg_heap_fini(&g->heap);
     memset(g, 0, sizeof *g);

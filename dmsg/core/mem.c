@@ -5,7 +5,8 @@ int dmsg_alloc(size_t bytes, void **ptr)
 {
     dmsg_state *g = &dmsg_g;
     DMSG_REQUIRE_INIT();
-    dmsg_status bad = ptr ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NULL, "dmsg_alloc: ptr is NULL");
+    dmsg_status bad = ptr ? dmsg_heap_reserve(&g->heap)
+                          : DMSG_FAIL(DMSG_ERR_NULL, "dmsg_alloc: ptr is NULL");
     /* Agree before touching the heap, so that every PE's copy of the block
      * list stays identical, also when the call fails on some PE. */
     dmsg_status st = dmsg_coll_check(DMSG_COLL_ALLOC, bytes, bad);

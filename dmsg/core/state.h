@@ -17,6 +17,7 @@ typedef struct dmsg_state {
     dmsg_xfer_params xp;
     uint32_t *ctr_gen;       /* per slot: generation; odd = live (identical on all PEs) */
     uint64_t coll_seq;       /* number of checked collectives so far */
+    uint64_t (*coll_buf)[4]; /* npes rows for dmsg_coll_check */
 } dmsg_state;
 
 extern dmsg_state dmsg_g;

@@ -120,5 +120,6 @@ struct dmsg_tp {
 
 extern const dmsg_tp_ops dmsg_tp_shm_ops;
 extern const dmsg_tp_ops dmsg_tp_sim_ops;
+extern const dmsg_tp_ops dmsg_tp_ofi_ops;
 
 #endif

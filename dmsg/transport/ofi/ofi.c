@@ -1,0 +1,303 @@
+/* The ofi transport's start-up and teardown, and its ops table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "dmsg/boot/pmi.h"
+#include "dmsg/transport/ofi/ofi.h"
+
+/* What each PE publishes at start-up. */
+typedef struct ofi_card {
+    uint32_t namelen;
+    uint32_t pad;
+    uint64_t base;
+    uint64_t key;
+    char name[OFI_ADDR_MAX];
+} ofi_card;
+
+static dmsg_status join_job(dmsg_tp *tp, ofi_state *s, const dmsg_boot *boot)
+{
+    if (boot->kind == DMSG_BOOT_PMI) {
+        s->pmi = boot->priv;
+        tp->rank = boot->rank;
+        tp->npes = boot->npes;
+        tp->seg_size = tp->cfg->seg_size;
+        tp->max_counters = tp->cfg->max_counters;
+        return DMSG_OK;
+    }
+    /* The job region gives rank, size and an all-gather for the addresses. */
+    dmsg_status st = shm_join(tp, &s->shm, boot);
+    if (st)
+        return st;
+    s->have_shm = 1;
+    s->shm_seg = tp->seg;
+    tp->seg = NULL;
+    return DMSG_OK;
+}
+
+/* failing: init failed, and the core gives the boot's fd and PMI connection
+ * back itself (dmsg_boot_end), so they must not be released here too. */
+static void leave_job(dmsg_tp *tp, ofi_state *s, int failing)
+{
+    if (s->have_shm) {
+        if (failing)
+            s->shm.fd = -1;
+        tp->seg = s->shm_seg;
+        tp->priv = s; /* shm_leave reads the shm state through tp->priv */
+        shm_leave(tp, &s->shm);
+        s->have_shm = 0;
+    }
+    if (s->pmi) {
+        if (!failing)
+            dmsg_pmi_finalize(s->pmi);
+        s->pmi = NULL;
+    }
+}
+
+/* The start-up probe on a separate endpoint (the real one's address table is
+ * indexed by rank): decides whether operations can ask for delivery
+ * completion, and fails early with the provider's name if RMA does not work. */
+static dmsg_status probe(ofi_state *s, const char *iface, char *why, size_t whylen)
+{
+    ofi_fab pf;
+    ofi_caps pc;
+    dmsg_status st = ofi_fab_open(s->caps.prov, iface, 1, &pf, &pc, why, whylen);
+    if (st)
+        return DMSG_FAIL(st, "ofi probe: %s", why);
+    st = ofi_probe(&pf, &pc, why, whylen);
+    ofi_fab_close(&pf);
+    if (st)
+        return st;
+    s->caps.rcntr_write = pc.rcntr_write;
+    s->caps.rcntr_writemsg = pc.rcntr_writemsg;
+    s->caps.rcntr_inject = pc.rcntr_inject;
+    s->caps.rcntr_writedata = pc.rcntr_writedata;
+    s->caps.cqdata_works = pc.cqdata_works;
+    s->caps.delivery_complete = pc.delivery_complete;
+    s->caps.writemsg_chain = pc.writemsg_chain;
+    s->caps.t_write8_us = pc.t_write8_us;
+    s->caps.engine = s->caps.order_sas && (s->caps.order_was || pc.delivery_complete == 1);
+    if (pc.cqdata_works != 1) {
+        snprintf(why, whylen,
+                 "provider \"%s\" lacks working remote CQ data (fi_writedata), which dmsg needs "
+                 "to count deposits",
+                 s->caps.prov);
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    }
+    if (s->caps.rma_iov_limit > 1 && pc.writemsg_chain != 1)
+        s->caps.rma_iov_limit = 1; /* chained lists misbehave: one piece per operation */
+    return DMSG_OK;
+}
+
+static dmsg_status connect_peers(dmsg_tp *tp, ofi_state *s, const dmsg_boot *boot)
+{
+    ofi_card me = {.namelen = (uint32_t)s->fab.namelen,
+                   .base = s->caps.virt_addr ? (uint64_t)(uintptr_t)s->fab.base : 0,
+                   .key = s->fab.key};
+    memcpy(me.name, s->fab.name, s->fab.namelen);
+    dmsg_status st;
+    ofi_card *all = calloc((size_t)tp->npes, sizeof *all);
+    char *names = calloc((size_t)tp->npes, OFI_ADDR_MAX);
+    fi_addr_t *fa = calloc((size_t)tp->npes, sizeof *fa);
+    if (!all || !names || !fa) {
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "address table");
+        goto out;
+    }
+    if ((st = ofi_boot_exchange(s, boot, &me, sizeof me, all)))
+        goto out;
+    for (int p = 0; p < tp->npes; p++) {
+        if (all[p].namelen != me.namelen) {
+            st = DMSG_FAIL(DMSG_ERR_TRANSPORT,
+                           "PE %d uses another provider or address format (%u-byte address, "
+                           "ours %u): set DMSG_OFI_PROVIDER alike everywhere",
+                           p, all[p].namelen, me.namelen);
+            goto out;
+        }
+        memcpy(names + (size_t)p * me.namelen, all[p].name, me.namelen);
+        s->peer[p] = (ofi_peer){.addr = all[p].base, .key = all[p].key};
+    }
+    int n = fi_av_insert(s->fab.av, names, (size_t)tp->npes, fa, 0, NULL);
+    if (n != tp->npes) {
+        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_av_insert took %d of %d addresses",
+                       s->caps.prov, n, tp->npes);
+        goto out;
+    }
+    for (int p = 0; p < tp->npes; p++)
+        if (fa[p] != (fi_addr_t)p) {
+            st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: address table is not indexed by rank",
+                           s->caps.prov);
+            goto out;
+        }
+out:
+    free(fa);
+    free(names);
+    free(all);
+    return st;
+}
+
+/* libfabric's shm provider names its region in /dev/shm after our pid, and
+ * a PE that crashes leaves it behind. Once every peer has reached us (the
+ * first barrier: each has written its token into the region) the name is no
+ * longer needed, so it goes now and the kernel frees the memory with the
+ * last process that maps it. */
+static void unlink_shm_names(void)
+{
+    char prefix[32];
+    int n = snprintf(prefix, sizeof prefix, "%ld:", (long)getpid());
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, (size_t)n)) {
+            char path[300];
+            snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+}
+
+static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
+{
+    const dmsg_config *cfg = tp->cfg;
+    dmsg_status st;
+    ofi_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "ofi state");
+    s->tp = tp;
+    s->timeout = cfg->timeout > 0 ? cfg->timeout : cfg->ofi_timeout > 0 ? cfg->ofi_timeout : 60;
+    s->boot_kind = boot->kind;
+    tp->priv = s;
+    if ((st = join_job(tp, s, boot)))
+        goto err_free;
+    s->rank = tp->rank;
+    s->npes = tp->npes;
+    if (!strcmp(cfg->ofi_mech, "auto"))
+        s->mech = OFI_MECH_AUTO;
+    else if (!strcmp(cfg->ofi_mech, "chained"))
+        s->mech = OFI_MECH_CHAINED;
+    else if (!strcmp(cfg->ofi_mech, "packed"))
+        s->mech = OFI_MECH_PACKED;
+    else {
+        if (boot->rank == 0)
+            fprintf(stderr, "dmsg: DMSG_OFI_MECH=%s is not one of: auto chained packed\n",
+                    cfg->ofi_mech);
+        st = DMSG_ERR_ENV;
+        goto err_job;
+    }
+    int local = boot->kind != DMSG_BOOT_PMI;
+    const char *iface = strcmp(cfg->ofi_iface, "auto") ? cfg->ofi_iface : local ? "lo" : "auto-net";
+    char why[256] = "";
+    if ((st = ofi_choose(cfg->ofi_provider, iface, local, &s->fab, &s->caps, why, sizeof why)))
+        goto err_prov;
+    if ((st = probe(s, iface, why, sizeof why)))
+        goto err_fab_prov;
+    s->mapped_len = OFI_CTL_BYTES + tp->seg_size;
+    s->mapped = mmap(NULL, s->mapped_len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (s->mapped == MAP_FAILED) {
+        s->mapped = NULL;
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "mapping a %zu-byte segment", s->mapped_len);
+        goto err_fab;
+    }
+    s->seg = s->mapped + OFI_CTL_BYTES;
+    if ((st = ofi_fab_register(&s->fab, s->mapped, s->mapped_len)))
+        goto err_map;
+    s->peer = calloc((size_t)tp->npes, sizeof *s->peer);
+    s->slot = calloc(tp->max_counters, sizeof *s->slot);
+    s->segtab = calloc((size_t)tp->npes, sizeof *s->segtab);
+    s->nslots = tp->max_counters;
+    if (!s->peer || !s->slot || !s->segtab) {
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "peer tables");
+        goto err_tabs;
+    }
+    s->segtab[tp->rank] = s->seg;
+    if (!s->caps.engine && s->mech == OFI_MECH_PACKED) {
+        st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                       "DMSG_OFI_MECH=packed: provider \"%s\" lacks send-after-send order "
+                       "(FI_ORDER_SAS) or both write-after-send order and delivery completion",
+                       s->caps.prov);
+        goto err_tabs;
+    }
+    if (!s->caps.engine)
+        s->mech = OFI_MECH_CHAINED;
+    /* Receive buffers go up before any peer can learn our address. */
+    if (s->mech != OFI_MECH_CHAINED && (st = ofi_engine_start(s)))
+        goto err_tabs;
+    if ((st = connect_peers(tp, s, boot)))
+        goto err_tabs;
+    tp->seg = s->segtab;
+    /* The first barrier over libfabric: every peer is reachable. */
+    if ((st = ofi_barrier(tp)))
+        goto err_seg;
+    if (!strcmp(s->caps.prov, "shm"))
+        unlink_shm_names();
+    return DMSG_OK;
+
+err_seg:
+    tp->seg = NULL;
+err_tabs:
+    free(s->segtab);
+    free(s->slot);
+    free(s->peer);
+err_map:
+    ofi_fab_close(&s->fab);
+    ofi_engine_stop(s);
+    munmap(s->mapped, s->mapped_len);
+    goto err_job;
+err_fab:
+    ofi_fab_close(&s->fab);
+    goto err_job;
+err_fab_prov:
+    ofi_fab_close(&s->fab);
+err_prov:
+    /* A provider that cannot serve is a configuration error: nothing can
+     * run, so it is reported even without DMSG_DEBUG, once (rank 0). */
+    if (tp->rank == 0)
+        fprintf(stderr, "dmsg: ofi: %s\n", why);
+    else
+        usleep(300000); /* the launcher stops the job at the first exit: let rank 0 say why */
+err_job:
+    leave_job(tp, s, 1);
+err_free:
+    tp->priv = NULL;
+    free(s);
+    return st;
+}
+
+static void ofi_finalize(dmsg_tp *tp)
+{
+    ofi_state *s = tp->priv;
+    /* Let the last tokens' acknowledgements go out before the endpoint closes. */
+    ofi_quiet(tp);
+    ofi_fab_close(&s->fab);
+    ofi_engine_stop(s); /* after the endpoint: no receive may land in freed buffers */
+    munmap(s->mapped, s->mapped_len);
+    free(s->segtab);
+    free(s->slot);
+    free(s->peer);
+    tp->seg = NULL;
+    leave_job(tp, s, 0);
+    tp->priv = NULL;
+    free(s);
+}
+
+const dmsg_tp_ops dmsg_tp_ofi_ops = {
+    .name = "ofi",
+    .caps = 0,
+    .init = ofi_init,
+    .finalize = ofi_finalize,
+    .barrier = ofi_barrier,
+    .quiet = ofi_quiet,
+    .allgather = ofi_allgather,
+    .ctr_reset = ofi_ctr_reset,
+    .ctr_signal = ofi_ctr_signal,
+    .ctr_wait = ofi_ctr_wait,
+    .ctr_read = ofi_ctr_read,
+    .wtime = NULL,
+    .xfer = ofi_xfer,
+    .xfer_nb = ofi_xfer_nb,
+    .req_test = ofi_req_test,
+};

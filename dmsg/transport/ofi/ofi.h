@@ -1,0 +1,216 @@
+/* libfabric RMA transport: private definitions.
+ *
+ * Each PE opens one RDM endpoint, registers its control area and symmetric
+ * segment as one memory region, and addresses peers through an FI_AV_TABLE
+ * indexed by rank. Data moves only through libfabric; the job region (under
+ * dmsgrun) or PMI (under mpiexec) is used once, to exchange addresses.
+ *
+ * Signals travel as remote CQ data (fi_writedata): the target's CQ entry is
+ * written after the data of its operation is placed, and the 64-bit word says
+ * what the operation was (a counted deposit of a slot, a barrier token).
+ * Every operation is issued with FI_DELIVERY_COMPLETE, so a local completion
+ * means the data is visible at the target: quiet waits for all local
+ * completions, and a barrier is quiet followed by one token to every peer. */
+#ifndef DMSG_OFI_H
+#define DMSG_OFI_H
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <stdint.h>
+#include "dmsg/boot/job.h"
+#include "dmsg/transport/shm/shm.h"
+#include "dmsg/transport/transport.h"
+
+#define OFI_ADDR_MAX 64      /* bytes of an endpoint name we accept */
+#define OFI_CTL_BYTES (40u * 1024u) /* control area before the segment: gather rows, scratch */
+#define OFI_GATHER_LEN 32
+#define OFI_SCRATCH_OFF (DMSG_MAX_PES * OFI_GATHER_LEN)
+#define OFI_CQ_BATCH 32
+#define OFI_WINDOW 64        /* operations of one transfer in flight at once */
+
+/* Remote CQ data: top 4 bits say what it is. */
+#define OFI_SIG_SHIFT 60
+enum { OFI_SIG_DEPOSIT = 1, OFI_SIG_TOKEN = 2 };
+/* DEPOSIT: slot in bits 44..59, payload bytes in bits 0..43 (segments are <= 1 TiB).
+ * TOKEN: barrier parity in bit 0, round in bit 1, "sent engine messages" in bit 2. */
+#define OFI_SIG_BYTES_MAX ((UINT64_MAX >> 20))
+
+/* Deposit engine messages (ofi_engine.c): header, records, packed data. */
+#define OFI_ENG_MAGIC 0x47454d44u /* "DMEG" */
+#define OFI_ENG_MSG (64u * 1024u) /* bytes of one message and of one receive buffer */
+#define OFI_ENG_BUFS 16           /* receive buffers posted per PE */
+#define OFI_ENG_SLOTS 4           /* send staging buffers per PE */
+
+typedef struct ofi_eng_hdr {
+    uint32_t magic;
+    uint32_t nrec;
+    uint64_t sig;        /* remote-CQ-data style signal applied after the data; 0 = none */
+    uint64_t data_bytes;
+} ofi_eng_hdr;
+
+typedef struct ofi_eng_rec {
+    uint64_t off;        /* segment offset of the first block */
+    uint32_t len;        /* bytes per block */
+    uint32_t count;      /* blocks */
+    int64_t stride;      /* bytes from one block's start to the next's */
+} ofi_eng_rec;
+
+/* How non-contiguous deposits move (DMSG_OFI_MECH). */
+typedef enum { OFI_MECH_AUTO, OFI_MECH_CHAINED, OFI_MECH_PACKED } ofi_mech;
+
+/* What the start-up probe found out about a provider (ofi_probe.c). */
+typedef struct ofi_caps {
+    char prov[64];            /* provider name as fi_getinfo reports it, e.g. "udp;ofi_rxd" */
+    char domain[64];
+    size_t inject;            /* inject_size */
+    size_t iov_limit;         /* local iovs per operation */
+    size_t rma_iov_limit;     /* remote iovs per operation */
+    size_t max_msg;
+    int virt_addr;            /* FI_MR_VIRT_ADDR: remote addresses are virtual */
+    int prov_key;             /* FI_MR_PROV_KEY */
+    int mr_endpoint;          /* FI_MR_ENDPOINT: bind the MR to the endpoint */
+    int manual;               /* data progress is manual: dmsg drives it */
+    int rma_event_adv;        /* FI_RMA_EVENT advertised */
+    int cq_data_size;
+    /* Measured by the loopback probe (-1: not measured, 0: no, 1: yes). */
+    int rcntr_write, rcntr_writemsg, rcntr_inject, rcntr_writedata;
+    int cqdata_works;
+    int delivery_complete;    /* FI_DELIVERY_COMPLETE accepted */
+    int writemsg_chain;       /* fi_writemsg with several rma_iovs placed correctly */
+    double t_write8_us;       /* measured round trip of one 8-byte write to self */
+    int order_sas, order_was; /* tx_attr msg_order: send after send, write after send */
+    int engine;               /* deposit engine usable: sends of one PE arrive in order, and
+                               * a barrier token cannot overtake them (write-after-send
+                               * order, or sends complete only when delivered) */
+} ofi_caps;
+
+/* The fabric objects of one open endpoint. */
+typedef struct ofi_fab {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    struct fid_mr *mr;
+    struct fid_cntr *rcntr;   /* remote write counter, only for the probe */
+    char name[OFI_ADDR_MAX];
+    size_t namelen;
+    uint64_t key;
+    char *base;               /* registered region: control area, then segment */
+    size_t len;
+} ofi_fab;
+
+/* One group of operations whose completion somebody waits for. */
+typedef struct ofi_batch {
+    uint32_t pending;
+    dmsg_status status;
+    int heap;                 /* allocated for a non-blocking request: freed when reaped */
+} ofi_batch;
+
+typedef struct ofi_peer {
+    uint64_t addr;            /* remote address of its region base (0 with offsets) */
+    uint64_t key;
+} ofi_peer;
+
+typedef struct ofi_slot {
+    uint64_t msgs, bytes;     /* counted here, from remote CQ data */
+    uint64_t taken_msgs, taken_bytes;
+} ofi_slot;
+
+typedef struct ofi_state {
+    shm_state shm;            /* job region (LOCAL, SINGLETON): used at start-up only */
+    int have_shm;
+    dmsg_boot_kind boot_kind;
+    ofi_fab fab;
+    ofi_caps caps;
+    ofi_peer *peer;
+    ofi_slot *slot;
+    char *seg;                /* this PE's segment (inside fab.base) */
+    char *mapped;             /* PMI: our own mapping of control area + segment */
+    size_t mapped_len;
+    uint64_t sigsrc;          /* source word of signal writes (content unused) */
+    uint32_t nslots;
+    ofi_mech mech;
+    char *rxbuf;              /* deposit engine receive buffers */
+    struct {
+        char *buf;
+        ofi_batch b;
+    } tx[OFI_ENG_SLOTS];      /* deposit engine send staging */
+    uint64_t tx_next;
+    int engine_used;          /* this PE sent engine messages since the last barrier */
+    uint64_t bad_msgs;        /* engine messages refused */
+    uint64_t tx_pending;      /* operations issued and not yet completed locally */
+    uint32_t tokens[2][2];    /* barrier tokens received, per parity and round */
+    int any_engine[2];        /* per parity: a round-1 token said "engine messages sent" */
+    uint64_t barriers;
+    double timeout;           /* seconds per wait; never 0 (DMSG_OFI_TIMEOUT) */
+    dmsg_status failed;       /* first asynchronous error */
+    int rank, npes;
+    dmsg_tp *tp;
+    char **shm_seg;           /* the job region's segment table, given back at the end */
+    char **segtab;            /* tp->seg: only our own entry is set */
+    void *pmi;                /* PMI connection (boot kind PMI) */
+} ofi_state;
+
+/* ofi_fab.c */
+dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, ofi_fab *f,
+                         ofi_caps *c, char *why, size_t whylen);
+dmsg_status ofi_fab_register(ofi_fab *f, char *base, size_t len);
+void ofi_fab_close(ofi_fab *f);
+dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
+                       char *why, size_t whylen);
+
+/* ofi_probe.c */
+dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen);
+
+/* ofi_progress.c */
+double ofi_now(void);
+dmsg_status ofi_progress(ofi_state *s);
+dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what);
+dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
+                          const char *what);
+dmsg_status ofi_quiet(dmsg_tp *tp);
+
+/* ofi_put.c / ofi_get.c */
+dmsg_status ofi_xfer(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
+dmsg_status ofi_post_write(ofi_state *s, int pe, const struct iovec *iov, size_t n,
+                           const struct fi_rma_iov *riov, size_t rn, uint64_t flags,
+                           uint64_t data, ofi_batch *b);
+dmsg_status ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b);
+dmsg_status ofi_xfer_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
+dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
+
+/* Run walker: calls fn for each piece (remote offset, local pointer, bytes)
+ * of a checked op, merging pieces contiguous at both ends (ofi_runs.c). */
+typedef dmsg_status (*ofi_run_fn)(void *arg, size_t roff, char *local, size_t len);
+dmsg_status ofi_runs(const dmsg_op *op, ofi_run_fn fn, void *arg);
+
+/* ofi_engine.c */
+dmsg_status ofi_engine_check(const void *msg, size_t len, uint64_t seg_size, uint64_t *sig);
+void ofi_engine_apply(char *seg, const void *msg);
+void ofi_engine_recv(ofi_state *s, void *buf, size_t len);
+dmsg_status ofi_engine_start(ofi_state *s);
+void ofi_engine_stop(ofi_state *s);
+dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
+
+/* ofi_ctr.c */
+void ofi_ctr_reset(dmsg_tp *tp, uint32_t slot);
+void ofi_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
+dmsg_status ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
+void ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+dmsg_status ofi_barrier(dmsg_tp *tp);
+dmsg_status ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
+void ofi_on_signal(ofi_state *s, uint64_t data);
+dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data);
+uint64_t ofi_sig_deposit(uint32_t slot, uint64_t bytes);
+
+/* ofi_boot.c: exchange of addresses and keys at start-up. */
+dmsg_status ofi_boot_exchange(ofi_state *s, const dmsg_boot *boot, const void *mine, size_t len,
+                              void *all);
+
+#endif

@@ -1,0 +1,182 @@
+/* Deposit counters, barrier and small all-gather over libfabric. A counted
+ * deposit ends with an operation that carries remote CQ data naming the slot
+ * and the payload; the target adds it to its slot when it reads the CQ entry,
+ * which the provider writes only after the data is placed. */
+#include <string.h>
+#include "dmsg/transport/ofi/ofi.h"
+
+uint64_t ofi_sig_deposit(uint32_t slot, uint64_t bytes)
+{
+    return ((uint64_t)OFI_SIG_DEPOSIT << OFI_SIG_SHIFT) | ((uint64_t)slot << 44) |
+           (bytes & ((UINT64_C(1) << 44) - 1));
+}
+
+void ofi_on_signal(ofi_state *s, uint64_t data)
+{
+    switch (data >> OFI_SIG_SHIFT) {
+    case OFI_SIG_DEPOSIT: {
+        uint32_t slot = (uint32_t)((data >> 44) & 0xffff);
+        if (slot < s->nslots) {
+            s->slot[slot].msgs++;
+            s->slot[slot].bytes += data & ((UINT64_C(1) << 44) - 1);
+        }
+        break;
+    }
+    case OFI_SIG_TOKEN:
+        s->tokens[data & 1][(data >> 1) & 1]++;
+        if ((data & 6) == 4)
+            s->any_engine[data & 1] = 1;
+        break;
+    default: break;
+    }
+}
+
+void ofi_ctr_reset(dmsg_tp *tp, uint32_t slot)
+{
+    ofi_state *s = tp->priv;
+    memset(&s->slot[slot], 0, sizeof s->slot[slot]);
+}
+
+/* An 8-byte write into the peer's scratch word, carrying a signal. */
+static dmsg_status post_signal(ofi_state *s, int pe, uint64_t data, ofi_batch *b)
+{
+    struct iovec iov = {.iov_base = &s->sigsrc, .iov_len = sizeof s->sigsrc};
+    struct fi_rma_iov r = {.addr = s->peer[pe].addr + OFI_SCRATCH_OFF, .len = sizeof s->sigsrc,
+                           .key = s->peer[pe].key};
+    return ofi_post_write(s, pe, &iov, 1, &r, 1, FI_REMOTE_CQ_DATA, data, b);
+}
+
+void ofi_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
+{
+    ofi_state *s = tp->priv;
+    if (pe == tp->rank) {
+        ofi_on_signal(s, ofi_sig_deposit(slot, bytes));
+        return;
+    }
+    ofi_batch b = {0};
+    if (post_signal(s, pe, ofi_sig_deposit(slot, bytes), &b) == DMSG_OK)
+        ofi_wait_batch(s, &b, "a counter signal");
+}
+
+dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data)
+{
+    ofi_batch b = {0};
+    dmsg_status st = post_signal(s, pe, data, &b);
+    return st ? st : ofi_wait_batch(s, &b, "a counter signal");
+}
+
+typedef struct need {
+    const uint64_t *have, *taken;
+    uint64_t n;
+} need;
+
+static int enough(ofi_state *s, const void *arg)
+{
+    const need *w = arg;
+    return *w->have - *w->taken >= w->n;
+}
+
+dmsg_status ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
+{
+    ofi_state *s = tp->priv;
+    ofi_slot *c = &s->slot[slot];
+    need w = {bytes_mode ? &c->bytes : &c->msgs, bytes_mode ? &c->taken_bytes : &c->taken_msgs,
+              n};
+    dmsg_status st = ofi_wait_pred(s, enough, &w, "deposits on a counter");
+    if (st)
+        return st;
+    if (bytes_mode)
+        c->taken_bytes += n;
+    else
+        c->taken_msgs += n;
+    return DMSG_OK;
+}
+
+void ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
+{
+    ofi_state *s = tp->priv;
+    ofi_progress(s);
+    *msgs = s->slot[slot].msgs - s->slot[slot].taken_msgs;
+    *bytes = s->slot[slot].bytes - s->slot[slot].taken_bytes;
+}
+
+typedef struct tok_need {
+    ofi_batch *b;
+    int parity, round;
+} tok_need;
+
+static int tokens_in(ofi_state *s, const void *arg)
+{
+    const tok_need *t = arg;
+    return t->b->pending == 0 && s->tokens[t->parity][t->round] >= (uint32_t)(s->npes - 1);
+}
+
+static dmsg_status token_round(ofi_state *s, int parity, int round, int flag)
+{
+    uint64_t tok = ((uint64_t)OFI_SIG_TOKEN << OFI_SIG_SHIFT) | (uint64_t)parity |
+                   ((uint64_t)round << 1) | ((uint64_t)flag << 2);
+    ofi_batch b = {0};
+    dmsg_status st = DMSG_OK;
+    for (int i = 1; i < s->npes && !st; i++)
+        st = post_signal(s, (s->rank + i) % s->npes, tok, &b);
+    tok_need t = {&b, parity, round};
+    dmsg_status w = ofi_wait_pred(s, tokens_in, &t, "the other PEs at a barrier");
+    if (st || (st = w) || (st = b.status))
+        return st;
+    s->tokens[parity][round] -= (uint32_t)(s->npes - 1);
+    return DMSG_OK;
+}
+
+/* Quiet (every operation of this PE is delivered), then one token to every
+ * peer; when all peers' tokens are in, everything issued before the barrier
+ * anywhere is visible. Tokens of a faster PE's next barrier count on the
+ * other parity. Deposit engine messages are delivered into a receive buffer
+ * but stored only when the target reads them; the target does so before it
+ * sees the sender's token (tokens travel behind messages), yet a third PE
+ * could pass the barrier before that. So when any PE sent engine messages
+ * (round-1 tokens say so, and all PEs see all of them), a second round of
+ * tokens follows, sent only after each PE has stored what it received. */
+dmsg_status ofi_barrier(dmsg_tp *tp)
+{
+    ofi_state *s = tp->priv;
+    dmsg_status st = ofi_quiet(tp);
+    if (st)
+        return st;
+    int parity = (int)(s->barriers & 1);
+    int mine = s->engine_used;
+    s->engine_used = 0;
+    if ((st = token_round(s, parity, 0, mine)))
+        return st;
+    if ((s->any_engine[parity] || mine) && (st = token_round(s, parity, 1, 0)))
+        return st;
+    /* The next tokens of this parity come only after everyone has passed
+     * the next barrier, which needs our token: resetting now is safe. */
+    s->any_engine[parity] = 0;
+    s->barriers++;
+    return DMSG_OK;
+}
+
+dmsg_status ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
+{
+    ofi_state *s = tp->priv;
+    if (len > OFI_GATHER_LEN)
+        return DMSG_FAIL(DMSG_ERR_ARG, "allgather of %zu bytes", len);
+    char *rows = s->fab.base; /* gather rows start the control area */
+    memcpy(rows + (size_t)s->rank * OFI_GATHER_LEN, mine, len);
+    ofi_batch b = {0};
+    dmsg_status st;
+    for (int i = 1; i < s->npes; i++) {
+        int pe = (s->rank + i) % s->npes;
+        struct iovec iov = {.iov_base = rows + (size_t)s->rank * OFI_GATHER_LEN, .iov_len = len};
+        struct fi_rma_iov r = {.addr = s->peer[pe].addr + (uint64_t)s->rank * OFI_GATHER_LEN,
+                               .len = len, .key = s->peer[pe].key};
+        if ((st = ofi_post_write(s, pe, &iov, 1, &r, 1, 0, 0, &b)))
+            return st;
+    }
+    if ((st = ofi_wait_batch(s, &b, "all-gather writes")) || (st = ofi_barrier(tp)))
+        return st;
+    for (int p = 0; p < s->npes; p++)
+        memcpy((char *)all + (size_t)p * len, rows + (size_t)p * OFI_GATHER_LEN, len);
+    /* Nobody may overwrite its row before everyone has read it. */
+    return ofi_barrier(tp);
+}

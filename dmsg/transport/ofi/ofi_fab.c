@@ -1,0 +1,303 @@
+/* Opening a provider: fabric, domain, address vector, CQ, endpoint, and the
+ * one memory region that peers write to. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/transport/ofi/ofi.h"
+
+#define OFI_VERSION FI_VERSION(1, 17)
+
+/* What dmsg needs of every provider; missing ones are named in the error. */
+static const struct {
+    uint64_t cap;
+    const char *name;
+} need_caps[] = {
+    {FI_RMA, "FI_RMA"},
+    {FI_READ, "FI_READ"},
+    {FI_WRITE, "FI_WRITE"},
+    {FI_REMOTE_READ, "FI_REMOTE_READ"},
+    {FI_REMOTE_WRITE, "FI_REMOTE_WRITE"},
+    {FI_MSG, "FI_MSG"},
+};
+
+static struct fi_info *make_hints(const char *prov, uint64_t extra)
+{
+    struct fi_info *h = fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_MSG | FI_SEND |
+              FI_RECV | extra;
+    h->ep_attr->type = FI_EP_RDM;
+    h->mode = 0; /* no FI_CONTEXT: operation contexts are plain pointers */
+    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    h->domain_attr->av_type = FI_AV_TABLE;
+    h->fabric_attr->prov_name = strdup(prov);
+    return h;
+}
+
+/* Says which required capability the provider lacks, for the error message. */
+static void explain_missing(const char *prov, char *why, size_t whylen)
+{
+    struct fi_info *h = fi_allocinfo(), *all = NULL;
+    if (!h) {
+        snprintf(why, whylen, "out of memory");
+        return;
+    }
+    h->fabric_attr->prov_name = strdup(prov);
+    int rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, &all);
+    if (rc || !all) {
+        snprintf(why, whylen, "provider \"%s\" is not available on this host (%s)", prov,
+                 fi_strerror(-rc));
+        goto out;
+    }
+    uint64_t have = 0;
+    int rdm = 0;
+    for (struct fi_info *i = all; i; i = i->next) {
+        have |= i->caps;
+        rdm |= i->ep_attr->type == FI_EP_RDM;
+    }
+    if (!rdm) {
+        snprintf(why, whylen, "provider \"%s\" lacks reliable datagram endpoints (FI_EP_RDM)", prov);
+        goto out;
+    }
+    for (size_t k = 0; k < sizeof need_caps / sizeof need_caps[0]; k++)
+        if (!(have & need_caps[k].cap)) {
+            snprintf(why, whylen, "provider \"%s\" lacks %s (RMA and messages are required)", prov,
+                     need_caps[k].name);
+            goto out;
+        }
+    snprintf(why, whylen,
+             "provider \"%s\" offers no RDM endpoint with RMA and remote CQ data that dmsg can use "
+             "(memory registration mode or address vector type)",
+             prov);
+out:
+    fi_freeinfo(all);
+    fi_freeinfo(h);
+}
+
+/* Picks the entry of the list for the wanted interface; IPv4 for IP providers. */
+static struct fi_info *pick(struct fi_info *list, const char *iface)
+{
+    int ip = 0;
+    for (struct fi_info *i = list; i; i = i->next)
+        ip |= i->addr_format == FI_SOCKADDR_IN || i->addr_format == FI_SOCKADDR_IN6;
+    if (!ip)
+        return list;
+    for (struct fi_info *i = list; i; i = i->next) {
+        if (i->addr_format != FI_SOCKADDR_IN || !i->domain_attr->name)
+            continue;
+        const char *d = i->domain_attr->name;
+        if (!strcmp(iface, "auto-net") ? strcmp(d, "lo") != 0 : !strcmp(d, iface))
+            return i;
+    }
+    return NULL;
+}
+
+static dmsg_status fab_fail(char *why, size_t whylen, const char *prov, const char *call, int rc)
+{
+    snprintf(why, whylen, "provider \"%s\": %s failed: %s", prov, call, fi_strerror(-rc));
+    return DMSG_ERR_TRANSPORT;
+}
+
+dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, ofi_fab *f,
+                         ofi_caps *c, char *why, size_t whylen)
+{
+    struct fi_info *hints = NULL, *list = NULL, *info;
+    int rc;
+    memset(f, 0, sizeof *f);
+    memset(c, 0, sizeof *c);
+    hints = make_hints(prov, 0);
+    if (!hints) {
+        snprintf(why, whylen, "out of memory");
+        return DMSG_ERR_NOMEM;
+    }
+    rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &list);
+    if (rc || !list) {
+        explain_missing(prov, why, whylen);
+        fi_freeinfo(hints);
+        return DMSG_ERR_UNSUPPORTED;
+    }
+    info = pick(list, iface);
+    if (!info) {
+        snprintf(why, whylen, "provider \"%s\" has no IPv4 endpoint on interface \"%s\"", prov,
+                 iface);
+        goto err_list;
+    }
+    if (info->domain_attr->cq_data_size < 8) {
+        snprintf(why, whylen, "provider \"%s\" lacks 8 bytes of remote CQ data (has %zu)", prov,
+                 info->domain_attr->cq_data_size);
+        goto err_list;
+    }
+    /* A remote write counter is only asked for when advertised: the probe
+     * then checks whether it really counts. */
+    int rma_event = (info->caps & FI_RMA_EVENT) != 0;
+    if (want_probe && rma_event) {
+        struct fi_info *h2 = make_hints(prov, FI_RMA_EVENT), *l2 = NULL;
+        if (h2 && fi_getinfo(OFI_VERSION, NULL, NULL, 0, h2, &l2) == 0 && l2) {
+            struct fi_info *i2 = pick(l2, iface);
+            if (i2) {
+                fi_freeinfo(list);
+                list = l2;
+                info = i2;
+                l2 = NULL;
+            }
+        }
+        fi_freeinfo(l2);
+        fi_freeinfo(h2);
+    }
+    f->info = fi_dupinfo(info);
+    fi_freeinfo(list);
+    list = NULL;
+    fi_freeinfo(hints);
+    hints = NULL;
+    if (!f->info) {
+        snprintf(why, whylen, "out of memory");
+        return DMSG_ERR_NOMEM;
+    }
+    info = f->info;
+    snprintf(c->prov, sizeof c->prov, "%s", info->fabric_attr->prov_name);
+    snprintf(c->domain, sizeof c->domain, "%s", info->domain_attr->name);
+    c->inject = info->tx_attr->inject_size;
+    c->iov_limit = info->tx_attr->iov_limit;
+    c->rma_iov_limit = info->tx_attr->rma_iov_limit ? info->tx_attr->rma_iov_limit : 1;
+    c->max_msg = info->ep_attr->max_msg_size;
+    c->virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+    c->prov_key = (info->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
+    c->mr_endpoint = (info->domain_attr->mr_mode & FI_MR_ENDPOINT) != 0;
+    c->manual = info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
+    c->rma_event_adv = (info->caps & FI_RMA_EVENT) != 0;
+    c->cq_data_size = (int)info->domain_attr->cq_data_size;
+    c->rcntr_write = c->rcntr_writemsg = c->rcntr_inject = c->rcntr_writedata = -1;
+    c->cqdata_works = c->delivery_complete = c->writemsg_chain = -1;
+    if (c->iov_limit < 1)
+        c->iov_limit = 1;
+    c->order_sas = (info->tx_attr->msg_order & FI_ORDER_SAS) != 0;
+    c->order_was = (info->tx_attr->msg_order & FI_ORDER_WAS) != 0;
+
+    if ((rc = fi_fabric(info->fabric_attr, &f->fabric, NULL)))
+        return fab_fail(why, whylen, prov, "fi_fabric", rc), ofi_fab_close(f), DMSG_ERR_TRANSPORT;
+    if ((rc = fi_domain(f->fabric, info, &f->domain, NULL)))
+        goto err_rc_domain;
+    struct fi_av_attr av = {.type = FI_AV_TABLE};
+    if ((rc = fi_av_open(f->domain, &av, &f->av, NULL)))
+        goto err_rc_av;
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_DATA, .size = 4096,
+                            .wait_obj = FI_WAIT_NONE};
+    if ((rc = fi_cq_open(f->domain, &cq, &f->cq, NULL)))
+        goto err_rc_cq;
+    if ((rc = fi_endpoint(f->domain, info, &f->ep, NULL)))
+        goto err_rc_ep;
+    if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0)) ||
+        (rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV)))
+        goto err_rc_bind;
+    if (want_probe && rma_event) {
+        struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
+        if (fi_cntr_open(f->domain, &ca, &f->rcntr, NULL) == 0 &&
+            fi_ep_bind(f->ep, &f->rcntr->fid, FI_REMOTE_WRITE) != 0) {
+            fi_close(&f->rcntr->fid);
+            f->rcntr = NULL;
+        }
+    }
+    if ((rc = fi_enable(f->ep)))
+        goto err_rc_enable;
+    f->namelen = sizeof f->name;
+    if ((rc = fi_getname(&f->ep->fid, f->name, &f->namelen)))
+        goto err_rc_name;
+    return DMSG_OK;
+
+err_rc_domain:
+    fab_fail(why, whylen, prov, "fi_domain", rc);
+    goto err_close;
+err_rc_av:
+    fab_fail(why, whylen, prov, "fi_av_open", rc);
+    goto err_close;
+err_rc_cq:
+    fab_fail(why, whylen, prov, "fi_cq_open", rc);
+    goto err_close;
+err_rc_ep:
+    fab_fail(why, whylen, prov, "fi_endpoint", rc);
+    goto err_close;
+err_rc_bind:
+    fab_fail(why, whylen, prov, "fi_ep_bind", rc);
+    goto err_close;
+err_rc_enable:
+    fab_fail(why, whylen, prov, "fi_enable", rc);
+    goto err_close;
+err_rc_name:
+    fab_fail(why, whylen, prov, "fi_getname (address longer than 64 bytes?)", rc);
+err_close:
+    ofi_fab_close(f);
+    return DMSG_ERR_TRANSPORT;
+err_list:
+    fi_freeinfo(list);
+    fi_freeinfo(hints);
+    return DMSG_ERR_UNSUPPORTED;
+}
+
+dmsg_status ofi_fab_register(ofi_fab *f, char *base, size_t len)
+{
+    int rc = fi_mr_reg(f->domain, base, len,
+                       FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &f->mr,
+                       NULL);
+    if (rc)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "fi_mr_reg of %zu bytes: %s", len, fi_strerror(-rc));
+    if (f->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+        if ((rc = fi_mr_bind(f->mr, &f->ep->fid, 0)) || (rc = fi_mr_enable(f->mr))) {
+            fi_close(&f->mr->fid);
+            f->mr = NULL;
+            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "binding the memory region: %s",
+                             fi_strerror(-rc));
+        }
+    }
+    f->key = fi_mr_key(f->mr);
+    f->base = base;
+    f->len = len;
+    return DMSG_OK;
+}
+
+void ofi_fab_close(ofi_fab *f)
+{
+    /* Endpoint first: nothing may complete into objects already closed. */
+    if (f->ep)
+        fi_close(&f->ep->fid);
+    if (f->mr)
+        fi_close(&f->mr->fid);
+    if (f->rcntr)
+        fi_close(&f->rcntr->fid);
+    if (f->cq)
+        fi_close(&f->cq->fid);
+    if (f->av)
+        fi_close(&f->av->fid);
+    if (f->domain)
+        fi_close(&f->domain->fid);
+    if (f->fabric)
+        fi_close(&f->fabric->fid);
+    if (f->info)
+        fi_freeinfo(f->info);
+    memset(f, 0, sizeof *f);
+}
+
+/* The providers "auto" tries, best first: shm needs every PE on one host. */
+static const char *const auto_local[] = {"shm", "tcp;ofi_rxm", "udp;ofi_rxd"};
+static const char *const auto_net[] = {"tcp;ofi_rxm", "udp;ofi_rxd"};
+
+dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
+                       char *why, size_t whylen)
+{
+    char last[256] = "";
+    if (strcmp(want, "auto") != 0) {
+        dmsg_status st = ofi_fab_open(want, iface, 0, f, c, last, sizeof last);
+        if (st) {
+            snprintf(why, whylen, "DMSG_OFI_PROVIDER=%s: %s", want, last);
+            return DMSG_FAIL(st, "%s", why);
+        }
+        return DMSG_OK;
+    }
+    const char *const *list = local ? auto_local : auto_net;
+    size_t n = local ? 3 : 2;
+    for (size_t i = 0; i < n; i++)
+        if (ofi_fab_open(list[i], iface, 0, f, c, last, sizeof last) == DMSG_OK)
+            return DMSG_OK;
+    snprintf(why, whylen, "DMSG_OFI_PROVIDER=auto: no provider works; last: %s", last);
+    return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+}

@@ -1,0 +1,226 @@
+/* The start-up probe: what the provider really does, found by trying it on
+ * an endpoint that writes to itself. Documented attributes and behaviour
+ * differ between providers (fi_shm(7) says no counters, yet they count; net
+ * advertises FI_RMA_EVENT, yet only fi_writedata moves the counter), so
+ * every mechanism dmsg may rely on is tested, not read from fi_info. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/transport/ofi/ofi.h"
+
+#define PROBE_BUF 65536
+#define PROBE_WAIT 2.0 /* seconds any single probe step may take */
+
+typedef struct probe_cq {
+    unsigned local;       /* local completions seen */
+    unsigned errors;
+    int have_data;
+    uint64_t data;
+    char why[160];
+} probe_cq;
+
+static void drain(ofi_fab *f, probe_cq *q)
+{
+    struct fi_cq_data_entry e[8];
+    for (;;) {
+        ssize_t n = fi_cq_read(f->cq, e, 8);
+        if (n == -FI_EAVAIL) {
+            struct fi_cq_err_entry err = {0};
+            char buf[128];
+            fi_cq_readerr(f->cq, &err, 0);
+            const char *pe = fi_cq_strerror(f->cq, err.prov_errno, err.err_data, buf, sizeof buf);
+            snprintf(q->why, sizeof q->why, "%s (%s)", fi_strerror(err.err), pe ? pe : "");
+            q->errors++;
+            q->local++;
+            continue;
+        }
+        if (n <= 0)
+            return;
+        for (ssize_t i = 0; i < n; i++) {
+            if (e[i].flags & FI_REMOTE_CQ_DATA) {
+                q->have_data = 1;
+                q->data = e[i].data;
+            } else {
+                q->local++;
+            }
+        }
+    }
+}
+
+/* Polls until local completions reach `local` (and remote data arrived when
+ * want_data); 0 on success, -1 on timeout or error. */
+static int wait_cq(ofi_fab *f, probe_cq *q, unsigned local, int want_data)
+{
+    double end = ofi_now() + PROBE_WAIT;
+    while (ofi_now() < end) {
+        drain(f, q);
+        if (f->rcntr)
+            fi_cntr_read(f->rcntr); /* drives progress on some providers */
+        if (q->local >= local && (!want_data || q->have_data))
+            return q->errors ? -1 : 0;
+    }
+    return -1;
+}
+
+/* Issues an operation, retrying while the provider asks to (connection-based
+ * providers answer -FI_EAGAIN until their connection to the target is up). */
+#define PROBE_POST(rc, f, q, call)                                                              \
+    do {                                                                                        \
+        double end_ = ofi_now() + PROBE_WAIT;                                                   \
+        while (((rc) = (call)) == -FI_EAGAIN && ofi_now() < end_)                               \
+            drain((f), (q));                                                                    \
+    } while (0)
+
+static uint64_t cntr(ofi_fab *f)
+{
+    return f->rcntr ? fi_cntr_read(f->rcntr) : 0;
+}
+
+/* Remote counter moved by exactly one after an operation? Waits briefly,
+ * because the counter may trail the completion. */
+static int counted(ofi_fab *f, uint64_t before)
+{
+    if (!f->rcntr)
+        return 0;
+    double end = ofi_now() + 0.2;
+    probe_cq q = {0};
+    while (ofi_now() < end) {
+        drain(f, &q);
+        if (fi_cntr_read(f->rcntr) == before + 1)
+            return 1;
+    }
+    return 0;
+}
+
+static void fill(char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (char)(seed + i * 7);
+}
+
+dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
+{
+    dmsg_status st = DMSG_OK;
+    char *mem = aligned_alloc(4096, 2 * PROBE_BUF);
+    if (!mem)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "probe buffer");
+    memset(mem, 0, 2 * PROBE_BUF);
+    char *dst = mem, *src = mem + PROBE_BUF;
+    if ((st = ofi_fab_register(f, dst, PROBE_BUF))) {
+        snprintf(why, whylen, "provider \"%s\" cannot register memory for RMA", c->prov);
+        goto out;
+    }
+    fi_addr_t self;
+    if (fi_av_insert(f->av, f->name, 1, &self, 0, NULL) != 1) {
+        snprintf(why, whylen, "provider \"%s\" cannot address its own endpoint", c->prov);
+        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s", why);
+        goto out;
+    }
+    uint64_t base = c->virt_addr ? (uint64_t)(uintptr_t)dst : 0, key = f->key;
+    probe_cq q = {0};
+    unsigned want = 0;
+    uint64_t before;
+
+    /* Delivery completion requested per operation. */
+    {
+        struct iovec iov = {src, 8};
+        struct fi_rma_iov r = {base, 8, key};
+        struct fi_msg_rma m = {.msg_iov = &iov, .iov_count = 1, .addr = self, .rma_iov = &r,
+                               .rma_iov_count = 1};
+        fill(src, 8, 1);
+        ssize_t rc;
+        PROBE_POST(rc, f, &q, fi_writemsg(f->ep, &m, FI_COMPLETION | FI_DELIVERY_COMPLETE));
+        c->delivery_complete = rc == 0 &&
+            wait_cq(f, &q, ++want, 0) == 0 && !memcmp(dst, src, 8);
+        if (!c->delivery_complete)
+            q = (probe_cq){0}, want = 0;
+    }
+    /* fi_write above the inject size. */
+    {
+        size_t n = c->inject + 4096 < PROBE_BUF ? c->inject + 4096 : PROBE_BUF;
+        fill(src, n, 2);
+        before = cntr(f);
+        ssize_t rc;
+        PROBE_POST(rc, f, &q, fi_write(f->ep, src, n, NULL, self, base, key, NULL));
+        int w = rc ? -2 : wait_cq(f, &q, ++want, 0);
+        if (rc || w || memcmp(dst, src, n)) {
+            snprintf(why, whylen,
+                     "provider \"%s\" lacks working RMA writes (fi_write of %zu bytes to itself: "
+                     "%s)",
+                     c->prov, n,
+                     rc ? fi_strerror((int)-rc)
+                        : w ? (q.why[0] ? q.why : "no completion in 2 s") : "data wrong");
+            st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+            goto out;
+        }
+        c->rcntr_write = counted(f, before);
+    }
+    /* fi_writemsg with two remote pieces (a chained deposit). */
+    if (c->rma_iov_limit >= 2 && c->iov_limit >= 2) {
+        struct iovec iov[2] = {{src, 100}, {src + 200, 100}};
+        struct fi_rma_iov r[2] = {{base + 1000, 100, key}, {base + 3000, 100, key}};
+        struct fi_msg_rma m = {.msg_iov = iov, .iov_count = 2, .addr = self, .rma_iov = r,
+                               .rma_iov_count = 2};
+        fill(src, 300, 3);
+        before = cntr(f);
+        ssize_t rc;
+        PROBE_POST(rc, f, &q, fi_writemsg(f->ep, &m, FI_COMPLETION));
+        c->writemsg_chain = rc == 0 &&
+                            wait_cq(f, &q, ++want, 0) == 0 && !memcmp(dst + 1000, src, 100) &&
+                            !memcmp(dst + 3000, src + 200, 100);
+        c->rcntr_writemsg = c->writemsg_chain ? counted(f, before) : -1;
+    } else {
+        c->writemsg_chain = 0;
+    }
+    /* fi_inject_write: no completion; the data must show up on its own. */
+    if (c->inject >= 8) {
+        fill(src, 8, 4);
+        before = cntr(f);
+        ssize_t rc;
+        PROBE_POST(rc, f, &q, fi_inject_write(f->ep, src, 8, self, base + 8192, key));
+        if (rc == 0) {
+            double end = ofi_now() + PROBE_WAIT;
+            while (memcmp(dst + 8192, src, 8) && ofi_now() < end)
+                drain(f, &q);
+            c->rcntr_inject = counted(f, before);
+        }
+    }
+    /* fi_writedata: remote CQ data, the signal dmsg counts deposits with. */
+    {
+        fill(src, 64, 5);
+        before = cntr(f);
+        uint64_t tag = UINT64_C(0x1234567890abcdef);
+        q.have_data = 0;
+        ssize_t rc;
+        PROBE_POST(rc, f, &q,
+                   fi_writedata(f->ep, src, 64, NULL, tag, self, base + 16384, key, NULL));
+        c->cqdata_works = rc == 0 &&
+                          wait_cq(f, &q, ++want, 1) == 0 && q.data == tag &&
+                          !memcmp(dst + 16384, src, 64);
+        c->rcntr_writedata = c->cqdata_works ? counted(f, before) : -1;
+    }
+    /* Round trip of one 8-byte write to itself, as dmsg issues it. */
+    {
+        uint64_t fl = FI_COMPLETION | FI_INJECT | (c->delivery_complete ? FI_DELIVERY_COMPLETE : 0);
+        struct iovec iov = {src, 8};
+        struct fi_rma_iov r = {base + 32768, 8, key};
+        struct fi_msg_rma m = {.msg_iov = &iov, .iov_count = 1, .addr = self, .rma_iov = &r,
+                               .rma_iov_count = 1};
+        int reps = 200, ok = 1;
+        double t0 = ofi_now();
+        for (int i = 0; i < reps && ok; i++) {
+            ssize_t rc;
+            PROBE_POST(rc, f, &q,
+                       fi_writemsg(f->ep, &m, c->inject >= 8 ? fl : fl & ~(uint64_t)FI_INJECT));
+            ok = rc == 0 && wait_cq(f, &q, ++want, 0) == 0;
+        }
+        c->t_write8_us = ok ? (ofi_now() - t0) / reps * 1e6 : -1;
+    }
+out:
+    if (f->mr) {
+        fi_close(&f->mr->fid);
+        f->mr = NULL;
+    }
+    free(mem);
+    return st;
+}

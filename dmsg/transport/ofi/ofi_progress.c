@@ -1,0 +1,131 @@
+/* Progress and bounded waiting. Most providers here progress data only when
+ * the application calls into them (FI_PROGRESS_MANUAL), so every dmsg wait
+ * polls the CQ: a PE blocked in an await or a barrier keeps serving the
+ * traffic that targets it, and two PEs that deposit to each other and then
+ * both wait cannot deadlock. */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
+#include "dmsg/transport/ofi/ofi.h"
+
+double ofi_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void complete_one(ofi_state *s, void *ctx, dmsg_status st)
+{
+    if (s->tx_pending)
+        s->tx_pending--;
+    ofi_batch *b = ctx;
+    if (b) {
+        if (st && !b->status)
+            b->status = st;
+        if (b->pending)
+            b->pending--;
+    }
+}
+
+static dmsg_status read_error(ofi_state *s)
+{
+    struct fi_cq_err_entry e = {0};
+    char buf[128];
+    if (fi_cq_readerr(s->fab.cq, &e, 0) != 1)
+        return DMSG_OK;
+    const char *pe = fi_cq_strerror(s->fab.cq, e.prov_errno, e.err_data, buf, sizeof buf);
+    dmsg_status st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: operation failed: %s (%s)", s->caps.prov,
+                               fi_strerror(e.err), pe ? pe : "");
+    if (!(e.flags & FI_REMOTE_CQ_DATA))
+        complete_one(s, e.op_context, st);
+    if (!s->failed)
+        s->failed = st;
+    return st;
+}
+
+dmsg_status ofi_progress(ofi_state *s)
+{
+    struct fi_cq_data_entry ent[OFI_CQ_BATCH];
+    for (;;) {
+        ssize_t n = fi_cq_read(s->fab.cq, ent, OFI_CQ_BATCH);
+        if (n == -FI_EAGAIN)
+            return DMSG_OK;
+        if (n == -FI_EAVAIL) {
+            read_error(s);
+            continue;
+        }
+        if (n < 0)
+            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_cq_read: %s", s->caps.prov,
+                             fi_strerror((int)-n));
+        for (ssize_t i = 0; i < n; i++) {
+            if (ent[i].flags & FI_REMOTE_CQ_DATA)
+                ofi_on_signal(s, ent[i].data);
+            else if ((ent[i].flags & FI_RECV) && (ent[i].flags & FI_MSG))
+                ofi_engine_recv(s, ent[i].op_context, ent[i].len);
+            else
+                complete_one(s, ent[i].op_context, DMSG_OK);
+        }
+        if (n < OFI_CQ_BATCH)
+            return DMSG_OK;
+    }
+}
+
+dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
+                          const char *what)
+{
+    double deadline = 0;
+    for (unsigned long i = 0;; i++) {
+        dmsg_status st = ofi_progress(s);
+        if (st)
+            return st;
+        if (ready(s, arg))
+            return DMSG_OK;
+        if ((i & 255) == 255) {
+            double t = ofi_now();
+            if (deadline == 0)
+                deadline = t + s->timeout;
+            else if (t > deadline)
+                return DMSG_FAIL(DMSG_ERR_TIMEOUT,
+                                 "%s: waited %g s for %s (DMSG_TIMEOUT / DMSG_OFI_TIMEOUT); "
+                                 "a peer may have died",
+                                 s->caps.prov, s->timeout, what);
+            if (s->have_shm && atomic_load_explicit(&s->shm.hdr->abort, memory_order_relaxed))
+                return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
+        }
+        /* PEs may outnumber cores, and with manual progress the PE we wait
+         * for must run to answer: give the core away after a short spin. */
+        if (i > 2000)
+            sched_yield();
+    }
+}
+
+static int batch_done(ofi_state *s, const void *arg)
+{
+    const ofi_batch *b = arg;
+    return b->pending == 0;
+}
+
+dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what)
+{
+    dmsg_status st = b->pending ? ofi_wait_pred(s, batch_done, b, what) : DMSG_OK;
+    return st ? st : b->status;
+}
+
+static int all_done(ofi_state *s, const void *arg)
+{
+    return s->tx_pending == 0;
+}
+
+dmsg_status ofi_quiet(dmsg_tp *tp)
+{
+    ofi_state *s = tp->priv;
+    dmsg_status st = s->tx_pending ? ofi_wait_pred(s, all_done, NULL, "local completions")
+                                   : DMSG_OK;
+    if (st)
+        return st;
+    st = s->failed;
+    s->failed = DMSG_OK;
+    return st;
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Failure and bad input over the ofi transport, in seconds:
+# - a provider that does not exist, and one that lacks what dmsg needs
+#   (sockets: its remote CQ data never arrives), each give one clear error
+#   naming the provider and the missing capability, and the job fails;
+# - a PE that dies under mpiexec ends the job instead of hanging it;
+# - a PE that leaves without dmsg_finalize: the others' waits are bounded by
+#   DMSG_OFI_TIMEOUT.
+#
+#   sh tests/ofi/errors.sh [BUILD_DIR]
+BUILD=${1:-build}
+RUN=$BUILD/bin/dmsgrun
+passed=0
+failed=0
+out=$(mktemp) || exit 1
+trap 'rm -f "$out"' EXIT
+
+check() { # name, expected exit (nonzero/zero), grep pattern, command...
+    name=$1
+    want=$2
+    pat=$3
+    shift 3
+    timeout 60 "$@" >"$out" 2>&1
+    rc=$?
+    ok=1
+    [ "$want" = nonzero ] && [ "$rc" -eq 0 ] && ok=0
+    [ "$rc" -eq 124 ] && ok=0
+    [ -n "$pat" ] && ! grep -q -- "$pat" "$out" && ok=0
+    if [ $ok = 1 ]; then
+        echo "PASS $name (exit $rc)"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $name (exit $rc)"
+        sed 's/^/    | /' "$out" | tail -n 10
+        failed=$((failed + 1))
+    fi
+}
+
+check "missing provider is named" nonzero 'provider "verbs" is not available' \
+    env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=verbs "$RUN" -n 2 "$BUILD/examples/hello"
+check "incapable provider names the capability" nonzero 'lacks working remote CQ data' \
+    env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=sockets "$RUN" -n 2 "$BUILD/examples/hello"
+n=$(grep -c 'dmsg: ofi:' "$out")
+if [ "$n" -eq 1 ]; then
+    echo "PASS the error is printed once"
+    passed=$((passed + 1))
+else
+    echo "FAIL the error is printed $n times"
+    failed=$((failed + 1))
+fi
+check "bad DMSG_OFI_MECH" nonzero 'DMSG_OFI_MECH=sideways' \
+    env DMSG_TRANSPORT=ofi DMSG_OFI_MECH=sideways "$RUN" -n 2 "$BUILD/examples/hello"
+if command -v mpiexec >/dev/null 2>&1; then
+    check "PE crash under mpiexec ends the job" nonzero '' \
+        env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="udp;ofi_rxd" DMSG_OFI_IFACE=lo \
+        mpiexec -n 3 "$BUILD/tests/pe_prog" crash_segv
+    check "PE leaving without finalize: bounded" any '' \
+        env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="udp;ofi_rxd" DMSG_OFI_IFACE=lo \
+        DMSG_OFI_TIMEOUT=3 mpiexec -n 3 "$BUILD/tests/pe_prog" no_finalize
+fi
+check "PE crash under dmsgrun ends the job" nonzero '' \
+    env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="udp;ofi_rxd" "$RUN" -n 3 \
+    "$BUILD/tests/pe_prog" crash_exit
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

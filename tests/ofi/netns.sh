@@ -1,0 +1,116 @@
+#!/bin/sh
+# Multi-host test on one machine: two network namespaces ("hosts") joined by
+# a veth pair, 10.200.0.1/24 and 10.200.0.2/24 (they exist only inside the
+# namespaces made here). A job is started across both with MPICH's mpiexec,
+# whose ssh launcher is pointed at a script that runs `ip netns exec NS ...`
+# instead of ssh; the PEs find each other through PMI and move data over a
+# network provider. The transpose and halo examples verify their results.
+#
+#   sh tests/ofi/netns.sh [BUILD_DIR] [PROVIDER ...]
+#       (default: build, "tcp;ofi_rxm" and "udp;ofi_rxd")
+#
+# Exit 0: all passed; 1: a run failed; 77: SKIP (printed with the reason)
+# where namespaces cannot be made. Namespaces are removed on every exit.
+
+BUILD=${1:-build}
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- "tcp;ofi_rxm" "udp;ofi_rxd"
+LIMIT=60
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+[ "$(id -u)" = 0 ] || skip "creating network namespaces needs root"
+command -v ip >/dev/null 2>&1 || skip "the ip command (iproute2) is missing"
+command -v mpiexec >/dev/null 2>&1 || skip "MPICH's mpiexec is missing"
+for p in transpose halo; do
+    [ -x "$BUILD/examples/$p" ] || { echo "netns: $BUILD/examples/$p not built" >&2; exit 1; }
+done
+BUILD=$(cd "$BUILD" && pwd)
+
+tag=$$
+NS1=dmsgA$tag
+NS2=dmsgB$tag
+V1=dmsgva$tag
+V2=dmsgvb$tag
+TMP=$(mktemp -d) || exit 1
+
+cleanup() {
+    ip netns del "$NS1" 2>/dev/null
+    ip netns del "$NS2" 2>/dev/null
+    ip link del "$V1" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+ip netns add "$NS1" 2>"$TMP/err" || skip "cannot create a network namespace: $(cat "$TMP/err")"
+ip netns add "$NS2" 2>"$TMP/err" || skip "cannot create a network namespace: $(cat "$TMP/err")"
+ip link add "$V1" type veth peer name "$V2" 2>"$TMP/err" ||
+    skip "cannot create a veth pair: $(cat "$TMP/err")"
+ip link set "$V1" netns "$NS1" && ip link set "$V2" netns "$NS2" &&
+    ip -n "$NS1" addr add 10.200.0.1/24 dev "$V1" && ip -n "$NS2" addr add 10.200.0.2/24 dev "$V2" &&
+    ip -n "$NS1" link set lo up && ip -n "$NS2" link set lo up &&
+    ip -n "$NS1" link set "$V1" up && ip -n "$NS2" link set "$V2" up ||
+    skip "cannot configure the namespaces"
+
+# hydra's ssh launcher runs: LAUNCHER [ssh options] HOST COMMAND...; like
+# ssh, hand the command to a shell, but inside the host's namespace.
+cat >"$TMP/nsexec" <<EOS
+#!/bin/sh
+while [ \$# -gt 0 ]; do
+    case \$1 in
+    -*) shift ;;
+    *) break ;;
+    esac
+done
+host=\$1
+shift
+case \$host in
+10.200.0.1) ns=$NS1 ;;
+10.200.0.2) ns=$NS2 ;;
+*) echo "nsexec: unknown host \$host" >&2; exit 1 ;;
+esac
+exec ip netns exec "\$ns" sh -c "\$*"
+EOS
+chmod +x "$TMP/nsexec"
+
+MPIEXEC="mpiexec -launcher ssh -launcher-exec $TMP/nsexec -iface $V1 -hosts 10.200.0.1,10.200.0.2"
+
+# The job must really span both "hosts": each rank reports its namespace.
+where=$(timeout "$LIMIT" ip netns exec "$NS1" $MPIEXEC -n 2 -ppn 1 ip netns identify 2>&1 | sort)
+if [ "$where" != "$(printf '%s\n%s' "$NS1" "$NS2" | sort)" ]; then
+    echo "FAIL: mpiexec did not place one rank in each namespace: $where"
+    exit 1
+fi
+echo "mpiexec places ranks in $NS1 and $NS2"
+
+passed=0
+failed=0
+run() { # provider, name, args...
+    prov=$1
+    name=$2
+    shift 2
+    out=$TMP/out
+    timeout "$LIMIT" ip netns exec "$NS1" env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$prov" \
+        DMSG_TIMEOUT=30 $MPIEXEC -n 2 -ppn 1 "$BUILD/examples/$name" "$@" >"$out" 2>&1
+    rc=$?
+    # Both hosts must have taken part: PE 1 runs in the second namespace.
+    if [ $rc -eq 0 ] && grep -q "OK" "$out"; then
+        echo "PASS $prov $name $* (2 hosts)"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $prov $name $* (exit $rc)"
+        tail -n 15 "$out" | sed 's/^/    | /'
+        failed=$((failed + 1))
+    fi
+}
+
+for prov in "$@"; do
+    run "$prov" transpose 96 3
+    run "$prov" halo 60 200
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,83 @@
+/* dmsg-info: what the libfabric providers of this host really do, as the
+ * ofi transport's start-up probe finds it (a loopback endpoint writing to
+ * itself), and which mechanisms dmsg picks on each.
+ *
+ *   dmsg-info [-i IFACE] [PROVIDER ...]     (default: the usual providers, IFACE lo) */
+#include <stdio.h>
+#include <string.h>
+#include "dmsg/transport/ofi/ofi.h"
+
+static const char *yn(int v)
+{
+    return v < 0 ? "-" : v ? "yes" : "no";
+}
+
+static int show(const char *prov, const char *iface)
+{
+    ofi_fab f;
+    ofi_caps c;
+    char why[256];
+    printf("== %s\n", prov);
+    if (ofi_fab_open(prov, iface, 1, &f, &c, why, sizeof why)) {
+        printf("   not usable: %s\n", why);
+        return 1;
+    }
+    dmsg_status st = ofi_probe(&f, &c, why, sizeof why);
+    printf("   provider %s, domain %s\n", c.prov, c.domain);
+    printf("   inject size %zu, iov limit %zu, rma_iov limit %zu, cq data %d bytes\n", c.inject,
+           c.iov_limit, c.rma_iov_limit, c.cq_data_size);
+    printf("   MR mode: %s addresses, %s keys%s; data progress %s\n",
+           c.virt_addr ? "virtual" : "offset", c.prov_key ? "provider" : "requested",
+           c.mr_endpoint ? ", bound to the endpoint" : "", c.manual ? "manual" : "auto");
+    printf("   remote write counter (FI_RMA_EVENT) advertised: %s; counts fi_write %s, "
+           "fi_writemsg %s, fi_inject_write %s, fi_writedata %s\n",
+           c.rma_event_adv ? "yes" : "no", yn(c.rcntr_write), yn(c.rcntr_writemsg),
+           yn(c.rcntr_inject), yn(c.rcntr_writedata));
+    printf("   remote CQ data works: %s; FI_DELIVERY_COMPLETE: %s; chained fi_writemsg: %s\n",
+           yn(c.cqdata_works), yn(c.delivery_complete), yn(c.writemsg_chain));
+    if (c.t_write8_us >= 0)
+        printf("   8-byte write to itself, completion waited: %.2f us\n", c.t_write8_us);
+    if (st) {
+        printf("   dmsg cannot use it: %s\n", why);
+    } else if (c.cqdata_works != 1) {
+        printf("   dmsg cannot use it: remote CQ data (fi_writedata), which counts deposits, "
+               "does not arrive\n");
+        st = DMSG_ERR_UNSUPPORTED;
+    } else {
+        printf("   dmsg uses: counted deposits by remote CQ data (fi_writedata / "
+               "FI_REMOTE_CQ_DATA); quiet and barrier by %s; non-contiguous pieces chained "
+               "%zu per fi_writemsg, or packed for the deposit engine: %s\n",
+               c.delivery_complete == 1 ? "delivery completion" : "transmit completion",
+               (c.writemsg_chain == 1 ? (c.iov_limit < c.rma_iov_limit ? c.iov_limit
+                                                                         : c.rma_iov_limit)
+                                      : 1),
+               c.order_sas && (c.order_was || c.delivery_complete == 1) ? "yes" : "no");
+    }
+    ofi_fab_close(&f);
+    return st ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const def[] = {"shm", "udp;ofi_rxd", "tcp;ofi_rxm", "sockets", "net",
+                                      "tcp", "udp"};
+    const char *iface = "lo";
+    int i = 1, bad = 0;
+    if (i + 1 < argc && !strcmp(argv[i], "-i")) {
+        iface = argv[i + 1];
+        i += 2;
+    }
+    if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
+        printf("usage: dmsg-info [-i IFACE] [PROVIDER ...]\n");
+        return 0;
+    }
+    printf("libfabric %u.%u; interface for IP providers: %s\n", FI_MAJOR(fi_version()),
+           FI_MINOR(fi_version()), iface);
+    if (i < argc)
+        for (; i < argc; i++)
+            bad |= show(argv[i], iface);
+    else
+        for (size_t k = 0; k < sizeof def / sizeof def[0]; k++)
+            show(def[k], iface);
+    return bad;
+}
