@@ -51,7 +51,7 @@ static int show(const char *prov, const char *iface)
                (c.writemsg_chain == 1 ? (c.iov_limit < c.rma_iov_limit ? c.iov_limit
                                                                          : c.rma_iov_limit)
                                       : 1),
-               c.order_sas && (c.order_was || c.delivery_complete == 1) ? "yes" : "no");
+               c.delivery_complete == 1 ? "yes" : "no");
     }
     ofi_fab_close(&f);
     return st ? 1 : 0;

@@ -9,7 +9,7 @@
 dmsg_state dmsg_g;
 
 static const dmsg_tp_ops *const transports[] = {&dmsg_tp_shm_ops, &dmsg_tp_sim_ops,
-                                                    &dmsg_tp_ofi_ops};
+                                                &dmsg_tp_ofi_ops};
 
 static const dmsg_tp_ops *find_transport(const char *name)
 {

@@ -89,28 +89,32 @@ echo "mpiexec places ranks in $NS1 and $NS2"
 
 passed=0
 failed=0
-run() { # provider, name, args...
+run() { # provider, PEs, PEs per host, example, args...
     prov=$1
-    name=$2
-    shift 2
+    np=$2
+    ppn=$3
+    name=$4
+    shift 4
     out=$TMP/out
     timeout "$LIMIT" ip netns exec "$NS1" env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$prov" \
-        DMSG_TIMEOUT=30 $MPIEXEC -n 2 -ppn 1 "$BUILD/examples/$name" "$@" >"$out" 2>&1
+        DMSG_TIMEOUT=30 $MPIEXEC -n "$np" -ppn "$ppn" "$BUILD/examples/$name" "$@" >"$out" 2>&1
     rc=$?
-    # Both hosts must have taken part: PE 1 runs in the second namespace.
+    # The example checks its result and prints OK; with -ppn the PEs are
+    # spread over both namespaces (checked above for 2 PEs).
     if [ $rc -eq 0 ] && grep -q "OK" "$out"; then
-        echo "PASS $prov $name $* (2 hosts)"
+        echo "PASS $prov $name $* ($np PEs on 2 hosts)"
         passed=$((passed + 1))
     else
-        echo "FAIL $prov $name $* (exit $rc)"
+        echo "FAIL $prov $name $* ($np PEs, exit $rc)"
         tail -n 15 "$out" | sed 's/^/    | /'
         failed=$((failed + 1))
     fi
 }
 
 for prov in "$@"; do
-    run "$prov" transpose 96 3
-    run "$prov" halo 60 200
+    run "$prov" 2 1 transpose 96 3
+    run "$prov" 2 1 halo 60 200
+    run "$prov" 4 2 transpose 96 3
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

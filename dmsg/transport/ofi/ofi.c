@@ -78,7 +78,9 @@ static dmsg_status probe(ofi_state *s, const char *iface, char *why, size_t whyl
     s->caps.delivery_complete = pc.delivery_complete;
     s->caps.writemsg_chain = pc.writemsg_chain;
     s->caps.t_write8_us = pc.t_write8_us;
-    s->caps.engine = s->caps.order_sas && (s->caps.order_was || pc.delivery_complete == 1);
+    /* The engine relies on delivery completion: a message's receive
+     * completion is in the target's CQ before anything sent after it. */
+    s->caps.engine = pc.delivery_complete == 1;
     if (pc.cqdata_works != 1) {
         snprintf(why, whylen,
                  "provider \"%s\" lacks working remote CQ data (fi_writedata), which dmsg needs "
@@ -216,8 +218,8 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
     s->segtab[tp->rank] = s->seg;
     if (!s->caps.engine && s->mech == OFI_MECH_PACKED) {
         st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
-                       "DMSG_OFI_MECH=packed: provider \"%s\" lacks send-after-send order "
-                       "(FI_ORDER_SAS) or both write-after-send order and delivery completion",
+                       "DMSG_OFI_MECH=packed: provider \"%s\" lacks delivery completion "
+                       "(FI_DELIVERY_COMPLETE), which the deposit engine needs",
                        s->caps.prov);
         goto err_tabs;
     }

@@ -83,9 +83,7 @@ typedef struct ofi_caps {
     int writemsg_chain;       /* fi_writemsg with several rma_iovs placed correctly */
     double t_write8_us;       /* measured round trip of one 8-byte write to self */
     int order_sas, order_was; /* tx_attr msg_order: send after send, write after send */
-    int engine;               /* deposit engine usable: sends of one PE arrive in order, and
-                               * a barrier token cannot overtake them (write-after-send
-                               * order, or sends complete only when delivered) */
+    int engine;               /* deposit engine usable (delivery completion works) */
 } ofi_caps;
 
 /* The fabric objects of one open endpoint. */

@@ -147,6 +147,7 @@ typedef struct packer {
     ofi_eng_rec cur;    /* record being extended */
     int have;
     char *recs, *dat;   /* inside the slot's buffer: records grow up, data is separate */
+    uint32_t sent;      /* messages of this deposit sent so far */
 } packer;
 
 static int slot_free(ofi_state *s, const void *arg)
@@ -221,6 +222,7 @@ static dmsg_status send_slot(packer *k, uint64_t sig)
     s->tx_pending++;
     s->tx[k->slot].b.pending++;
     s->engine_used = 1;
+    k->sent++;
     k->slot = -1;
     return DMSG_OK;
 }
@@ -270,8 +272,15 @@ dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot)
     st = ofi_runs(op, on_piece, &k);
     if (st)
         return st; /* nothing half-built is sent: the open slot is simply reused */
-    /* The last message counts the deposit (sends from one PE are applied
-     * in order: FI_ORDER_SAS). An uncounted one still carries a marker so
-     * that an empty message is never mistaken for a signal. */
+    /* The last message counts the deposit, so the earlier ones must be
+     * stored first. Send-after-send order is not enough (tcp;ofi_rxm lets a
+     * small eager message overtake a large rendezvous one), so wait until the
+     * earlier messages are delivered: their receive completions are then
+     * ahead of the last one's in the target's CQ, which is read in order. */
+    if (slot != UINT32_MAX && k.sent) {
+        for (int i = 0; i < OFI_ENG_SLOTS; i++)
+            if ((st = ofi_wait_batch(s, &s->tx[i].b, "deposit engine messages")))
+                return st;
+    }
     return send_slot(&k, slot != UINT32_MAX ? ofi_sig_deposit(slot, op->payload) : 0);
 }

@@ -57,7 +57,8 @@ static void explain_missing(const char *prov, char *why, size_t whylen)
         rdm |= i->ep_attr->type == FI_EP_RDM;
     }
     if (!rdm) {
-        snprintf(why, whylen, "provider \"%s\" lacks reliable datagram endpoints (FI_EP_RDM)", prov);
+        snprintf(why, whylen, "provider \"%s\" lacks reliable datagram endpoints (FI_EP_RDM)",
+                 prov);
         goto out;
     }
     for (size_t k = 0; k < sizeof need_caps / sizeof need_caps[0]; k++)

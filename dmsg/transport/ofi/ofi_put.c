@@ -164,6 +164,23 @@ wait:
     return st;
 }
 
+/* The common case, without the piece machinery: one operation that carries
+ * its own count; injected ones return at once. */
+static dmsg_status put_contig(ofi_state *s, const dmsg_op *op, uint32_t slot)
+{
+    struct iovec iov = {.iov_base = op->local, .iov_len = op->n};
+    struct fi_rma_iov r = {.addr = s->peer[op->pe].addr + OFI_CTL_BYTES + op->roff, .len = op->n,
+                           .key = s->peer[op->pe].key};
+    uint64_t fl = slot != UINT32_MAX ? FI_REMOTE_CQ_DATA : 0;
+    uint64_t sig = slot != UINT32_MAX ? ofi_sig_deposit(slot, op->payload) : 0;
+    if (op->n <= s->caps.inject)
+        return ofi_post_write(s, op->pe, &iov, 1, &r, 1, fl, sig, NULL);
+    ofi_batch b = {0};
+    dmsg_status st = ofi_post_write(s, op->pe, &iov, 1, &r, 1, fl, sig, &b);
+    dmsg_status w = ofi_wait_batch(s, &b, "deposit completion");
+    return st ? st : w;
+}
+
 /* Pieces (contiguous at both ends) a transfer falls into, estimated
  * without walking it: sections by their folded run length. */
 static size_t pieces(const dmsg_op *op, size_t *run)
@@ -216,6 +233,8 @@ dmsg_status ofi_xfer(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
         dmsg_status w = ofi_wait_batch(s, &b, "fetch completions");
         return st ? st : w;
     }
+    if (op->kind == DMSG_OP_CONTIG && op->n && op->n <= s->caps.max_msg)
+        return put_contig(s, op, slot);
     size_t lim = s->caps.iov_limit < s->caps.rma_iov_limit ? s->caps.iov_limit
                                                              : s->caps.rma_iov_limit;
     if (use_engine(s, op, lim))
