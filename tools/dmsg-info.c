@@ -36,7 +36,11 @@ static int show(const char *prov, const char *iface)
     printf("   remote CQ data works: %s; FI_DELIVERY_COMPLETE: %s; chained fi_writemsg: %s\n",
            yn(c.cqdata_works), yn(c.delivery_complete), yn(c.writemsg_chain));
     if (c.t_write8_us >= 0)
-        printf("   8-byte write to itself, completion waited: %.2f us\n", c.t_write8_us);
+        printf("   8-byte write to itself, completion waited: %.2f us; with delivery completion: "
+               "%.2f us\n",
+               c.t_write8_us, c.t_write8_dc_us);
+    int flush = c.order_raw && c.order_ras &&
+                (c.delivery_complete != 1 || c.t_write8_dc_us > c.t_write8_us + 0.5);
     if (st) {
         printf("   dmsg cannot use it: %s\n", why);
     } else if (c.cqdata_works != 1) {
@@ -47,11 +51,12 @@ static int show(const char *prov, const char *iface)
         printf("   dmsg uses: counted deposits by remote CQ data (fi_writedata / "
                "FI_REMOTE_CQ_DATA); quiet and barrier by %s; non-contiguous pieces chained "
                "%zu per fi_writemsg, or packed for the deposit engine: %s\n",
-               c.delivery_complete == 1 ? "delivery completion" : "transmit completion",
+               flush ? "a flushing read per written peer (read-after-write order)"
+                     : "delivery completion of every operation",
                (c.writemsg_chain == 1 ? (c.iov_limit < c.rma_iov_limit ? c.iov_limit
                                                                          : c.rma_iov_limit)
                                       : 1),
-               c.delivery_complete == 1 ? "yes" : "no");
+               c.delivery_complete == 1 || (c.order_raw && c.order_ras) ? "yes" : "no");
     }
     ofi_fab_close(&f);
     return st ? 1 : 0;

@@ -78,9 +78,10 @@ static dmsg_status probe(ofi_state *s, const char *iface, char *why, size_t whyl
     s->caps.delivery_complete = pc.delivery_complete;
     s->caps.writemsg_chain = pc.writemsg_chain;
     s->caps.t_write8_us = pc.t_write8_us;
+    s->caps.t_write8_dc_us = pc.t_write8_dc_us;
     /* The engine relies on delivery completion: a message's receive
      * completion is in the target's CQ before anything sent after it. */
-    s->caps.engine = pc.delivery_complete == 1;
+    s->caps.engine = pc.delivery_complete == 1 || (s->caps.order_raw && s->caps.order_ras);
     if (pc.cqdata_works != 1) {
         snprintf(why, whylen,
                  "provider \"%s\" lacks working remote CQ data (fi_writedata), which dmsg needs "
@@ -210,12 +211,30 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
     s->peer = calloc((size_t)tp->npes, sizeof *s->peer);
     s->slot = calloc(tp->max_counters, sizeof *s->slot);
     s->segtab = calloc((size_t)tp->npes, sizeof *s->segtab);
+    s->dirty = calloc((size_t)tp->npes, 1);
     s->nslots = tp->max_counters;
-    if (!s->peer || !s->slot || !s->segtab) {
+    if (!s->peer || !s->slot || !s->segtab || !s->dirty) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "peer tables");
         goto err_tabs;
     }
     s->segtab[tp->rank] = s->seg;
+    /* Visibility: delivery completion per operation, unless the probe found
+     * it to cost much more than a plain write (tcp;ofi_rxm: an extra round
+     * trip each) and the provider orders reads after writes and sends; then
+     * one flushing read per written peer at quiet time instead. */
+    s->flush = s->caps.order_raw && s->caps.order_ras &&
+               (s->caps.delivery_complete != 1 ||
+                s->caps.t_write8_dc_us > s->caps.t_write8_us + 0.5);
+    s->inject_max = s->caps.inject;
+    if (!s->flush && s->caps.delivery_complete != 1) {
+        snprintf(why, sizeof why,
+                 "provider \"%s\" lacks both delivery completion (FI_DELIVERY_COMPLETE) and "
+                 "read-after-write order (FI_ORDER_RAW, FI_ORDER_RAS): deposits could not be "
+                 "completed at their targets",
+                 s->caps.prov);
+        st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+        goto err_tabs_prov;
+    }
     if (!s->caps.engine && s->mech == OFI_MECH_PACKED) {
         st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
                        "DMSG_OFI_MECH=packed: provider \"%s\" lacks delivery completion "
@@ -240,7 +259,11 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
 
 err_seg:
     tp->seg = NULL;
+err_tabs_prov:
+    if (tp->rank == 0)
+        fprintf(stderr, "dmsg: ofi: %s\n", why);
 err_tabs:
+    free(s->dirty);
     free(s->segtab);
     free(s->slot);
     free(s->peer);
@@ -272,11 +295,18 @@ err_free:
 static void ofi_finalize(dmsg_tp *tp)
 {
     ofi_state *s = tp->priv;
-    /* Let the last tokens' acknowledgements go out before the endpoint closes. */
-    ofi_quiet(tp);
+    /* The core's last barrier is done, but a peer may still wait for the
+     * acknowledgement of its last token to us, which reliable-datagram
+     * providers send from our progress: serve briefly before closing (a
+     * peer that then still waits ends at its timeout, not in a hang). */
+    double until = ofi_now() + OFI_LINGER;
+    while (ofi_now() < until && ofi_progress(s) == DMSG_OK)
+        if (s->tx_pending == 0 && s->npes == 1)
+            break;
     ofi_fab_close(&s->fab);
     ofi_engine_stop(s); /* after the endpoint: no receive may land in freed buffers */
     munmap(s->mapped, s->mapped_len);
+    free(s->dirty);
     free(s->segtab);
     free(s->slot);
     free(s->peer);

@@ -31,6 +31,7 @@
 #define OFI_SCRATCH_OFF (DMSG_MAX_PES * OFI_GATHER_LEN)
 #define OFI_CQ_BATCH 32
 #define OFI_WINDOW 64        /* operations of one transfer in flight at once */
+#define OFI_LINGER 0.05      /* seconds a finishing PE keeps serving its peers */
 
 /* Remote CQ data: top 4 bits say what it is. */
 #define OFI_SIG_SHIFT 60
@@ -82,7 +83,9 @@ typedef struct ofi_caps {
     int delivery_complete;    /* FI_DELIVERY_COMPLETE accepted */
     int writemsg_chain;       /* fi_writemsg with several rma_iovs placed correctly */
     double t_write8_us;       /* measured round trip of one 8-byte write to self */
+    double t_write8_dc_us;    /* the same with FI_DELIVERY_COMPLETE (-1: not measured) */
     int order_sas, order_was; /* tx_attr msg_order: send after send, write after send */
+    int order_raw, order_ras; /* read after write, read after send: a read flushes */
     int engine;               /* deposit engine usable (delivery completion works) */
 } ofi_caps;
 
@@ -142,6 +145,11 @@ typedef struct ofi_state {
     uint64_t tx_next;
     int engine_used;          /* this PE sent engine messages since the last barrier */
     uint64_t bad_msgs;        /* engine messages refused */
+    int flush;                /* visibility by a flushing read per peer, not per-operation
+                               * delivery completion (ofi_flush) */
+    unsigned char *dirty;     /* per PE: written to since its last flush */
+    uint64_t flushbuf;        /* destination of flushing reads */
+    size_t inject_max;        /* deposits up to this size are injected (copied by the provider) */
     uint64_t tx_pending;      /* operations issued and not yet completed locally */
     uint32_t tokens[2][2];    /* barrier tokens received, per parity and round */
     int any_engine[2];        /* per parity: a round-1 token said "engine messages sent" */
@@ -173,6 +181,8 @@ dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what);
 dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
                           const char *what);
 dmsg_status ofi_quiet(dmsg_tp *tp);
+dmsg_status ofi_flush(ofi_state *s, int pe);
+uint64_t ofi_write_flags(const ofi_state *s);
 
 /* ofi_put.c / ofi_get.c */
 dmsg_status ofi_xfer(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);

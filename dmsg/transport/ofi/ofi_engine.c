@@ -200,7 +200,8 @@ static dmsg_status send_slot(packer *k, uint64_t sig)
                            {k->dat, k->data}};
     struct fi_msg m = {.msg_iov = iov, .iov_count = k->data ? 2 : 1, .addr = (fi_addr_t)k->pe,
                        .context = &s->tx[k->slot].b};
-    uint64_t flags = FI_COMPLETION | (s->caps.delivery_complete == 1 ? FI_DELIVERY_COMPLETE : 0);
+    uint64_t flags = FI_COMPLETION | ofi_write_flags(s);
+    s->dirty[k->pe] = 1;
     double deadline = 0;
     for (;;) {
         ssize_t rc = fi_sendmsg(s->fab.ep, &m, flags);
@@ -275,12 +276,15 @@ dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot)
     /* The last message counts the deposit, so the earlier ones must be
      * stored first. Send-after-send order is not enough (tcp;ofi_rxm lets a
      * small eager message overtake a large rendezvous one), so wait until the
-     * earlier messages are delivered: their receive completions are then
-     * ahead of the last one's in the target's CQ, which is read in order. */
+     * earlier messages are delivered (delivery completion, or a flushing
+     * read): their receive completions are then ahead of the last one's in
+     * the target's CQ, which is read in order. */
     if (slot != UINT32_MAX && k.sent) {
         for (int i = 0; i < OFI_ENG_SLOTS; i++)
             if ((st = ofi_wait_batch(s, &s->tx[i].b, "deposit engine messages")))
                 return st;
+        if (s->flush && (st = ofi_flush(s, k.pe)))
+            return st;
     }
     return send_slot(&k, slot != UINT32_MAX ? ofi_sig_deposit(slot, op->payload) : 0);
 }

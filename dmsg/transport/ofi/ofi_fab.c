@@ -170,10 +170,13 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, of
     c->cq_data_size = (int)info->domain_attr->cq_data_size;
     c->rcntr_write = c->rcntr_writemsg = c->rcntr_inject = c->rcntr_writedata = -1;
     c->cqdata_works = c->delivery_complete = c->writemsg_chain = -1;
+    c->t_write8_us = c->t_write8_dc_us = -1;
     if (c->iov_limit < 1)
         c->iov_limit = 1;
     c->order_sas = (info->tx_attr->msg_order & FI_ORDER_SAS) != 0;
     c->order_was = (info->tx_attr->msg_order & FI_ORDER_WAS) != 0;
+    c->order_raw = (info->tx_attr->msg_order & FI_ORDER_RAW) != 0;
+    c->order_ras = (info->tx_attr->msg_order & FI_ORDER_RAS) != 0;
 
     if ((rc = fi_fabric(info->fabric_attr, &f->fabric, NULL)))
         return fab_fail(why, whylen, prov, "fi_fabric", rc), ofi_fab_close(f), DMSG_ERR_TRANSPORT;

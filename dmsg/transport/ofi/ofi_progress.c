@@ -118,6 +118,50 @@ static int all_done(ofi_state *s, const void *arg)
     return s->tx_pending == 0;
 }
 
+uint64_t ofi_write_flags(const ofi_state *s)
+{
+    return !s->flush && s->caps.delivery_complete == 1 ? FI_DELIVERY_COMPLETE : 0;
+}
+
+/* Where the provider orders a read after earlier writes and sends to the
+ * same peer (FI_ORDER_RAW, FI_ORDER_RAS), a small read completes only after
+ * they are processed at the target: one round trip per peer at quiet time
+ * instead of a delivery acknowledgement per operation (which costs a round
+ * trip on every tcp;ofi_rxm write). */
+dmsg_status ofi_flush(ofi_state *s, int pe)
+{
+    ofi_batch b = {0};
+    struct fi_rma_iov r = {.addr = s->peer[pe].addr + OFI_SCRATCH_OFF, .len = sizeof s->flushbuf,
+                           .key = s->peer[pe].key};
+    struct iovec iov = {.iov_base = &s->flushbuf, .iov_len = sizeof s->flushbuf};
+    struct fi_msg_rma m = {.msg_iov = &iov, .iov_count = 1, .addr = (fi_addr_t)pe,
+                           .rma_iov = &r, .rma_iov_count = 1, .context = &b};
+    double deadline = 0;
+    for (;;) {
+        ssize_t rc = fi_readmsg(s->fab.ep, &m, FI_COMPLETION);
+        if (rc == 0)
+            break;
+        if (rc != -FI_EAGAIN)
+            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: flushing read from PE %d: %s",
+                             s->caps.prov, pe, fi_strerror((int)-rc));
+        dmsg_status st = ofi_progress(s);
+        if (st)
+            return st;
+        double t = ofi_now();
+        if (!deadline)
+            deadline = t + s->timeout;
+        else if (t > deadline)
+            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: send queue to PE %d stayed full",
+                             s->caps.prov, pe);
+    }
+    s->tx_pending++;
+    b.pending++;
+    dmsg_status st = ofi_wait_batch(s, &b, "a flushing read");
+    if (!st)
+        s->dirty[pe] = 0;
+    return st;
+}
+
 dmsg_status ofi_quiet(dmsg_tp *tp)
 {
     ofi_state *s = tp->priv;
@@ -125,6 +169,9 @@ dmsg_status ofi_quiet(dmsg_tp *tp)
                                    : DMSG_OK;
     if (st)
         return st;
+    for (int pe = 0; s->flush && pe < s->npes; pe++)
+        if (s->dirty[pe] && (st = ofi_flush(s, pe)))
+            return st;
     st = s->failed;
     s->failed = DMSG_OK;
     return st;

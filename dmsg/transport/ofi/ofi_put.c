@@ -15,10 +15,9 @@ dmsg_status ofi_post_write(ofi_state *s, int pe, const struct iovec *iov, size_t
     size_t bytes = 0;
     for (size_t i = 0; i < n; i++)
         bytes += iov[i].iov_len;
-    flags |= FI_COMPLETION;
-    if (s->caps.delivery_complete == 1)
-        flags |= FI_DELIVERY_COMPLETE;
-    if (bytes <= s->caps.inject)
+    flags |= FI_COMPLETION | ofi_write_flags(s);
+    s->dirty[pe] = 1;
+    if (bytes <= s->inject_max)
         flags |= FI_INJECT;
     struct fi_msg_rma m = {.msg_iov = iov, .desc = NULL, .iov_count = n, .addr = (fi_addr_t)pe,
                            .rma_iov = riov, .rma_iov_count = rn, .context = b, .data = data};
@@ -147,7 +146,7 @@ static dmsg_status put(ofi_state *s, const dmsg_op *op, uint32_t slot)
             bytes += g.iov[i].iov_len;
         uint64_t fl = counted ? FI_REMOTE_CQ_DATA : 0;
         st = ofi_post_write(s, g.pe, g.iov, g.k, g.riov, g.k, fl, sig,
-                            bytes <= s->caps.inject ? NULL : &g.b);
+                            bytes <= s->inject_max ? NULL : &g.b);
         counted = 0;
     } else if (g.k) {
         st = post_group(&g, 0, 0);
@@ -159,6 +158,9 @@ wait:
         if (!st)
             st = w;
     }
+    /* The signal may only follow data that is visible at the target. */
+    if (!st && counted && s->flush)
+        st = ofi_flush(s, op->pe);
     if (!st && counted)
         st = ofi_send_signal(s, op->pe, sig);
     return st;
@@ -173,7 +175,7 @@ static dmsg_status put_contig(ofi_state *s, const dmsg_op *op, uint32_t slot)
                            .key = s->peer[op->pe].key};
     uint64_t fl = slot != UINT32_MAX ? FI_REMOTE_CQ_DATA : 0;
     uint64_t sig = slot != UINT32_MAX ? ofi_sig_deposit(slot, op->payload) : 0;
-    if (op->n <= s->caps.inject)
+    if (op->n <= s->inject_max)
         return ofi_post_write(s, op->pe, &iov, 1, &r, 1, fl, sig, NULL);
     ofi_batch b = {0};
     dmsg_status st = ofi_post_write(s, op->pe, &iov, 1, &r, 1, fl, sig, &b);
