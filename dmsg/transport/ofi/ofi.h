@@ -32,6 +32,7 @@
 #define OFI_CQ_BATCH 32
 #define OFI_WINDOW 64        /* operations of one transfer in flight at once */
 #define OFI_LINGER 0.05      /* seconds a finishing PE keeps serving its peers */
+#define OFI_ABORT_GRACE 2.0  /* seconds a failed wait lets dmsgrun name a dead PE */
 
 /* Remote CQ data: top 4 bits say what it is. */
 #define OFI_SIG_SHIFT 60
@@ -181,6 +182,7 @@ dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what);
 dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
                           const char *what);
 dmsg_status ofi_quiet(dmsg_tp *tp);
+dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st);
 dmsg_status ofi_flush(ofi_state *s, int pe);
 uint64_t ofi_write_flags(const ofi_state *s);
 

@@ -121,8 +121,10 @@ static dmsg_status token_round(ofi_state *s, int parity, int round, int flag)
         st = post_signal(s, (s->rank + i) % s->npes, tok, &b);
     tok_need t = {&b, parity, round};
     dmsg_status w = ofi_wait_pred(s, tokens_in, &t, "the other PEs at a barrier");
-    if (st || (st = w) || (st = b.status))
+    if (st || (st = w))
         return st;
+    if (b.status)
+        return ofi_peer_failed(s, b.status);
     s->tokens[parity][round] -= (uint32_t)(s->npes - 1);
     return DMSG_OK;
 }

@@ -72,6 +72,23 @@ dmsg_status ofi_progress(ofi_state *s)
     }
 }
 
+/* A transport error in a wait usually means a peer died (its connection was
+ * reset). Under dmsgrun, give the launcher a moment to notice which PE died
+ * and raise the abort flag, so that the job is reported by its real cause. */
+dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st)
+{
+    if (!s->have_shm)
+        return st;
+    double until = ofi_now() + OFI_ABORT_GRACE;
+    while (ofi_now() < until) {
+        if (atomic_load_explicit(&s->shm.hdr->abort, memory_order_relaxed))
+            return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return st;
+}
+
 dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
                           const char *what)
 {
@@ -79,7 +96,7 @@ dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *),
     for (unsigned long i = 0;; i++) {
         dmsg_status st = ofi_progress(s);
         if (st)
-            return st;
+            return ofi_peer_failed(s, st);
         if (ready(s, arg))
             return DMSG_OK;
         if ((i & 255) == 255) {
@@ -110,7 +127,9 @@ static int batch_done(ofi_state *s, const void *arg)
 dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what)
 {
     dmsg_status st = b->pending ? ofi_wait_pred(s, batch_done, b, what) : DMSG_OK;
-    return st ? st : b->status;
+    if (st)
+        return st;
+    return b->status == DMSG_ERR_TRANSPORT ? ofi_peer_failed(s, b->status) : b->status;
 }
 
 static int all_done(ofi_state *s, const void *arg)
@@ -174,5 +193,5 @@ dmsg_status ofi_quiet(dmsg_tp *tp)
             return st;
     st = s->failed;
     s->failed = DMSG_OK;
-    return st;
+    return st == DMSG_ERR_TRANSPORT && s->bad_msgs == 0 ? ofi_peer_failed(s, st) : st;
 }
