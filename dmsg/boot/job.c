@@ -6,9 +6,6 @@
 #include <unistd.h>
 #include "dmsg/boot/job.h"
 
-/* Per-counter bytes in a control area: one cache line (see the shm transport). */
-#define DMSG_CTR_SLOT_BYTES 64u
-
 size_t dmsg_job_ctl_size(uint32_t max_counters)
 {
     size_t bytes = (size_t)max_counters * DMSG_CTR_SLOT_BYTES + 4096;

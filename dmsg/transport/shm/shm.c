@@ -7,7 +7,7 @@
 _Static_assert(sizeof(shm_job_area) <= DMSG_JOB_HDR_BYTES - DMSG_JOB_AREA_OFF,
                "shm job area must fit the job header block");
 _Static_assert(sizeof(dmsg_job_hdr) <= DMSG_JOB_AREA_OFF, "job header too large");
-_Static_assert(sizeof(shm_ctr) == SHM_LINE, "one counter per cache line");
+_Static_assert(sizeof(shm_ctr) == DMSG_CTR_SLOT_BYTES, "counter size agrees with the job region");
 
 typedef struct gen_past {
     _Atomic uint32_t *gen;
