@@ -39,11 +39,11 @@ typedef struct dmsg_job_hdr {
     _Atomic uint32_t pe_state[DMSG_MAX_PES];
 } dmsg_job_hdr;
 
-/* Control-area size for a given counter table size (page-rounded). */
 /* Bytes of one deposit counter in a control area (the shm transport lays
  * it out: messages, futex words and bytes on separate cache lines). */
 #define DMSG_CTR_SLOT_BYTES 256u
 
+/* Control-area size for a given counter table size (page-rounded). */
 size_t dmsg_job_ctl_size(uint32_t max_counters);
 
 /* Creates and sizes a job region for npes PEs; returns its fd (not
