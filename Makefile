@@ -35,7 +35,7 @@ TESTS      := $(if $(UNIT_SRCS),$(BUILD)/tests/unit) $(if $(PE_SRCS),$(BUILD)/te
 
 DEPS_OK := $(BUILD)/.deps-ok
 
-.PHONY: all lib tools examples tests run test check bench install uninstall clean format deps
+.PHONY: all lib tools examples tests run test test-ofi check bench install uninstall clean format deps
 all: lib tools examples
 lib: $(LIB_A) $(LIB_SO)
 tools: $(TOOLS) $(MPI_TOOLS)
@@ -112,7 +112,20 @@ test: all tests
 	if [ -x $(BUILD)/tests/unit ]; then $(BUILD)/tests/unit --jobs 2; fi; \
 	if [ -x $(BUILD)/tests/integ ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/integ --jobs 1; fi; \
 	if [ -x $(BUILD)/tests/sim ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/sim --jobs 1; fi; \
-	sh tests/run_examples.sh $(BUILD)
+	sh tests/run_examples.sh $(BUILD) shm sim ofi; \
+	sh tests/ofi/errors.sh $(BUILD); \
+	rc=0; sh tests/ofi/netns.sh $(BUILD) || rc=$$?; \
+	if [ $$rc -eq 77 ]; then echo "*** multi-host test SKIPPED (reason above)"; \
+	elif [ $$rc -ne 0 ]; then exit $$rc; fi
+
+# The multi-PE integration suite over the ofi transport, once per provider
+# (about 2-3 minutes each; not part of `make test`).
+OFI_PROVIDERS ?= shm tcp;ofi_rxm udp;ofi_rxd
+test-ofi: all tests
+	@set -e; list='$(OFI_PROVIDERS)'; for p in $$list; do \
+	  echo "== integ over ofi, provider $$p"; \
+	  DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$$p" DMSG_BUILD=$(BUILD) $(BUILD)/tests/integ --jobs 1; \
+	done
 
 check: all tests
 

@@ -3,12 +3,16 @@
 # dmsgrun. Each example verifies its own result and exits non-zero on a
 # mismatch, so a run passes when it exits 0 within the time limit.
 #
-#   sh tests/run_examples.sh [BUILD_DIR]      (default: build)
+#   sh tests/run_examples.sh [BUILD_DIR [TRANSPORT ...]]
+#       (default: build, shm; e.g. "shm sim ofi" runs every example over each:
+#       sim on its default machine, ofi with its automatic provider choice)
 #
 # Prints one line per run and ends with "N passed, M failed"; exits non-zero
 # if any run failed. A failing run's output is shown (last lines).
 
 BUILD=${1:-build}
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- shm
 DMSGRUN=$BUILD/bin/dmsgrun
 LIMIT=60
 
@@ -34,13 +38,14 @@ failed=0
 out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
 
+for tp in "$@"; do
 for prog in "$BUILD"/examples/*; do
     [ -f "$prog" ] && [ -x "$prog" ] || continue
     name=$(basename "$prog")
     args=$(small_args "$name")
     for np in 1 2 3 4; do
         # $args is split into words on purpose
-        timeout "$LIMIT" "$DMSGRUN" -n "$np" "$prog" $args >"$out" 2>&1
+        DMSG_TRANSPORT=$tp timeout "$LIMIT" "$DMSGRUN" -n "$np" "$prog" $args >"$out" 2>&1
         rc=$?
         if [ "$rc" -eq 0 ]; then
             verdict=PASS
@@ -50,11 +55,12 @@ for prog in "$BUILD"/examples/*; do
             [ "$rc" -eq 124 ] && verdict="FAIL (timeout ${LIMIT}s)"
             failed=$((failed + 1))
         fi
-        printf '%-24s %s\n' "$name -n $np $args" "$verdict (exit $rc)"
+        printf '%-4s %-24s %s\n' "$tp" "$name -n $np $args" "$verdict (exit $rc)"
         if [ "$rc" -ne 0 ]; then
             tail -n 15 "$out" | sed 's/^/    | /'
         fi
     done
+done
 done
 
 echo "$passed passed, $failed failed"
