@@ -85,18 +85,15 @@ dmsg_status dmsg_op_check(dmsg_op *op)
     return DMSG_FAIL(DMSG_ERR_ARG, "unknown transfer kind %d", (int)op->kind);
 }
 
-/* Moves data between two directly addressable buffers, in op's direction. */
-static void move_direct(const dmsg_op *op, char *r)
+void dmsg_op_move(const dmsg_op *op, char *r)
 {
     const dmsg_xfer_params *xp = &dmsg_g.xp;
     char *l = op->local;
     int put = op->dir == DMSG_DIR_PUT;
     switch (op->kind) {
     case DMSG_OP_CONTIG:
-        if (put)
-            memcpy(r, l, op->n);
-        else
-            memcpy(l, r, op->n);
+        /* memmove: with the PE itself both ends may be in one segment. */
+        memmove(put ? r : l, put ? l : r, op->n);
         break;
     case DMSG_OP_SECTION:
         if (op->n == 0)
@@ -176,7 +173,7 @@ dmsg_status dmsg_op_run(const dmsg_op *op, uint32_t slot, int nonblocking, doubl
     }
     if (!(tp->ops->caps & DMSG_TP_CAP_DIRECT_MAP))
         return tp->ops->xfer(tp, op, slot);
-    move_direct(op, tp->seg[op->pe] + op->roff);
+    dmsg_op_move(op, tp->seg[op->pe] + op->roff);
     if (slot != UINT32_MAX)
         tp->ops->ctr_signal(tp, op->pe, slot, op->payload);
     return DMSG_OK;

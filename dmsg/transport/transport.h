@@ -45,7 +45,11 @@ typedef struct dmsg_op {
     uint64_t payload;        /* bytes counted at the target */
 } dmsg_op;
 
-
+/* Moves the data of a checked op between its local buffer and `remote`, the
+ * op's remote address as this process sees it (another PE's mapped segment,
+ * or this PE's own for a transfer with itself), with the copy engine. Counts
+ * nothing. Provided by the core (op.c) for every transport. */
+void dmsg_op_move(const dmsg_op *op, char *remote);
 
 /* Access pattern of one end of a transfer, as the copy-transfer model names
  * it: contiguous (1), constant stride (n), indexed (w). */
