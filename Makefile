@@ -74,7 +74,7 @@ $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIB_A)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # MPI reference programs (tools/mpi/*.c) are built with MPICH's wrapper.
-$(BUILD)/bin/%: tools/mpi/%.c | $(DEPS_OK)
+$(BUILD)/bin/%: tools/mpi/%.c tools/bench_sizes.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(MPICC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -o $@ $< -lm
 

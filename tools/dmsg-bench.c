@@ -36,6 +36,7 @@
 
 #include "dmsg.h"
 #include "dmsg/xfer/xfer.h"
+#include "bench_sizes.h"
 
 #define MAX_REPS 32
 #define MAX_BENCH_PES 64
@@ -311,18 +312,6 @@ static void bw_memcpy_step(void *arg)
         /* Keeps the compiler from merging or dropping the repeated copies. */
         __asm__ volatile("" : : "r"(a->ldst) : "memory");
     }
-}
-
-static int bw_window_len(size_t bytes)
-{
-    return bytes >= (1u << 20) ? 4 : bytes >= (64u << 10) ? 16 : 64;
-}
-
-/* Sizes: 8 B times powers of 4, then max_bytes. */
-static size_t next_size(size_t bytes, size_t max_bytes)
-{
-    if (bytes >= max_bytes) return max_bytes + 1;
-    return bytes * 4 > max_bytes ? max_bytes : bytes * 4;
 }
 
 static void worker_bw(double budget_s, size_t max_bytes)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../bench_sizes.h"
 
 #define MAX_REPS 64
 
@@ -145,20 +146,6 @@ static void bw_step(void *arg)
         MPI_Waitall(a->win, req, st);
         MPI_Send(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
     }
-}
-
-/* Window size per message size: many small messages, few large ones, so
- * one window moves a comparable amount of data. */
-static int bw_window_len(size_t bytes)
-{
-    return bytes >= (1u << 20) ? 4 : bytes >= (64u << 10) ? 16 : 64;
-}
-
-/* The message sizes of the bw test: 8 B times powers of 4, then max_bytes. */
-static size_t next_size(size_t bytes, size_t max_bytes)
-{
-    if (bytes >= max_bytes) return max_bytes + 1;
-    return bytes * 4 > max_bytes ? max_bytes : bytes * 4;
 }
 
 /* Contiguous MPI bandwidth by size (informational column beside dmsg).
