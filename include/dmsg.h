@@ -72,10 +72,15 @@ const char *dmsg_strerror(int status);
 /**
  * Joins the job. Collective: returns after every PE has joined (a barrier).
  * Reads the environment settings (dmsgrun --help-env lists them). A program
- * started without dmsgrun runs as a single PE. Under dmsgrun a process joins
- * its job once: dmsg_init after dmsg_finalize returns DMSG_ERR_TRANSPORT.
+ * started without dmsgrun (or mpiexec, whose PMI it finds) runs as a single
+ * PE. Under dmsgrun a process joins its job once: dmsg_init after
+ * dmsg_finalize returns DMSG_ERR_TRANSPORT.
  * Errors: DMSG_ERR_STATE (already initialized), DMSG_ERR_ENV (bad setting),
- * DMSG_ERR_TRANSPORT (launcher protocol or mapping failed), DMSG_ERR_NOMEM.
+ * DMSG_ERR_TRANSPORT (launcher protocol, PMI or mapping failed),
+ * DMSG_ERR_UNSUPPORTED (the transport cannot run here, e.g. shm under
+ * mpiexec, or a libfabric provider that is missing or lacks what dmsg
+ * needs: one line names it), DMSG_ERR_TIMEOUT (a PE did not join within the
+ * timeout), DMSG_ERR_NOMEM.
  */
 int dmsg_init(void);
 
