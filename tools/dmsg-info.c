@@ -52,7 +52,12 @@ static int show(const char *prov, const char *iface)
                "FI_REMOTE_CQ_DATA); quiet and barrier by %s; non-contiguous pieces chained "
                "%zu per fi_writemsg, or packed for the deposit engine: %s\n",
                flush ? "a flushing read per written peer (read-after-write order)"
-                     : "delivery completion of every operation",
+               : c.tx_delivers
+                   ? "delivery completion up to the inject size; above it plain operations (their "
+                     "completion comes after the target has them, fi_shm(7)), a large counted "
+                     "deposit counted by an injected signal message, flushed at quiet by one "
+                     "delivery-completed message"
+                   : "delivery completion of every operation",
                (c.writemsg_chain == 1 ? (c.iov_limit < c.rma_iov_limit ? c.iov_limit
                                                                          : c.rma_iov_limit)
                                       : 1),

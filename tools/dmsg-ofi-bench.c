@@ -9,7 +9,10 @@
  *
  * Columns: bytes, raw and dmsg time per operation (us), raw and dmsg MB/s,
  * dmsg/raw throughput ratio, the time dmsg adds per operation (us), and for
- * deposits the time of the same deposit without a counter. Deposits are timed
+ * deposits the time of the same deposit without a counter, and, for
+ * information, raw writes (fi_writemsg, completion waited) with
+ * FI_DELIVERY_COMPLETE (dc_us), with remote CQ data (data_us) and with both
+ * (data_dc_us): what each of the flags dmsg may use costs on its own. Deposits are timed
  * as a stream of `reps` dmsg_deposit calls closed by one dmsg_quiet (which
  * makes them complete at the target), against `reps` raw fi_writes each
  * waited for locally: a deposit returns when its source may be reused, as a

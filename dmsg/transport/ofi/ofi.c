@@ -79,6 +79,7 @@ static dmsg_status probe(ofi_state *s, const char *iface, char *why, size_t whyl
     s->caps.writemsg_chain = pc.writemsg_chain;
     s->caps.t_write8_us = pc.t_write8_us;
     s->caps.t_write8_dc_us = pc.t_write8_dc_us;
+    s->caps.tx_delivers = pc.tx_delivers;
     /* The engine relies on delivery completion: a message's receive
      * completion is in the target's CQ before anything sent after it. */
     s->caps.engine = pc.delivery_complete == 1 || (s->caps.order_raw && s->caps.order_ras);
@@ -212,8 +213,9 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
     s->slot = calloc(tp->max_counters, sizeof *s->slot);
     s->segtab = calloc((size_t)tp->npes, sizeof *s->segtab);
     s->dirty = calloc((size_t)tp->npes, 1);
+    s->sigpend = calloc((size_t)tp->npes, 1);
     s->nslots = tp->max_counters;
-    if (!s->peer || !s->slot || !s->segtab || !s->dirty) {
+    if (!s->peer || !s->slot || !s->segtab || !s->dirty || !s->sigpend) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "peer tables");
         goto err_tabs;
     }
@@ -245,7 +247,7 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
     if (!s->caps.engine)
         s->mech = OFI_MECH_CHAINED;
     /* Receive buffers go up before any peer can learn our address. */
-    if (s->mech != OFI_MECH_CHAINED && (st = ofi_engine_start(s)))
+    if ((s->mech != OFI_MECH_CHAINED || s->caps.tx_delivers) && (st = ofi_engine_start(s)))
         goto err_tabs;
     if ((st = connect_peers(tp, s, boot)))
         goto err_tabs;
@@ -263,6 +265,7 @@ err_tabs_prov:
     if (tp->rank == 0)
         fprintf(stderr, "dmsg: ofi: %s\n", why);
 err_tabs:
+    free(s->sigpend);
     free(s->dirty);
     free(s->segtab);
     free(s->slot);
@@ -306,6 +309,7 @@ static void ofi_finalize(dmsg_tp *tp)
     ofi_fab_close(&s->fab);
     ofi_engine_stop(s); /* after the endpoint: no receive may land in freed buffers */
     munmap(s->mapped, s->mapped_len);
+    free(s->sigpend);
     free(s->dirty);
     free(s->segtab);
     free(s->slot);

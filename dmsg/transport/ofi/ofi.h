@@ -8,9 +8,13 @@
  * Signals travel as remote CQ data (fi_writedata): the target's CQ entry is
  * written after the data of its operation is placed, and the 64-bit word says
  * what the operation was (a counted deposit of a slot, a barrier token).
- * Every operation is issued with FI_DELIVERY_COMPLETE, so a local completion
- * means the data is visible at the target: quiet waits for all local
- * completions, and a barrier is quiet followed by one token to every peer. */
+ * Remote completion is chosen per provider from the start-up probe: delivery
+ * completion per operation, a flushing read per peer at quiet time
+ * (tcp;ofi_rxm), or, where the provider documents that the local completion
+ * of an operation above the inject size comes after the target processed it
+ * (tx_delivers: shm), plain large writes, each counted deposit among them
+ * counted by an injected signal message that quiet flushes. A barrier is
+ * quiet followed by one token to every peer. */
 #ifndef DMSG_OFI_H
 #define DMSG_OFI_H
 
@@ -88,6 +92,8 @@ typedef struct ofi_caps {
     int order_sas, order_was; /* tx_attr msg_order: send after send, write after send */
     int order_raw, order_ras; /* read after write, read after send: a read flushes */
     int engine;               /* deposit engine usable (delivery completion works) */
+    int tx_delivers;          /* the local completion of an operation above the inject size
+                               * comes after the target processed it (fi_shm(7)) */
 } ofi_caps;
 
 /* The fabric objects of one open endpoint. */
@@ -149,6 +155,8 @@ typedef struct ofi_state {
     int flush;                /* visibility by a flushing read per peer, not per-operation
                                * delivery completion (ofi_flush) */
     unsigned char *dirty;     /* per PE: written to since its last flush */
+    unsigned char *sigpend;   /* per PE: signal messages injected since the last
+                               * ofi_flush_signals (tx_delivers) */
     uint64_t flushbuf;        /* destination of flushing reads */
     size_t inject_max;        /* deposits up to this size are injected (copied by the provider) */
     uint64_t tx_pending;      /* operations issued and not yet completed locally */
@@ -184,13 +192,14 @@ dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *),
 dmsg_status ofi_quiet(dmsg_tp *tp);
 dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st);
 dmsg_status ofi_flush(ofi_state *s, int pe);
-uint64_t ofi_write_flags(const ofi_state *s);
+dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline);
+uint64_t ofi_write_flags(const ofi_state *s, size_t bytes);
 
 /* ofi_put.c / ofi_get.c */
 dmsg_status ofi_xfer(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
-dmsg_status ofi_post_write(ofi_state *s, int pe, const struct iovec *iov, size_t n,
-                           const struct fi_rma_iov *riov, size_t rn, uint64_t flags,
-                           uint64_t data, ofi_batch *b);
+dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov, size_t n,
+                         const struct fi_rma_iov *riov, size_t rn, uint64_t flags, uint64_t data,
+                         ofi_batch *b);
 dmsg_status ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b);
 dmsg_status ofi_xfer_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
 dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
@@ -200,10 +209,31 @@ dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
 typedef dmsg_status (*ofi_run_fn)(void *arg, size_t roff, char *local, size_t len);
 dmsg_status ofi_runs(const dmsg_op *op, ofi_run_fn fn, void *arg);
 
+/* Pieces chained into operations of up to min(iov_limit, rma_iov_limit)
+ * pieces, at most OFI_WINDOW of them in flight (ofi_runs.c): deposits and
+ * fetches. ofi_group_add is an ofi_run_fn; it posts full groups into g->b,
+ * and the caller posts the last one (g->k pieces) itself. */
+#define OFI_GROUP_MAX 16
+typedef struct ofi_group {
+    ofi_state *s;
+    int pe;
+    int read;                 /* fi_readmsg, else fi_writemsg */
+    size_t lim;
+    struct iovec iov[OFI_GROUP_MAX];
+    struct fi_rma_iov riov[OFI_GROUP_MAX];
+    size_t k;                 /* pieces gathered, not yet posted */
+    size_t ops;               /* operations posted */
+    ofi_batch *b;
+} ofi_group;
+void ofi_group_init(ofi_group *g, ofi_state *s, int pe, int read, ofi_batch *b);
+dmsg_status ofi_group_add(void *g, size_t roff, char *local, size_t len);
+dmsg_status ofi_group_post(ofi_group *g, uint64_t flags, uint64_t data, ofi_batch *b);
+
 /* ofi_engine.c */
 dmsg_status ofi_engine_check(const void *msg, size_t len, uint64_t seg_size, uint64_t *sig);
 void ofi_engine_apply(char *seg, const void *msg);
 void ofi_engine_recv(ofi_state *s, void *buf, size_t len);
+void ofi_engine_repost(ofi_state *s, void *buf);
 dmsg_status ofi_engine_start(ofi_state *s);
 void ofi_engine_stop(ofi_state *s);
 dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
@@ -217,6 +247,8 @@ dmsg_status ofi_barrier(dmsg_tp *tp);
 dmsg_status ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
 void ofi_on_signal(ofi_state *s, uint64_t data);
 dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data);
+dmsg_status ofi_inject_signal(ofi_state *s, int pe, uint64_t data);
+dmsg_status ofi_flush_signals(ofi_state *s, int pe);
 uint64_t ofi_sig_deposit(uint32_t slot, uint64_t bytes);
 
 /* ofi_boot.c: exchange of addresses and keys at start-up. */

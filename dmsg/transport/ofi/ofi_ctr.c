@@ -43,7 +43,7 @@ static dmsg_status post_signal(ofi_state *s, int pe, uint64_t data, ofi_batch *b
     struct iovec iov = {.iov_base = &s->sigsrc, .iov_len = sizeof s->sigsrc};
     struct fi_rma_iov r = {.addr = s->peer[pe].addr + OFI_SCRATCH_OFF, .len = sizeof s->sigsrc,
                            .key = s->peer[pe].key};
-    return ofi_post_write(s, pe, &iov, 1, &r, 1, FI_REMOTE_CQ_DATA, data, b);
+    return ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, FI_REMOTE_CQ_DATA, data, b);
 }
 
 void ofi_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
@@ -63,6 +63,60 @@ dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data)
     ofi_batch b = {0};
     dmsg_status st = post_signal(s, pe, data, &b);
     return st ? st : ofi_wait_batch(s, &b, "a counter signal");
+}
+
+/* Where the completion of a large write already says that the target has
+ * its data (tx_delivers), the count behind it goes as an 8-byte message with
+ * remote CQ data, injected: no local completion, no acknowledgement, so it
+ * costs about a third of a microsecond instead of a delivery-completed
+ * write's round trip. The target counts it when its progress reads the
+ * receive completion and reposts the buffer. Messages to one peer are
+ * processed in the order sent (FI_ORDER_SAS), so one delivery-completed
+ * message behind them (quiet: ofi_flush_signals) means every signal before
+ * it has been counted. */
+dmsg_status ofi_inject_signal(ofi_state *s, int pe, uint64_t data)
+{
+    double deadline = 0;
+    ssize_t rc;
+    dmsg_status st;
+    while ((rc = fi_injectdata(s->fab.ep, &s->sigsrc, sizeof s->sigsrc, data,
+                               (fi_addr_t)pe)) == -FI_EAGAIN)
+        if ((st = ofi_retry(s, pe, &deadline)))
+            return st;
+    if (rc)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: signal message to PE %d: %s", s->caps.prov, pe,
+                         fi_strerror((int)-rc));
+    s->sigpend[pe] = 1;
+    return DMSG_OK;
+}
+
+/* A delivery-completed message (remote CQ data 0: nothing to count) behind
+ * the signal messages sent to pe since the last flush. It carries 8 bytes:
+ * libfabric 1.17's shm never completed an empty one with delivery
+ * completion. */
+dmsg_status ofi_flush_signals(ofi_state *s, int pe)
+{
+    ofi_batch b = {0};
+    struct iovec iov = {.iov_base = &s->sigsrc, .iov_len = sizeof s->sigsrc};
+    struct fi_msg m = {.msg_iov = &iov, .iov_count = 1, .addr = (fi_addr_t)pe, .context = &b,
+                       .data = 0};
+    double deadline = 0;
+    ssize_t rc;
+    dmsg_status st;
+    while ((rc = fi_sendmsg(s->fab.ep, &m,
+                            FI_COMPLETION | FI_DELIVERY_COMPLETE | FI_REMOTE_CQ_DATA)) ==
+           -FI_EAGAIN)
+        if ((st = ofi_retry(s, pe, &deadline)))
+            return st;
+    if (rc)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: flushing message to PE %d: %s", s->caps.prov,
+                         pe, fi_strerror((int)-rc));
+    s->tx_pending++;
+    b.pending++;
+    if ((st = ofi_wait_batch(s, &b, "a flushing message")))
+        return st;
+    s->sigpend[pe] = 0;
+    return DMSG_OK;
 }
 
 typedef struct need {
@@ -172,7 +226,7 @@ dmsg_status ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
         struct iovec iov = {.iov_base = rows + (size_t)s->rank * OFI_GATHER_LEN, .iov_len = len};
         struct fi_rma_iov r = {.addr = s->peer[pe].addr + (uint64_t)s->rank * OFI_GATHER_LEN,
                                .len = len, .key = s->peer[pe].key};
-        if ((st = ofi_post_write(s, pe, &iov, 1, &r, 1, 0, 0, &b)))
+        if ((st = ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, 0, 0, &b)))
             return st;
     }
     if ((st = ofi_wait_batch(s, &b, "all-gather writes")) || (st = ofi_barrier(tp)))

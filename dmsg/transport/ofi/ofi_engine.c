@@ -100,6 +100,11 @@ void ofi_engine_recv(ofi_state *s, void *buf, size_t len)
         if (sig)
             ofi_on_signal(s, sig);
     }
+    ofi_engine_repost(s, buf);
+}
+
+void ofi_engine_repost(ofi_state *s, void *buf)
+{
     ssize_t rc = fi_recv(s->fab.ep, buf, OFI_ENG_MSG, NULL, FI_ADDR_UNSPEC, buf);
     if (rc && !s->failed) /* one buffer fewer; the others keep serving */
         s->failed = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: reposting a receive buffer: %s",
@@ -200,26 +205,17 @@ static dmsg_status send_slot(packer *k, uint64_t sig)
                            {k->dat, k->data}};
     struct fi_msg m = {.msg_iov = iov, .iov_count = k->data ? 2 : 1, .addr = (fi_addr_t)k->pe,
                        .context = &s->tx[k->slot].b};
-    uint64_t flags = FI_COMPLETION | ofi_write_flags(s);
+    uint64_t flags = FI_COMPLETION | ofi_write_flags(s, iov[0].iov_len + k->data);
     s->dirty[k->pe] = 1;
     double deadline = 0;
-    for (;;) {
-        ssize_t rc = fi_sendmsg(s->fab.ep, &m, flags);
-        if (rc == 0)
-            break;
-        if (rc != -FI_EAGAIN)
-            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_sendmsg to PE %d: %s", s->caps.prov,
-                             k->pe, fi_strerror((int)-rc));
-        dmsg_status st = ofi_progress(s);
-        if (st)
+    ssize_t rc;
+    dmsg_status st;
+    while ((rc = fi_sendmsg(s->fab.ep, &m, flags)) == -FI_EAGAIN)
+        if ((st = ofi_retry(s, k->pe, &deadline)))
             return st;
-        double t = ofi_now();
-        if (!deadline)
-            deadline = t + s->timeout;
-        else if (t > deadline)
-            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: send queue to PE %d stayed full",
-                             s->caps.prov, k->pe);
-    }
+    if (rc)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_sendmsg to PE %d: %s", s->caps.prov, k->pe,
+                         fi_strerror((int)-rc));
     s->tx_pending++;
     s->tx[k->slot].b.pending++;
     s->engine_used = 1;

@@ -4,83 +4,13 @@
 #include <string.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-typedef struct rgroup {
-    ofi_state *s;
-    int pe;
-    size_t lim;
-    struct iovec iov[16];
-    struct fi_rma_iov riov[16];
-    size_t k;
-    ofi_batch *b;
-} rgroup;
-
-static int window_ok(ofi_state *s, const void *arg)
-{
-    const ofi_batch *b = arg;
-    return b->pending < OFI_WINDOW;
-}
-
-static dmsg_status post_read(rgroup *g)
-{
-    ofi_state *s = g->s;
-    dmsg_status st;
-    if (g->b->pending >= OFI_WINDOW &&
-        (st = ofi_wait_pred(s, window_ok, g->b, "the fetch window")))
-        return st;
-    struct fi_msg_rma m = {.msg_iov = g->iov, .iov_count = g->k, .addr = (fi_addr_t)g->pe,
-                           .rma_iov = g->riov, .rma_iov_count = g->k, .context = g->b};
-    double deadline = 0;
-    for (;;) {
-        ssize_t rc = fi_readmsg(s->fab.ep, &m, FI_COMPLETION);
-        if (rc == 0)
-            break;
-        if (rc != -FI_EAGAIN)
-            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_readmsg from PE %d: %s", s->caps.prov,
-                             g->pe, fi_strerror((int)-rc));
-        if ((st = ofi_progress(s)))
-            return st;
-        double t = ofi_now();
-        if (!deadline)
-            deadline = t + s->timeout;
-        else if (t > deadline)
-            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: send queue to PE %d stayed full", s->caps.prov,
-                             g->pe);
-    }
-    s->tx_pending++;
-    g->b->pending++;
-    g->k = 0;
-    return DMSG_OK;
-}
-
-static dmsg_status on_piece(void *arg, size_t roff, char *local, size_t len)
-{
-    rgroup *g = arg;
-    ofi_state *s = g->s;
-    while (len) {
-        dmsg_status st;
-        if (g->k == g->lim && (st = post_read(g)))
-            return st;
-        size_t n = len < s->caps.max_msg ? len : s->caps.max_msg;
-        g->iov[g->k] = (struct iovec){.iov_base = local, .iov_len = n};
-        g->riov[g->k] = (struct fi_rma_iov){.addr = s->peer[g->pe].addr + OFI_CTL_BYTES + roff,
-                                            .len = n, .key = s->peer[g->pe].key};
-        g->k++;
-        roff += n;
-        local += n;
-        len -= n;
-    }
-    return DMSG_OK;
-}
-
 dmsg_status ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b)
 {
-    rgroup g = {.s = s, .pe = op->pe, .b = b};
-    g.lim = s->caps.iov_limit < s->caps.rma_iov_limit ? s->caps.iov_limit : s->caps.rma_iov_limit;
-    if (g.lim > 16)
-        g.lim = 16;
-    dmsg_status st = ofi_runs(op, on_piece, &g);
+    ofi_group g;
+    ofi_group_init(&g, s, op->pe, 1, b);
+    dmsg_status st = ofi_runs(op, ofi_group_add, &g);
     if (!st && g.k)
-        st = post_read(&g);
+        st = ofi_group_post(&g, 0, 0, b);
     return st;
 }
 

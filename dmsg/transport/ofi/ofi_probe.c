@@ -154,6 +154,12 @@ dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
             goto out;
         }
         c->rcntr_write = counted(f, before);
+        /* fi_shm(7): above the inject size, "tx completions are not generated
+         * until the receiving side has processed the message" (with CMA the
+         * sender itself copies into the target before it completes). The
+         * write above was checked at its completion, without waiting more.
+         * Signal messages are flushed behind it in send order (FI_ORDER_SAS). */
+        c->tx_delivers = !strcmp(c->prov, "shm") && n > c->inject && c->order_sas;
     }
     /* fi_writemsg with two remote pieces (a chained deposit). */
     if (c->rma_iov_limit >= 2 && c->iov_limit >= 2) {

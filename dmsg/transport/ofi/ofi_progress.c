@@ -60,12 +60,20 @@ dmsg_status ofi_progress(ofi_state *s)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_cq_read: %s", s->caps.prov,
                              fi_strerror((int)-n));
         for (ssize_t i = 0; i < n; i++) {
-            if (ent[i].flags & FI_REMOTE_CQ_DATA)
+            uint64_t fl = ent[i].flags;
+            if ((fl & FI_RECV) && (fl & FI_MSG)) {
+                /* A signal message (ofi_inject_signal) or an engine message. */
+                if (fl & FI_REMOTE_CQ_DATA) {
+                    ofi_on_signal(s, ent[i].data);
+                    ofi_engine_repost(s, ent[i].op_context);
+                } else {
+                    ofi_engine_recv(s, ent[i].op_context, ent[i].len);
+                }
+            } else if (fl & FI_REMOTE_CQ_DATA) {
                 ofi_on_signal(s, ent[i].data);
-            else if ((ent[i].flags & FI_RECV) && (ent[i].flags & FI_MSG))
-                ofi_engine_recv(s, ent[i].op_context, ent[i].len);
-            else
+            } else {
                 complete_one(s, ent[i].op_context, DMSG_OK);
+            }
         }
         if (n < OFI_CQ_BATCH)
             return DMSG_OK;
@@ -137,8 +145,10 @@ static int all_done(ofi_state *s, const void *arg)
     return s->tx_pending == 0;
 }
 
-uint64_t ofi_write_flags(const ofi_state *s)
+uint64_t ofi_write_flags(const ofi_state *s, size_t bytes)
 {
+    if (s->caps.tx_delivers && bytes > s->caps.inject)
+        return 0;
     return !s->flush && s->caps.delivery_complete == 1 ? FI_DELIVERY_COMPLETE : 0;
 }
 
@@ -153,32 +163,28 @@ dmsg_status ofi_flush(ofi_state *s, int pe)
     struct fi_rma_iov r = {.addr = s->peer[pe].addr + OFI_SCRATCH_OFF, .len = sizeof s->flushbuf,
                            .key = s->peer[pe].key};
     struct iovec iov = {.iov_base = &s->flushbuf, .iov_len = sizeof s->flushbuf};
-    struct fi_msg_rma m = {.msg_iov = &iov, .iov_count = 1, .addr = (fi_addr_t)pe,
-                           .rma_iov = &r, .rma_iov_count = 1, .context = &b};
-    double deadline = 0;
-    for (;;) {
-        ssize_t rc = fi_readmsg(s->fab.ep, &m, FI_COMPLETION);
-        if (rc == 0)
-            break;
-        if (rc != -FI_EAGAIN)
-            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: flushing read from PE %d: %s",
-                             s->caps.prov, pe, fi_strerror((int)-rc));
-        dmsg_status st = ofi_progress(s);
-        if (st)
-            return st;
-        double t = ofi_now();
-        if (!deadline)
-            deadline = t + s->timeout;
-        else if (t > deadline)
-            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: send queue to PE %d stayed full",
-                             s->caps.prov, pe);
-    }
-    s->tx_pending++;
-    b.pending++;
-    dmsg_status st = ofi_wait_batch(s, &b, "a flushing read");
-    if (!st)
+    dmsg_status st = ofi_post_rma(s, 1, pe, &iov, 1, &r, 1, 0, 0, &b);
+    dmsg_status w = ofi_wait_batch(s, &b, "a flushing read");
+    if (!st && !w)
         s->dirty[pe] = 0;
-    return st;
+    return st ? st : w;
+}
+
+/* An operation to pe was refused with -FI_EAGAIN (its queue is full): drive
+ * progress so that it drains, and fail once it has stayed full for the
+ * timeout. *deadline starts at 0. */
+dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline)
+{
+    dmsg_status st = ofi_progress(s);
+    if (st)
+        return st;
+    double t = ofi_now();
+    if (!*deadline)
+        *deadline = t + s->timeout;
+    else if (t > *deadline)
+        return DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: send queue to PE %d stayed full", s->caps.prov,
+                         pe);
+    return DMSG_OK;
 }
 
 dmsg_status ofi_quiet(dmsg_tp *tp)
@@ -188,9 +194,12 @@ dmsg_status ofi_quiet(dmsg_tp *tp)
                                    : DMSG_OK;
     if (st)
         return st;
-    for (int pe = 0; s->flush && pe < s->npes; pe++)
-        if (s->dirty[pe] && (st = ofi_flush(s, pe)))
+    for (int pe = 0; pe < s->npes; pe++) {
+        if (s->flush && s->dirty[pe] && (st = ofi_flush(s, pe)))
             return st;
+        if (s->sigpend[pe] && (st = ofi_flush_signals(s, pe)))
+            return st;
+    }
     st = s->failed;
     s->failed = DMSG_OK;
     return st == DMSG_ERR_TRANSPORT && s->bad_msgs == 0 ? ofi_peer_failed(s, st) : st;

@@ -1,140 +1,59 @@
 /* Deposits. Pieces of a transfer are chained into fi_writemsg iov lists (as
- * many as the provider takes per operation); transfers that fit the inject
- * size return at once, larger ones when the source may be reused. A counted
- * deposit of one operation carries its count as remote CQ data; one of
- * several operations is counted by a separate signal after all of them are
- * delivered, so the count never runs ahead of the data. */
-#include <string.h>
+ * many as the provider takes per operation, ofi_runs.c); transfers that fit
+ * the inject size return at once, larger ones when the source may be
+ * reused. A counted deposit of one operation carries its count as remote CQ
+ * data, except a large one on a tx_delivers provider (shm), which is a plain
+ * write followed by a signal message; one of several operations is counted
+ * by a separate signal after all of them are delivered, so the count never
+ * runs ahead of the data. */
 #include "dmsg/transport/ofi/ofi.h"
 #include "dmsg/xfer/xfer.h"
 
-dmsg_status ofi_post_write(ofi_state *s, int pe, const struct iovec *iov, size_t n,
-                           const struct fi_rma_iov *riov, size_t rn, uint64_t flags,
-                           uint64_t data, ofi_batch *b)
+/* One RMA operation (fi_writemsg or fi_readmsg), retried while the queue is
+ * full. Writes up to the inject size are injected; writes ask for the
+ * completion level ofi_write_flags says. */
+dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov, size_t n,
+                         const struct fi_rma_iov *riov, size_t rn, uint64_t flags, uint64_t data,
+                         ofi_batch *b)
 {
     size_t bytes = 0;
     for (size_t i = 0; i < n; i++)
         bytes += iov[i].iov_len;
-    flags |= FI_COMPLETION | ofi_write_flags(s);
-    s->dirty[pe] = 1;
-    if (bytes <= s->inject_max)
-        flags |= FI_INJECT;
+    flags |= FI_COMPLETION;
+    if (!read) {
+        flags |= ofi_write_flags(s, bytes);
+        if (bytes <= s->inject_max)
+            flags |= FI_INJECT;
+        s->dirty[pe] = 1;
+    }
     struct fi_msg_rma m = {.msg_iov = iov, .desc = NULL, .iov_count = n, .addr = (fi_addr_t)pe,
                            .rma_iov = riov, .rma_iov_count = rn, .context = b, .data = data};
     double deadline = 0;
-    for (;;) {
-        ssize_t rc = fi_writemsg(s->fab.ep, &m, flags);
-        if (rc == 0)
-            break;
-        if (rc != -FI_EAGAIN)
-            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_writemsg of %zu bytes to PE %d: %s",
-                             s->caps.prov, bytes, pe, fi_strerror((int)-rc));
-        dmsg_status st = ofi_progress(s);
-        if (st)
+    ssize_t rc;
+    dmsg_status st;
+    while ((rc = read ? fi_readmsg(s->fab.ep, &m, flags) : fi_writemsg(s->fab.ep, &m, flags)) ==
+           -FI_EAGAIN)
+        if ((st = ofi_retry(s, pe, &deadline)))
             return st;
-        double t = ofi_now();
-        if (!deadline)
-            deadline = t + s->timeout;
-        else if (t > deadline)
-            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: send queue to PE %d stayed full", s->caps.prov,
-                             pe);
-    }
+    if (rc)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_%smsg of %zu bytes %s PE %d: %s",
+                         s->caps.prov, read ? "read" : "write", bytes, read ? "from" : "to", pe,
+                         fi_strerror((int)-rc));
     s->tx_pending++;
     if (b)
         b->pending++;
     return DMSG_OK;
 }
 
-/* Groups pieces into operations; the last group is held back so that a
- * deposit of a single operation can carry its own count. */
-typedef struct group {
-    ofi_state *s;
-    int pe;
-    size_t lim;
-    struct iovec iov[16];
-    struct fi_rma_iov riov[16];
-    size_t k;
-    size_t ops;
-    ofi_batch b;
-} group;
-
-static int window_ok(ofi_state *s, const void *arg)
-{
-    const ofi_batch *b = arg;
-    return b->pending < OFI_WINDOW;
-}
-
-static dmsg_status post_group(group *g, uint64_t flags, uint64_t data)
-{
-    ofi_state *s = g->s;
-    dmsg_status st;
-    if (g->b.pending >= OFI_WINDOW &&
-        (st = ofi_wait_pred(s, window_ok, &g->b, "the deposit window")))
-        return st;
-    st = ofi_post_write(s, g->pe, g->iov, g->k, g->riov, g->k, flags, data, &g->b);
-    g->k = 0;
-    g->ops++;
-    return st;
-}
-
-static dmsg_status on_piece(void *arg, size_t roff, char *local, size_t len)
-{
-    group *g = arg;
-    ofi_state *s = g->s;
-    while (len) {
-        dmsg_status st;
-        if (g->k == g->lim && (st = post_group(g, 0, 0)))
-            return st;
-        size_t n = len < s->caps.max_msg ? len : s->caps.max_msg;
-        g->iov[g->k] = (struct iovec){.iov_base = local, .iov_len = n};
-        g->riov[g->k] = (struct fi_rma_iov){.addr = s->peer[g->pe].addr + OFI_CTL_BYTES + roff,
-                                            .len = n, .key = s->peer[g->pe].key};
-        g->k++;
-        roff += n;
-        local += n;
-        len -= n;
-    }
-    return DMSG_OK;
-}
-
-/* A transfer with this PE itself is a local copy, as on shared memory. */
-static void move_local(ofi_state *s, const dmsg_op *op)
-{
-    char *r = s->seg + op->roff, *l = op->local;
-    int put = op->dir == DMSG_DIR_PUT;
-    switch (op->kind) {
-    case DMSG_OP_CONTIG:
-        memmove(put ? r : l, put ? l : r, op->n);
-        break;
-    case DMSG_OP_SECTION:
-        if (op->n)
-            dmsg_copy_section(put ? r : l, put ? op->rl : op->ll, put ? l : r,
-                              put ? op->ll : op->rl, op->elem, NULL);
-        break;
-    case DMSG_OP_REMOTE_INDEXED:
-        if (put)
-            dmsg_copy_scatter(r, op->idx, l, op->n, op->elem);
-        else
-            dmsg_copy_gather(l, r, op->idx, op->n, op->elem);
-        break;
-    case DMSG_OP_LOCAL_INDEXED:
-        if (put)
-            dmsg_copy_gather(r, l, op->idx, op->n, op->elem);
-        else
-            dmsg_copy_scatter(l, op->idx, r, op->n, op->elem);
-        break;
-    case DMSG_OP_ADP: dmsg_copy_adp(r, l, op->n, op->elem); break;
-    }
-}
-
+/* Pieces chained into fi_writemsg lists. The last group is held back so
+ * that a deposit of a single operation can carry its own count. */
 static dmsg_status put(ofi_state *s, const dmsg_op *op, uint32_t slot)
 {
     int counted = slot != UINT32_MAX;
-    group g = {.s = s, .pe = op->pe};
-    g.lim = s->caps.iov_limit < s->caps.rma_iov_limit ? s->caps.iov_limit : s->caps.rma_iov_limit;
-    if (g.lim > 16)
-        g.lim = 16;
-    dmsg_status st = ofi_runs(op, on_piece, &g);
+    ofi_batch b = {0};
+    ofi_group g;
+    ofi_group_init(&g, s, op->pe, 0, &b);
+    dmsg_status st = ofi_runs(op, ofi_group_add, &g);
     if (st)
         goto wait;
     uint64_t sig = counted ? ofi_sig_deposit(slot, op->payload) : 0;
@@ -145,16 +64,15 @@ static dmsg_status put(ofi_state *s, const dmsg_op *op, uint32_t slot)
         for (size_t i = 0; i < g.k; i++)
             bytes += g.iov[i].iov_len;
         uint64_t fl = counted ? FI_REMOTE_CQ_DATA : 0;
-        st = ofi_post_write(s, g.pe, g.iov, g.k, g.riov, g.k, fl, sig,
-                            bytes <= s->inject_max ? NULL : &g.b);
+        st = ofi_group_post(&g, fl, sig, bytes <= s->inject_max ? NULL : &b);
         counted = 0;
     } else if (g.k) {
-        st = post_group(&g, 0, 0);
+        st = ofi_group_post(&g, 0, 0, &b);
     }
 wait:
-    /* Every operation refers to g.b: wait for all of them even after an error. */
+    /* Every operation refers to b: wait for all of them even after an error. */
     {
-        dmsg_status w = ofi_wait_batch(s, &g.b, "deposit completions");
+        dmsg_status w = ofi_wait_batch(s, &b, "deposit completions");
         if (!st)
             st = w;
     }
@@ -162,7 +80,8 @@ wait:
     if (!st && counted && s->flush)
         st = ofi_flush(s, op->pe);
     if (!st && counted)
-        st = ofi_send_signal(s, op->pe, sig);
+        st = s->caps.tx_delivers ? ofi_inject_signal(s, op->pe, sig)
+                                 : ofi_send_signal(s, op->pe, sig);
     return st;
 }
 
@@ -173,13 +92,21 @@ static dmsg_status put_contig(ofi_state *s, const dmsg_op *op, uint32_t slot)
     struct iovec iov = {.iov_base = op->local, .iov_len = op->n};
     struct fi_rma_iov r = {.addr = s->peer[op->pe].addr + OFI_CTL_BYTES + op->roff, .len = op->n,
                            .key = s->peer[op->pe].key};
-    uint64_t fl = slot != UINT32_MAX ? FI_REMOTE_CQ_DATA : 0;
-    uint64_t sig = slot != UINT32_MAX ? ofi_sig_deposit(slot, op->payload) : 0;
+    int counted = slot != UINT32_MAX;
+    uint64_t sig = counted ? ofi_sig_deposit(slot, op->payload) : 0;
+    uint64_t fl = counted ? FI_REMOTE_CQ_DATA : 0;
     if (op->n <= s->inject_max)
-        return ofi_post_write(s, op->pe, &iov, 1, &r, 1, fl, sig, NULL);
+        return ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, fl, sig, NULL);
+    /* Where the local completion of a large write means that the target has
+     * its data (tx_delivers: shm), the write goes plain: without remote CQ
+     * data and delivery completion the provider keeps its single-copy path.
+     * An injected signal message behind it counts it; quiet flushes those. */
+    int split = counted && s->caps.tx_delivers;
     ofi_batch b = {0};
-    dmsg_status st = ofi_post_write(s, op->pe, &iov, 1, &r, 1, fl, sig, &b);
+    dmsg_status st = ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, split ? 0 : fl, sig, &b);
     dmsg_status w = ofi_wait_batch(s, &b, "deposit completion");
+    if (!st && !w && split)
+        st = ofi_inject_signal(s, op->pe, sig);
     return st ? st : w;
 }
 
@@ -224,7 +151,7 @@ dmsg_status ofi_xfer(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
 {
     ofi_state *s = tp->priv;
     if (op->pe == s->rank) {
-        move_local(s, op);
+        dmsg_op_move(op, s->seg + op->roff); /* a transfer with oneself: a local copy */
         if (op->dir == DMSG_DIR_PUT && slot != UINT32_MAX)
             ofi_on_signal(s, ofi_sig_deposit(slot, op->payload));
         return DMSG_OK;
