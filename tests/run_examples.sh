@@ -45,7 +45,8 @@ for prog in "$BUILD"/examples/*; do
     args=$(small_args "$name")
     for np in 1 2 3 4; do
         # $args is split into words on purpose
-        DMSG_TRANSPORT=$tp timeout "$LIMIT" "$DMSGRUN" -n "$np" "$prog" $args >"$out" 2>&1
+        # DMSG_DEBUG=1: a failing run shows where dmsg saw the error.
+        DMSG_DEBUG=1 DMSG_TRANSPORT=$tp timeout "$LIMIT" "$DMSGRUN" -n "$np" "$prog" $args >"$out" 2>&1
         rc=$?
         if [ "$rc" -eq 0 ]; then
             verdict=PASS

@@ -48,6 +48,19 @@ else
     echo "FAIL the error is printed $n times"
     failed=$((failed + 1))
 fi
+# PEs that end up on different providers (here forced per rank; with "auto"
+# a PE whose first choice failed would fall back alone) are named, not hung.
+mix=$(mktemp) || exit 1
+trap 'rm -f "$out" "$mix"' EXIT
+cat >"$mix" <<'EOS'
+#!/bin/sh
+if [ "$DMSG_BOOT_RANK" = 1 ]; then DMSG_OFI_PROVIDER="tcp;ofi_rxm"; else DMSG_OFI_PROVIDER=shm; fi
+export DMSG_OFI_PROVIDER
+exec "$@"
+EOS
+chmod +x "$mix"
+check "PEs on different providers are named" nonzero 'PE 0 uses provider "shm", PE 1 "tcp;ofi_rxm"' \
+    env DMSG_TRANSPORT=ofi "$RUN" -n 2 "$mix" "$BUILD/examples/hello"
 check "bad DMSG_OFI_MECH" nonzero 'DMSG_OFI_MECH=sideways' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_MECH=sideways "$RUN" -n 2 "$BUILD/examples/hello"
 if command -v mpiexec >/dev/null 2>&1; then

@@ -14,6 +14,7 @@ typedef struct ofi_card {
     uint32_t pad;
     uint64_t base;
     uint64_t key;
+    char prov[24]; /* the provider chosen, so that a PE that fell back is named */
     char name[OFI_ADDR_MAX];
 } ofi_card;
 
@@ -101,6 +102,7 @@ static dmsg_status connect_peers(dmsg_tp *tp, ofi_state *s, const dmsg_boot *boo
                    .base = s->caps.virt_addr ? (uint64_t)(uintptr_t)s->fab.base : 0,
                    .key = s->fab.key};
     memcpy(me.name, s->fab.name, s->fab.namelen);
+    snprintf(me.prov, sizeof me.prov, "%s", s->caps.prov);
     dmsg_status st;
     ofi_card *all = calloc((size_t)tp->npes, sizeof *all);
     char *names = calloc((size_t)tp->npes, OFI_ADDR_MAX);
@@ -112,6 +114,16 @@ static dmsg_status connect_peers(dmsg_tp *tp, ofi_state *s, const dmsg_boot *boo
     if ((st = ofi_boot_exchange(s, boot, &me, sizeof me, all)))
         goto out;
     for (int p = 0; p < tp->npes; p++) {
+        all[p].prov[sizeof all[p].prov - 1] = '\0';
+        if (strcmp(all[p].prov, me.prov) != 0) {
+            /* Every PE reports it: each names the first PE that differs. */
+            fprintf(stderr,
+                    "dmsg: ofi: PE %d uses provider \"%s\", PE %d \"%s\": every PE must use the "
+                    "same one (set DMSG_OFI_PROVIDER; DMSG_DEBUG=1 shows why a provider failed)\n",
+                    tp->rank, me.prov, p, all[p].prov);
+            st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "PE %d chose another provider", p);
+            goto out;
+        }
         if (all[p].namelen != me.namelen) {
             st = DMSG_FAIL(DMSG_ERR_TRANSPORT,
                            "PE %d uses another provider or address format (%u-byte address, "

@@ -34,6 +34,7 @@
 #define OFI_GATHER_LEN 32
 #define OFI_SCRATCH_OFF (DMSG_MAX_PES * OFI_GATHER_LEN)
 #define OFI_CQ_BATCH 32
+#define OFI_OPEN_TRIES 3     /* tries of one provider before "auto" takes the next */
 #define OFI_WINDOW 64        /* operations of one transfer in flight at once */
 #define OFI_LINGER 0.05      /* seconds a finishing PE keeps serving its peers */
 #define OFI_ABORT_GRACE 2.0  /* seconds a failed wait lets dmsgrun name a dead PE */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "dmsg/transport/ofi/ofi.h"
 
 #define OFI_VERSION FI_VERSION(1, 17)
@@ -299,9 +300,19 @@ dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *
     }
     const char *const *list = local ? auto_local : auto_net;
     size_t n = local ? 3 : 2;
+    /* Every PE chooses alone, so a passing failure must not make one PE
+     * fall back while the others take the first choice: each provider gets
+     * a few tries before the next is taken. */
     for (size_t i = 0; i < n; i++)
-        if (ofi_fab_open(list[i], iface, 0, f, c, last, sizeof last) == DMSG_OK)
-            return DMSG_OK;
+        for (int t = 0; t < OFI_OPEN_TRIES; t++) {
+            dmsg_status st = ofi_fab_open(list[i], iface, 0, f, c, last, sizeof last);
+            if (st == DMSG_OK)
+                return DMSG_OK;
+            (void)DMSG_FAIL(st, "auto: try %d of %s: %s", t + 1, list[i], last);
+            if (st != DMSG_ERR_TRANSPORT)
+                break; /* not on this host, or lacking a capability: final */
+            usleep(20000);
+        }
     snprintf(why, whylen, "DMSG_OFI_PROVIDER=auto: no provider works; last: %s", last);
     return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
 }
