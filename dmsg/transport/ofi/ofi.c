@@ -274,7 +274,7 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
 err_seg:
     tp->seg = NULL;
 err_tabs_prov:
-    if (tp->rank == 0)
+    if (tp->rank == 0 && why[0])
         fprintf(stderr, "dmsg: ofi: %s\n", why);
 err_tabs:
     free(s->sigpend);
@@ -295,9 +295,9 @@ err_fab_prov:
 err_prov:
     /* A provider that cannot serve is a configuration error: nothing can
      * run, so it is reported even without DMSG_DEBUG, once (rank 0). */
-    if (tp->rank == 0)
+    if (tp->rank == 0 && why[0])
         fprintf(stderr, "dmsg: ofi: %s\n", why);
-    else
+    else if (tp->rank != 0)
         usleep(300000); /* the launcher stops the job at the first exit: let rank 0 say why */
 err_job:
     leave_job(tp, s, 1);
