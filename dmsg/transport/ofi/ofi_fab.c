@@ -179,22 +179,29 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, of
     c->order_raw = (info->tx_attr->msg_order & FI_ORDER_RAW) != 0;
     c->order_ras = (info->tx_attr->msg_order & FI_ORDER_RAS) != 0;
 
+    /* One failure path: `call` names the step that failed. */
+    const char *call = "fi_fabric";
     if ((rc = fi_fabric(info->fabric_attr, &f->fabric, NULL)))
-        return fab_fail(why, whylen, prov, "fi_fabric", rc), ofi_fab_close(f), DMSG_ERR_TRANSPORT;
+        goto err_rc;
+    call = "fi_domain";
     if ((rc = fi_domain(f->fabric, info, &f->domain, NULL)))
-        goto err_rc_domain;
+        goto err_rc;
+    call = "fi_av_open";
     struct fi_av_attr av = {.type = FI_AV_TABLE};
     if ((rc = fi_av_open(f->domain, &av, &f->av, NULL)))
-        goto err_rc_av;
+        goto err_rc;
+    call = "fi_cq_open";
     struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_DATA, .size = 4096,
                             .wait_obj = FI_WAIT_NONE};
     if ((rc = fi_cq_open(f->domain, &cq, &f->cq, NULL)))
-        goto err_rc_cq;
+        goto err_rc;
+    call = "fi_endpoint";
     if ((rc = fi_endpoint(f->domain, info, &f->ep, NULL)))
-        goto err_rc_ep;
+        goto err_rc;
+    call = "fi_ep_bind";
     if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0)) ||
         (rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV)))
-        goto err_rc_bind;
+        goto err_rc;
     if (want_probe && rma_event) {
         struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
         if (fi_cntr_open(f->domain, &ca, &f->rcntr, NULL) == 0 &&
@@ -203,34 +210,17 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, of
             f->rcntr = NULL;
         }
     }
+    call = "fi_enable";
     if ((rc = fi_enable(f->ep)))
-        goto err_rc_enable;
+        goto err_rc;
+    call = "fi_getname (address longer than 64 bytes?)";
     f->namelen = sizeof f->name;
     if ((rc = fi_getname(&f->ep->fid, f->name, &f->namelen)))
-        goto err_rc_name;
+        goto err_rc;
     return DMSG_OK;
 
-err_rc_domain:
-    fab_fail(why, whylen, prov, "fi_domain", rc);
-    goto err_close;
-err_rc_av:
-    fab_fail(why, whylen, prov, "fi_av_open", rc);
-    goto err_close;
-err_rc_cq:
-    fab_fail(why, whylen, prov, "fi_cq_open", rc);
-    goto err_close;
-err_rc_ep:
-    fab_fail(why, whylen, prov, "fi_endpoint", rc);
-    goto err_close;
-err_rc_bind:
-    fab_fail(why, whylen, prov, "fi_ep_bind", rc);
-    goto err_close;
-err_rc_enable:
-    fab_fail(why, whylen, prov, "fi_enable", rc);
-    goto err_close;
-err_rc_name:
-    fab_fail(why, whylen, prov, "fi_getname (address longer than 64 bytes?)", rc);
-err_close:
+err_rc:
+    fab_fail(why, whylen, prov, call, rc);
     ofi_fab_close(f);
     return DMSG_ERR_TRANSPORT;
 err_list:
