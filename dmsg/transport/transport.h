@@ -86,7 +86,9 @@ typedef struct dmsg_tp_ops {
     /* Zeroes this PE's instance of a counter slot. */
     void (*ctr_reset)(dmsg_tp *tp, uint32_t slot);
     /* Counts one message of `bytes` payload bytes at PE pe, after every byte
-     * of it is visible there (release). */
+     * of it is visible there (release). Called by the core only for
+     * DIRECT_MAP transports (after it moved the data); others count inside
+     * xfer and leave this NULL. */
     void (*ctr_signal)(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
     /* Waits until this PE's instance holds >= n messages (or bytes), then
      * consumes n of them (acquire). */

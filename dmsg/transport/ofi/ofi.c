@@ -341,7 +341,6 @@ const dmsg_tp_ops dmsg_tp_ofi_ops = {
     .quiet = ofi_quiet,
     .allgather = ofi_allgather,
     .ctr_reset = ofi_ctr_reset,
-    .ctr_signal = ofi_ctr_signal,
     .ctr_wait = ofi_ctr_wait,
     .ctr_read = ofi_ctr_read,
     .wtime = NULL,

@@ -241,7 +241,6 @@ dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
 
 /* ofi_ctr.c */
 void ofi_ctr_reset(dmsg_tp *tp, uint32_t slot);
-void ofi_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
 dmsg_status ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
 void ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
 dmsg_status ofi_barrier(dmsg_tp *tp);

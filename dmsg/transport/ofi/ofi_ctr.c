@@ -46,18 +46,6 @@ static dmsg_status post_signal(ofi_state *s, int pe, uint64_t data, ofi_batch *b
     return ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, FI_REMOTE_CQ_DATA, data, b);
 }
 
-void ofi_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
-{
-    ofi_state *s = tp->priv;
-    if (pe == tp->rank) {
-        ofi_on_signal(s, ofi_sig_deposit(slot, bytes));
-        return;
-    }
-    ofi_batch b = {0};
-    if (post_signal(s, pe, ofi_sig_deposit(slot, bytes), &b) == DMSG_OK)
-        ofi_wait_batch(s, &b, "a counter signal");
-}
-
 dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data)
 {
     ofi_batch b = {0};
