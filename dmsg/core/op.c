@@ -92,7 +92,8 @@ void dmsg_op_move(const dmsg_op *op, char *r)
     int put = op->dir == DMSG_DIR_PUT;
     switch (op->kind) {
     case DMSG_OP_CONTIG:
-        /* memmove: with the PE itself both ends may be in one segment. */
+        /* memmove: source and destination must not overlap (docs/model.md), but
+         * a deposit to oneself that breaks this still gets a defined copy. */
         memmove(put ? r : l, put ? l : r, op->n);
         break;
     case DMSG_OP_SECTION:
