@@ -3,7 +3,9 @@
  * itself), and which mechanisms dmsg picks on each.
  *
  *   dmsg-info [-i IFACE] [PROVIDER ...]     (default: the usual providers, IFACE lo) */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dmsg/transport/ofi/ofi.h"
 
@@ -18,7 +20,7 @@ static int show(const char *prov, const char *iface)
     ofi_caps c;
     char why[256];
     printf("== %s\n", prov);
-    if (ofi_fab_open(prov, iface, 1, &f, &c, why, sizeof why)) {
+    if (ofi_fab_open(prov, iface, OFI_OPEN_PROBE, &f, &c, why, sizeof why)) {
         printf("   not usable: %s\n", why);
         return 1;
     }
@@ -33,6 +35,16 @@ static int show(const char *prov, const char *iface)
            "fi_writemsg %s, fi_inject_write %s, fi_writedata %s\n",
            c.rma_event_adv ? "yes" : "no", yn(c.rcntr_write), yn(c.rcntr_writemsg),
            yn(c.rcntr_inject), yn(c.rcntr_writedata));
+    printf("   a counter bound to one MR (fi_mr_bind) counts writes to it and no others: %s%s%s%s; "
+           "write-after-write order: %s",
+           yn(c.rcntr_mr), c.rcntr_mr != 1 && c.rcntr_mr_why[0] ? " (" : "",
+           c.rcntr_mr != 1 ? c.rcntr_mr_why : "", c.rcntr_mr != 1 && c.rcntr_mr_why[0] ? ")" : "",
+           c.order_waw ? "yes" : "no");
+    if (c.order_waw && c.max_order_waw >= (UINT64_C(1) << 40))
+        printf(" (data of any size)");
+    else if (c.order_waw)
+        printf(" (data up to %zu bytes)", c.max_order_waw);
+    printf("\n");
     printf("   remote CQ data works: %s; FI_DELIVERY_COMPLETE: %s; chained fi_writemsg: %s\n",
            yn(c.cqdata_works), yn(c.delivery_complete), yn(c.writemsg_chain));
     if (c.t_write8_us >= 0)
@@ -41,16 +53,27 @@ static int show(const char *prov, const char *iface)
                c.t_write8_us, c.t_write8_dc_us);
     int flush = c.order_raw && c.order_ras &&
                 (c.delivery_complete != 1 || c.t_write8_dc_us > c.t_write8_us + 0.5);
+    /* The choice of DMSG_OFI_COUNT=auto (ofi.c): remote CQ data where it
+     * works, else remote counters bound to MRs. */
+    char ctr_why[200];
+    int ctr_ok = ofi_rcount_usable(&c, ctr_why, sizeof ctr_why);
+    int by_counter = c.cqdata_works != 1 && ctr_ok;
     if (st) {
         printf("   dmsg cannot use it: %s\n", why);
-    } else if (c.cqdata_works != 1) {
-        printf("   dmsg cannot use it: remote CQ data (fi_writedata), which counts deposits, "
-               "does not arrive\n");
+    } else if (c.cqdata_works != 1 && !ctr_ok) {
+        printf("   dmsg cannot use it: remote CQ data (fi_writedata) does not arrive, and it %s; "
+               "dmsg needs one of the two to count deposits\n",
+               ctr_why);
         st = DMSG_ERR_UNSUPPORTED;
     } else {
-        printf("   dmsg uses: counted deposits by remote CQ data (fi_writedata / "
-               "FI_REMOTE_CQ_DATA); quiet and barrier by %s; non-contiguous pieces chained "
-               "%zu per fi_writemsg, or packed for the deposit engine: %s\n",
+        printf("   dmsg uses: counted deposits by %s; quiet and barrier by %s; non-contiguous "
+               "pieces chained %zu per fi_writemsg, or packed for the deposit engine: %s\n",
+               by_counter
+                   ? "remote write counters (one MR and counter per deposit counter; each deposit "
+                     "is its data, then an 8-byte signal write of the sender's byte total, "
+                     "barrier tokens as messages)"
+                   : "remote CQ data (fi_writedata / FI_REMOTE_CQ_DATA: one operation per "
+                     "deposit)",
                flush ? "a flushing read per written peer (read-after-write order)"
                : c.tx_delivers
                    ? "delivery completion up to the inject size; above it plain operations (their "
@@ -62,6 +85,8 @@ static int show(const char *prov, const char *iface)
                                                                          : c.rma_iov_limit)
                                       : 1),
                c.delivery_complete == 1 || (c.order_raw && c.order_ras) ? "yes" : "no");
+        if (!by_counter)
+            printf("   DMSG_OFI_COUNT=counter: %s\n", ctr_ok ? "possible" : ctr_why);
     }
     ofi_fab_close(&f);
     return st ? 1 : 0;
@@ -81,6 +106,7 @@ int main(int argc, char **argv)
         printf("usage: dmsg-info [-i IFACE] [PROVIDER ...]\n");
         return 0;
     }
+    setenv("FI_SOCKETS_PE_WAITTIME", "0", 0); /* as dmsg sets it for sockets (ofi.c) */
     printf("libfabric %u.%u; interface for IP providers: %s\n", FI_MAJOR(fi_version()),
            FI_MINOR(fi_version()), iface);
     if (i < argc)

@@ -57,6 +57,10 @@ const dmsg_env_entry dmsg_env_table[] = {
      "ofi: non-contiguous deposits by auto (cheaper), chained (fi_writemsg iov lists) or packed "
      "(a message for the target's deposit engine)",
      F(ofi_mech)},
+    {"DMSG_OFI_COUNT", DMSG_ENV_STRING, "auto",
+     "ofi: how deposits are counted at the target: cqdata (remote CQ data), counter (remote write "
+     "counters bound to memory regions), auto = cqdata where it works, else counter",
+     F(ofi_count)},
     {"DMSG_OFI_TIMEOUT", DMSG_ENV_SECONDS, "60",
      "ofi: seconds any wait may last when DMSG_TIMEOUT is 0, so that a dead peer ends the job "
      "with DMSG_ERR_TIMEOUT instead of a hang",

@@ -26,6 +26,7 @@ typedef struct dmsg_config {
     char ofi_provider[64];/* DMSG_OFI_PROVIDER: auto or a provider name, e.g. "udp;ofi_rxd" */
     char ofi_iface[32];   /* DMSG_OFI_IFACE: auto or a network interface name */
     char ofi_mech[16];    /* DMSG_OFI_MECH: auto, chained, packed */
+    char ofi_count[16];   /* DMSG_OFI_COUNT: auto, cqdata, counter */
     double ofi_timeout;   /* DMSG_OFI_TIMEOUT: seconds any ofi wait may last when DMSG_TIMEOUT=0 */
 } dmsg_config;
 

@@ -1,8 +1,11 @@
 #!/bin/sh
 # Failure and bad input over the ofi transport, in seconds:
 # - a provider that does not exist, and one that lacks what dmsg needs
-#   (sockets: its remote CQ data never arrives), each give one clear error
-#   naming the provider and the missing capability, and the job fails;
+#   (sockets asked to count by remote CQ data, which never arrives there;
+#   tcp;ofi_rxm asked to count by remote counters, which it lacks), each give
+#   one clear error naming the provider and the missing capability, and the
+#   job fails; a bad DMSG_OFI_COUNT is named;
+# - sockets with the automatic counting works (remote counters);
 # - a PE that dies under mpiexec ends the job instead of hanging it;
 # - a PE that leaves without dmsg_finalize: the others' waits are bounded by
 #   DMSG_OFI_TIMEOUT.
@@ -15,7 +18,7 @@ failed=0
 out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
 
-check() { # name, expected exit (nonzero/zero), grep pattern, command...
+check() { # name, expected exit (nonzero, zero or any), grep pattern, command...
     name=$1
     want=$2
     pat=$3
@@ -24,6 +27,7 @@ check() { # name, expected exit (nonzero/zero), grep pattern, command...
     rc=$?
     ok=1
     [ "$want" = nonzero ] && [ "$rc" -eq 0 ] && ok=0
+    [ "$want" = zero ] && [ "$rc" -ne 0 ] && ok=0
     [ "$rc" -eq 124 ] && ok=0
     [ -n "$pat" ] && ! grep -q -- "$pat" "$out" && ok=0
     if [ $ok = 1 ]; then
@@ -38,16 +42,30 @@ check() { # name, expected exit (nonzero/zero), grep pattern, command...
 
 check "missing provider is named" nonzero 'provider "verbs" is not available' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=verbs "$RUN" -n 2 "$BUILD/examples/hello"
-check "incapable provider names the capability" nonzero 'lacks working remote CQ data' \
+once() { # the last check's error line was printed exactly once
+    n=$(grep -c 'dmsg: ofi:' "$out")
+    if [ "$n" -eq 1 ]; then
+        echo "PASS the error is printed once"
+        passed=$((passed + 1))
+    else
+        echo "FAIL the error is printed $n times"
+        failed=$((failed + 1))
+    fi
+}
+check "incapable provider names the capability" nonzero \
+    'DMSG_OFI_COUNT=cqdata: provider "sockets" lacks working remote CQ data' \
+    env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=sockets DMSG_OFI_COUNT=cqdata \
+    "$RUN" -n 2 "$BUILD/examples/hello"
+once
+check "counting by counters without them names the capability" nonzero \
+    'DMSG_OFI_COUNT=counter: provider "tcp;ofi_rxm" lacks remote write counters (FI_RMA_EVENT)' \
+    env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="tcp;ofi_rxm" DMSG_OFI_COUNT=counter \
+    "$RUN" -n 2 "$BUILD/examples/hello"
+once
+check "bad DMSG_OFI_COUNT" nonzero 'DMSG_OFI_COUNT=sideways is not one of' \
+    env DMSG_TRANSPORT=ofi DMSG_OFI_COUNT=sideways "$RUN" -n 2 "$BUILD/examples/hello"
+check "sockets counts by remote counters" zero 'hello: OK' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=sockets "$RUN" -n 2 "$BUILD/examples/hello"
-n=$(grep -c 'dmsg: ofi:' "$out")
-if [ "$n" -eq 1 ]; then
-    echo "PASS the error is printed once"
-    passed=$((passed + 1))
-else
-    echo "FAIL the error is printed $n times"
-    failed=$((failed + 1))
-fi
 # PEs that end up on different providers (here forced per rank; with "auto"
 # a PE whose first choice failed would fall back alone) are named, not hung.
 mix=$(mktemp) || exit 1

@@ -14,6 +14,7 @@ typedef struct ofi_card {
     uint32_t pad;
     uint64_t base;
     uint64_t key;
+    uint64_t cells; /* counting by remote counters, virtual addresses: the cells table */
     char prov[24]; /* the provider chosen, so that a PE that fell back is named */
     char name[OFI_ADDR_MAX];
 } ofi_card;
@@ -57,24 +58,72 @@ static void leave_job(dmsg_tp *tp, ofi_state *s, int failing)
     }
 }
 
+/* How deposits are counted, from what the probe found (pc) and
+ * DMSG_OFI_COUNT: remote CQ data where it works (one operation per deposit:
+ * the count travels with the data), remote counters bound to memory regions
+ * where it does not (two operations: the data, then a signal write). */
+static dmsg_status choose_count(ofi_state *s, const ofi_caps *pc, ofi_count want, char *why,
+                                size_t whylen)
+{
+    char ctr_why[200];
+    int cq_ok = pc->cqdata_works == 1;
+    int ctr_ok = ofi_rcount_usable(pc, ctr_why, sizeof ctr_why);
+    if (want == OFI_COUNT_CQDATA && !cq_ok) {
+        snprintf(why, whylen,
+                 "DMSG_OFI_COUNT=cqdata: provider \"%s\" lacks working remote CQ data "
+                 "(fi_writedata), which counts deposits",
+                 s->caps.prov);
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    }
+    if (want == OFI_COUNT_COUNTER && !ctr_ok) {
+        snprintf(why, whylen, "DMSG_OFI_COUNT=counter: provider \"%s\" %s", s->caps.prov,
+                 ctr_why);
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    }
+    if (!cq_ok && !ctr_ok) {
+        snprintf(why, whylen,
+                 "provider \"%s\" lacks working remote CQ data (fi_writedata), and it %s: dmsg "
+                 "needs one of the two to count deposits",
+                 s->caps.prov, ctr_why);
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    }
+    s->by_counter = want == OFI_COUNT_COUNTER || (want == OFI_COUNT_AUTO && !cq_ok);
+    s->msg_tokens = !cq_ok;
+    return DMSG_OK;
+}
+
 /* The start-up probe on a separate endpoint (the real one's address table is
  * indexed by rank): decides whether operations can ask for delivery
- * completion, and fails early with the provider's name if RMA does not work. */
-static dmsg_status probe(ofi_state *s, const char *iface, char *why, size_t whylen)
+ * completion and how deposits are counted, and fails early with the
+ * provider's name if RMA does not work. Counting by remote counters needs an
+ * endpoint opened with FI_RMA_EVENT, which the real one was not (it may cost
+ * where it is not used): it is then opened again. */
+static dmsg_status probe(ofi_state *s, const char *iface, ofi_count want, char *why,
+                         size_t whylen)
 {
     ofi_fab pf;
     ofi_caps pc;
-    dmsg_status st = ofi_fab_open(s->caps.prov, iface, 1, &pf, &pc, why, whylen);
+    dmsg_status st = ofi_fab_open(s->caps.prov, iface, OFI_OPEN_PROBE, &pf, &pc, why, whylen);
     if (st)
         return DMSG_FAIL(st, "ofi probe: %s", why);
     st = ofi_probe(&pf, &pc, why, whylen);
     ofi_fab_close(&pf);
     if (st)
         return st;
+    if ((st = choose_count(s, &pc, want, why, whylen)))
+        return st;
+    if (s->by_counter && !s->fab.rma_event) {
+        char prov[sizeof s->caps.prov];
+        snprintf(prov, sizeof prov, "%s", s->caps.prov);
+        ofi_fab_close(&s->fab);
+        if ((st = ofi_fab_open(prov, iface, OFI_OPEN_RMA_EVENT, &s->fab, &s->caps, why, whylen)))
+            return DMSG_FAIL(st, "%s", why);
+    }
     s->caps.rcntr_write = pc.rcntr_write;
     s->caps.rcntr_writemsg = pc.rcntr_writemsg;
     s->caps.rcntr_inject = pc.rcntr_inject;
     s->caps.rcntr_writedata = pc.rcntr_writedata;
+    s->caps.rcntr_mr = pc.rcntr_mr;
     s->caps.cqdata_works = pc.cqdata_works;
     s->caps.delivery_complete = pc.delivery_complete;
     s->caps.writemsg_chain = pc.writemsg_chain;
@@ -84,13 +133,6 @@ static dmsg_status probe(ofi_state *s, const char *iface, char *why, size_t whyl
     /* The engine relies on delivery completion: a message's receive
      * completion is in the target's CQ before anything sent after it. */
     s->caps.engine = pc.delivery_complete == 1 || (s->caps.order_raw && s->caps.order_ras);
-    if (pc.cqdata_works != 1) {
-        snprintf(why, whylen,
-                 "provider \"%s\" lacks working remote CQ data (fi_writedata), which dmsg needs "
-                 "to count deposits",
-                 s->caps.prov);
-        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
-    }
     if (s->caps.rma_iov_limit > 1 && pc.writemsg_chain != 1)
         s->caps.rma_iov_limit = 1; /* chained lists misbehave: one piece per operation */
     return DMSG_OK;
@@ -100,7 +142,8 @@ static dmsg_status connect_peers(dmsg_tp *tp, ofi_state *s, const dmsg_boot *boo
 {
     ofi_card me = {.namelen = (uint32_t)s->fab.namelen,
                    .base = s->caps.virt_addr ? (uint64_t)(uintptr_t)s->fab.base : 0,
-                   .key = s->fab.key};
+                   .key = s->fab.key,
+                   .cells = s->caps.virt_addr ? (uint64_t)(uintptr_t)s->cells : 0};
     memcpy(me.name, s->fab.name, s->fab.namelen);
     snprintf(me.prov, sizeof me.prov, "%s", s->caps.prov);
     dmsg_status st;
@@ -132,7 +175,7 @@ static dmsg_status connect_peers(dmsg_tp *tp, ofi_state *s, const dmsg_boot *boo
             goto out;
         }
         memcpy(names + (size_t)p * me.namelen, all[p].name, me.namelen);
-        s->peer[p] = (ofi_peer){.addr = all[p].base, .key = all[p].key};
+        s->peer[p] = (ofi_peer){.addr = all[p].base, .key = all[p].key, .cells = all[p].cells};
     }
     int n = fi_av_insert(s->fab.av, names, (size_t)tp->npes, fa, 0, NULL);
     if (n != tp->npes) {
@@ -203,12 +246,33 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
         st = DMSG_ERR_ENV;
         goto err_job;
     }
+    ofi_count count;
+    if (!strcmp(cfg->ofi_count, "auto"))
+        count = OFI_COUNT_AUTO;
+    else if (!strcmp(cfg->ofi_count, "cqdata"))
+        count = OFI_COUNT_CQDATA;
+    else if (!strcmp(cfg->ofi_count, "counter"))
+        count = OFI_COUNT_COUNTER;
+    else {
+        if (boot->rank == 0)
+            fprintf(stderr, "dmsg: DMSG_OFI_COUNT=%s is not one of: auto cqdata counter\n",
+                    cfg->ofi_count);
+        st = DMSG_ERR_ENV;
+        goto err_job;
+    }
     int local = boot->kind != DMSG_BOOT_PMI;
     const char *iface = strcmp(cfg->ofi_iface, "auto") ? cfg->ofi_iface : local ? "lo" : "auto-net";
-    char why[256] = "";
+    char why[512] = "";
+    /* sockets' progress thread spins 10 ms after each piece of work by
+     * default; with PEs outnumbering cores that spin takes the core from
+     * the PEs and the other progress threads (an 8-byte write to itself took
+     * 4 ms instead of 30 us on a busy 2-core host). Unless the user chose,
+     * it sleeps at once; libfabric reads this at its first fi_getinfo. */
+    if (!strcmp(cfg->ofi_provider, "sockets"))
+        setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
     if ((st = ofi_choose(cfg->ofi_provider, iface, local, &s->fab, &s->caps, why, sizeof why)))
         goto err_prov;
-    if ((st = probe(s, iface, why, sizeof why)))
+    if ((st = probe(s, iface, count, why, sizeof why)))
         goto err_fab_prov;
     s->mapped_len = OFI_CTL_BYTES + tp->seg_size;
     s->mapped = mmap(NULL, s->mapped_len, PROT_READ | PROT_WRITE,
@@ -240,6 +304,7 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
                (s->caps.delivery_complete != 1 ||
                 s->caps.t_write8_dc_us > s->caps.t_write8_us + 0.5);
     s->inject_max = s->caps.inject;
+    s->waw = s->caps.order_waw;
     if (!s->flush && s->caps.delivery_complete != 1) {
         snprintf(why, sizeof why,
                  "provider \"%s\" lacks both delivery completion (FI_DELIVERY_COMPLETE) and "
@@ -258,8 +323,11 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
     }
     if (!s->caps.engine)
         s->mech = OFI_MECH_CHAINED;
+    if (s->by_counter && (st = ofi_rcount_start(s)))
+        goto err_tabs;
     /* Receive buffers go up before any peer can learn our address. */
-    if ((s->mech != OFI_MECH_CHAINED || s->caps.tx_delivers) && (st = ofi_engine_start(s)))
+    if ((s->mech != OFI_MECH_CHAINED || s->caps.tx_delivers || s->msg_tokens) &&
+        (st = ofi_engine_start(s)))
         goto err_tabs;
     if ((st = connect_peers(tp, s, boot)))
         goto err_tabs;
@@ -277,6 +345,7 @@ err_tabs_prov:
     if (tp->rank == 0 && why[0])
         fprintf(stderr, "dmsg: ofi: %s\n", why);
 err_tabs:
+    ofi_rcount_stop(s);
     free(s->sigpend);
     free(s->dirty);
     free(s->segtab);
@@ -318,6 +387,7 @@ static void ofi_finalize(dmsg_tp *tp)
     while (ofi_now() < until && ofi_progress(s) == DMSG_OK)
         if (s->tx_pending == 0 && s->npes == 1)
             break;
+    ofi_rcount_stop(s); /* its MRs and counters before the domain */
     ofi_fab_close(&s->fab);
     ofi_engine_stop(s); /* after the endpoint: no receive may land in freed buffers */
     munmap(s->mapped, s->mapped_len);

@@ -8,6 +8,10 @@
  * Signals travel as remote CQ data (fi_writedata): the target's CQ entry is
  * written after the data of its operation is placed, and the 64-bit word says
  * what the operation was (a counted deposit of a slot, a barrier token).
+ * Where remote CQ data does not work (sockets) or DMSG_OFI_COUNT=counter,
+ * deposits are counted by remote write counters bound to one MR per counter
+ * slot instead (ofi_rcount.c), and without remote CQ data barrier tokens are
+ * empty deposit engine messages.
  * Remote completion is chosen per provider from the start-up probe: delivery
  * completion per operation, a flushing read per peer at quiet time
  * (tcp;ofi_rxm), or, where the provider documents that the local completion
@@ -92,6 +96,11 @@ typedef struct ofi_caps {
     double t_write8_dc_us;    /* the same with FI_DELIVERY_COMPLETE (-1: not measured) */
     int order_sas, order_was; /* tx_attr msg_order: send after send, write after send */
     int order_raw, order_ras; /* read after write, read after send: a read flushes */
+    int order_waw;            /* write after write (tx_attr msg_order) ... */
+    size_t max_order_waw;     /* ... for writes up to this size (ep_attr max_order_waw_size) */
+    int rcntr_mr;             /* a counter bound to one MR (fi_mr_bind, FI_REMOTE_WRITE) counts
+                               * writes to that MR, injected and posted, and no others */
+    char rcntr_mr_why[64];    /* why not, when the probe tried */
     int engine;               /* deposit engine usable (delivery completion works) */
     int tx_delivers;          /* the local completion of an operation above the inject size
                                * comes after the target processed it (fi_shm(7)) */
@@ -107,6 +116,7 @@ typedef struct ofi_fab {
     struct fid_ep *ep;
     struct fid_mr *mr;
     struct fid_cntr *rcntr;   /* remote write counter, only for the probe */
+    int rma_event;            /* opened with FI_RMA_EVENT: MRs may have remote counters */
     char name[OFI_ADDR_MAX];
     size_t namelen;
     uint64_t key;
@@ -124,12 +134,31 @@ typedef struct ofi_batch {
 typedef struct ofi_peer {
     uint64_t addr;            /* remote address of its region base (0 with offsets) */
     uint64_t key;
+    uint64_t cells;           /* remote address of its cells table (0 with offsets) */
 } ofi_peer;
 
 typedef struct ofi_slot {
-    uint64_t msgs, bytes;     /* counted here, from remote CQ data */
+    uint64_t msgs, bytes;     /* counted here: from remote CQ data, deposit engine messages,
+                               * transfers with oneself */
     uint64_t taken_msgs, taken_bytes;
 } ofi_slot;
+
+/* How deposits are counted at the target (DMSG_OFI_COUNT). */
+typedef enum { OFI_COUNT_AUTO, OFI_COUNT_CQDATA, OFI_COUNT_COUNTER } ofi_count;
+
+/* Counting by remote counters (ofi_rcount.c): per counter slot, a row of
+ * npes cells in the cells table, registered as its own MR (key: region key
+ * + 1 + slot) with a remote write counter bound to it. Cell p holds the
+ * bytes PE p deposited to this slot here since the slot was reset (written
+ * by p's signal writes); the counter counts those writes, one per deposit. */
+typedef struct ofi_cslot {
+    struct fid_mr *mr;        /* NULL until the slot is first reset */
+    struct fid_cntr *cntr;
+    uint64_t base;            /* counter value at the last reset */
+    uint64_t seen;            /* largest sum of the cells read since then */
+    uint64_t *sent;           /* per target PE: bytes this PE deposited to its slot (cumulative) */
+    dmsg_status failed;       /* setting the slot up failed: its next wait says so */
+} ofi_cslot;
 
 typedef struct ofi_state {
     shm_state shm;            /* job region (LOCAL, SINGLETON): used at start-up only */
@@ -145,6 +174,13 @@ typedef struct ofi_state {
     uint64_t sigsrc;          /* source word of signal writes (content unused) */
     uint32_t nslots;
     ofi_mech mech;
+    int by_counter;           /* deposits counted by remote counters, not remote CQ data */
+    int msg_tokens;           /* barrier tokens as messages: remote CQ data does not arrive */
+    int waw;                  /* writes to one peer are placed in order (FI_ORDER_WAW) */
+    uint64_t *cells;          /* cells table: nslots rows of npes words (by_counter) */
+    size_t cells_len;
+    ofi_cslot *cs;            /* per slot (by_counter) */
+    ofi_batch *sigb;          /* per PE: signal writes not yet known to be placed (no WAW) */
     char *rxbuf;              /* deposit engine receive buffers */
     struct {
         char *buf;
@@ -173,9 +209,14 @@ typedef struct ofi_state {
     void *pmi;                /* PMI connection (boot kind PMI) */
 } ofi_state;
 
-/* ofi_fab.c */
-dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, ofi_fab *f,
-                         ofi_caps *c, char *why, size_t whylen);
+/* ofi_fab.c. How an endpoint is opened: PLAIN for data; PROBE asks for
+ * FI_RMA_EVENT where advertised and binds a remote write counter to the
+ * endpoint (the probe's); RMA_EVENT requires FI_RMA_EVENT, so that counters
+ * can be bound to MRs (counting by remote counters), without an endpoint
+ * counter. */
+enum { OFI_OPEN_PLAIN, OFI_OPEN_PROBE, OFI_OPEN_RMA_EVENT };
+dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
+                         char *why, size_t whylen);
 dmsg_status ofi_fab_register(ofi_fab *f, char *base, size_t len);
 void ofi_fab_close(ofi_fab *f);
 dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
@@ -250,6 +291,16 @@ dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data);
 dmsg_status ofi_inject_signal(ofi_state *s, int pe, uint64_t data);
 dmsg_status ofi_flush_signals(ofi_state *s, int pe);
 uint64_t ofi_sig_deposit(uint32_t slot, uint64_t bytes);
+
+/* ofi_rcount.c: counting by remote counters. */
+int ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen);
+dmsg_status ofi_rcount_start(ofi_state *s);
+void ofi_rcount_stop(ofi_state *s);
+void ofi_rcount_reset(ofi_state *s, uint32_t slot);
+int ofi_rcount_ordered(const ofi_state *s, uint64_t data_bytes);
+dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t bytes,
+                              ofi_batch *data, uint64_t data_bytes);
+dmsg_status ofi_rcount_read(ofi_state *s, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
 
 /* ofi_boot.c: exchange of addresses and keys at start-up. */
 dmsg_status ofi_boot_exchange(ofi_state *s, const dmsg_boot *boot, const void *mine, size_t len,

@@ -1,7 +1,9 @@
 /* Deposit counters, barrier and small all-gather over libfabric. A counted
  * deposit ends with an operation that carries remote CQ data naming the slot
  * and the payload; the target adds it to its slot when it reads the CQ entry,
- * which the provider writes only after the data is placed. */
+ * which the provider writes only after the data is placed. Where deposits
+ * are counted by remote counters instead (ofi_rcount.c), a slot's counts are
+ * its counter and cells plus what this PE counted itself. */
 #include <string.h>
 #include "dmsg/transport/ofi/ofi.h"
 
@@ -35,6 +37,8 @@ void ofi_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
     ofi_state *s = tp->priv;
     memset(&s->slot[slot], 0, sizeof s->slot[slot]);
+    if (s->by_counter)
+        ofi_rcount_reset(s, slot);
 }
 
 /* An 8-byte write into the peer's scratch word, carrying a signal. */
@@ -107,25 +111,41 @@ dmsg_status ofi_flush_signals(ofi_state *s, int pe)
     return DMSG_OK;
 }
 
+/* A slot's counts: what this PE counted itself (remote CQ data, engine
+ * messages, transfers with itself) plus, counting by remote counters, the
+ * slot's counter and cells. */
+static dmsg_status counts(ofi_state *s, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
+{
+    const ofi_slot *c = &s->slot[slot];
+    uint64_t m = 0, b = 0;
+    dmsg_status st = s->by_counter ? ofi_rcount_read(s, slot, &m, &b) : DMSG_OK;
+    *msgs = m + c->msgs - c->taken_msgs;
+    *bytes = b + c->bytes - c->taken_bytes;
+    return st;
+}
+
 typedef struct need {
-    const uint64_t *have, *taken;
+    uint32_t slot;
+    int bytes_mode;
     uint64_t n;
+    dmsg_status st;
 } need;
 
 static int enough(ofi_state *s, const void *arg)
 {
-    const need *w = arg;
-    return *w->have - *w->taken >= w->n;
+    need *w = (need *)arg;
+    uint64_t m, b;
+    w->st = counts(s, w->slot, &m, &b);
+    return w->st || (w->bytes_mode ? b : m) >= w->n;
 }
 
 dmsg_status ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
 {
     ofi_state *s = tp->priv;
     ofi_slot *c = &s->slot[slot];
-    need w = {bytes_mode ? &c->bytes : &c->msgs, bytes_mode ? &c->taken_bytes : &c->taken_msgs,
-              n};
+    need w = {slot, bytes_mode, n, DMSG_OK};
     dmsg_status st = ofi_wait_pred(s, enough, &w, "deposits on a counter");
-    if (st)
+    if (st || (st = w.st))
         return st;
     if (bytes_mode)
         c->taken_bytes += n;
@@ -138,8 +158,7 @@ void ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     ofi_state *s = tp->priv;
     ofi_progress(s);
-    *msgs = s->slot[slot].msgs - s->slot[slot].taken_msgs;
-    *bytes = s->slot[slot].bytes - s->slot[slot].taken_bytes;
+    counts(s, slot, msgs, bytes); /* a slot that could not be set up reads 0 */
 }
 
 typedef struct tok_need {
@@ -153,14 +172,37 @@ static int tokens_in(ofi_state *s, const void *arg)
     return t->b->pending == 0 && s->tokens[t->parity][t->round] >= (uint32_t)(s->npes - 1);
 }
 
+/* Where remote CQ data does not arrive (sockets), a token is a deposit
+ * engine message without records whose signal is the token: the target's
+ * engine counts it like a deposit's signal. */
+static dmsg_status post_token_msg(ofi_state *s, int pe, const ofi_eng_hdr *h, ofi_batch *b)
+{
+    struct iovec iov = {.iov_base = (void *)h, .iov_len = sizeof *h};
+    struct fi_msg m = {.msg_iov = &iov, .iov_count = 1, .addr = (fi_addr_t)pe, .context = b};
+    double deadline = 0;
+    ssize_t rc;
+    dmsg_status st;
+    while ((rc = fi_sendmsg(s->fab.ep, &m, FI_COMPLETION)) == -FI_EAGAIN)
+        if ((st = ofi_retry(s, pe, &deadline)))
+            return st;
+    if (rc)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: barrier token to PE %d: %s", s->caps.prov, pe,
+                         fi_strerror((int)-rc));
+    s->tx_pending++;
+    b->pending++;
+    return DMSG_OK;
+}
+
 static dmsg_status token_round(ofi_state *s, int parity, int round, int flag)
 {
     uint64_t tok = ((uint64_t)OFI_SIG_TOKEN << OFI_SIG_SHIFT) | (uint64_t)parity |
                    ((uint64_t)round << 1) | ((uint64_t)flag << 2);
     ofi_batch b = {0};
     dmsg_status st = DMSG_OK;
+    ofi_eng_hdr h = {.magic = OFI_ENG_MAGIC, .sig = tok}; /* lives until b is done */
     for (int i = 1; i < s->npes && !st; i++)
-        st = post_signal(s, (s->rank + i) % s->npes, tok, &b);
+        st = s->msg_tokens ? post_token_msg(s, (s->rank + i) % s->npes, &h, &b)
+                           : post_signal(s, (s->rank + i) % s->npes, tok, &b);
     tok_need t = {&b, parity, round};
     dmsg_status w = ofi_wait_pred(s, tokens_in, &t, "the other PEs at a barrier");
     if (st || (st = w))

@@ -101,8 +101,8 @@ static dmsg_status fab_fail(char *why, size_t whylen, const char *prov, const ch
     return DMSG_ERR_TRANSPORT;
 }
 
-dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, ofi_fab *f,
-                         ofi_caps *c, char *why, size_t whylen)
+dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
+                         char *why, size_t whylen)
 {
     struct fi_info *hints = NULL, *list = NULL, *info;
     int rc;
@@ -133,7 +133,11 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, of
     /* A remote write counter is only asked for when advertised: the probe
      * then checks whether it really counts. */
     int rma_event = (info->caps & FI_RMA_EVENT) != 0;
-    if (want_probe && rma_event) {
+    if (how == OFI_OPEN_RMA_EVENT && !rma_event) {
+        snprintf(why, whylen, "provider \"%s\" lacks remote write counters (FI_RMA_EVENT)", prov);
+        goto err_list;
+    }
+    if (how != OFI_OPEN_PLAIN && rma_event) {
         struct fi_info *h2 = make_hints(prov, FI_RMA_EVENT), *l2 = NULL;
         if (h2 && fi_getinfo(OFI_VERSION, NULL, NULL, 0, h2, &l2) == 0 && l2) {
             struct fi_info *i2 = pick(l2, iface);
@@ -146,6 +150,13 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, of
         }
         fi_freeinfo(l2);
         fi_freeinfo(h2);
+        rma_event = (info->caps & FI_RMA_EVENT) != 0;
+        if (how == OFI_OPEN_RMA_EVENT && !rma_event) {
+            snprintf(why, whylen,
+                     "provider \"%s\" gives no endpoint with remote write counters (FI_RMA_EVENT)",
+                     prov);
+            goto err_list;
+        }
     }
     f->info = fi_dupinfo(info);
     fi_freeinfo(list);
@@ -178,6 +189,10 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, of
     c->order_was = (info->tx_attr->msg_order & FI_ORDER_WAS) != 0;
     c->order_raw = (info->tx_attr->msg_order & FI_ORDER_RAW) != 0;
     c->order_ras = (info->tx_attr->msg_order & FI_ORDER_RAS) != 0;
+    c->order_waw = (info->tx_attr->msg_order & FI_ORDER_WAW) != 0;
+    c->max_order_waw = info->ep_attr->max_order_waw_size;
+    c->rcntr_mr = -1;
+    f->rma_event = rma_event;
 
     /* One failure path: `call` names the step that failed. */
     const char *call = "fi_fabric";
@@ -202,7 +217,7 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int want_probe, of
     if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0)) ||
         (rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV)))
         goto err_rc;
-    if (want_probe && rma_event) {
+    if (how == OFI_OPEN_PROBE && rma_event) {
         struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
         if (fi_cntr_open(f->domain, &ca, &f->rcntr, NULL) == 0 &&
             fi_ep_bind(f->ep, &f->rcntr->fid, FI_REMOTE_WRITE) != 0) {
@@ -281,7 +296,7 @@ dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *
 {
     char last[256] = "";
     if (strcmp(want, "auto") != 0) {
-        dmsg_status st = ofi_fab_open(want, iface, 0, f, c, last, sizeof last);
+        dmsg_status st = ofi_fab_open(want, iface, OFI_OPEN_PLAIN, f, c, last, sizeof last);
         if (st) {
             snprintf(why, whylen, "DMSG_OFI_PROVIDER=%s: %s", want, last);
             return DMSG_FAIL(st, "%s", why);
@@ -295,7 +310,8 @@ dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *
      * a few tries before the next is taken. */
     for (size_t i = 0; i < n; i++)
         for (int t = 0; t < OFI_OPEN_TRIES; t++) {
-            dmsg_status st = ofi_fab_open(list[i], iface, 0, f, c, last, sizeof last);
+            dmsg_status st =
+                ofi_fab_open(list[i], iface, OFI_OPEN_PLAIN, f, c, last, sizeof last);
             if (st == DMSG_OK)
                 return DMSG_OK;
             (void)DMSG_FAIL(st, "auto: try %d of %s: %s", t + 1, list[i], last);

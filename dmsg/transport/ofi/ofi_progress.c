@@ -120,9 +120,16 @@ dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *),
                 return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         }
         /* PEs may outnumber cores, and with manual progress the PE we wait
-         * for must run to answer: give the core away after a short spin. */
-        if (i > 2000)
+         * for must run to answer: give the core away after a short spin.
+         * With automatic progress (sockets) the provider's own threads do
+         * the work, and a yield alone leaves them little of a busy core:
+         * sleep a little instead. */
+        if (i > 2000 && !s->caps.manual) {
+            struct timespec ts = {0, 20 * 1000};
+            nanosleep(&ts, NULL);
+        } else if (i > 2000) {
             sched_yield();
+        }
     }
 }
 

@@ -5,7 +5,8 @@
  * data, except a large one on a tx_delivers provider (shm), which is a plain
  * write followed by a signal message; one of several operations is counted
  * by a separate signal after all of them are delivered, so the count never
- * runs ahead of the data. */
+ * runs ahead of the data. Counting by remote counters (ofi_rcount.c), every
+ * counted deposit is its data operations and then a signal write. */
 #include "dmsg/transport/ofi/ofi.h"
 #include "dmsg/xfer/xfer.h"
 
@@ -57,7 +58,14 @@ static dmsg_status put(ofi_state *s, const dmsg_op *op, uint32_t slot)
     if (st)
         goto wait;
     uint64_t sig = counted ? ofi_sig_deposit(slot, op->payload) : 0;
-    if (g.k && g.ops == 0) {
+    if (s->by_counter) {
+        /* The count is a separate signal write, after all the data. */
+        if (g.k)
+            st = ofi_group_post(&g, 0, 0, &b);
+        if (!st && counted)
+            st = ofi_rcount_signal(s, op->pe, slot, op->payload, &b, op->payload);
+        counted = 0;
+    } else if (g.k && g.ops == 0) {
         /* One operation: it carries its own count, and when it is injected
          * the deposit returns without waiting (quiet and barriers wait). */
         size_t bytes = 0;
@@ -93,6 +101,20 @@ static dmsg_status put_contig(ofi_state *s, const dmsg_op *op, uint32_t slot)
     struct fi_rma_iov r = {.addr = s->peer[op->pe].addr + OFI_CTL_BYTES + op->roff, .len = op->n,
                            .key = s->peer[op->pe].key};
     int counted = slot != UINT32_MAX;
+    if (s->by_counter) {
+        /* Data, then the signal write; an injected deposit with
+         * write-after-write order returns without any wait. */
+        if (op->n <= s->inject_max && (!counted || ofi_rcount_ordered(s, op->n))) {
+            dmsg_status st = ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, 0, 0, NULL);
+            return st || !counted ? st : ofi_rcount_signal(s, op->pe, slot, op->payload, NULL, 0);
+        }
+        ofi_batch b = {0};
+        dmsg_status st = ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, 0, 0, &b);
+        if (!st && counted)
+            st = ofi_rcount_signal(s, op->pe, slot, op->payload, &b, op->n);
+        dmsg_status w = ofi_wait_batch(s, &b, "deposit completion");
+        return st ? st : w;
+    }
     uint64_t sig = counted ? ofi_sig_deposit(slot, op->payload) : 0;
     uint64_t fl = counted ? FI_REMOTE_CQ_DATA : 0;
     if (op->n <= s->inject_max)
