@@ -123,7 +123,7 @@ test: all tests
 # (about 1-3 minutes each): `make test` runs it for shm and one network
 # provider, `make test-ofi` for every provider dmsg supports here.
 OFI_TEST_PROVIDERS ?= shm 'tcp;ofi_rxm'
-OFI_PROVIDERS ?= shm 'tcp;ofi_rxm' 'udp;ofi_rxd'
+OFI_PROVIDERS ?= shm 'tcp;ofi_rxm' 'udp;ofi_rxd' sockets
 test-ofi: all tests
 	sh tests/ofi/integ.sh $(BUILD) $(OFI_PROVIDERS)
 

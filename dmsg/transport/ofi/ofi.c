@@ -201,6 +201,25 @@ out:
  * first barrier: each has written its token into the region) the name is no
  * longer needed, so it goes now and the kernel frees the memory with the
  * last process that maps it. */
+/* Names of the ofi_mech and ofi_count values, in enum order. */
+static const char *const mech_names[] = {"auto", "chained", "packed", NULL};
+static const char *const count_names[] = {"auto", "cqdata", "counter", NULL};
+
+/* Index of val in names, or -1 after rank 0 has said what the setting takes. */
+static int choice(const char *setting, const char *val, const char *const *names, int rank)
+{
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(val, names[i]))
+            return i;
+    if (rank == 0) {
+        fprintf(stderr, "dmsg: %s=%s is not one of:", setting, val);
+        for (int i = 0; names[i]; i++)
+            fprintf(stderr, " %s", names[i]);
+        fputc('\n', stderr);
+    }
+    return -1;
+}
+
 static void unlink_shm_names(void)
 {
     char prefix[32];
@@ -233,33 +252,13 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
         goto err_free;
     s->rank = tp->rank;
     s->npes = tp->npes;
-    if (!strcmp(cfg->ofi_mech, "auto"))
-        s->mech = OFI_MECH_AUTO;
-    else if (!strcmp(cfg->ofi_mech, "chained"))
-        s->mech = OFI_MECH_CHAINED;
-    else if (!strcmp(cfg->ofi_mech, "packed"))
-        s->mech = OFI_MECH_PACKED;
-    else {
-        if (boot->rank == 0)
-            fprintf(stderr, "dmsg: DMSG_OFI_MECH=%s is not one of: auto chained packed\n",
-                    cfg->ofi_mech);
+    int mech = choice("DMSG_OFI_MECH", cfg->ofi_mech, mech_names, boot->rank);
+    int count = choice("DMSG_OFI_COUNT", cfg->ofi_count, count_names, boot->rank);
+    if (mech < 0 || count < 0) {
         st = DMSG_ERR_ENV;
         goto err_job;
     }
-    ofi_count count;
-    if (!strcmp(cfg->ofi_count, "auto"))
-        count = OFI_COUNT_AUTO;
-    else if (!strcmp(cfg->ofi_count, "cqdata"))
-        count = OFI_COUNT_CQDATA;
-    else if (!strcmp(cfg->ofi_count, "counter"))
-        count = OFI_COUNT_COUNTER;
-    else {
-        if (boot->rank == 0)
-            fprintf(stderr, "dmsg: DMSG_OFI_COUNT=%s is not one of: auto cqdata counter\n",
-                    cfg->ofi_count);
-        st = DMSG_ERR_ENV;
-        goto err_job;
-    }
+    s->mech = (ofi_mech)mech;
     int local = boot->kind != DMSG_BOOT_PMI;
     const char *iface = strcmp(cfg->ofi_iface, "auto") ? cfg->ofi_iface : local ? "lo" : "auto-net";
     char why[512] = "";
@@ -272,7 +271,7 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
         setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
     if ((st = ofi_choose(cfg->ofi_provider, iface, local, &s->fab, &s->caps, why, sizeof why)))
         goto err_prov;
-    if ((st = probe(s, iface, count, why, sizeof why)))
+    if ((st = probe(s, iface, (ofi_count)count, why, sizeof why)))
         goto err_fab_prov;
     s->mapped_len = OFI_CTL_BYTES + tp->seg_size;
     s->mapped = mmap(NULL, s->mapped_len, PROT_READ | PROT_WRITE,
