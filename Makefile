@@ -13,7 +13,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-param
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -pthread
 CPPFLAGS += -Iinclude -I.
-LDLIBS   += -pthread -lm -lfabric
+LDLIBS   += -pthread -lm -ldl
 
 LIB_SRCS  := $(sort $(wildcard dmsg/*/*.c dmsg/transport/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)

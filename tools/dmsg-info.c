@@ -107,6 +107,11 @@ int main(int argc, char **argv)
         return 0;
     }
     setenv("FI_SOCKETS_PE_WAITTIME", "0", 0); /* as dmsg sets it for sockets (ofi.c) */
+    char why[256];
+    if (ofi_lib_load(why, sizeof why)) {
+        fprintf(stderr, "dmsg-info: %s\n", why);
+        return 1;
+    }
     printf("libfabric %u.%u; interface for IP providers: %s\n", FI_MAJOR(fi_version()),
            FI_MINOR(fi_version()), iface);
     if (i < argc)

@@ -33,6 +33,36 @@
 #include "dmsg/transport/shm/shm.h"
 #include "dmsg/transport/transport.h"
 
+/* libfabric's exported functions, called through pointers that
+ * ofi_lib_load fills (ofi_lib.c): libfabric is opened when the transport
+ * starts, so programs that never use ofi do not load it. */
+typedef int (*ofi_getinfo_fn)(uint32_t, const char *, const char *, uint64_t,
+                              const struct fi_info *, struct fi_info **);
+typedef void (*ofi_freeinfo_fn)(struct fi_info *);
+typedef struct fi_info *(*ofi_dupinfo_fn)(const struct fi_info *);
+typedef int (*ofi_fabric_fn)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+typedef const char *(*ofi_strerror_fn)(int);
+typedef uint32_t (*ofi_version_fn)(void);
+typedef struct ofi_lib {
+    ofi_getinfo_fn getinfo;
+    ofi_freeinfo_fn freeinfo;
+    ofi_dupinfo_fn dupinfo;
+    ofi_fabric_fn fabric;
+    ofi_strerror_fn strerror;
+    ofi_version_fn version;
+} ofi_lib;
+extern ofi_lib ofi_fn;
+/* Loads libfabric once; DMSG_ERR_UNSUPPORTED with the reason in why. */
+dmsg_status ofi_lib_load(char *why, size_t whylen);
+#define fi_getinfo ofi_fn.getinfo
+#define fi_freeinfo ofi_fn.freeinfo
+#define fi_dupinfo ofi_fn.dupinfo
+#define fi_fabric ofi_fn.fabric
+#define fi_strerror ofi_fn.strerror
+#define fi_version ofi_fn.version
+/* The header's fi_allocinfo calls the real fi_dupinfo: not this one. */
+#define ofi_allocinfo() fi_dupinfo(NULL)
+
 #define OFI_ADDR_MAX 64      /* bytes of an endpoint name we accept */
 #define OFI_CTL_BYTES (40u * 1024u) /* control area before the segment: gather rows, scratch */
 #define OFI_GATHER_LEN 32

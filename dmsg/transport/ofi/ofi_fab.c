@@ -23,7 +23,7 @@ static const struct {
 
 static struct fi_info *make_hints(const char *prov, uint64_t extra)
 {
-    struct fi_info *h = fi_allocinfo();
+    struct fi_info *h = ofi_allocinfo();
     if (!h)
         return NULL;
     h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_MSG | FI_SEND |
@@ -39,7 +39,7 @@ static struct fi_info *make_hints(const char *prov, uint64_t extra)
 /* Says which required capability the provider lacks, for the error message. */
 static void explain_missing(const char *prov, char *why, size_t whylen)
 {
-    struct fi_info *h = fi_allocinfo(), *all = NULL;
+    struct fi_info *h = ofi_allocinfo(), *all = NULL;
     if (!h) {
         snprintf(why, whylen, "out of memory");
         return;
@@ -108,6 +108,9 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *
     int rc;
     memset(f, 0, sizeof *f);
     memset(c, 0, sizeof *c);
+    dmsg_status st = ofi_lib_load(why, whylen);
+    if (st)
+        return st;
     hints = make_hints(prov, 0);
     if (!hints) {
         snprintf(why, whylen, "out of memory");
