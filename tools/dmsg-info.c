@@ -108,7 +108,8 @@ int main(int argc, char **argv)
     }
     setenv("FI_SOCKETS_PE_WAITTIME", "0", 0); /* as dmsg sets it for sockets (ofi.c) */
     char why[256];
-    if (ofi_lib_load(why, sizeof why)) {
+    const char *lib = getenv("DMSG_OFI_LIBRARY"); /* the setting of the same name (api.md) */
+    if (ofi_lib_load(lib && *lib ? lib : OFI_LIB_DEFAULT, why, sizeof why)) {
         fprintf(stderr, "dmsg-info: %s\n", why);
         return 1;
     }

@@ -61,6 +61,9 @@ const dmsg_env_entry dmsg_env_table[] = {
      "ofi: how deposits are counted at the target: cqdata (remote CQ data), counter (remote write "
      "counters bound to memory regions), auto = cqdata where it works, else counter",
      F(ofi_count)},
+    {"DMSG_OFI_LIBRARY", DMSG_ENV_STRING, "libfabric.so.1",
+     "ofi: the libfabric shared library to open (a name the dynamic loader searches, or a path)",
+     F(ofi_library)},
     {"DMSG_OFI_TIMEOUT", DMSG_ENV_SECONDS, "60",
      "ofi: seconds any wait may last when DMSG_TIMEOUT is 0, so that a dead peer ends the job "
      "with DMSG_ERR_TIMEOUT instead of a hang",

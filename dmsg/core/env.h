@@ -27,6 +27,7 @@ typedef struct dmsg_config {
     char ofi_iface[32];   /* DMSG_OFI_IFACE: auto or a network interface name */
     char ofi_mech[16];    /* DMSG_OFI_MECH: auto, chained, packed */
     char ofi_count[16];   /* DMSG_OFI_COUNT: auto, cqdata, counter */
+    char ofi_library[256];/* DMSG_OFI_LIBRARY: libfabric shared library to open */
     double ofi_timeout;   /* DMSG_OFI_TIMEOUT: seconds any ofi wait may last when DMSG_TIMEOUT=0 */
 } dmsg_config;
 

@@ -4,7 +4,8 @@
 #   (sockets asked to count by remote CQ data, which never arrives there;
 #   tcp;ofi_rxm asked to count by remote counters, which it lacks), each give
 #   one clear error naming the provider and the missing capability, and the
-#   job fails; a bad DMSG_OFI_COUNT is named;
+#   job fails; a bad DMSG_OFI_COUNT is named; a libfabric that cannot be
+#   loaded (DMSG_OFI_LIBRARY) is named;
 # - sockets with the automatic counting works (remote counters);
 # - a PE that dies under mpiexec ends the job instead of hanging it;
 # - a PE that leaves without dmsg_finalize: the others' waits are bounded by
@@ -79,6 +80,13 @@ EOS
 chmod +x "$mix"
 check "PEs on different providers are named" nonzero 'PE 0 uses provider "shm", PE 1 "tcp;ofi_rxm"' \
     env DMSG_TRANSPORT=ofi "$RUN" -n 2 "$mix" "$BUILD/examples/hello"
+check "libfabric that cannot be loaded is named" nonzero \
+    'cannot load libfabric (DMSG_OFI_LIBRARY=/nonexistent/libfabric.so.1)' \
+    env DMSG_OFI_LIBRARY=/nonexistent/libfabric.so.1 "$RUN" -n 2 -t ofi "$BUILD/examples/hello"
+once
+check "a library that is not libfabric is named" nonzero \
+    'libm.so.6 lacks a function dmsg calls' \
+    env DMSG_OFI_LIBRARY=libm.so.6 "$RUN" -n 2 -t ofi "$BUILD/examples/hello"
 check "bad DMSG_OFI_MECH" nonzero 'DMSG_OFI_MECH=sideways' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_MECH=sideways "$RUN" -n 2 "$BUILD/examples/hello"
 if command -v mpiexec >/dev/null 2>&1; then

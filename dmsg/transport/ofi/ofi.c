@@ -269,7 +269,8 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
      * it sleeps at once; libfabric reads this at its first fi_getinfo. */
     if (!strcmp(cfg->ofi_provider, "sockets"))
         setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
-    if ((st = ofi_choose(cfg->ofi_provider, iface, local, &s->fab, &s->caps, why, sizeof why)))
+    if ((st = ofi_lib_load(cfg->ofi_library, why, sizeof why)) ||
+        (st = ofi_choose(cfg->ofi_provider, iface, local, &s->fab, &s->caps, why, sizeof why)))
         goto err_prov;
     if ((st = probe(s, iface, (ofi_count)count, why, sizeof why)))
         goto err_fab_prov;

@@ -52,8 +52,10 @@ typedef struct ofi_lib {
     ofi_version_fn version;
 } ofi_lib;
 extern ofi_lib ofi_fn;
-/* Loads libfabric once; DMSG_ERR_UNSUPPORTED with the reason in why. */
-dmsg_status ofi_lib_load(char *why, size_t whylen);
+/* Loads libfabric once from name (DMSG_OFI_LIBRARY); later calls do
+ * nothing. DMSG_ERR_UNSUPPORTED with the reason in why. */
+#define OFI_LIB_DEFAULT "libfabric.so.1"
+dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
 #define fi_getinfo ofi_fn.getinfo
 #define fi_freeinfo ofi_fn.freeinfo
 #define fi_dupinfo ofi_fn.dupinfo

@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-#define OFI_LIB_NAME "libfabric.so.1"
-
 ofi_lib ofi_fn;
 
 static void *sym(void *h, const char *name, const char *version)
@@ -19,13 +17,13 @@ static void *sym(void *h, const char *name, const char *version)
     return p ? p : dlsym(h, name);
 }
 
-dmsg_status ofi_lib_load(char *why, size_t whylen)
+dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen)
 {
     if (ofi_fn.getinfo)
         return DMSG_OK;
-    void *h = dlopen(OFI_LIB_NAME, RTLD_NOW | RTLD_GLOBAL);
+    void *h = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
-        snprintf(why, whylen, "cannot load %s: %s", OFI_LIB_NAME, dlerror());
+        snprintf(why, whylen, "cannot load libfabric (DMSG_OFI_LIBRARY=%s): %s", name, dlerror());
         return DMSG_ERR_UNSUPPORTED;
     }
     ofi_lib l = {
@@ -38,7 +36,7 @@ dmsg_status ofi_lib_load(char *why, size_t whylen)
     };
     if (!l.getinfo || !l.freeinfo || !l.dupinfo || !l.fabric || !l.strerror || !l.version) {
         snprintf(why, whylen, "%s lacks a function dmsg calls (fi_getinfo, fi_freeinfo, fi_dupinfo, "
-                 "fi_fabric, fi_strerror, fi_version)", OFI_LIB_NAME);
+                 "fi_fabric, fi_strerror, fi_version)", name);
         dlclose(h);
         return DMSG_ERR_UNSUPPORTED;
     }
