@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/core/env.h"
 #include "dmsg/transport/ofi/ofi.h"
 
 static const char *yn(int v)
@@ -108,8 +109,8 @@ int main(int argc, char **argv)
     }
     setenv("FI_SOCKETS_PE_WAITTIME", "0", 0); /* as dmsg sets it for sockets (ofi.c) */
     char why[256];
-    const char *lib = getenv("DMSG_OFI_LIBRARY"); /* the setting of the same name (api.md) */
-    if (ofi_lib_load(lib && *lib ? lib : OFI_LIB_DEFAULT, why, sizeof why)) {
+    dmsg_config cfg; /* the one settings table: DMSG_OFI_LIBRARY */
+    if (dmsg_env_load(&cfg, why, sizeof why) || ofi_lib_load(cfg.ofi_library, why, sizeof why)) {
         fprintf(stderr, "dmsg-info: %s\n", why);
         return 1;
     }

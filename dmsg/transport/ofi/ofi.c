@@ -196,11 +196,6 @@ out:
     return st;
 }
 
-/* libfabric's shm provider names its region in /dev/shm after our pid, and
- * a PE that crashes leaves it behind. Once every peer has reached us (the
- * first barrier: each has written its token into the region) the name is no
- * longer needed, so it goes now and the kernel frees the memory with the
- * last process that maps it. */
 /* Names of the ofi_mech and ofi_count values, in enum order. */
 static const char *const mech_names[] = {"auto", "chained", "packed", NULL};
 static const char *const count_names[] = {"auto", "cqdata", "counter", NULL};
@@ -220,6 +215,11 @@ static int choice(const char *setting, const char *val, const char *const *names
     return -1;
 }
 
+/* libfabric's shm provider names its region in /dev/shm after our pid, and
+ * a PE that crashes leaves it behind. Once every peer has reached us (the
+ * first barrier: each has written its token into the region) the name is no
+ * longer needed, so it goes now and the kernel frees the memory with the
+ * last process that maps it. */
 static void unlink_shm_names(void)
 {
     char prefix[32];
@@ -304,7 +304,6 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
                (s->caps.delivery_complete != 1 ||
                 s->caps.t_write8_dc_us > s->caps.t_write8_us + 0.5);
     s->inject_max = s->caps.inject;
-    s->waw = s->caps.order_waw;
     if (!s->flush && s->caps.delivery_complete != 1) {
         snprintf(why, sizeof why,
                  "provider \"%s\" lacks both delivery completion (FI_DELIVERY_COMPLETE) and "

@@ -208,7 +208,6 @@ typedef struct ofi_state {
     ofi_mech mech;
     int by_counter;           /* deposits counted by remote counters, not remote CQ data */
     int msg_tokens;           /* barrier tokens as messages: remote CQ data does not arrive */
-    int waw;                  /* writes to one peer are placed in order (FI_ORDER_WAW) */
     uint64_t *cells;          /* cells table: nslots rows of npes words (by_counter) */
     size_t cells_len;
     ofi_cslot *cs;            /* per slot (by_counter) */
@@ -245,7 +244,7 @@ typedef struct ofi_state {
  * FI_RMA_EVENT where advertised and binds a remote write counter to the
  * endpoint (the probe's); RMA_EVENT requires FI_RMA_EVENT, so that counters
  * can be bound to MRs (counting by remote counters), without an endpoint
- * counter. */
+ * counter. Call ofi_lib_load first (ofi_init and dmsg-info do). */
 enum { OFI_OPEN_PLAIN, OFI_OPEN_PROBE, OFI_OPEN_RMA_EVENT };
 dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
                          char *why, size_t whylen);

@@ -108,9 +108,6 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *
     int rc;
     memset(f, 0, sizeof *f);
     memset(c, 0, sizeof *c);
-    dmsg_status st = ofi_lib_load(OFI_LIB_DEFAULT, why, whylen); /* loaded already by ofi_init */
-    if (st)
-        return st;
     hints = make_hints(prov, 0);
     if (!hints) {
         snprintf(why, whylen, "out of memory");

@@ -162,7 +162,7 @@ static dmsg_status post(ofi_state *s, int pe, uint32_t slot, uint64_t total, ofi
  * max_order_waw_size for the data ordering of that many bytes. */
 int ofi_rcount_ordered(const ofi_state *s, uint64_t data_bytes)
 {
-    return s->waw && data_bytes <= s->caps.max_order_waw;
+    return s->caps.order_waw && data_bytes <= s->caps.max_order_waw;
 }
 
 /* Counts a deposit of `bytes` payload bytes at pe on slot, after its data
