@@ -6,7 +6,8 @@ VERSION      := 0.1.0
 SOVERSION    := 0
 PREFIX       ?= /usr/local
 CC           ?= cc
-MPICC        ?= mpicc
+# MPICH's wrapper by name: with Open MPI installed too, plain mpicc is Open MPI's.
+MPICC        ?= $(shell command -v mpicc.mpich 2>/dev/null || echo mpicc)
 BUILD        := build
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter

@@ -773,6 +773,21 @@ static void run_dmsg(const struct opts *o, int np, const char *test, long budget
     run_job(o, (char *const *)argv, env1, o->quick ? 60 : 120);
 }
 
+/* Whether an executable of this name is on PATH. */
+static int in_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+    while (path && *path) {
+        size_t len = strcspn(path, ":");
+        if (len > 0 && (size_t)snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, name) < sizeof buf &&
+            access(buf, X_OK) == 0)
+            return 1;
+        path += len + (path[len] == ':');
+    }
+    return 0;
+}
+
 /* mpiexec -n P <bindir>/dmsg-bench-mpi TEST BUDGET [MAX_BYTES] */
 static void run_mpi(const struct opts *o, int np, const char *test, long budget_ms, const char *arg)
 {
@@ -1002,7 +1017,7 @@ static void usage(FILE *f)
             "  -v             show the launched commands and the workers' raw lines\n"
             "  --help         this text\n"
             "  Needs dmsgrun (and dmsg-bench-mpi for MPI) next to this program; MPI runs use\n"
-            "  mpiexec from PATH, or the command in DMSG_BENCH_MPIEXEC.\n"
+            "  mpiexec.mpich (else mpiexec) from PATH, or the command in DMSG_BENCH_MPIEXEC.\n"
             "  Worker form (started by the driver): dmsgrun -n P dmsg-bench --worker TEST ...\n");
 }
 
@@ -1169,7 +1184,10 @@ static int driver_main(int argc, char **argv)
     if (parse_opts(argc, argv, &o) != 0) return 2;
     if (find_self(&o) != 0) return 1;
     o.mpiexec = getenv("DMSG_BENCH_MPIEXEC");
-    if (!o.mpiexec || !*o.mpiexec) o.mpiexec = "mpiexec";
+    /* MPICH's launcher by name where it exists: with Open MPI installed too,
+     * plain mpiexec is Open MPI's, which cannot start an MPICH program. */
+    if (!o.mpiexec || !*o.mpiexec)
+        o.mpiexec = in_path("mpiexec.mpich") ? "mpiexec.mpich" : "mpiexec";
     if (o.csv) {
         g_csv = fopen(o.csv, "w");
         if (!g_csv) {

@@ -89,13 +89,15 @@ check "a library that is not libfabric is named" nonzero \
     env DMSG_OFI_LIBRARY=libm.so.6 "$RUN" -n 2 -t ofi "$BUILD/examples/hello"
 check "bad DMSG_OFI_MECH" nonzero 'DMSG_OFI_MECH=sideways' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_MECH=sideways "$RUN" -n 2 "$BUILD/examples/hello"
-if command -v mpiexec >/dev/null 2>&1; then
+# MPICH's launcher by name: with Open MPI installed too, plain mpiexec is Open MPI's.
+MPIEXEC=$(command -v mpiexec.mpich || command -v mpiexec || true)
+if [ -n "$MPIEXEC" ]; then
     check "PE crash under mpiexec ends the job" nonzero '' \
         env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="udp;ofi_rxd" DMSG_OFI_IFACE=lo \
-        mpiexec -n 3 "$BUILD/tests/pe_prog" crash_segv
+        "$MPIEXEC" -n 3 "$BUILD/tests/pe_prog" crash_segv
     check "PE leaving without finalize: bounded" any '' \
         env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="udp;ofi_rxd" DMSG_OFI_IFACE=lo \
-        DMSG_OFI_TIMEOUT=3 mpiexec -n 3 "$BUILD/tests/pe_prog" no_finalize
+        DMSG_OFI_TIMEOUT=3 "$MPIEXEC" -n 3 "$BUILD/tests/pe_prog" no_finalize
 fi
 check "PE crash under dmsgrun ends the job" nonzero '' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="udp;ofi_rxd" "$RUN" -n 3 \

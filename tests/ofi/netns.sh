@@ -24,7 +24,8 @@ skip() {
 
 [ "$(id -u)" = 0 ] || skip "creating network namespaces needs root"
 command -v ip >/dev/null 2>&1 || skip "the ip command (iproute2) is missing"
-command -v mpiexec >/dev/null 2>&1 || skip "MPICH's mpiexec is missing"
+# MPICH's launcher by name: with Open MPI installed too, plain mpiexec is Open MPI's.
+MPIEXEC_BIN=$(command -v mpiexec.mpich || command -v mpiexec) || skip "MPICH's mpiexec is missing"
 for p in transpose halo; do
     [ -x "$BUILD/examples/$p" ] || { echo "netns: $BUILD/examples/$p not built" >&2; exit 1; }
 done
@@ -77,7 +78,7 @@ exec ip netns exec "\$ns" sh -c "\$*"
 EOS
 chmod +x "$TMP/nsexec"
 
-MPIEXEC="mpiexec -launcher ssh -launcher-exec $TMP/nsexec -iface $V1 -hosts 10.200.0.1,10.200.0.2"
+MPIEXEC="$MPIEXEC_BIN -launcher ssh -launcher-exec $TMP/nsexec -iface $V1 -hosts 10.200.0.1,10.200.0.2"
 
 # The job must really span both "hosts": each rank reports its namespace.
 where=$(timeout "$LIMIT" ip netns exec "$NS1" $MPIEXEC -n 2 -ppn 1 ip netns identify 2>&1 | sort)
