@@ -8,9 +8,9 @@
  *   dmsg-ctm calc vscap [--machine M] [--K K] [--L L] [--latency NS] [--tn NS] [--tv NS]
  *                       [--tvL NS] [--tz NS] [--tzL NS] [--ts NS] [--window CV]
  *   dmsg-ctm measure [--csv FILE] [--png FILE] [--machine-out FILE] [--quick]
- *   dmsg-ctm builtins FILE.machine...   (prints dmsg/transport/sim/machines_builtin.c)
+ *   dmsg-ctm builtins FILE.machine...   (prints dmsg/model/machines_builtin.c)
  *
- * calc evaluates the model of dmsg/transport/sim/ctm.c for a machine
+ * calc evaluates the model of dmsg/model/ctm.c for a machine
  * description (machine.c) and prints the composition it used; measure
  * characterizes this host (throughput over stride and working set) and can
  * write a machine description of it. docs/ctm.md describes both.
@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dmsg/transport/sim/ctm.h"
-#include "dmsg/transport/sim/machine.h"
+#include "dmsg/model/ctm.h"
+#include "dmsg/model/machine.h"
 
 static void usage(FILE *f)
 {
@@ -81,7 +81,7 @@ static int load_machine(const char *name, dmsg_machine *m)
 
 /* ================================================================ calc */
 
-static void print_remote(const dmsg_machine *m, long x, long y, dmsg_ctm_mech mech, double c)
+static void print_remote(const dmsg_machine *m, long x, long y, dmsg_mech mech, double c)
 {
     char t[1024];
     double r = dmsg_ctm_remote_mbs(m, x, y, mech, c, NULL, t, sizeof t);
@@ -109,12 +109,12 @@ static int calc_transfer(const dmsg_machine *m, const char *name, const char *me
            m->mechanisms & DMSG_MECH_CHAINED ? " chained" : "");
     int both = !strcmp(mech, "both");
     if (both || !strcmp(mech, "packed"))
-        print_remote(m, x, y, DMSG_CTM_PACKED, c);
+        print_remote(m, x, y, DMSG_MECH_PACKED, c);
     if (both || !strcmp(mech, "chained"))
-        print_remote(m, x, y, DMSG_CTM_CHAINED, c);
+        print_remote(m, x, y, DMSG_MECH_CHAINED, c);
     if (!strcmp(mech, "auto"))
-        print_remote(m, x, y, DMSG_CTM_AUTO, c);
-    double r = dmsg_ctm_remote_mbs(m, x, y, DMSG_CTM_AUTO, c, NULL, NULL, 0);
+        print_remote(m, x, y, DMSG_MECH_AUTO, c);
+    double r = dmsg_ctm_remote_mbs(m, x, y, DMSG_MECH_AUTO, c, NULL, NULL, 0);
     return r > 0 ? 0 : 1;
 }
 
@@ -133,8 +133,8 @@ static int calc_table(const dmsg_machine *m, double c)
         char ps[16];
         printf("%8s", dmsg_ctm_pat_str(pats[i], ps, sizeof ps));
         for (int j = 0; j < 3; j++) {
-            double p = dmsg_ctm_remote_mbs(m, pats[i], pats[j], DMSG_CTM_PACKED, c, NULL, NULL, 0);
-            double q = dmsg_ctm_remote_mbs(m, pats[i], pats[j], DMSG_CTM_CHAINED, c, NULL, NULL, 0);
+            double p = dmsg_ctm_remote_mbs(m, pats[i], pats[j], DMSG_MECH_PACKED, c, NULL, NULL, 0);
+            double q = dmsg_ctm_remote_mbs(m, pats[i], pats[j], DMSG_MECH_CHAINED, c, NULL, NULL, 0);
             char a[16] = "-", b[16] = "-", cell[40];
             if (p > 0)
                 snprintf(a, sizeof a, "%.1f", p);
@@ -292,9 +292,9 @@ static int cmd_builtins(int argc, char **argv)
            " * installed share directory. Regenerate after editing a machine file:\n"
            " *   build/bin/dmsg-ctm builtins machines/iwarp.machine machines/paragon.machine \\\n"
            " *       machines/t3d.machine machines/t3e.machine > "
-           "dmsg/transport/sim/machines_builtin.c\n"
+           "dmsg/model/machines_builtin.c\n"
            " * A unit test (tests/unit/test_ctm.c) fails when the two drift apart. */\n"
-           "#include \"dmsg/transport/sim/machine.h\"\n");
+           "#include \"dmsg/model/machine.h\"\n");
     char names[16][64];
     if (argc > 16)
         return fail("builtins: at most 16 files%s", "");

@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "dmsg/transport/sim/ctm.h"
-#include "dmsg/transport/sim/machine.h"
+#include "dmsg/model/ctm.h"
+#include "dmsg/model/machine.h"
 
 static const char *build(void)
 {
@@ -102,7 +102,7 @@ Test(sim, causality_and_monotonic_clocks)
 }
 
 /* Expected virtual cost of case "cost" by the model, computed independently. */
-static void expect_cost(const char *machine, dmsg_ctm_mech mech, double *send, double *recv)
+static void expect_cost(const char *machine, dmsg_mech mech, double *send, double *recv)
 {
     dmsg_machine m;
     char err[256];
@@ -119,10 +119,10 @@ Test(sim, deposit_cost_follows_the_model)
     static char out[4096], err[4096];
     struct {
         const char *machine, *mech;
-        dmsg_ctm_mech m;
-    } cases[] = {{"t3d", "packed", DMSG_CTM_PACKED},   {"t3d", "chained", DMSG_CTM_CHAINED},
-                 {"t3d", "auto", DMSG_CTM_AUTO},       {"paragon", "auto", DMSG_CTM_AUTO},
-                 {"iwarp", "packed", DMSG_CTM_PACKED}, {"t3e", "chained", DMSG_CTM_CHAINED}};
+        dmsg_mech m;
+    } cases[] = {{"t3d", "packed", DMSG_MECH_PACKED},   {"t3d", "chained", DMSG_MECH_CHAINED},
+                 {"t3d", "auto", DMSG_MECH_AUTO},       {"paragon", "auto", DMSG_MECH_AUTO},
+                 {"iwarp", "packed", DMSG_MECH_PACKED}, {"t3e", "chained", DMSG_MECH_CHAINED}};
     double t3d_packed = 0, t3d_chained = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char env[160];

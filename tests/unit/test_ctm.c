@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dmsg/transport/sim/ctm.h"
-#include "dmsg/transport/sim/machine.h"
+#include "dmsg/model/ctm.h"
+#include "dmsg/model/machine.h"
 
 static dmsg_machine load(const char *name)
 {
@@ -61,10 +61,10 @@ Test(ctm, worked_example_t3d_transpose)
 {
     dmsg_machine m = load("t3d");
     char t[512];
-    dmsg_ctm_mech used;
-    double r = dmsg_ctm_remote_mbs(&m, 1, 1024, DMSG_CTM_PACKED, 2, &used, t, sizeof t);
+    dmsg_mech used;
+    double r = dmsg_ctm_remote_mbs(&m, 1, 1024, DMSG_MECH_PACKED, 2, &used, t, sizeof t);
     cr_assert_float_eq(r, 25.0, 0.05, "got %g: %s", r, t);
-    cr_assert_eq(used, DMSG_CTM_PACKED);
+    cr_assert_eq(used, DMSG_MECH_PACKED);
     cr_assert(strstr(t, "1/(1/93 + 1/min(126, 69, 142) + 1/67.9) = 25.0"), "trace: %s", t);
     /* The T3D's own congestion is the published typical value, 2. */
     cr_assert_float_eq(m.congestion, 2, 1e-12);
@@ -116,27 +116,27 @@ Test(ctm, chained_and_packed_respect_mechanisms)
 {
     dmsg_machine w = load("iwarp");
     cr_assert_eq(w.mechanisms, (unsigned)DMSG_MECH_PACKED);
-    dmsg_ctm_mech used;
+    dmsg_mech used;
     char t[512];
-    cr_assert_eq(dmsg_ctm_remote_mbs(&w, 1, 64, DMSG_CTM_CHAINED, 1, NULL, t, sizeof t), 0);
+    cr_assert_eq(dmsg_ctm_remote_mbs(&w, 1, 64, DMSG_MECH_CHAINED, 1, NULL, t, sizeof t), 0);
     cr_assert(strstr(t, "not allowed"), "%s", t);
-    double a = dmsg_ctm_remote_mbs(&w, 1, 64, DMSG_CTM_AUTO, 1, &used, NULL, 0);
-    cr_assert_eq(used, DMSG_CTM_PACKED);
-    cr_assert_float_eq(a, dmsg_ctm_remote_mbs(&w, 1, 64, DMSG_CTM_PACKED, 1, NULL, NULL, 0), 1e-12);
+    double a = dmsg_ctm_remote_mbs(&w, 1, 64, DMSG_MECH_AUTO, 1, &used, NULL, 0);
+    cr_assert_eq(used, DMSG_MECH_PACKED);
+    cr_assert_float_eq(a, dmsg_ctm_remote_mbs(&w, 1, 64, DMSG_MECH_PACKED, 1, NULL, NULL, 0), 1e-12);
     /* A contiguous transfer needs no chaining: the direct path is allowed. */
-    cr_assert_float_eq(dmsg_ctm_remote_mbs(&w, 1, 1, DMSG_CTM_CHAINED, 1, NULL, NULL, 0), 40,
+    cr_assert_float_eq(dmsg_ctm_remote_mbs(&w, 1, 1, DMSG_MECH_CHAINED, 1, NULL, NULL, 0), 40,
                        1e-9);
 
     /* T3D transpose: chained is min(1S0 126, Nadp 38, 0D1024 52) = 38 > 25 packed. */
     dmsg_machine d = load("t3d");
-    double c = dmsg_ctm_remote_mbs(&d, 1, 1024, DMSG_CTM_AUTO, 2, &used, t, sizeof t);
-    cr_assert_eq(used, DMSG_CTM_CHAINED, "%s", t);
+    double c = dmsg_ctm_remote_mbs(&d, 1, 1024, DMSG_MECH_AUTO, 2, &used, t, sizeof t);
+    cr_assert_eq(used, DMSG_MECH_CHAINED, "%s", t);
     cr_assert_float_eq(c, 38, 1e-9);
     cr_assert(strstr(t, "min(126, 38, 52)"), "%s", t);
 
     /* Paragon contiguous: the DMA engines (160) beat the processor (52, 82). */
     dmsg_machine p = load("paragon");
-    cr_assert_float_eq(dmsg_ctm_remote_mbs(&p, 1, 1, DMSG_CTM_CHAINED, 1, NULL, t, sizeof t),
+    cr_assert_float_eq(dmsg_ctm_remote_mbs(&p, 1, 1, DMSG_MECH_CHAINED, 1, NULL, t, sizeof t),
                        160, 1e-9, "%s", t);
     cr_assert(strstr(t, "1F0") && strstr(t, "0D1"), "%s", t);
 }
@@ -144,18 +144,18 @@ Test(ctm, chained_and_packed_respect_mechanisms)
 Test(ctm, transfer_seconds)
 {
     dmsg_machine d = load("t3d");
-    dmsg_ctm_xfer x = {1 << 20, 1, 1024};
+    dmsg_ctm_transfer x = {1 << 20, 1, 1024};
     char t[1024];
-    double s = dmsg_ctm_transfer_seconds(&d, &x, DMSG_CTM_PACKED, t, sizeof t);
+    double s = dmsg_ctm_transfer_seconds(&d, &x, DMSG_MECH_PACKED, t, sizeof t);
     double mbs = 1 / (1 / 93.0 + 1 / 69.0 + 1 / 67.9);
     cr_assert_float_eq(s, 1e-6 + (1 << 20) / (mbs * 1e6), 1e-12, "%s", t);
     x.bytes = 0;
-    cr_assert_float_eq(dmsg_ctm_transfer_seconds(&d, &x, DMSG_CTM_AUTO, NULL, 0), 1e-6, 1e-15);
+    cr_assert_float_eq(dmsg_ctm_transfer_seconds(&d, &x, DMSG_MECH_AUTO, NULL, 0), 1e-6, 1e-15);
 
     dmsg_machine w = load("iwarp");
-    dmsg_ctm_xfer y = {4096, 64, 1};
-    cr_assert_lt(dmsg_ctm_transfer_seconds(&w, &y, DMSG_CTM_CHAINED, NULL, 0), 0);
-    cr_assert_gt(dmsg_ctm_transfer_seconds(&w, &y, DMSG_CTM_AUTO, NULL, 0), 20e-6);
+    dmsg_ctm_transfer y = {4096, 64, 1};
+    cr_assert_lt(dmsg_ctm_transfer_seconds(&w, &y, DMSG_MECH_CHAINED, NULL, 0), 0);
+    cr_assert_gt(dmsg_ctm_transfer_seconds(&w, &y, DMSG_MECH_AUTO, NULL, 0), 20e-6);
 }
 
 Test(ctm, barrier_seconds)
@@ -283,7 +283,7 @@ Test(machine, builtins_load)
         dmsg_machine m = load(names[i]);
         cr_assert_str_eq(m.name, names[i]);
         cr_assert_gt(m.clock_mhz, 0);
-        cr_assert_gt(dmsg_ctm_remote_mbs(&m, 1, 1, DMSG_CTM_AUTO, m.congestion, NULL, NULL, 0), 0);
+        cr_assert_gt(dmsg_ctm_remote_mbs(&m, 1, 1, DMSG_MECH_AUTO, m.congestion, NULL, NULL, 0), 0);
     }
     dmsg_machine e = load("t3e");
     cr_assert_eq(e.vec_len, 8);

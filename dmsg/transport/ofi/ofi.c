@@ -196,8 +196,10 @@ out:
     return st;
 }
 
-/* Names of the ofi_mech and ofi_count values, in enum order. */
+/* Names of the DMSG_OFI_MECH choices, with their values, and of the
+ * ofi_count values in enum order. */
 static const char *const mech_names[] = {"auto", "chained", "packed", NULL};
+static const dmsg_mech mech_values[] = {DMSG_MECH_AUTO, DMSG_MECH_CHAINED, DMSG_MECH_PACKED};
 static const char *const count_names[] = {"auto", "cqdata", "counter", NULL};
 
 /* Index of val in names, or -1 after rank 0 has said what the setting takes. */
@@ -258,7 +260,7 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
         st = DMSG_ERR_ENV;
         goto err_job;
     }
-    s->mech = (ofi_mech)mech;
+    s->mech = mech_values[mech];
     int local = boot->kind != DMSG_BOOT_PMI;
     const char *iface = strcmp(cfg->ofi_iface, "auto") ? cfg->ofi_iface : local ? "lo" : "auto-net";
     char why[512] = "";
@@ -313,7 +315,7 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
         st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
         goto err_tabs_prov;
     }
-    if (!s->caps.engine && s->mech == OFI_MECH_PACKED) {
+    if (!s->caps.engine && s->mech == DMSG_MECH_PACKED) {
         st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
                        "DMSG_OFI_MECH=packed: provider \"%s\" lacks delivery completion "
                        "(FI_DELIVERY_COMPLETE), which the deposit engine needs",
@@ -321,11 +323,11 @@ static dmsg_status ofi_init(dmsg_tp *tp, const dmsg_boot *boot)
         goto err_tabs;
     }
     if (!s->caps.engine)
-        s->mech = OFI_MECH_CHAINED;
+        s->mech = DMSG_MECH_CHAINED;
     if (s->by_counter && (st = ofi_rcount_start(s)))
         goto err_tabs;
     /* Receive buffers go up before any peer can learn our address. */
-    if ((s->mech != OFI_MECH_CHAINED || s->caps.tx_delivers || s->msg_tokens) &&
+    if ((s->mech != DMSG_MECH_CHAINED || s->caps.tx_delivers || s->msg_tokens) &&
         (st = ofi_engine_start(s)))
         goto err_tabs;
     if ((st = connect_peers(tp, s, boot)))

@@ -29,6 +29,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <stdint.h>
+#include "dmsg/base/mech.h"
 #include "dmsg/boot/job.h"
 #include "dmsg/transport/shm/shm.h"
 #include "dmsg/transport/transport.h"
@@ -102,8 +103,6 @@ typedef struct ofi_eng_rec {
     int64_t stride;      /* bytes from one block's start to the next's */
 } ofi_eng_rec;
 
-/* How non-contiguous deposits move (DMSG_OFI_MECH). */
-typedef enum { OFI_MECH_AUTO, OFI_MECH_CHAINED, OFI_MECH_PACKED } ofi_mech;
 
 /* What the start-up probe found out about a provider (ofi_probe.c). */
 typedef struct ofi_caps {
@@ -205,7 +204,7 @@ typedef struct ofi_state {
     size_t mapped_len;
     uint64_t sigsrc;          /* source word of signal writes (content unused) */
     uint32_t nslots;
-    ofi_mech mech;
+    dmsg_mech mech; /* how non-contiguous deposits move (DMSG_OFI_MECH) */
     int by_counter;           /* deposits counted by remote counters, not remote CQ data */
     int msg_tokens;           /* barrier tokens as messages: remote CQ data does not arrive */
     uint64_t *cells;          /* cells table: nslots rows of npes words (by_counter) */

@@ -159,9 +159,9 @@ static size_t pieces(const dmsg_op *op, size_t *run)
  * paths (CMA on shm) stay usable. */
 static int use_engine(const ofi_state *s, const dmsg_op *op, size_t lim)
 {
-    if (s->mech == OFI_MECH_CHAINED || op->kind == DMSG_OP_CONTIG)
+    if (s->mech == DMSG_MECH_CHAINED || op->kind == DMSG_OP_CONTIG)
         return 0;
-    if (s->mech == OFI_MECH_PACKED)
+    if (s->mech == DMSG_MECH_PACKED)
         return 1;
     size_t run, n = pieces(op, &run);
     size_t chained_ops = (n + lim - 1) / lim;

@@ -81,9 +81,9 @@ static dmsg_status sim_init(dmsg_tp *tp, const dmsg_boot *boot)
         st = DMSG_ERR_ENV;
         goto err_free;
     }
-    s->mech = (sim_mech)mech;
+    s->mech = (dmsg_mech)mech;
     s->fetch = (sim_fetch)fetch;
-    if (s->mech == SIM_MECH_CHAINED && !(s->m.mechanisms & DMSG_MECH_CHAINED)) {
+    if (s->mech == DMSG_MECH_CHAINED && !(s->m.mechanisms & DMSG_MECH_CHAINED)) {
         if (boot->rank == 0)
             fprintf(stderr, "dmsg: DMSG_SIM_MECH=chained: machine %s moves contiguous blocks only\n",
                 s->m.name);

@@ -7,19 +7,19 @@
 #ifndef DMSG_SIM_H
 #define DMSG_SIM_H
 
+#include "dmsg/base/mech.h"
 #include "dmsg/transport/shm/shm.h"
-#include "dmsg/transport/sim/machine.h"
+#include "dmsg/model/machine.h"
 
 /* Where a PE's virtual time went. */
 enum { SIM_T_TRANSFER, SIM_T_COPY, SIM_T_SYNC, SIM_T_CTRWAIT, SIM_T_FETCH, SIM_T_N };
 
-typedef enum { SIM_MECH_AUTO, SIM_MECH_PACKED, SIM_MECH_CHAINED } sim_mech;
 typedef enum { SIM_FETCH_AUTO, SIM_FETCH_BLOCKING, SIM_FETCH_PIPELINED, SIM_FETCH_VECTOR } sim_fetch;
 
 typedef struct sim_state {
     shm_state shm; /* first: the shm functions see tp->priv as their state */
     dmsg_machine m;
-    sim_mech mech;
+    dmsg_mech mech;
     sim_fetch fetch;
     double congestion;
     double clock;        /* virtual seconds */

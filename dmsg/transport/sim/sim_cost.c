@@ -3,7 +3,7 @@
  * in 64-bit words, so a byte stride becomes a word stride (at least 1). */
 #include <math.h>
 #include <stdlib.h>
-#include "dmsg/transport/sim/ctm.h"
+#include "dmsg/model/ctm.h"
 #include "dmsg/transport/sim/sim.h"
 
 static long model_pat(dmsg_tp_pat p, ptrdiff_t stride)
@@ -15,12 +15,6 @@ static long model_pat(dmsg_tp_pat p, ptrdiff_t stride)
     }
     long words = labs((long)stride) / 8;
     return words < 1 ? 1 : words;
-}
-
-static dmsg_ctm_mech ctm_mech(sim_mech m)
-{
-    return m == SIM_MECH_PACKED ? DMSG_CTM_PACKED
-           : m == SIM_MECH_CHAINED ? DMSG_CTM_CHAINED : DMSG_CTM_AUTO;
 }
 
 static double secs(double bytes, double mbs)
@@ -39,11 +33,11 @@ double sim_cost_deposit(const sim_state *s, const dmsg_tp_xfer *x, double *copy_
         *copy_part = secs(bytes, dmsg_ctm_copy_mbs(m, src, dst, NULL, 0));
         return *copy_part;
     }
-    dmsg_ctm_mech used;
-    double mbs = dmsg_ctm_remote_mbs(m, src, dst, ctm_mech(s->mech), s->congestion, &used, NULL, 0);
+    dmsg_mech used;
+    double mbs = dmsg_ctm_remote_mbs(m, src, dst, s->mech, s->congestion, &used, NULL, 0);
     if (mbs <= 0) /* the forced mechanism cannot move this pattern: take what can */
-        mbs = dmsg_ctm_remote_mbs(m, src, dst, DMSG_CTM_AUTO, s->congestion, &used, NULL, 0);
-    if (used == DMSG_CTM_PACKED) {
+        mbs = dmsg_ctm_remote_mbs(m, src, dst, DMSG_MECH_AUTO, s->congestion, &used, NULL, 0);
+    if (used == DMSG_MECH_PACKED) {
         if (src != 1)
             *copy_part += secs(bytes, dmsg_ctm_copy_mbs(m, src, 1, NULL, 0));
         if (dst != 1)
@@ -69,8 +63,8 @@ double sim_cost_barrier(const sim_state *s, int npes)
 static double fetch_block(const sim_state *s, double bytes, long src, long dst, double *issue)
 {
     const dmsg_machine *m = &s->m;
-    dmsg_ctm_mech used;
-    double mbs = dmsg_ctm_remote_mbs(m, src, dst, DMSG_CTM_AUTO, s->congestion, &used, NULL, 0);
+    dmsg_mech used;
+    double mbs = dmsg_ctm_remote_mbs(m, src, dst, DMSG_MECH_AUTO, s->congestion, &used, NULL, 0);
     *issue = m->overhead_us * 1e-6;
     return 2 * m->overhead_us * 1e-6 + m->read_us * 1e-6 + secs(bytes, mbs);
 }

@@ -23,7 +23,7 @@ dmsg_status sim_report(dmsg_tp *tp)
                 "dmsg sim: machine %s, congestion %g, mechanism %s; virtual microseconds\n"
                 "  %4s %12s %12s %12s %12s %12s %12s\n",
                 s->m.name, s->congestion,
-                s->mech == SIM_MECH_AUTO ? "auto" : s->mech == SIM_MECH_PACKED ? "packed" : "chained",
+                s->mech == DMSG_MECH_AUTO ? "auto" : s->mech == DMSG_MECH_PACKED ? "packed" : "chained",
                 "PE", "total", "transfer", "copies", "sync", "ctr-wait", "fetch-wait");
         for (int p = 0; p < tp->npes; p++)
             fprintf(stderr, "  %4d %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f\n", p, ra[p][0] * 1e6,

@@ -2,9 +2,9 @@
  * top-level machines/ directory, so the library finds them without an
  * installed share directory. Regenerate after editing a machine file:
  *   build/bin/dmsg-ctm builtins machines/iwarp.machine machines/paragon.machine \
- *       machines/t3d.machine machines/t3e.machine > dmsg/transport/sim/machines_builtin.c
+ *       machines/t3d.machine machines/t3e.machine > dmsg/model/machines_builtin.c
  * A unit test (tests/unit/test_ctm.c) fails when the two drift apart. */
-#include "dmsg/transport/sim/machine.h"
+#include "dmsg/model/machine.h"
 
 static const char iwarp_text[] =
     "# Intel/CMU iWarp: 20 MHz cells, 2-D torus, typically 8x8 = 64 cells, no data cache.\n"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmsg/transport/sim/ctm.h"
+#include "dmsg/model/ctm.h"
 
 /* Appends to a bounded trace buffer (NULL or len 0: nothing). */
 static void tr(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -188,8 +188,8 @@ static double chained(const dmsg_machine *m, long x, long y, double c, char *tra
     return r;
 }
 
-double dmsg_ctm_remote_mbs(const dmsg_machine *m, long x, long y, dmsg_ctm_mech mech, double c,
-                           dmsg_ctm_mech *used, char *trace, size_t len)
+double dmsg_ctm_remote_mbs(const dmsg_machine *m, long x, long y, dmsg_mech mech, double c,
+                           dmsg_mech *used, char *trace, size_t len)
 {
     tr_reset(trace, len);
     char xs[16], ys[16];
@@ -199,14 +199,14 @@ double dmsg_ctm_remote_mbs(const dmsg_machine *m, long x, long y, dmsg_ctm_mech 
         tr(trace, len, "congestion %g < 1", c);
         return 0;
     }
-    if (mech == DMSG_CTM_CHAINED) {
+    if (mech == DMSG_MECH_CHAINED) {
         if (used)
-            *used = DMSG_CTM_CHAINED;
+            *used = DMSG_MECH_CHAINED;
         return chained(m, x, y, c, trace, len);
     }
-    if (mech == DMSG_CTM_PACKED) {
+    if (mech == DMSG_MECH_PACKED) {
         if (used)
-            *used = DMSG_CTM_PACKED;
+            *used = DMSG_MECH_PACKED;
         if (!(m->mechanisms & DMSG_MECH_PACKED)) {
             tr(trace, len, "packed: not allowed on %s", m->name);
             return 0;
@@ -219,12 +219,12 @@ double dmsg_ctm_remote_mbs(const dmsg_machine *m, long x, long y, dmsg_ctm_mech 
     double ch = chained(m, x, y, c, tc, sizeof tc);
     int pick_chained = ch > p;
     if (used)
-        *used = pick_chained ? DMSG_CTM_CHAINED : DMSG_CTM_PACKED;
+        *used = pick_chained ? DMSG_MECH_CHAINED : DMSG_MECH_PACKED;
     tr(trace, len, "auto -> %s", pick_chained ? tc : tp);
     return pick_chained ? ch : p;
 }
 
-double dmsg_ctm_transfer_seconds(const dmsg_machine *m, const dmsg_ctm_xfer *x, dmsg_ctm_mech mech,
+double dmsg_ctm_transfer_seconds(const dmsg_machine *m, const dmsg_ctm_transfer *x, dmsg_mech mech,
                                  char *trace, size_t tracelen)
 {
     double mbs = dmsg_ctm_remote_mbs(m, x->src, x->dst, mech, m->congestion, NULL, trace,

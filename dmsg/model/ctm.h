@@ -8,17 +8,15 @@
  * Every evaluation can write a human-readable trace of the composition it
  * used into trace (trace may be NULL). Nothing here allocates or keeps
  * state: safe from any thread. */
-#ifndef DMSG_TRANSPORT_SIM_CTM_H
-#define DMSG_TRANSPORT_SIM_CTM_H
+#ifndef DMSG_MODEL_CTM_H
+#define DMSG_MODEL_CTM_H
 
 #include <stddef.h>
-#include "dmsg/transport/sim/machine.h"
+#include "dmsg/model/machine.h"
 
-typedef enum {
-    DMSG_CTM_AUTO = 0, /* the cheaper of the mechanisms the machine allows */
-    DMSG_CTM_PACKED,   /* buffer packing: xC1 o (1S0 || Nd || 0D1) o 1Cy */
-    DMSG_CTM_CHAINED,  /* chained: xS0 || Nadp || 0Dy (Nd, "direct", when 1Q1) */
-} dmsg_ctm_mech;
+/* The mechanisms (dmsg/base/mech.h) in the model's terms:
+ * packed: xC1 o (1S0 || Nd || 0D1) o 1Cy;
+ * chained: xS0 || Nadp || 0Dy (Nd, "direct", when 1Q1). */
 
 /* One remote transfer: bytes of payload read with pattern src at the source
  * and written with pattern dst at the destination. */
@@ -26,7 +24,7 @@ typedef struct {
     size_t bytes;
     long src;
     long dst;
-} dmsg_ctm_xfer;
+} dmsg_ctm_transfer;
 
 /* Composition: parallel steps (pipelined on different resources) run at
  * the slowest one's rate; sequential steps (sharing a resource) add their
@@ -44,14 +42,14 @@ double dmsg_ctm_copy_mbs(const dmsg_machine *m, long x, long y, char *trace, siz
  * mechanism evaluated (for AUTO, the faster allowed one). Chained with
  * both ends contiguous is the direct transfer 1S0 || Nd || 0D1, which every
  * machine allows. */
-double dmsg_ctm_remote_mbs(const dmsg_machine *m, long x, long y, dmsg_ctm_mech mech, double c,
-                           dmsg_ctm_mech *used, char *trace, size_t len);
+double dmsg_ctm_remote_mbs(const dmsg_machine *m, long x, long y, dmsg_mech mech, double c,
+                           dmsg_mech *used, char *trace, size_t len);
 
 /* Seconds to move one transfer at the machine's congestion by mech, plus
  * the per-message software overhead (msg.overhead_us). The partner switch
  * cost is not included (the caller knows when the partner changes). Returns
  * a negative value when mech is impossible for this pattern on m. */
-double dmsg_ctm_transfer_seconds(const dmsg_machine *m, const dmsg_ctm_xfer *x, dmsg_ctm_mech mech,
+double dmsg_ctm_transfer_seconds(const dmsg_machine *m, const dmsg_ctm_transfer *x, dmsg_mech mech,
                                  char *trace, size_t tracelen);
 
 /* Seconds for one barrier of npes PEs: hardware: barrier.us; tree:

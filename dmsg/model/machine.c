@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmsg/transport/sim/machine.h"
+#include "dmsg/model/machine.h"
 
 typedef struct {
     const char *fname;

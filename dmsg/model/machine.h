@@ -6,10 +6,11 @@
  * starts a comment anywhere, blank lines are ignored. Throughputs are MB/s
  * (10^6 bytes/s) of payload; times carry their unit in the key (_us, _ns).
  * Strides are in 64-bit words, as in the copy-transfer model. */
-#ifndef DMSG_TRANSPORT_SIM_MACHINE_H
-#define DMSG_TRANSPORT_SIM_MACHINE_H
+#ifndef DMSG_MODEL_MACHINE_H
+#define DMSG_MODEL_MACHINE_H
 
 #include <stddef.h>
+#include "dmsg/base/mech.h"
 #include "dmsg/core/status.h"
 
 #define DMSG_MACH_NAME_MAX 32
@@ -32,7 +33,6 @@ typedef struct {
     int none;       /* the file said `none`: the engine does not exist */
 } dmsg_mach_curve;
 
-enum { DMSG_MECH_PACKED = 1, DMSG_MECH_CHAINED = 2 };
 enum { DMSG_BARRIER_HARDWARE = 1, DMSG_BARRIER_TREE = 2 };
 
 typedef struct dmsg_machine {
