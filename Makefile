@@ -155,4 +155,6 @@ clean:
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
+include tools/kernels/kernels.mk
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

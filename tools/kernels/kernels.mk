@@ -1,0 +1,29 @@
+# The application kernels of the A/B harness (tools/kernels/, docs/kernels.md).
+# Included by the Makefile. One program per library: the kernels are shared
+# (kern_*.c), each library supplies its communication (lib_*.c).
+
+KERN_DIR    := tools/kernels
+KERN_COMMON := $(filter-out $(KERN_DIR)/lib_%.c,$(wildcard $(KERN_DIR)/*.c))
+KERN_HDRS   := $(wildcard $(KERN_DIR)/*.h)
+KERN_LIBS   := -lfftw3f -lfftw3 -lmetis -lm
+# Open MPI's OpenSHMEM wrapper; the OSHMEM program is skipped where it is missing.
+OSHCC       ?= $(shell command -v oshcc 2>/dev/null)
+KERN_PROGS  := $(BUILD)/bin/dmsg-kern $(BUILD)/bin/kern-mpi $(if $(OSHCC),$(BUILD)/bin/kern-shmem)
+
+.PHONY: kernels
+all: kernels
+kernels: $(KERN_PROGS)
+
+$(BUILD)/bin/dmsg-kern: $(KERN_COMMON:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/$(KERN_DIR)/lib_dmsg.o \
+                        $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(KERN_LIBS) $(LDLIBS)
+
+# MPI and OpenSHMEM programs are built with their own wrappers, as users build them.
+$(BUILD)/bin/kern-mpi: $(KERN_COMMON) $(KERN_DIR)/mpi/lib_mpi.c $(KERN_HDRS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(MPICC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -I$(KERN_DIR) -o $@ $(filter %.c,$^) $(KERN_LIBS)
+
+$(BUILD)/bin/kern-shmem: $(KERN_COMMON) $(KERN_DIR)/shmem/lib_shmem.c $(KERN_HDRS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(OSHCC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -I$(KERN_DIR) -o $@ $(filter %.c,$^) $(KERN_LIBS)
