@@ -81,10 +81,11 @@ void kl_halo_run(kl_halo *h, int parity);
  * in my x where that neighbour's values land. Indexed at both ends. */
 typedef struct kern_nbr {
     int pe;
-    size_t count;
-    size_t *send; /* positions in my x of the values I send, in the agreed order */
-    size_t *dst;  /* where they land in the neighbour's x */
-    size_t *recv; /* where the neighbour's values land in my x */
+    size_t count;  /* values I send to the neighbour */
+    size_t rcount; /* values it sends to me (a point of mine may touch two of its) */
+    size_t *send;  /* positions in my x of the values I send, in the agreed order */
+    size_t *dst;   /* where they land in the neighbour's x */
+    size_t *recv;  /* where the neighbour's values land in my x */
     /* For packing variants with a receive buffer of the ghost count: where my
      * values start in the neighbour's buffer, where its values start in mine. */
     size_t stage_off, recv_off;

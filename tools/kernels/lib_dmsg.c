@@ -343,7 +343,7 @@ void kl_fem_run(kl_fem *f, int par)
         for (int i = 0; i < f->nnbr; i++) {
             const kern_nbr *nb = &f->nbr[i];
             const double *s = f->stage[par] + nb->recv_off;
-            for (size_t k = 0; k < nb->count; k++)
+            for (size_t k = 0; k < nb->rcount; k++)
                 x[nb->recv[k]] = s[k];
         }
         KERN_TOC(t3, pack);

@@ -416,7 +416,7 @@ kl_fem *kl_fem_plan(double *x[2], size_t len, size_t stage_len, const kern_nbr *
         ranks[i] = nbr[i].pe;
         if (g_mode != M_P2P && g_mode != M_A2A) {
             f->stype[i] = indexed(nbr[i].send, nbr[i].count);
-            f->rtype[i] = indexed(nbr[i].recv, nbr[i].count);
+            f->rtype[i] = indexed(nbr[i].recv, nbr[i].rcount);
             f->ttype[i] = indexed(nbr[i].dst, nbr[i].count);
         }
     }
@@ -429,7 +429,7 @@ kl_fem *kl_fem_plan(double *x[2], size_t len, size_t stage_len, const kern_nbr *
     for (int i = 0; i < nnbr; i++) {
         f->scnt[nbr[i].pe] = (int)nbr[i].count;
         f->sdsp[nbr[i].pe] = (int)f->soff[i];
-        f->rcnt[nbr[i].pe] = (int)nbr[i].count;
+        f->rcnt[nbr[i].pe] = (int)nbr[i].rcount;
         f->rdsp[nbr[i].pe] = (int)nbr[i].recv_off;
     }
     for (int k = 0; k < 2; k++)
@@ -457,7 +457,7 @@ void kl_fem_run(kl_fem *f, int par)
                               MPI_DOUBLE, MPI_COMM_WORLD));
         } else {
             for (int i = 0; i < f->nnbr; i++)
-                MCK(MPI_Irecv(f->rbuf + f->nbr[i].recv_off, (int)f->nbr[i].count, MPI_DOUBLE,
+                MCK(MPI_Irecv(f->rbuf + f->nbr[i].recv_off, (int)f->nbr[i].rcount, MPI_DOUBLE,
                               f->nbr[i].pe, 2, MPI_COMM_WORLD, &f->req[nreq++]));
             for (int i = 0; i < f->nnbr; i++)
                 MCK(MPI_Isend(f->sbuf + f->soff[i], (int)f->nbr[i].count, MPI_DOUBLE,
@@ -468,7 +468,7 @@ void kl_fem_run(kl_fem *f, int par)
         KERN_TIC(t2);
         for (int i = 0; i < f->nnbr; i++) {
             const double *r = f->rbuf + f->nbr[i].recv_off;
-            for (size_t k = 0; k < f->nbr[i].count; k++)
+            for (size_t k = 0; k < f->nbr[i].rcount; k++)
                 x[f->nbr[i].recv[k]] = r[k];
         }
         KERN_TOC(t2, pack);
