@@ -114,6 +114,7 @@ test: all tests
 	if [ -x $(BUILD)/tests/integ ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/integ --jobs 1; fi; \
 	if [ -x $(BUILD)/tests/sim ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/sim --jobs 1; fi; \
 	sh tests/run_examples.sh $(BUILD) shm sim ofi; \
+	sh tests/kernels/run.sh $(BUILD); \
 	sh tests/ofi/integ.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
 	sh tests/ofi/errors.sh $(BUILD); \
 	rc=0; sh tests/ofi/netns.sh $(BUILD) || rc=$$?; \

@@ -2,7 +2,7 @@
 # Installs the Debian packages dmsg needs to build, test and benchmark.
 # As root: runs apt-get. Otherwise: prints the exact command and fails.
 set -e
-PKGS="build-essential pkg-config mpich libmpich-dev libfabric-dev libfabric-bin libcriterion-dev gnuplot-nox iproute2"
+PKGS="build-essential pkg-config mpich libmpich-dev libfabric-dev libfabric-bin libcriterion-dev gnuplot-nox iproute2 libfftw3-dev libmetis-dev openmpi-bin libopenmpi-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
