@@ -36,6 +36,10 @@ TESTS      := $(if $(UNIT_SRCS),$(BUILD)/tests/unit) $(if $(PE_SRCS),$(BUILD)/te
 
 DEPS_OK := $(BUILD)/.deps-ok
 
+# Object files are kept: as intermediates of the pattern chains make would
+# delete them after linking, and the next `make test` would rebuild them all.
+.SECONDARY:
+
 .PHONY: all lib tools examples tests run test test-ofi check bench install uninstall clean format deps
 all: lib tools examples
 lib: $(LIB_A) $(LIB_SO)
@@ -117,6 +121,7 @@ test: all tests
 	sh tests/kernels/run.sh $(BUILD); \
 	sh tests/ofi/integ.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
 	sh tests/ofi/errors.sh $(BUILD); \
+	MAKE='$(MAKE)' sh tests/install.sh $(BUILD); \
 	rc=0; sh tests/ofi/netns.sh $(BUILD) || rc=$$?; \
 	if [ $$rc -eq 77 ]; then echo "*** multi-host test SKIPPED (reason above)"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
@@ -144,10 +149,12 @@ install: all
 	install -m 755 $(TOOLS) $(MPI_TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' dmsg.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmsg.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' dmsg-static.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmsg-static.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/dmsg*.h $(DESTDIR)$(PREFIX)/lib/libdmsg.* \
-	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmsg.pc
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmsg.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmsg-static.pc
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(TOOLS) $(MPI_TOOLS)))
 
 clean:

@@ -11,7 +11,10 @@
     do {                                                                                           \
         int rc_ = (call);                                                                          \
         if (rc_ != DMSG_OK) {                                                                      \
-            fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_));       \
+            if (dmsg_pe() >= 0) /* before dmsg_init succeeded there is no PE number */             \
+                fprintf(stderr, "PE %d: %s failed: %s\n", dmsg_pe(), #call, dmsg_strerror(rc_));   \
+            else                                                                                   \
+                fprintf(stderr, "%s failed: %s\n", #call, dmsg_strerror(rc_));                     \
             exit(EXIT_FAILURE);                                                                    \
         }                                                                                          \
     } while (0)

@@ -7,6 +7,9 @@
 #       (default: build, shm; e.g. "shm sim ofi" runs every example over each:
 #       sim on its default machine, ofi with its automatic provider choice)
 #
+# Then each example once with a transport that does not exist: its failed
+# dmsg_init must be reported without a PE number.
+#
 # Prints one line per run and ends with "N passed, M failed"; exits non-zero
 # if any run failed. A failing run's output is shown (last lines).
 
@@ -62,6 +65,23 @@ for prog in "$BUILD"/examples/*; do
         fi
     done
 done
+done
+
+# A failed dmsg_init is reported without a PE number (there is none yet),
+# naming the call and the reason.
+for prog in "$BUILD"/examples/*; do
+    [ -f "$prog" ] && [ -x "$prog" ] || continue
+    name=$(basename "$prog")
+    DMSG_TRANSPORT=no-such-transport timeout "$LIMIT" "$prog" >"$out" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ] && grep -q "^dmsg_init() failed: " "$out" && ! grep -q "PE -1" "$out"; then
+        printf '%-4s %-24s %s\n' "-" "$name (failed init)" "PASS (exit $rc)"
+        passed=$((passed + 1))
+    else
+        printf '%-4s %-24s %s\n' "-" "$name (failed init)" "FAIL (exit $rc)"
+        tail -n 15 "$out" | sed 's/^/    | /'
+        failed=$((failed + 1))
+    fi
 done
 
 echo "$passed passed, $failed failed"

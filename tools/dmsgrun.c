@@ -45,14 +45,14 @@ static void usage(FILE *f)
             "usage: dmsgrun [-n N] [-t TRANSPORT] [--] PROGRAM [ARGS...]\n"
             "Starts PROGRAM as an SPMD job of N processing elements (PEs) on this host.\n\n"
             "  -n, --npes N            number of PEs (default 1, at most %d)\n"
-            "  -t, --transport NAME    transport (sets DMSG_TRANSPORT): shm, sim\n"
+            "  -t, --transport NAME    transport (sets DMSG_TRANSPORT): %s\n"
             "  -h, --help              this text\n"
             "      --help-env          the environment settings every PE reads\n\n"
             "The job is sized by DMSG_SEGMENT_SIZE and DMSG_MAX_COUNTERS in dmsgrun's own\n"
             "environment, which the PEs inherit.\n"
             "Exit status: 0 when every PE exits 0; otherwise the failing PE's exit status\n"
             "(128+signal when it was killed), after the other PEs have been stopped.\n",
-            DMSG_MAX_PES);
+            DMSG_MAX_PES, dmsg_transport_list());
 }
 
 static double now(void)
@@ -223,7 +223,8 @@ int main(int argc, char **argv)
             break;
         case 't':
             if (!dmsg_transport_known(optarg)) {
-                fprintf(stderr, "dmsgrun: -t %s: unknown transport (shm, sim)\n", optarg);
+                fprintf(stderr, "dmsgrun: -t %s: unknown transport (%s)\n", optarg,
+                        dmsg_transport_list());
                 return 2;
             }
             setenv("DMSG_TRANSPORT", optarg, 1);

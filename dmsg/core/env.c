@@ -185,9 +185,16 @@ dmsg_status dmsg_env_load(dmsg_config *cfg, char *err, size_t errlen)
 
 void dmsg_env_print(FILE *f)
 {
+    /* Columns as wide as their longest entry, so no row runs two together. */
+    int wname = 0, wdef = 0;
+    for (size_t i = 0; i < dmsg_env_count; i++) {
+        int n = (int)strlen(dmsg_env_table[i].name), d = (int)strlen(dmsg_env_table[i].def);
+        wname = n > wname ? n : wname;
+        wdef = d > wdef ? d : wdef;
+    }
     fprintf(f, "dmsg environment settings (read by every PE at dmsg_init):\n\n");
     for (size_t i = 0; i < dmsg_env_count; i++) {
         const dmsg_env_entry *e = &dmsg_env_table[i];
-        fprintf(f, "  %-20s default %-6s %s\n", e->name, e->def, e->help);
+        fprintf(f, "  %-*s  default %-*s  %s\n", wname, e->name, wdef, e->def, e->help);
     }
 }

@@ -24,6 +24,17 @@ int dmsg_transport_known(const char *name)
     return find_transport(name) != NULL;
 }
 
+const char *dmsg_transport_list(void)
+{
+    /* Built from the table, so a new transport is never missing from a message. */
+    static char list[128];
+    if (!list[0])
+        for (size_t i = 0; i < sizeof transports / sizeof transports[0]; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     transports[i]->name);
+    return list;
+}
+
 int dmsg_init(void)
 {
     dmsg_state *g = &dmsg_g;
@@ -45,8 +56,8 @@ int dmsg_init(void)
     if (!ops) {
         if (dmsg_boot_env_rank() == 0)
             fprintf(stderr,
-                    "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (shm, sim, ofi)\n",
-                    g->cfg.transport);
+                    "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (%s)\n",
+                    g->cfg.transport, dmsg_transport_list());
         return DMSG_ERR_ENV;
     }
     st = dmsg_boot_start(&boot, g->cfg.seg_size, g->cfg.max_counters);

@@ -39,6 +39,9 @@ dmsg_status dmsg_check_pe(int pe);
 /* 1 if this build has a transport of that name (for dmsgrun -t). */
 int dmsg_transport_known(const char *name);
 
+/* The transports of this build, comma-separated ("shm, sim, ofi"). */
+const char *dmsg_transport_list(void);
+
 /* Resolves a counter handle to its slot; DMSG_CTR_NONE gives *slot = UINT32_MAX
  * when allow_none, else an error. */
 dmsg_status dmsg_ctr_slot(dmsg_ctr ctr, int allow_none, uint32_t *slot);

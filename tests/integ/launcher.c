@@ -54,6 +54,10 @@ Test(dmsgrun, help)
               job_tail(r.out, 2000));
     cr_expect(job_contains(r.out, "-n"), "dmsgrun --help does not mention -n:\n%s",
               job_tail(r.out, 2000));
+    /* every transport of the build, ofi too */
+    cr_expect(job_contains(r.out, "shm, sim, ofi"),
+              "dmsgrun --help does not list the transports shm, sim, ofi:\n%s",
+              job_tail(r.out, 2000));
     job_free(&r);
 }
 
@@ -71,6 +75,29 @@ Test(dmsgrun, help_env)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         cr_expect(r.out != NULL && strstr(r.out, names[i]) != NULL,
                   "dmsgrun --help-env does not list %s:\n%s", names[i], job_tail(r.out, 3000));
+    /* Columns never run together: in every row the default starts in the
+     * same column, after at least two blanks, and the help text likewise. */
+    int rows = 0, def_col = -1, help_col = -1;
+    for (const char *line = r.out; line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+        if (strncmp(line, "  DMSG_", 7) != 0)
+            continue;
+        const char *d = strstr(line, "default ");
+        cr_assert(d && d - line > 2 && d[-1] == ' ' && d[-2] == ' ', "row without its gap: %.80s",
+                  line);
+        const char *v = d + 8, *h = v + strcspn(v, " ");
+        cr_assert(h[0] == ' ' && h[1] == ' ', "default runs into the help text: %.80s", line);
+        while (*h == ' ')
+            h++;
+        if (def_col < 0) {
+            def_col = (int)(d - line);
+            help_col = (int)(h - line);
+        }
+        cr_expect(d - line == def_col && h - line == help_col, "row out of its columns: %.80s",
+                  line);
+        rows++;
+    }
+    cr_expect(rows >= (int)(sizeof names / sizeof names[0]), "only %d rows in --help-env", rows);
     job_free(&r);
 }
 
@@ -111,6 +138,10 @@ Test(dmsgrun, bad_transport)
     expect_fails_with_message((const char *const[]){"-n", "2", "-t", "carrier-pigeon",
                                                     job_path("tests/pe_prog"), "sync_empty", NULL},
                               NULL, "carrier-pigeon");
+    /* and lists the transports there are, ofi too */
+    expect_fails_with_message((const char *const[]){"-n", "2", "-t", "carrier-pigeon",
+                                                    job_path("tests/pe_prog"), "sync_empty", NULL},
+                              NULL, "shm, sim, ofi");
 }
 
 Test(dmsgrun, segment_size_garbage)
