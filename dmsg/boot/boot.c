@@ -1,23 +1,73 @@
 /* Choosing how this PE finds its peers. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "dmsg/boot/job.h"
-#include "dmsg/boot/pmi.h"
+#include "dmsg/boot/kvs.h"
+#include "dmsg/boot/launcher.h"
 
 /* Seconds a PMI answer (a start-up barrier: all PEs must arrive) may take. */
 #define BOOT_PMI_TIMEOUT 120.0
 
+/* Start-up failures under a launcher are printed even without DMSG_DEBUG
+ * (nothing runs, and the user must learn why), by rank 0 only, or by every
+ * process when the launcher does not say ranks. */
+static void say(const dmsg_launcher *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const dmsg_launcher *l, const char *fmt, ...)
+{
+    if (l->rank > 0)
+        return;
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "dmsg: %s\n", msg);
+}
+
+static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l)
+{
+    dmsg_kvs *k;
+    int rank, npes;
+    char why[512] = "";
+    dmsg_kvs_proto proto = l->kind == DMSG_LAUNCHER_PMIX ? DMSG_KVS_PMIX : DMSG_KVS_PMI;
+    dmsg_status st = dmsg_kvs_open(proto, &k, &rank, &npes, BOOT_PMI_TIMEOUT, why, sizeof why);
+    if (st) {
+        say(l, "started by %s (%s is set), but cannot join its job: %s", l->name, l->var, why);
+        return st;
+    }
+    *b = (dmsg_boot){.kind = DMSG_BOOT_PMI,
+                     .rank = rank,
+                     .npes = npes,
+                     .fd = -1,
+                     .priv = k,
+                     .launcher = l->name,
+                     .pass = l->pass};
+    return DMSG_OK;
+}
+
 dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters)
 {
     /* dmsgrun's protocol wins: it is set only by the local launcher. */
-    if (!getenv(DMSG_BOOT_ENV_FD) && dmsg_pmi_present()) {
-        dmsg_pmi *p;
-        int rank, npes;
-        dmsg_status st = dmsg_pmi_init(&p, &rank, &npes, BOOT_PMI_TIMEOUT);
-        if (st)
-            return st;
-        *b = (dmsg_boot){.kind = DMSG_BOOT_PMI, .rank = rank, .npes = npes, .fd = -1, .priv = p};
-        return DMSG_OK;
+    if (getenv(DMSG_BOOT_ENV_FD))
+        return dmsg_boot_local(b, seg_size, max_counters);
+    dmsg_launcher l;
+    dmsg_launcher_detect(&l);
+    switch (l.kind) {
+    case DMSG_LAUNCHER_PMI:
+    case DMSG_LAUNCHER_PMIX:
+        return join_manager(b, &l);
+    case DMSG_LAUNCHER_FOREIGN:
+        if (l.size > 0)
+            say(&l, "started by %s (%s=%ld), which dmsg cannot join: %s", l.name, l.var, l.size,
+                l.advice);
+        else
+            say(&l, "started by %s (%s is set), which dmsg cannot join: %s", l.name, l.var,
+                l.advice);
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "launcher %s cannot be joined", l.name);
+    case DMSG_LAUNCHER_NONE:
+        break;
     }
     return dmsg_boot_local(b, seg_size, max_counters);
 }
@@ -25,9 +75,11 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
 int dmsg_boot_env_rank(void)
 {
     const char *r = getenv(DMSG_BOOT_ENV_RANK);
-    if (!r)
-        r = getenv("PMI_RANK");
-    return r ? atoi(r) : 0;
+    if (r)
+        return atoi(r);
+    dmsg_launcher l;
+    dmsg_launcher_detect(&l);
+    return l.rank > 0 ? (int)l.rank : 0;
 }
 
 void dmsg_boot_end(dmsg_boot *b)
@@ -35,7 +87,7 @@ void dmsg_boot_end(dmsg_boot *b)
     if (b->fd >= 0)
         close(b->fd);
     b->fd = -1;
-    if (b->kind == DMSG_BOOT_PMI && b->priv)
-        dmsg_pmi_finalize(b->priv);
+    if (b->kind == DMSG_BOOT_PMI)
+        dmsg_kvs_close(b->priv);
     b->priv = NULL;
 }

@@ -73,15 +73,17 @@ static inline char *dmsg_job_seg(dmsg_job_hdr *h, int pe)
 typedef enum {
     DMSG_BOOT_SINGLETON, /* no launcher: a 1-PE job region made here */
     DMSG_BOOT_LOCAL,     /* dmsgrun: a job region shared by all PEs of this host */
-    DMSG_BOOT_PMI,       /* MPICH's mpiexec (hydra): PMI, no job region */
+    DMSG_BOOT_PMI,       /* a process manager (PMI-1 or PMIx; boot/kvs.h), no job region */
 } dmsg_boot_kind;
 
 typedef struct dmsg_boot {
     dmsg_boot_kind kind;
     int rank;
     int npes;
-    int fd;     /* job region fd (SINGLETON, LOCAL); -1 otherwise */
-    void *priv; /* the boot method's state (PMI connection) */
+    int fd;               /* job region fd (SINGLETON, LOCAL); -1 otherwise */
+    void *priv;           /* PMI: the process manager's dmsg_kvs (boot/kvs.h) */
+    const char *launcher; /* PMI: "Open MPI's mpirun", ..., for messages; else NULL */
+    const char *pass;     /* PMI: how to pass DMSG_TRANSPORT=ofi through that launcher */
 } dmsg_boot;
 
 /* Reads the launcher protocol from the environment; without it, creates a
@@ -89,11 +91,15 @@ typedef struct dmsg_boot {
 dmsg_status dmsg_boot_local(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters);
 
 /* Finds out how this PE was started and fills b (boot.c): dmsgrun's local
- * protocol, PMI under mpiexec where built in, else a singleton. */
+ * protocol, else a launcher's process manager (PMI-1 under MPICH's mpiexec,
+ * PMIx under Open MPI's mpirun or srun --mpi=pmix), else a singleton. A
+ * launcher of several processes that dmsg cannot join is an error, printed
+ * (by rank 0) with the launcher's name: never N jobs of one PE. */
 dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters);
 
 /* This PE's rank as the launcher announced it, read before dmsg_boot_start
- * (0 without a launcher): configuration errors are printed by rank 0 only. */
+ * (0 without a launcher or when it does not say): configuration errors are
+ * printed by rank 0 only. */
 int dmsg_boot_env_rank(void);
 
 /* Releases what dmsg_boot_start acquired and the transport did not take over. */

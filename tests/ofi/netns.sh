@@ -5,6 +5,8 @@
 # whose ssh launcher is pointed at a script that runs `ip netns exec NS ...`
 # instead of ssh; the PEs find each other through PMI and move data over a
 # network provider. The transpose and halo examples verify their results.
+# Then Open MPI's mpirun does the same (its rsh launcher starts its daemon in
+# the other namespace through the same script; the PEs join through PMIx).
 #
 #   sh tests/ofi/netns.sh [BUILD_DIR] [PROVIDER ...]
 #       (default: build, "tcp;ofi_rxm" and "udp;ofi_rxd")
@@ -26,6 +28,7 @@ skip() {
 command -v ip >/dev/null 2>&1 || skip "the ip command (iproute2) is missing"
 # MPICH's launcher by name: with Open MPI installed too, plain mpiexec is Open MPI's.
 MPIEXEC_BIN=$(command -v mpiexec.mpich || command -v mpiexec) || skip "MPICH's mpiexec is missing"
+OMPI_BIN=$(command -v mpirun.openmpi) || skip "Open MPI's mpirun is missing (openmpi-bin)"
 for p in transpose halo; do
     [ -x "$BUILD/examples/$p" ] || { echo "netns: $BUILD/examples/$p not built" >&2; exit 1; }
 done
@@ -116,6 +119,42 @@ for prov in "$@"; do
     run "$prov" 2 1 transpose 96 3
     run "$prov" 2 1 halo 60 200
     run "$prov" 4 2 transpose 96 3
+done
+
+# Open MPI: a host file with both "hosts", its daemons started through
+# nsexec, its own traffic kept on the veth network, ranks alternating
+# between the hosts (--map-by node). As root it must be told it may run.
+printf '10.200.0.1 slots=2\n10.200.0.2 slots=2\n' >"$TMP/hosts"
+OMPIRUN="$OMPI_BIN --allow-run-as-root --oversubscribe --hostfile $TMP/hosts \
+    --mca plm_rsh_agent $TMP/nsexec --mca oob_tcp_if_include 10.200.0.0/24 --map-by node"
+where=$(timeout "$LIMIT" ip netns exec "$NS1" $OMPIRUN -n 2 ip netns identify 2>&1 | sort)
+if [ "$where" != "$(printf '%s\n%s' "$NS1" "$NS2" | sort)" ]; then
+    echo "FAIL: Open MPI's mpirun did not place one rank in each namespace: $where"
+    exit 1
+fi
+echo "Open MPI's mpirun places ranks in $NS1 and $NS2"
+run_ompi() { # provider, PEs, example, args...
+    prov=$1
+    np=$2
+    name=$3
+    shift 3
+    out=$TMP/out
+    timeout "$LIMIT" ip netns exec "$NS1" $OMPIRUN -n "$np" -x DMSG_TRANSPORT=ofi \
+        -x DMSG_OFI_PROVIDER="$prov" -x DMSG_TIMEOUT=30 "$BUILD/examples/$name" "$@" >"$out" 2>&1
+    rc=$?
+    # one final OK (PE 0's): one job of np PEs, not np jobs of one
+    if [ $rc -eq 0 ] && [ "$(grep -c "^$name: .*OK" "$out")" -eq 1 ]; then
+        echo "PASS Open MPI $prov $name $* ($np PEs on 2 hosts)"
+        passed=$((passed + 1))
+    else
+        echo "FAIL Open MPI $prov $name $* ($np PEs, exit $rc)"
+        tail -n 15 "$out" | sed 's/^/    | /'
+        failed=$((failed + 1))
+    fi
+}
+for prov in "$@"; do
+    run_ompi "$prov" 2 halo 60 200
+    run_ompi "$prov" 4 transpose 96 3
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

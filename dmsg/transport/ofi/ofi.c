@@ -5,7 +5,7 @@
 #include <dirent.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "dmsg/boot/pmi.h"
+#include "dmsg/boot/kvs.h"
 #include "dmsg/transport/ofi/ofi.h"
 
 /* What each PE publishes at start-up. */
@@ -53,7 +53,7 @@ static void leave_job(dmsg_tp *tp, ofi_state *s, int failing)
     }
     if (s->pmi) {
         if (!failing)
-            dmsg_pmi_finalize(s->pmi);
+            dmsg_kvs_close(s->pmi);
         s->pmi = NULL;
     }
 }

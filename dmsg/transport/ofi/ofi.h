@@ -236,7 +236,7 @@ typedef struct ofi_state {
     dmsg_tp *tp;
     char **shm_seg;           /* the job region's segment table, given back at the end */
     char **segtab;            /* tp->seg: only our own entry is set */
-    void *pmi;                /* PMI connection (boot kind PMI) */
+    void *pmi;                /* the process manager's dmsg_kvs (boot kind PMI) */
 } ofi_state;
 
 /* ofi_fab.c. How an endpoint is opened: PLAIN for data; PROBE asks for

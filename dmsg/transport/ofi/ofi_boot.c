@@ -1,9 +1,10 @@
 /* Start-up exchange of endpoint names, region addresses and keys: through
  * the job region under dmsgrun (its all-gather; no data ever moves through
- * the mapping), through PMI key-value pairs under mpiexec. */
+ * the mapping), through the process manager's key-value pairs (PMI under
+ * MPICH's mpiexec, PMIx under Open MPI's mpirun or srun). */
 #include <stdio.h>
 #include <string.h>
-#include "dmsg/boot/pmi.h"
+#include "dmsg/boot/kvs.h"
 #include "dmsg/transport/ofi/ofi.h"
 
 static dmsg_status via_region(dmsg_tp *tp, const void *mine, size_t len, void *all)
@@ -53,7 +54,7 @@ static int unhex(unsigned char *dst, const char *src, size_t n)
     return 0;
 }
 
-static dmsg_status via_pmi(dmsg_pmi *pmi, int rank, int npes, const void *mine, size_t len,
+static dmsg_status via_pmi(dmsg_kvs *pmi, int rank, int npes, const void *mine, size_t len,
                            void *all)
 {
     char key[64], val[2 * 256 + 1];
@@ -62,12 +63,12 @@ static dmsg_status via_pmi(dmsg_pmi *pmi, int rank, int npes, const void *mine, 
     snprintf(key, sizeof key, "dmsg-ofi-%d", rank);
     hex(val, mine, len);
     dmsg_status st;
-    if ((st = dmsg_pmi_put(pmi, key, val)) || (st = dmsg_pmi_commit(pmi)) ||
-        (st = dmsg_pmi_barrier(pmi)))
+    if ((st = dmsg_kvs_put(pmi, key, val)) || (st = dmsg_kvs_commit(pmi)) ||
+        (st = dmsg_kvs_barrier(pmi)))
         return st;
     for (int p = 0; p < npes; p++) {
         snprintf(key, sizeof key, "dmsg-ofi-%d", p);
-        if ((st = dmsg_pmi_get(pmi, key, val, sizeof val)))
+        if ((st = dmsg_kvs_get(pmi, p, key, val, sizeof val)))
             return st;
         if (strlen(val) != 2 * len || unhex((unsigned char *)all + (size_t)p * len, val, len))
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "PMI: bad address record of PE %d", p);

@@ -1,4 +1,5 @@
 /* Native shared-memory transport: join, barrier, gather, ops table. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,9 +72,18 @@ static long auto_spin(int npes)
 dmsg_status shm_join(dmsg_tp *tp, shm_state *s, const dmsg_boot *boot)
 {
     int fd = boot->fd, rank = boot->rank, npes = boot->npes;
-    if (fd < 0)
+    if (fd < 0) {
+        /* Printed even without DMSG_DEBUG (by rank 0): nothing runs, and the
+         * default transport is what a launcher's user meets first. */
+        if (rank == 0)
+            fprintf(stderr,
+                    "dmsg: started by %s: transport %s needs all PEs started by dmsgrun on one "
+                    "host; under this launcher set DMSG_TRANSPORT=ofi (%s), or use dmsgrun -n %d\n",
+                    boot->launcher ? boot->launcher : "a launcher", tp->ops->name,
+                    boot->pass ? boot->pass : "in the PEs' environment", npes);
         return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
                          "transport %s needs all PEs on one host under dmsgrun", tp->ops->name);
+    }
     dmsg_status st = dmsg_job_map(fd, &s->hdr);
     if (st)
         return st;

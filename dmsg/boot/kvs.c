@@ -1,0 +1,69 @@
+/* One interface over the PMI-1 and PMIx clients (see kvs.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include "dmsg/boot/kvs.h"
+#include "dmsg/boot/pmi.h"
+#include "dmsg/boot/pmix.h"
+
+struct dmsg_kvs {
+    dmsg_pmi *pmi; /* exactly one of the two is set */
+    dmsg_pmix *pmix;
+};
+
+dmsg_status dmsg_kvs_open(dmsg_kvs_proto proto, dmsg_kvs **out, int *rank, int *size,
+                          double timeout, char *why, size_t whylen)
+{
+    dmsg_kvs *k = calloc(1, sizeof *k);
+    if (!k) {
+        snprintf(why, whylen, "out of memory");
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "process manager connection");
+    }
+    dmsg_status st;
+    if (proto == DMSG_KVS_PMIX) {
+        st = dmsg_pmix_init(&k->pmix, rank, size, timeout, why, whylen);
+    } else {
+        st = dmsg_pmi_init(&k->pmi, rank, size, timeout);
+        if (st)
+            snprintf(why, whylen, "PMI start-up failed: %s (DMSG_DEBUG=1 says where)",
+                     dmsg_strerror(st));
+    }
+    if (st) {
+        free(k);
+        return st;
+    }
+    *out = k;
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_kvs_put(dmsg_kvs *k, const char *key, const char *val)
+{
+    return k->pmix ? dmsg_pmix_put(k->pmix, key, val) : dmsg_pmi_put(k->pmi, key, val);
+}
+
+dmsg_status dmsg_kvs_commit(dmsg_kvs *k)
+{
+    return k->pmix ? dmsg_pmix_commit(k->pmix) : dmsg_pmi_commit(k->pmi);
+}
+
+dmsg_status dmsg_kvs_barrier(dmsg_kvs *k)
+{
+    return k->pmix ? dmsg_pmix_barrier(k->pmix) : dmsg_pmi_barrier(k->pmi);
+}
+
+dmsg_status dmsg_kvs_get(dmsg_kvs *k, int rank, const char *key, char *val, size_t len)
+{
+    /* PMI-1 keys are global to the job (the caller puts the rank in the key). */
+    return k->pmix ? dmsg_pmix_get(k->pmix, rank, key, val, len)
+                   : dmsg_pmi_get(k->pmi, key, val, len);
+}
+
+void dmsg_kvs_close(dmsg_kvs *k)
+{
+    if (!k)
+        return;
+    if (k->pmix)
+        dmsg_pmix_finalize(k->pmix);
+    else
+        dmsg_pmi_finalize(k->pmi);
+    free(k);
+}

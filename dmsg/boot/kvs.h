@@ -1,0 +1,35 @@
+/* The key-value space and barrier of the process manager that started the
+ * job: PMI-1 (MPICH's mpiexec) or PMIx (Open MPI's mpirun, srun
+ * --mpi=pmix). Transports exchange their start-up data through it without
+ * knowing which of the two it is. */
+#ifndef DMSG_BOOT_KVS_H
+#define DMSG_BOOT_KVS_H
+
+#include <stddef.h>
+#include "dmsg/core/status.h"
+
+typedef struct dmsg_kvs dmsg_kvs;
+
+typedef enum { DMSG_KVS_PMI, DMSG_KVS_PMIX } dmsg_kvs_proto;
+
+/* Connects; sets this process's rank and the job size. Every wait is
+ * bounded by timeout seconds. On failure why says what went wrong. */
+dmsg_status dmsg_kvs_open(dmsg_kvs_proto proto, dmsg_kvs **out, int *rank, int *size,
+                          double timeout, char *why, size_t whylen);
+
+/* Publishes key=val (val: a string without spaces or '='). */
+dmsg_status dmsg_kvs_put(dmsg_kvs *k, const char *key, const char *val);
+
+/* Makes this process's puts visible at the next barrier. */
+dmsg_status dmsg_kvs_commit(dmsg_kvs *k);
+
+/* Barrier over the job; every put committed before it is readable after it. */
+dmsg_status dmsg_kvs_barrier(dmsg_kvs *k);
+
+/* Reads the value that rank published under key. */
+dmsg_status dmsg_kvs_get(dmsg_kvs *k, int rank, const char *key, char *val, size_t len);
+
+/* Says goodbye to the process manager and frees k (NULL: nothing). */
+void dmsg_kvs_close(dmsg_kvs *k);
+
+#endif
