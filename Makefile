@@ -127,6 +127,9 @@ test: all tests
 	sh tests/ofi/errors.sh $(BUILD); \
 	sh tests/launchers.sh $(BUILD); \
 	MAKE='$(MAKE)' sh tests/install.sh $(BUILD); \
+	rc=0; sh tests/slurm.sh $(BUILD) || rc=$$?; \
+	if [ $$rc -eq 77 ]; then echo "*** Slurm test SKIPPED (reason above)"; \
+	elif [ $$rc -ne 0 ]; then exit $$rc; fi; \
 	rc=0; sh tests/ofi/netns.sh $(BUILD) || rc=$$?; \
 	if [ $$rc -eq 77 ]; then echo "*** multi-host test SKIPPED (reason above)"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi

@@ -45,7 +45,7 @@ static int set(const char *name)
 
 /* How DMSG_TRANSPORT=ofi reaches the processes, per launcher. */
 #define PASS_OMPI "mpirun -x DMSG_TRANSPORT=ofi"
-#define PASS_SLURM "export DMSG_TRANSPORT=ofi before srun (srun passes the environment on)"
+#define PASS_SLURM "DMSG_TRANSPORT=ofi srun ...: srun passes its environment on"
 #define PASS_MPIEXEC "mpiexec -genv DMSG_TRANSPORT ofi"
 
 void dmsg_launcher_detect(dmsg_launcher *l)
@@ -83,7 +83,8 @@ void dmsg_launcher_detect(dmsg_launcher *l)
             continue;
         /* aprun says no size: unknown counts as several */
         long size = strcmp(f->size_var, f->rank_var) ? env_long(f->size_var) : -1;
-        if (size == 1) return; /* a one-process job: a singleton is exactly that */
+        if (size == 1)
+            return; /* a one-process job: a singleton is exactly that */
         *l = (dmsg_launcher){.kind = DMSG_LAUNCHER_FOREIGN,
                              .name = f->name,
                              .var = f->size_var,
