@@ -55,7 +55,7 @@ trap 'exit 1' INT TERM HUP
 host=$(hostname -s)
 # Ports of their own, so that jobs of other test runs on this host do not meet.
 port=$((20000 + ($$ % 10000) * 2))
-mkdir -p "$DIR/state" "$DIR/spool" "$DIR/log"
+mkdir -p "$DIR/state" "$DIR/spool" "$DIR/log" "$DIR/tmp"
 dd if=/dev/urandom of="$DIR/munge.key" bs=1024 count=1 2>/dev/null
 chmod 600 "$DIR/munge.key"
 cpus=$(nproc)
@@ -71,6 +71,7 @@ AuthInfo=socket=$DIR/munge.sock
 CredType=cred/munge
 StateSaveLocation=$DIR/state
 SlurmdSpoolDir=$DIR/spool
+TmpFS=$DIR/tmp
 SlurmctldPidFile=$DIR/slurmctld.pid
 SlurmdPidFile=$DIR/slurmd.pid
 SlurmctldLogFile=$DIR/log/slurmctld.log
