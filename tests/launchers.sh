@@ -8,7 +8,7 @@
 # - under mpirun a PE that crashes, or leaves without dmsg_finalize, ends
 #   the job with a non-zero status;
 # - launchers dmsg cannot join (their variables set by hand: Open MPI without
-#   PMIx, srun without --mpi=pmix, a PMI without PMI_FD) and a PMIx server
+#   PMIx, srun without --mpi=pmix, a PMI without PMI_FD) and a PMI socket or PMIx server
 #   that is not there make dmsg_init fail with a line naming them, printed
 #   by rank 0 only; a one-process launch runs as the singleton it is.
 # Across two hosts (network namespaces) see tests/ofi/netns.sh.
@@ -145,6 +145,9 @@ fails_naming "srun without PMIx is named, with --mpi=pmix" \
     SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=4 SLURM_PROCID=0
 fails_naming "a PMI launcher without PMI_FD is named" \
     "^dmsg: started by a PMI launcher without PMI_FD (PMI_SIZE=2)" PMI_SIZE=2 PMI_RANK=0
+fails_naming "a PMI socket that is not there is named" \
+    "^dmsg: started by MPICH's mpiexec (PMI_FD is set), but cannot join its job: PMI start-up failed" \
+    PMI_FD=999 PMI_RANK=0 PMI_SIZE=2
 fails_naming "a PMIx server that is not there is named" \
     "^dmsg: started by a PMIx launcher (PMIX_NAMESPACE is set), but cannot join its job: PMIx_Init" \
     PMIX_NAMESPACE=dmsg-test-none PMIX_RANK=0

@@ -20,11 +20,6 @@ struct dmsg_pmi {
     char line[PMI_LINE];
 };
 
-int dmsg_pmi_present(void)
-{
-    return getenv("PMI_FD") && getenv("PMI_RANK") && getenv("PMI_SIZE");
-}
-
 static double now(void)
 {
     struct timespec ts;

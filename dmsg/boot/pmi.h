@@ -11,9 +11,6 @@
 
 typedef struct dmsg_pmi dmsg_pmi;
 
-/* 1 when PMI_FD, PMI_RANK and PMI_SIZE are all set. */
-int dmsg_pmi_present(void);
-
 /* Connects (init, get_maxes, get_my_kvsname); sets rank and size. Every
  * answer is waited for at most timeout seconds. */
 dmsg_status dmsg_pmi_init(dmsg_pmi **out, int *rank, int *size, double timeout);

@@ -21,11 +21,6 @@ struct dmsg_pmix {
     __typeof__(PMIx_Error_string) *error_string;
 };
 
-int dmsg_pmix_present(void)
-{
-    return getenv("PMIX_NAMESPACE") && getenv("PMIX_RANK");
-}
-
 static dmsg_status load(dmsg_pmix *p, char *why, size_t whylen)
 {
     /* RTLD_GLOBAL: libpmix opens its own plugins, which look for its symbols. */

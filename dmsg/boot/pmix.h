@@ -19,8 +19,7 @@ typedef struct dmsg_pmix dmsg_pmix;
 /* The shared library opened (a name the dynamic loader searches). */
 #define DMSG_PMIX_LIBRARY "libpmix.so.2"
 
-/* 1 when PMIX_NAMESPACE and PMIX_RANK are set. */
-int dmsg_pmix_present(void);
+/* Whether the environment shows a PMIx server is launcher.c's question. */
 
 /* Opens libpmix and connects to the launcher's PMIx server (PMIx_Init);
  * sets rank and job size. A fence may wait at most timeout seconds. On
