@@ -39,12 +39,13 @@ static void usage(FILE *f)
           "      [--access NS] [--net-issue NS] [--window W] [--capacity C]\n"
           "  dmsg-ctm calc vscap [--machine M] [--K K] [--L L] [--latency NS] [--tn NS]\n"
           "      [--tv NS] [--tvL NS] [--tz NS] [--tzL NS] [--ts NS] [--window CV]\n"
-          "      (scap/vscap parameters default to the machine's, t3e if not given)\n"
+          "      (parameters default to the machine's: t3e-scap for scap, t3e-vscap for vscap)\n"
           "  dmsg-ctm measure [--csv FILE] [--png FILE] [--machine-out FILE] [--quick]\n"
           "      characterize this host: loads xC0, gathers xC1, scatters 1Cx over strides\n"
           "      1..1024 and indexed, working sets 4 KiB..512 MiB (--quick: ..64 MiB)\n"
           "  dmsg-ctm builtins FILE.machine...   print machines_builtin.c for these files\n"
-          "MACHINE: iwarp, t3d, t3e, paragon, a NAME in $DMSG_MACHINE_DIR, or a file path.\n",
+          "MACHINE: iwarp, t3d, t3e-scap, t3e-vscap, paragon, a NAME in $DMSG_MACHINE_DIR, or a\n"
+          "file path.\n",
           f);
 }
 
@@ -176,17 +177,17 @@ static int parse_num_opts(int argc, char **argv, num_opt *opts, int nopts, const
 }
 
 /* Pre-scan for --machine so the machine's values become the defaults. */
-static const char *find_machine_opt(int argc, char **argv)
+static const char *find_machine_opt(int argc, char **argv, const char *dflt)
 {
     for (int i = 0; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--machine"))
             return argv[i + 1];
-    return "t3e";
+    return dflt;
 }
 
 static int calc_scap(int argc, char **argv)
 {
-    const char *mname = find_machine_opt(argc, argv);
+    const char *mname = find_machine_opt(argc, argv, "t3e-scap");
     dmsg_machine m;
     if (load_machine(mname, &m))
         return 2;
@@ -199,22 +200,23 @@ static int calc_scap(int argc, char **argv)
         return 2;
     if (!(tl > 0) || !(w >= 1))
         return fail("machine %s has no prefetch parameters; give --latency and --window", m.name);
-    double win = cap >= 1 && cap < w ? cap : w;
+    double cn = cap >= 1 ? cap : w;
     char t[1024];
     double tb = dmsg_ctm_scap_blocking(k, tl);
-    double tp = dmsg_ctm_scap_pipelined(k, tl, dtp, dtc, dtn, win, t, sizeof t);
-    printf("SCAP, parameters of %s: k=%g T_L=%g dt_p=%g dt_c=%g dt_n=%g window=%g capacity=%g "
-           "(ns)\n",
-           m.name, k, tl, dtp, dtc, dtn, w, cap);
+    double tp = dmsg_ctm_scap_pipelined(k, tl, dtp, dtc, dtn, cn, w, NULL, t, sizeof t);
+    printf("SCAP, parameters of %s: k=%g T_L=%g dt_p=%g dt_c=%g dt_n=%g C_p=%g C_n=%g (ns)\n",
+           m.name, k, tl, dtp, dtc, dtn, w, cn);
     printf("  blocking : k * T_L = %g * %g = %.1f ns (%.2f ns per element)\n", k, tl, tb, tb / k);
     printf("  %s\n", t);
+    if (!(tp > 0))
+        return 1;
     printf("             (%.2f ns per element, %.2fx faster than blocking)\n", tp / k, tb / tp);
     return 0;
 }
 
 static int calc_vscap(int argc, char **argv)
 {
-    const char *mname = find_machine_opt(argc, argv);
+    const char *mname = find_machine_opt(argc, argv, "t3e-vscap");
     dmsg_machine m;
     if (load_machine(mname, &m))
         return 2;
@@ -240,6 +242,14 @@ static int calc_vscap(int argc, char **argv)
     double tb = dmsg_ctm_scap_blocking(K, m.read_us * 1000);
     printf("  blocking : K * %g = %.1f ns (remote.read_us of %s); (L,L) is %.1fx faster\n",
            m.read_us * 1000, tb, m.name, tb / tLL);
+    /* The speed-up over single-element pipelining, with this machine's own
+     * SCAP parameters (never those of another study). */
+    if (m.pf_window > 0) {
+        double cn = m.pf_net_capacity > 0 ? m.pf_net_capacity : m.pf_window;
+        double tp = dmsg_ctm_scap_pipelined(K, m.pf_latency_ns, m.pf_issue_ns, m.pf_access_ns,
+                                            m.net_issue_ns, cn, m.pf_window, NULL, t, sizeof t);
+        printf("  SCAP %s\n  VSCAP (L,L) / SCAP speed-up: %.2f\n", t, tp / tLL);
+    }
     (void)tz; /* t_z is per-element access time; no formula of REFERENCE.md 3 uses it */
     return 0;
 }
@@ -291,8 +301,8 @@ static int cmd_builtins(int argc, char **argv)
            " * top-level machines/ directory, so the library finds them without an\n"
            " * installed share directory. Regenerate after editing a machine file:\n"
            " *   build/bin/dmsg-ctm builtins machines/iwarp.machine machines/paragon.machine \\\n"
-           " *       machines/t3d.machine machines/t3e.machine > "
-           "dmsg/model/machines_builtin.c\n"
+           " *       machines/t3d.machine machines/t3e-scap.machine machines/t3e-vscap.machine \\\n"
+           " *       > dmsg/model/machines_builtin.c\n"
            " * A unit test (tests/unit/test_ctm.c) fails when the two drift apart. */\n"
            "#include \"dmsg/model/machine.h\"\n");
     char names[16][64];
@@ -306,10 +316,14 @@ static int cmd_builtins(int argc, char **argv)
             return fail("builtins: bad file name '%s'", argv[f]);
         memcpy(names[f], base, n);
         names[f][n] = 0;
+        /* The C identifier of the text: a '-' in a machine name becomes '_'. */
+        char ident[64];
+        for (size_t i = 0; i <= n; i++)
+            ident[i] = names[f][i] == '-' ? '_' : names[f][i];
         FILE *in = fopen(argv[f], "r");
         if (!in)
             return fail("builtins: cannot open '%s'", argv[f]);
-        printf("\nstatic const char %s_text[] =\n", names[f]);
+        printf("\nstatic const char %s_text[] =\n", ident);
         /* One literal per line of the file, split at 88 characters. */
         char piece[96];
         size_t used = 0;
@@ -344,8 +358,13 @@ static int cmd_builtins(int argc, char **argv)
         fclose(in);
     }
     printf("\nconst dmsg_machine_builtin dmsg_machine_builtins[] = {\n");
-    for (int f = 0; f < argc; f++)
-        printf("    {\"%s\", %s_text},\n", names[f], names[f]);
+    for (int f = 0; f < argc; f++) {
+        char ident[64];
+        for (size_t i = 0; i < sizeof ident; i++)
+            if ((ident[i] = names[f][i] == '-' ? '_' : names[f][i]) == 0)
+                break;
+        printf("    {\"%s\", %s_text},\n", names[f], ident);
+    }
     printf("};\nconst int dmsg_machine_nbuiltins = %d;\n", argc);
     return 0;
 }

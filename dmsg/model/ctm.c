@@ -173,11 +173,17 @@ static double chained(const dmsg_machine *m, long x, long y, double c, char *tra
         tr(trace, len, "chained: not allowed on %s (mechanisms: packed only)", m->name);
         return 0;
     }
-    double snd = best_end(&m->send, &m->fetch, x, 1, sn, sizeof sn);
-    double rcv = best_end(&m->recv, &m->deposit, y, 0, rn, sizeof rn);
-    double net = direct ? dmsg_mach_net_at(m->net_nd, c) : dmsg_mach_net_at(m->net_nadp, c);
+    /* Processor-driven chaining: the engines move contiguous blocks only and
+     * the receiving processor computes the addresses, so no address crosses
+     * the network (REFERENCE.md 9, the Paragon). */
+    static const dmsg_mach_curve none = {.none = 1};
+    int proc = !direct && m->chain_form == DMSG_CHAIN_PROCESSOR;
+    double snd = best_end(&m->send, proc ? &none : &m->fetch, x, 1, sn, sizeof sn);
+    double rcv = best_end(&m->recv, proc ? &none : &m->deposit, y, 0, rn, sizeof rn);
+    int data_only = direct || proc;
+    double net = dmsg_mach_net_at(data_only ? m->net_nd : m->net_nadp, c);
     tr(trace, len, "%s: %s || %s[c=%g] || %s", direct ? "direct" : "chained", sn,
-       direct ? "Nd" : "Nadp", c, rn);
+       data_only ? "Nd" : "Nadp", c, rn);
     double v[3] = {snd, net, rcv};
     double r = dmsg_ctm_par(v, 3);
     if (!(r > 0)) {
@@ -259,29 +265,28 @@ double dmsg_ctm_scap_blocking(double k, double tl)
     return k * tl;
 }
 
-double dmsg_ctm_scap_pipelined(double k, double tl, double dtp, double dtc, double dtn, double w,
-                               char *trace, size_t len)
+double dmsg_ctm_scap_pipelined(double k, double tl, double dtp, double dtc, double dtn, double cn,
+                               double cp, int *cls, char *trace, size_t len)
 {
     tr_reset(trace, len);
     if (!(k > 0))
         return 0;
-    w = w < 1 ? 1 : (w > k ? k : w);
-    /* Fill: the processor only issues, at most one per network issue time. */
-    double s_fill = dmax(dtp, dtn);
-    /* Steady: one access and one issue per element, unless the window is too
-     * small to cover the latency: a slot is busy tl + dtp + dtc per use. */
-    double t_it = dmax(dmax(dtp + dtc, dtn), (tl + dtp + dtc) / w);
-    double steady = k - w;
-    double spacing = steady > 0 ? t_it : s_fill;
-    /* Drain: w elements left; the last one arrives tl after its issue and
-     * earlier ones may still be queued behind the processor. */
-    double drain = dmax(w * dtc, tl + dtc + dmax(0, (w - 1) * (dtc - spacing)));
-    double t = w * s_fill + steady * t_it + drain;
-    tr(trace, len,
-       "pipelined: w=%g; fill w*max(dt_p,dt_n) = %g*%g + steady (k-w)*max(dt_p+dt_c, dt_n, "
-       "(T_L+dt_p+dt_c)/w) = %g*%g + drain max(w*dt_c, T_L+dt_c+max(0,(w-1)(dt_c-s))) = %g"
-       " -> %.1f ns",
-       w, w, s_fill, steady, t_it, drain, t);
+    if (!(dtc >= dtn) || !(fmin(cn, cp) * dtp >= tl)) {
+        tr(trace, len,
+           "pipelined: outside the class model (needs dt_c >= dt_n and min(C_n, C_p) dt_p >= "
+           "T_L)");
+        return -1;
+    }
+    /* T = k dt_p + waits. Only the first access can wait: for T_L - k dt_p
+     * when the issue loop is shorter than the latency. Later accesses find
+     * their data because the window covers the latency and accesses keep up
+     * with the network; the access loop is not charged (REFERENCE.md 9). */
+    int c = k <= cn ? 1 : k <= cp ? 2 : 3;
+    double issue = k * dtp, wait = fmax(0, tl - issue), t = issue + wait;
+    tr(trace, len, "pipelined class %d (k %s C_n = %g%s): k dt_p + wait = %g*%g + max(0, %g - %g)"
+       " = %.1f ns", c, c == 1 ? "<=" : ">", cn, c == 3 ? ", k > C_p" : "", k, dtp, tl, issue, t);
+    if (cls)
+        *cls = c;
     return t;
 }
 

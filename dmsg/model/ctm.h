@@ -67,11 +67,14 @@ int dmsg_ctm_parse_name(const char *s, long *x, long *y);
 /* k blocking remote reads of latency tl: k * tl. */
 double dmsg_ctm_scap_blocking(double k, double tl);
 
-/* k pipelined reads: prefetch issue dtp, access dtc, network issue dtn,
- * window w outstanding (already bounded by network capacity). Three parts:
- * fill (issue w), steady (access one, issue one), drain (access w). */
-double dmsg_ctm_scap_pipelined(double k, double tl, double dtp, double dtc, double dtn, double w,
-                               char *trace, size_t len);
+/* k pipelined reads (SCAP), the class model of REFERENCE.md 9: prefetch
+ * loop iteration dtp, network capacity cn, software window cp; T = k dtp +
+ * the wait of the first access, max(0, tl - k dtp). The access loop (dtc)
+ * is not charged; dtc and the network issue time dtn only bound the model:
+ * it needs dtc >= dtn and min(cn, cp) dtp >= tl, else returns -1. *cls (if
+ * not NULL) gets the class: 1 (k <= cn), 2 (k <= cp), 3 (k > cp). */
+double dmsg_ctm_scap_pipelined(double k, double tl, double dtp, double dtc, double dtn, double cn,
+                               double cp, int *cls, char *trace, size_t len);
 
 /* Vector commands of length L with constant stride, strategy (L,L):
  * cases 1-3 of REFERENCE.md; *which (if not NULL) gets the case. */

@@ -4,6 +4,7 @@
  * cost model gives plausible but wrong simulated times. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -179,6 +180,11 @@ static int pattern_key(parse_ctx *pc, dmsg_machine *m, const char *key, char *va
         *st = perr(pc, "bad number '%s' for key '%s' (MB/s > 0, or none)", val, key);
         return 1;
     }
+    if (v > DMSG_MACH_MAX_MBS) {
+        *st = perr(pc, "%s = %s is out of range (above 0 to %g MB/s)", key, val,
+                   DMSG_MACH_MAX_MBS);
+        return 1;
+    }
     if (c1->none) {
         *st = perr(pc, "key '%s' given for an engine declared 'none'", key);
         return 1;
@@ -191,50 +197,82 @@ static int pattern_key(parse_ctx *pc, dmsg_machine *m, const char *key, char *va
 
 /* -------------------------------------------------------- plain keys */
 
-enum vkind { V_NAME, V_TEXT, V_POS, V_NONNEG, V_INT, V_LIST3, V_MECH, V_BARRIER };
+enum vkind { V_NAME, V_TEXT, V_NUM, V_INT, V_LIST3, V_MECH, V_BARRIER, V_CHAIN };
 
+/* Numbers must lie in [lo, hi] (V_NUM with pos: in (lo, hi]). The upper
+ * bounds are far beyond any real machine; they catch typos such as an
+ * overhead of 1e29 us that would otherwise make every step take forever. */
 typedef struct {
     const char *key;
     enum vkind kind;
     int required;
     size_t off; /* offset of the field in dmsg_machine */
+    double lo, hi;
+    int pos;          /* V_NUM: zero is not allowed */
+    const char *unit; /* for messages */
 } key_def;
 
 #define F(field) offsetof(dmsg_machine, field)
+#define US 0, 1e6, 0, "us"
+#define US_POS 0, 1e6, 1, "us"
+#define NS 0, 1e9, 0, "ns"
+#define NS_POS 0, 1e9, 1, "ns"
+#define MBS 0, DMSG_MACH_MAX_MBS, 1, "MB/s"
 static const key_def keys[] = {
-    {"name", V_NAME, 1, F(name)},
-    {"description", V_TEXT, 1, F(description)},
-    {"clock_mhz", V_NONNEG, 1, F(clock_mhz)},
-    {"nodes", V_INT, 1, F(nodes)},
-    {"cores", V_INT, 0, F(cores)},
-    {"net.Nd", V_LIST3, 1, F(net_nd)},
-    {"net.Nadp", V_LIST3, 1, F(net_nadp)},
-    {"congestion", V_POS, 1, F(congestion)},
-    {"mechanisms", V_MECH, 1, F(mechanisms)},
-    {"msg.overhead_us", V_NONNEG, 1, F(overhead_us)},
-    {"msg.partner_us", V_NONNEG, 1, F(partner_us)},
-    {"barrier.kind", V_BARRIER, 1, F(barrier_kind)},
-    {"barrier.us", V_NONNEG, 1, F(barrier_us)},
-    {"barrier.hop_us", V_NONNEG, 0, F(barrier_hop_us)},
-    {"remote.read_us", V_POS, 1, F(read_us)},
-    {"remote.write_us", V_POS, 0, F(write_us)},
-    {"prefetch.window", V_INT, 0, F(pf_window)},
-    {"prefetch.net_capacity", V_INT, 0, F(pf_net_capacity)},
-    {"prefetch.issue_ns", V_NONNEG, 0, F(pf_issue_ns)},
-    {"prefetch.access_ns", V_NONNEG, 0, F(pf_access_ns)},
-    {"prefetch.net_issue_ns", V_NONNEG, 0, F(net_issue_ns)},
-    {"prefetch.latency_ns", V_POS, 0, F(pf_latency_ns)},
-    {"vector.L", V_INT, 0, F(vec_len)},
-    {"vector.window", V_INT, 0, F(vec_window)},
-    {"vector.tv_ns", V_NONNEG, 0, F(vec_tv_ns)},
-    {"vector.tvL_ns", V_NONNEG, 0, F(vec_tvL_ns)},
-    {"vector.tz_ns", V_NONNEG, 0, F(vec_tz_ns)},
-    {"vector.tzL_ns", V_NONNEG, 0, F(vec_tzL_ns)},
-    {"vector.ts_ns", V_NONNEG, 0, F(vec_ts_ns)},
-    {"vector.latency_ns", V_POS, 0, F(vec_latency_ns)},
+    {"name", V_NAME, 1, F(name), 0, 0, 0, ""},
+    {"description", V_TEXT, 1, F(description), 0, 0, 0, ""},
+    {"clock_mhz", V_NUM, 1, F(clock_mhz), 0, 1e5, 0, "MHz"},
+    {"nodes", V_INT, 1, F(nodes), 1, 1 << 24, 0, "nodes"},
+    {"cores", V_INT, 0, F(cores), 1, 4096, 0, "cores"},
+    {"cache.line_bytes", V_INT, 0, F(line_bytes), 8, 4096, 0, "bytes"},
+    {"net.Nd", V_LIST3, 1, F(net_nd), MBS},
+    {"net.Nadp", V_LIST3, 1, F(net_nadp), MBS},
+    {"congestion", V_NUM, 1, F(congestion), 1, DMSG_MACH_MAX_CONGESTION, 0, ""},
+    {"mechanisms", V_MECH, 1, F(mechanisms), 0, 0, 0, ""},
+    {"chained.form", V_CHAIN, 0, F(chain_form), 0, 0, 0, ""},
+    {"msg.overhead_us", V_NUM, 1, F(overhead_us), US},
+    {"msg.partner_us", V_NUM, 1, F(partner_us), US},
+    {"barrier.kind", V_BARRIER, 1, F(barrier_kind), 0, 0, 0, ""},
+    {"barrier.us", V_NUM, 1, F(barrier_us), US},
+    {"barrier.hop_us", V_NUM, 0, F(barrier_hop_us), US},
+    {"remote.read_us", V_NUM, 1, F(read_us), US_POS},
+    {"remote.write_us", V_NUM, 0, F(write_us), US_POS},
+    {"prefetch.window", V_INT, 0, F(pf_window), 1, 1 << 20, 0, "requests"},
+    {"prefetch.net_capacity", V_INT, 0, F(pf_net_capacity), 1, 1 << 20, 0, "requests"},
+    {"prefetch.issue_ns", V_NUM, 0, F(pf_issue_ns), NS_POS},
+    {"prefetch.access_ns", V_NUM, 0, F(pf_access_ns), NS},
+    {"prefetch.net_issue_ns", V_NUM, 0, F(net_issue_ns), NS},
+    {"prefetch.latency_ns", V_NUM, 0, F(pf_latency_ns), NS_POS},
+    {"vector.L", V_INT, 0, F(vec_len), 2, 4096, 0, "elements"},
+    {"vector.window", V_INT, 0, F(vec_window), 3, 1 << 20, 0, "elements"},
+    {"vector.tv_ns", V_NUM, 0, F(vec_tv_ns), NS_POS},
+    {"vector.tvL_ns", V_NUM, 0, F(vec_tvL_ns), NS_POS},
+    {"vector.tz_ns", V_NUM, 0, F(vec_tz_ns), NS},
+    {"vector.tzL_ns", V_NUM, 0, F(vec_tzL_ns), NS_POS},
+    {"vector.ts_ns", V_NUM, 0, F(vec_ts_ns), NS},
+    {"vector.latency_ns", V_NUM, 0, F(vec_latency_ns), NS_POS},
 };
 #undef F
+#undef US
+#undef US_POS
+#undef NS
+#undef NS_POS
+#undef MBS
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+
+static int key_index(const char *key)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (!strcmp(keys[i].key, key))
+            return i;
+    return -1;
+}
+
+static dmsg_status bad_range(parse_ctx *pc, const key_def *k, const char *val)
+{
+    return perr(pc, "%s = %s is out of range (%s%g to %g%s%s)", k->key, val,
+                k->pos ? "above " : "", k->lo, k->hi, *k->unit ? " " : "", k->unit);
+}
 
 static dmsg_status set_value(parse_ctx *pc, dmsg_machine *m, const key_def *k, char *val)
 {
@@ -253,15 +291,18 @@ static dmsg_status set_value(parse_ctx *pc, dmsg_machine *m, const key_def *k, c
     case V_TEXT:
         snprintf(field, DMSG_MACH_DESC_MAX, "%s", val);
         return DMSG_OK;
-    case V_POS:
-    case V_NONNEG:
-        if (parse_double(val, &d) || d < 0 || (k->kind == V_POS && d == 0))
+    case V_NUM:
+        if (parse_double(val, &d))
             return perr(pc, "bad number '%s' for key '%s'", val, k->key);
+        if (d < k->lo || d > k->hi || (k->pos && d == k->lo))
+            return bad_range(pc, k, val);
         memcpy(field, &d, sizeof d);
         return DMSG_OK;
     case V_INT:
-        if (parse_int(val, 0, 1L << 24, &l))
+        if (parse_int(val, LONG_MIN, LONG_MAX, &l))
             return perr(pc, "bad number '%s' for key '%s' (an integer)", val, k->key);
+        if (l < (long)k->lo || l > (long)k->hi)
+            return bad_range(pc, k, val);
         n = (int)l;
         memcpy(field, &n, sizeof n);
         return DMSG_OK;
@@ -273,9 +314,12 @@ static dmsg_status set_value(parse_ctx *pc, dmsg_machine *m, const key_def *k, c
             return perr(pc, "key '%s' needs %d numbers (congestion 1 2 4), got '%s'", k->key,
                         DMSG_MACH_NCONG, val);
         double tab[DMSG_MACH_NCONG];
-        for (int i = 0; i < n; i++)
-            if (parse_double(w[i], &tab[i]) || tab[i] <= 0)
+        for (int i = 0; i < n; i++) {
+            if (parse_double(w[i], &tab[i]))
                 return perr(pc, "bad number '%s' for key '%s'", w[i], k->key);
+            if (!(tab[i] > k->lo && tab[i] <= k->hi))
+                return bad_range(pc, k, w[i]);
+        }
         memcpy(field, tab, sizeof tab);
         return DMSG_OK;
     }
@@ -304,6 +348,15 @@ static dmsg_status set_value(parse_ctx *pc, dmsg_machine *m, const key_def *k, c
             return perr(pc, "bad barrier.kind '%s' (hardware, tree)", val);
         memcpy(field, &n, sizeof n);
         return DMSG_OK;
+    case V_CHAIN:
+        if (!strcmp(val, "adp"))
+            n = DMSG_CHAIN_ADP;
+        else if (!strcmp(val, "processor"))
+            n = DMSG_CHAIN_PROCESSOR;
+        else
+            return perr(pc, "bad chained.form '%s' (adp, processor)", val);
+        memcpy(field, &n, sizeof n);
+        return DMSG_OK;
     }
     return perr(pc, "internal: key kind");
 }
@@ -318,7 +371,9 @@ static char *trim(char *s)
     return s;
 }
 
-static dmsg_status parse_line(parse_ctx *pc, dmsg_machine *m, char *line, unsigned char *seen)
+/* at[i] records the line of keys[i] (0: not given), so that checks across
+ * keys can name the line to fix. */
+static dmsg_status parse_line(parse_ctx *pc, dmsg_machine *m, char *line, int *at)
 {
     char *hash = strchr(line, '#');
     if (hash)
@@ -337,12 +392,11 @@ static dmsg_status parse_line(parse_ctx *pc, dmsg_machine *m, char *line, unsign
     if (!*val)
         return perr(pc, "missing value for key '%s'", key);
 
-    for (int i = 0; i < NKEYS; i++) {
-        if (strcmp(keys[i].key, key))
-            continue;
-        if (seen[i])
+    int i = key_index(key);
+    if (i >= 0) {
+        if (at[i])
             return perr(pc, "duplicate key '%s'", key);
-        seen[i] = 1;
+        at[i] = pc->line;
         return set_value(pc, m, &keys[i], val);
     }
     dmsg_status st;
@@ -351,13 +405,137 @@ static dmsg_status parse_line(parse_ctx *pc, dmsg_machine *m, char *line, unsign
     return perr(pc, "unknown key '%s'", key);
 }
 
+/* Line of a key, or 0 when it was not given. */
+static int line_of(const int *at, const char *key)
+{
+    int i = key_index(key);
+    return i >= 0 ? at[i] : 0;
+}
+
+/* An error about a key found after the last line: names the key's line. */
+static dmsg_status kerr(parse_ctx *pc, const int *at, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static dmsg_status kerr(parse_ctx *pc, const int *at, const char *key, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pc->line = line_of(at, key);
+    return perr(pc, "%s", msg);
+}
+
+/* The network tables: throughput cannot grow with congestion (the model
+ * interpolates between the three points and extrapolates beyond 4), and
+ * address-data pairs carry an address with every word, so they never beat
+ * data alone. */
+static dmsg_status check_network(parse_ctx *pc, const dmsg_machine *m, const int *at)
+{
+    static const char *const names[2] = {"net.Nd", "net.Nadp"};
+    const double *tab[2] = {m->net_nd, m->net_nadp};
+    for (int t = 0; t < 2; t++)
+        for (int i = 1; i < DMSG_MACH_NCONG; i++)
+            if (tab[t][i] > tab[t][i - 1])
+                return kerr(pc, at, names[t],
+                            "key '%s': %g MB/s at congestion %d exceeds %g at congestion %d "
+                            "(throughput cannot grow with congestion)",
+                            names[t], tab[t][i], 1 << i, tab[t][i - 1], 1 << (i - 1));
+    for (int i = 0; i < DMSG_MACH_NCONG; i++)
+        if (m->net_nadp[i] > m->net_nd[i])
+            return kerr(pc, at, "net.Nadp",
+                        "key 'net.Nadp': %g MB/s at congestion %d exceeds net.Nd (%g): "
+                        "address-data pairs carry an address with every word",
+                        m->net_nadp[i], 1 << i, m->net_nd[i]);
+    return DMSG_OK;
+}
+
+/* Latency hiding by prefetch, the class model of REFERENCE.md 9: needs a
+ * window, an issue time and a latency; assumes that accesses keep up with
+ * the network (dt_c >= dt_n) and that the window covers the latency (no
+ * prefetch waits for a free slot), so a machine outside those bounds is an
+ * error rather than a silently wrong time. */
+static dmsg_status check_prefetch(parse_ctx *pc, const dmsg_machine *m, const int *at)
+{
+    static const char *const group[] = {"prefetch.window", "prefetch.net_capacity",
+                                        "prefetch.issue_ns", "prefetch.access_ns",
+                                        "prefetch.net_issue_ns", "prefetch.latency_ns"};
+    int any = 0;
+    for (size_t i = 0; i < sizeof group / sizeof group[0]; i++)
+        any |= line_of(at, group[i]) != 0;
+    if (!any)
+        return DMSG_OK;
+    static const char *const need[] = {"prefetch.window", "prefetch.issue_ns",
+                                       "prefetch.latency_ns"};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (!line_of(at, need[i]))
+            return perr(pc, "missing required key '%s' (the prefetch keys go together)", need[i]);
+    if (m->pf_access_ns < m->net_issue_ns)
+        return kerr(pc, at, line_of(at, "prefetch.access_ns") ? "prefetch.access_ns"
+                                                                 : "prefetch.net_issue_ns",
+                    "prefetch.access_ns (%g) is below prefetch.net_issue_ns (%g): the class "
+                    "model needs accesses at least as slow as network issues",
+                    m->pf_access_ns, m->net_issue_ns);
+    int w = m->pf_window;
+    if (m->pf_net_capacity > 0 && m->pf_net_capacity < w)
+        w = m->pf_net_capacity;
+    if (w * m->pf_issue_ns < m->pf_latency_ns)
+        return kerr(pc, at, "prefetch.window",
+                    "a window of %d prefetches issued every %g ns (prefetch.window, "
+                    "prefetch.net_capacity, prefetch.issue_ns) does not cover "
+                    "prefetch.latency_ns = %g",
+                    w, m->pf_issue_ns, m->pf_latency_ns);
+    return DMSG_OK;
+}
+
+/* Vector commands (VSCAP, REFERENCE.md 3): the (L,L) and (1,L) formulas
+ * need L, the window C_V > L, the issue and access times, a latency; case 3
+ * subtracts t_s per vector, which must stay below the time of a vector. */
+static dmsg_status check_vector(parse_ctx *pc, const dmsg_machine *m, const int *at)
+{
+    static const char *const group[] = {"vector.L",      "vector.window", "vector.tv_ns",
+                                        "vector.tvL_ns", "vector.tz_ns",  "vector.tzL_ns",
+                                        "vector.ts_ns",  "vector.latency_ns"};
+    int any = 0;
+    for (size_t i = 0; i < sizeof group / sizeof group[0]; i++)
+        any |= line_of(at, group[i]) != 0;
+    if (!any)
+        return DMSG_OK;
+    static const char *const need[] = {"vector.L", "vector.window", "vector.tv_ns",
+                                       "vector.tvL_ns", "vector.tzL_ns"};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (!line_of(at, need[i]))
+            return perr(pc, "missing required key '%s' (the vector keys go together)", need[i]);
+    if (!(m->vec_latency_ns > 0) && !(m->pf_latency_ns > 0))
+        return perr(pc, "missing required key 'vector.latency_ns' (or prefetch.latency_ns)");
+    if (m->vec_window <= m->vec_len)
+        return kerr(pc, at, "vector.window",
+                    "vector.window (%d) must exceed vector.L (%d): the window holds whole vectors",
+                    m->vec_window, m->vec_len);
+    if (m->vec_ts_ns >= m->vec_tvL_ns + m->vec_tzL_ns)
+        return kerr(pc, at, "vector.ts_ns",
+                    "vector.ts_ns (%g) must be below vector.tvL_ns + vector.tzL_ns (%g): "
+                    "case 3 saves t_s out of each vector's time",
+                    m->vec_ts_ns, m->vec_tvL_ns + m->vec_tzL_ns);
+    return DMSG_OK;
+}
+
 /* Checks after the last line: required keys and consistency. */
-static dmsg_status check_complete(parse_ctx *pc, const dmsg_machine *m, const unsigned char *seen)
+static dmsg_status check_complete(parse_ctx *pc, dmsg_machine *m, const int *at)
 {
     pc->line = 0;
     for (int i = 0; i < NKEYS; i++)
-        if (keys[i].required && !seen[i])
+        if (keys[i].required && !at[i])
             return perr(pc, "missing required key '%s'", keys[i].key);
+    if (m->line_bytes % 8)
+        return kerr(pc, at, "cache.line_bytes", "cache.line_bytes = %d is not a multiple of 8",
+                    m->line_bytes);
+    dmsg_mach_curve *curves[] = {&m->copy_gather, &m->copy_scatter, &m->send,
+                                 &m->fetch,       &m->deposit,      &m->recv};
+    for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++)
+        curves[i]->line = m->line_bytes / 8;
+    pc->line = 0;
     if (dmsg_mach_curve_at(&m->copy_gather, 1) <= 0)
         return perr(pc, "missing required key 'copy.1C1'");
     if (dmsg_mach_curve_at(&m->send, 1) <= 0)
@@ -368,8 +546,15 @@ static dmsg_status check_complete(parse_ctx *pc, const dmsg_machine *m, const un
         return perr(pc, "missing required key 'recv.0D1' (MB/s, or none)");
     if (dmsg_mach_curve_at(&m->deposit, 1) <= 0 && dmsg_mach_curve_at(&m->recv, 1) <= 0)
         return perr(pc, "missing required key 'recv.0R1' (recv.0D1 is none)");
+    if (m->chain_form == DMSG_CHAIN_PROCESSOR && dmsg_mach_curve_at(&m->recv, 1) <= 0)
+        return kerr(pc, at, "chained.form",
+                    "chained.form = processor needs the processor's receive 'recv.0R1'");
     if (m->barrier_kind == DMSG_BARRIER_TREE && !(m->barrier_hop_us > 0))
         return perr(pc, "missing required key 'barrier.hop_us' (barrier.kind = tree)");
+    dmsg_status st;
+    if ((st = check_network(pc, m, at)) || (st = check_prefetch(pc, m, at)) ||
+        (st = check_vector(pc, m, at)))
+        return st;
     return DMSG_OK;
 }
 
@@ -382,7 +567,7 @@ dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine
     dmsg_machine tmp;
     memset(&tmp, 0, sizeof tmp);
     tmp.cores = 1;
-    unsigned char seen[NKEYS] = {0};
+    int at[NKEYS] = {0};
     char line[512];
     const char *p = text;
     while (*p) {
@@ -393,12 +578,12 @@ dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine
             return perr(&pc, "line longer than %zu characters", sizeof line - 1);
         memcpy(line, p, n);
         line[n] = 0;
-        dmsg_status st = parse_line(&pc, &tmp, line, seen);
+        dmsg_status st = parse_line(&pc, &tmp, line, at);
         if (st != DMSG_OK)
             return st;
         p += n + (nl ? 1 : 0);
     }
-    dmsg_status st = check_complete(&pc, &tmp, seen);
+    dmsg_status st = check_complete(&pc, &tmp, at);
     if (st != DMSG_OK)
         return st;
     *m = tmp;
@@ -484,6 +669,21 @@ dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m, char *e
 
 /* ------------------------------------------------------------ lookups */
 
+/* Linear in log(stride) between given points; clamped at both ends. */
+static double interp(const long *stride, const double *mbs, int n, long pat)
+{
+    if (pat <= stride[0])
+        return mbs[0];
+    if (pat >= stride[n - 1])
+        return mbs[n - 1];
+    int i = 1;
+    while (stride[i] < pat)
+        i++;
+    double a = log((double)stride[i - 1]), b = log((double)stride[i]);
+    double t = (log((double)pat) - a) / (b - a);
+    return mbs[i - 1] + t * (mbs[i] - mbs[i - 1]);
+}
+
 double dmsg_mach_curve_at(const dmsg_mach_curve *c, long pat)
 {
     if (c->none)
@@ -495,16 +695,23 @@ double dmsg_mach_curve_at(const dmsg_mach_curve *c, long pat)
     /* Only contiguous data given: the engine moves contiguous blocks only. */
     if (pat > 1 && c->stride[c->n - 1] == 1)
         return 0;
-    if (pat <= c->stride[0])
-        return c->mbs[0];
-    if (pat >= c->stride[c->n - 1])
-        return c->mbs[c->n - 1];
-    int i = 1;
-    while (c->stride[i] < pat)
-        i++;
-    double a = log((double)c->stride[i - 1]), b = log((double)c->stride[i]);
-    double t = (log((double)pat) - a) / (b - a);
-    return c->mbs[i - 1] + t * (c->mbs[i] - c->mbs[i - 1]);
+    /* Cache lines: from a stride of one line on, every element costs a line,
+     * so the first given stride at or beyond the line stands for all strides
+     * from the line up to it (a virtual point at the line). */
+    int k = 0;
+    while (k < c->n && c->stride[k] < c->line)
+        k++;
+    if (c->line < 2 || k == c->n || c->stride[k] == c->line)
+        return interp(c->stride, c->mbs, c->n, pat);
+    long st[DMSG_MACH_MAX_PTS + 1];
+    double v[DMSG_MACH_MAX_PTS + 1];
+    memcpy(st, c->stride, (size_t)k * sizeof st[0]);
+    memcpy(v, c->mbs, (size_t)k * sizeof v[0]);
+    st[k] = c->line;
+    v[k] = c->mbs[k];
+    memcpy(st + k + 1, c->stride + k, (size_t)(c->n - k) * sizeof st[0]);
+    memcpy(v + k + 1, c->mbs + k, (size_t)(c->n - k) * sizeof v[0]);
+    return interp(st, v, c->n + 1, pat);
 }
 
 double dmsg_mach_net_at(const double tab[DMSG_MACH_NCONG], double c)

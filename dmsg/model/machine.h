@@ -17,6 +17,10 @@
 #define DMSG_MACH_DESC_MAX 200
 #define DMSG_MACH_MAX_PTS 16 /* strides per basic transfer */
 #define DMSG_MACH_NCONG 3    /* network tables hold congestion 1, 2, 4 */
+/* Upper bounds of the model's inputs: far beyond any real machine, so that a
+ * typo is an error instead of a plausible-looking simulation. */
+#define DMSG_MACH_MAX_MBS 1e6        /* 1 TB/s per basic transfer */
+#define DMSG_MACH_MAX_CONGESTION 1024 /* average congestion factor */
 
 /* Pattern code of one end of a transfer: a stride >= 1 (1 = contiguous) or
  * DMSG_PAT_INDEXED (`w`, through an index array). */
@@ -31,9 +35,18 @@ typedef struct {
     double mbs[DMSG_MACH_MAX_PTS];
     double indexed; /* 0: not possible / not given */
     int none;       /* the file said `none`: the engine does not exist */
+    long line;      /* words per cache line (cache.line_bytes / 8); 0: no cache rule */
 } dmsg_mach_curve;
 
 enum { DMSG_BARRIER_HARDWARE = 1, DMSG_BARRIER_TREE = 2 };
+
+/* How a chained (non-contiguous) transfer runs (key chained.form):
+ * ADP: xS0 || Nadp || 0Dy, addresses travel with the data and the better of
+ * processor and engine serves each end (T3D, T3E); PROCESSOR: xS0 || Nd ||
+ * 0Ry, the processors drive both ends and the receiver computes the
+ * addresses itself, so only data crosses the network (Paragon, REFERENCE.md
+ * 9). */
+enum { DMSG_CHAIN_ADP = 0, DMSG_CHAIN_PROCESSOR = 1 };
 
 typedef struct dmsg_machine {
     char name[DMSG_MACH_NAME_MAX];
@@ -54,6 +67,8 @@ typedef struct dmsg_machine {
     double net_nadp[DMSG_MACH_NCONG]; /* address-data pairs */
     double congestion;                /* typical average congestion factor */
     unsigned mechanisms;              /* DMSG_MECH_* the hardware allows */
+    int chain_form;                   /* DMSG_CHAIN_* */
+    int line_bytes;                   /* cache line; 0: no cache (stride-independent) */
 
     double overhead_us; /* per message, send plus receive software */
     double partner_us;  /* switching to another remote partner */
@@ -94,7 +109,10 @@ dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine
 
 /* Throughput of a curve at a pattern, in MB/s; 0 when the engine cannot do
  * that pattern. Between given strides the value is interpolated linearly in
- * log(stride); strides beyond the largest given behave like it. */
+ * log(stride); strides beyond the largest given behave like it. With a cache
+ * line of L words (curve.line), every stride >= L touches one line per
+ * element, so strides from L up to the smallest given stride >= L take that
+ * stride's value, and strides below L interpolate towards it at L. */
 double dmsg_mach_curve_at(const dmsg_mach_curve *c, long pat);
 
 /* Network throughput at an average congestion factor c >= 1 (log-log

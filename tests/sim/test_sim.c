@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "dmsg/model/ctm.h"
 #include "dmsg/model/machine.h"
+#include "tests/figures.h"
 
 static const char *build(void)
 {
@@ -67,7 +68,7 @@ static double value_after(const char *out, const char *key)
 Test(sim, deterministic_across_runs_spinning_and_cores)
 {
     static char a[8192], b[8192], c[8192], err[4096];
-    const char *machines[] = {"t3d", "iwarp", "t3e", "paragon"};
+    const char *machines[] = {"t3d", "iwarp", "t3e-vscap", "paragon"};
     for (int m = 0; m < 4; m++) {
         char env[256];
         snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=%s", machines[m]);
@@ -90,7 +91,7 @@ Test(sim, deterministic_across_runs_spinning_and_cores)
 Test(sim, causality_and_monotonic_clocks)
 {
     static char out[8192], err[4096];
-    const char *machines[] = {"t3d", "iwarp", "t3e"};
+    const char *machines[] = {"t3d", "iwarp", "t3e-vscap"};
     for (int m = 0; m < 3; m++)
         for (int np = 2; np <= 8; np *= 2) {
             char env[128];
@@ -122,7 +123,7 @@ Test(sim, deposit_cost_follows_the_model)
         dmsg_mech m;
     } cases[] = {{"t3d", "packed", DMSG_MECH_PACKED},   {"t3d", "chained", DMSG_MECH_CHAINED},
                  {"t3d", "auto", DMSG_MECH_AUTO},       {"paragon", "auto", DMSG_MECH_AUTO},
-                 {"iwarp", "packed", DMSG_MECH_PACKED}, {"t3e", "chained", DMSG_MECH_CHAINED}};
+                 {"iwarp", "packed", DMSG_MECH_PACKED}, {"t3e-vscap", "chained", DMSG_MECH_CHAINED}};
     double t3d_packed = 0, t3d_chained = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char env[160];
@@ -163,7 +164,7 @@ Test(sim, fetch_strategies_on_the_t3e)
     double t[3];
     for (int i = 0; i < 3; i++) {
         char env[128];
-        snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=t3e DMSG_SIM_FETCH=%s",
+        snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=t3e-vscap DMSG_SIM_FETCH=%s",
                  strat[i]);
         cr_assert_eq(run(env, 2, simprog("fetch"), "", out, sizeof out, err, sizeof err), 0, "%s",
                      err);
@@ -171,7 +172,7 @@ Test(sim, fetch_strategies_on_the_t3e)
     }
     dmsg_machine m;
     char e[256];
-    cr_assert_eq(dmsg_machine_load("t3e", &m, e, sizeof e), DMSG_OK);
+    cr_assert_eq(dmsg_machine_load("t3e-vscap", &m, e, sizeof e), DMSG_OK);
     /* blocking: one remote read per word, plus the partner switch. */
     cr_assert_float_eq(t[0], 8192 * m.read_us * 1e-6 + m.partner_us * 1e-6, 1e-12);
     cr_assert_lt(t[1], t[0] / 4, "SCAP pipelining hides most of the latency");
@@ -193,6 +194,30 @@ Test(sim, bad_machine_file_names_file_and_line)
     unlink(path);
     cr_assert_neq(rc, 0);
     cr_assert(strstr(err, ":3:") != NULL, "stderr should name line 3: %s", err);
+    /* An absurd value in a complete description: file, line and key. */
+    char text[4096] = "";
+    for (int i = 0; i < dmsg_machine_nbuiltins; i++)
+        if (!strcmp(dmsg_machine_builtins[i].name, "t3d"))
+            snprintf(text, sizeof text, "%s", dmsg_machine_builtins[i].text);
+    char *o = strstr(text, "msg.overhead_us = 1 ");
+    cr_assert_not_null(o);
+    memcpy(o, "msg.overhead_us=1e29", 20);
+    int line = 1;
+    for (char *q = text; q < o; q++)
+        line += *q == '\n';
+    strcpy(path, "/tmp/dmsg-bad-XXXXXX");
+    fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=%s", path);
+    rc = run(env, 2, simprog("clocks"), "", NULL, 0, err, sizeof err);
+    unlink(path);
+    cr_assert_neq(rc, 0);
+    char want[600];
+    snprintf(want, sizeof want, "%s:%d: msg.overhead_us = 1e29 is out of range", path, line);
+    cr_assert(strstr(err, want) != NULL, "stderr lacks '%s': %s", want, err);
     rc = run("DMSG_TRANSPORT=sim DMSG_MACHINE=no-such-machine", 1, simprog("clocks"), "", NULL, 0,
              err, sizeof err);
     cr_assert_neq(rc, 0);
@@ -276,4 +301,199 @@ Test(sim, measure_writes_a_loadable_machine, .timeout = 120)
     cr_assert_eq(system(cmd), 0, "the host machine file does not run: %s", cmd);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+/* Settings a machine cannot honour stop the job at dmsg_init and name the
+ * setting; nothing runs with a congestion below 1 (0.5 used to make every
+ * transfer free). */
+Test(sim, bad_settings_are_refused)
+{
+    static char err[4096];
+    static const struct {
+        const char *env, *want;
+    } cases[] = {
+        {"DMSG_MACHINE=t3d DMSG_SIM_CONGESTION=0.5", "DMSG_SIM_CONGESTION=0.5"},
+        {"DMSG_MACHINE=t3d DMSG_SIM_CONGESTION=2000", "DMSG_SIM_CONGESTION=2000"},
+        {"DMSG_MACHINE=t3d DMSG_SIM_CONGESTION=-1", "DMSG_SIM_CONGESTION"},
+        {"DMSG_MACHINE=t3d DMSG_SIM_FETCH=vector", "DMSG_SIM_FETCH=vector: machine t3d"},
+        {"DMSG_MACHINE=paragon DMSG_SIM_FETCH=pipelined", "DMSG_SIM_FETCH=pipelined"},
+        {"DMSG_MACHINE=t3e-scap DMSG_SIM_FETCH=vector", "DMSG_SIM_FETCH=vector: machine t3e-scap"},
+        {"DMSG_MACHINE=t3e", "unknown machine 't3e'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char env[256];
+        snprintf(env, sizeof env, "DMSG_TRANSPORT=sim %s", cases[i].env);
+        int rc = run(env, 2, simprog("clocks"), "", NULL, 0, err, sizeof err);
+        cr_assert_neq(rc, 0, "%s was accepted", cases[i].env);
+        cr_assert(strstr(err, cases[i].want) != NULL, "%s: stderr lacks '%s': %s", cases[i].env,
+                  cases[i].want, err);
+    }
+    /* Congestion 1 and 4 are fine, and 4 makes a transfer slower than 1. */
+    static char out[4096];
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_MACHINE=t3d DMSG_SIM_CONGESTION=1", 2,
+                     simprog("xfer"), "1 1 4096", out, sizeof out, err, sizeof err), 0, "%s", err);
+    double c1 = value_after(out, "send ");
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_MACHINE=t3d DMSG_SIM_CONGESTION=4", 2,
+                     simprog("xfer"), "1 1 4096", out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(value_after(out, "send "), c1);
+}
+
+/* ---- Published figures through the simulator (2 PEs unless said). */
+
+/* Runs sim_prog CASE ARGS on machine with extra settings; returns the value
+ * printed after key. */
+static double sim_value(const char *machine, const char *extra, const char *c, const char *args,
+                        const char *key)
+{
+    static char out[4096], err[4096];
+    char env[256];
+    snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=%s %s", machine, extra);
+    cr_assert_eq(run(env, 2, simprog(c), args, out, sizeof out, err, sizeof err), 0,
+                 "%s %s %s: %s", env, c, args, err);
+    return value_after(out, key);
+}
+
+Test(simfig, t3d_copy_transfer)
+{
+    /* 32768 words: the per-message costs (2 us) are below 0.02% of the time. */
+    double a = sim_value("t3d", "DMSG_SIM_MECH=packed", "xfer", "16 1 32768", "mbs ");
+    figure("T3D 16Q1 buffer packing, congestion 2 (sim deposit)", "MB/s", 18.4, a, 0.10,
+           "estimate", "sim simfig/t3d_copy_transfer");
+    double b = sim_value("t3d", "DMSG_SIM_MECH=packed", "xfer", "1 1024 4096", "mbs ");
+    figure("T3D 1Q1024 buffer packing, congestion 2 (sim deposit)", "MB/s", 25.0, b, 0.10,
+           "estimate", "sim simfig/t3d_copy_transfer");
+}
+
+Test(simfig, paragon_chained)
+{
+    double a = sim_value("paragon", "DMSG_SIM_MECH=chained", "xfer", "1 16 32768", "mbs ");
+    figure("Paragon 1Q'16 chained (sim deposit)", "MB/s", 32, a, 0.10, "estimate",
+           "sim simfig/paragon_chained");
+    double b = sim_value("paragon", "DMSG_SIM_MECH=chained", "xfer", "16 1 32768", "mbs ");
+    figure("Paragon 16Q'1 chained (sim deposit)", "MB/s", 42, b, 0.10, "estimate",
+           "sim simfig/paragon_chained");
+}
+
+Test(simfig, t3e_scap)
+{
+    double tb = sim_value("t3e-scap", "DMSG_SIM_FETCH=blocking", "fetch", "128 4", "fetch ");
+    figure("T3E (SCAP 1997) k = 128 remote reads, blocking (sim fetch)", "us", 190.67, tb * 1e6,
+           0.10, "estimate", "sim simfig/t3e_scap");
+    double tp = sim_value("t3e-scap", "DMSG_SIM_FETCH=pipelined", "fetch", "128 4", "fetch ");
+    figure("T3E (SCAP 1997) k = 128, SCAP pipelined (sim fetch)", "us", 20.48, tp * 1e6, 0.10,
+           "estimate", "sim simfig/t3e_scap");
+    figure("T3E (SCAP 1997) speed-up over blocking c = T_L / dt_p (sim fetch)", "x", 1489.6 / 160,
+           tb / tp, 0.10, "estimate", "sim simfig/t3e_scap");
+    double t1 = sim_value("t3e-scap", "DMSG_SIM_FETCH=pipelined", "fetch", "8 4", "fetch ");
+    figure("T3E (SCAP 1997) class 1, k = 8: T = T_L (sim fetch)", "ns", 1489.6, t1 * 1e9, 0.10,
+           "estimate", "sim simfig/t3e_scap");
+    /* auto picks the prefetch window on the 1997 machine (no vectors). */
+    cr_assert_float_eq(sim_value("t3e-scap", "", "fetch", "128 4", "fetch "), tp, 1e-15);
+}
+
+Test(simfig, t3e_vscap)
+{
+    const char *m = "t3e-vscap";
+    double s = sim_value(m, "DMSG_SIM_FETCH=pipelined", "fetch", "64 4", "fetch ");
+    double v = sim_value(m, "DMSG_SIM_FETCH=vector", "fetch", "64 4", "fetch ");
+    figure("T3E-900 VSCAP / SCAP speed-up, V = K = 64 (sim fetch)", "x", 7.8, s / v, 0.10,
+           "estimate", "sim simfig/t3e_vscap");
+    figure("T3E-900 (VSCAP 2000) (L,L) case 1, K = 64 (sim fetch)", "ns",
+           8 * 144 + 1480 + 7 * 13.3, v * 1e9, 0.10, "estimate", "sim simfig/t3e_vscap");
+    double c2 = sim_value(m, "DMSG_SIM_FETCH=vector", "fetch", "96 1", "fetch ");
+    figure("T3E-900 (VSCAP 2000) (L,L) case 2, K = 96 (sim fetch)", "ns", 12 * (146 + 144),
+           c2 * 1e9, 0.10, "estimate", "sim simfig/t3e_vscap");
+    double c3 = sim_value(m, "DMSG_SIM_FETCH=vector", "fetch", "1024 2", "fetch ");
+    figure("T3E-900 (VSCAP 2000) (L,L) case 3, K = 1024 (sim fetch)", "ns",
+           128 * (146 + 144) - (1024 - 128 + 8) / 8 * 44, c3 * 1e9, 0.10, "estimate",
+           "sim simfig/t3e_vscap");
+    double g = sim_value(m, "DMSG_SIM_FETCH=vector", "fetch", "64 0", "fetch ");
+    figure("T3E-900 (VSCAP 2000) (1,L) indexed gather, K = 64 (sim fetch)", "ns", 64 * 148 + 1480,
+           g * 1e9, 0.10, "estimate", "sim simfig/t3e_vscap");
+    double b = sim_value(m, "DMSG_SIM_FETCH=blocking", "fetch", "64 4", "fetch ");
+    figure("T3E-900 blocking access (sim fetch, per element)", "ns", 1880, b * 1e9 / 64, 0.10,
+           "estimate", "sim simfig/t3e_vscap");
+}
+
+Test(simfig, t3d_remote_access_and_barrier)
+{
+    double b = sim_value("t3d", "DMSG_SIM_FETCH=blocking", "fetch", "8192 4", "fetch ");
+    figure("T3D remote uncached read (sim fetch, per word)", "ns", 610, b * 1e9 / 8192, 0.10,
+           "estimate", "sim simfig/t3d_remote_access_and_barrier");
+    double p = sim_value("t3d", "DMSG_SIM_FETCH=pipelined", "fetch", "8192 4", "fetch ");
+    figure("T3D prefetch queue, pipelined: 31 cycles per word (sim fetch)", "ns", 31 / 0.150,
+           p * 1e9 / 8192, 0.10, "measured", "sim simfig/t3d_remote_access_and_barrier");
+    double h = sim_value("t3d", "", "barrier", "", "barrier ");
+    figure("T3D hardware barrier (sim dmsg_sync)", "us", 1, h * 1e6, 0.10, "measured",
+           "sim simfig/t3d_remote_access_and_barrier");
+}
+
+/* The iWarp's DMSG library: send plus receive overhead per message, 400
+ * cycles; the sender-buffered variant (125 cycles) is a copy of the machine
+ * file with that overhead. */
+Test(simfig, iwarp_message_overhead)
+{
+    double a = sim_value("iwarp", "", "xfer", "1 1 1", "send ");
+    figure("iWarp DMSG per-message overhead, 8-byte deposit (sim)", "us", 20, a * 1e6, 0.10,
+           "measured", "sim simfig/iwarp_message_overhead");
+    char text[4096] = "", path[] = "/tmp/dmsg-iwarp-XXXXXX";
+    for (int i = 0; i < dmsg_machine_nbuiltins; i++)
+        if (!strcmp(dmsg_machine_builtins[i].name, "iwarp"))
+            snprintf(text, sizeof text, "%s", dmsg_machine_builtins[i].text);
+    char *o = strstr(text, "msg.overhead_us = 20 ");
+    cr_assert_not_null(o);
+    memcpy(o, "msg.overhead_us=6.25", 20);
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    double b = sim_value(path, "", "xfer", "1 1 1", "send ");
+    unlink(path);
+    figure("iWarp sender-buffered variant, 8-byte deposit (sim, overhead 6.25 us)", "us", 6.25,
+           b * 1e6, 0.10, "measured", "sim simfig/iwarp_message_overhead");
+}
+
+/* The worked example's pattern as a whole program: the transpose example on
+ * 64 simulated T3D nodes with buffer packing, throughput per PE. */
+Test(simfig, t3d_transpose_64_nodes, .timeout = 300)
+{
+    static char out[65536], err[65536];
+    char prog[512];
+    snprintf(prog, sizeof prog, "%s/examples/transpose", build());
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_MACHINE=t3d DMSG_SIM_MECH=packed", 64, prog, "1024 1",
+                     out, sizeof out, err, sizeof err), 0, "%s", err);
+    double pe0 = value_after(out, "PE   0:");
+    figure("T3D transpose 1Q1024 packed, 64 nodes, per PE (sim example vs model)", "MB/s", 25.0,
+           pe0, 0.10, "estimate", "sim simfig/t3d_transpose_64_nodes");
+    figure("T3D transpose 1Q1024 packed, 64 nodes, per PE (sim example vs measured)", "MB/s", 20.0,
+           pe0, -1, "measured", "sim simfig/t3d_transpose_64_nodes");
+}
+
+/* Buffer packing books its two copies as copies, also the 1C1 copies of a
+ * contiguous deposit: docs/simulator.md says so. */
+Test(sim, packing_copies_are_booked_as_copies)
+{
+    dmsg_machine m;
+    char e[256];
+    cr_assert_eq(dmsg_machine_load("t3d", &m, e, sizeof e), DMSG_OK, "%s", e);
+    double bytes = 1024 * 8;
+    double copy = sim_value("t3d", "DMSG_SIM_MECH=packed", "xfer", "1 1 1024", "copy ");
+    cr_assert_float_eq(copy, 2 * bytes / (dmsg_ctm_copy_mbs(&m, 1, 1, NULL, 0) * 1e6), 1e-12);
+    copy = sim_value("t3d", "DMSG_SIM_MECH=packed", "xfer", "64 1 1024", "copy ");
+    cr_assert_float_eq(copy, bytes / 33.3e6 + bytes / 93e6, 1e-12);
+    cr_assert_eq(sim_value("t3d", "DMSG_SIM_MECH=auto", "xfer", "1 1 1024", "copy "), 0);
+    /* The halo example with packing forced: its breakdown shows copies. */
+    static char out[8192], err[8192];
+    char prog[512];
+    snprintf(prog, sizeof prog, "%s/examples/halo", build());
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_MACHINE=t3d DMSG_SIM_MECH=packed DMSG_SIM_REPORT=1",
+                     2, prog, "256 4", out, sizeof out, err, sizeof err), 0, "%s", err);
+    const char *row = strstr(err, "\n     0 ");
+    cr_assert_not_null(row, "%s", err);
+    double v[4];
+    cr_assert_eq(sscanf(row, " 0 %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3]), 4, "%s", row);
+    /* 4 iterations, one 2 KiB row to its one neighbour, two 1C1 copies per
+     * row; PE 0's 4-byte verdict to itself (a local copy) adds 0.04 us. */
+    cr_assert_float_eq(v[2], 4 * 2 * 2048 / 93.0 + 4 / 93.0, 1e-3, "copies %g: %s", v[2], err);
 }

@@ -18,6 +18,14 @@
     } while (0)
 
 static int me, np;
+static int g_argc;
+static char **g_argv;
+
+/* Numeric argument i of the case (after the case name), or dflt. */
+static long arg(int i, long dflt)
+{
+    return g_argc > 2 + i ? strtol(g_argv[2 + i], NULL, 10) : dflt;
+}
 
 /* Virtual time may only move forward. */
 static double last_t;
@@ -190,29 +198,91 @@ static int case_cost(void)
     return 0;
 }
 
-/* PE 0 fetches 8192 words from PE 1 at a stride of 4 words, blocking: prints
- * the virtual time it took (the strategy comes from DMSG_SIM_FETCH). */
+/* PE 0 fetches K words from PE 1 read at a stride of S words (default 8192
+ * and 4; S = 0: by index, a scattered permutation): prints the virtual time
+ * it took (the strategy comes from DMSG_SIM_FETCH). */
 static int case_fetch(void)
 {
-    enum { K = 8192, S = 4 };
-    double *src, *dst = malloc(K * sizeof *dst);
-    CHECK(dmsg_alloc((size_t)K * S * sizeof *src, (void **)&src));
-    for (int i = 0; i < K * S; i++)
-        src[i] = me * 1e6 + i;
+    size_t k = (size_t)arg(0, 8192), stride = (size_t)arg(1, 4), span = k * (stride ? stride : 1);
+    double *src, *dst = malloc(k * sizeof *dst);
+    size_t *idx = malloc(k * sizeof *idx);
+    if (!dst || !idx)
+        return 1;
+    CHECK(dmsg_alloc(span * sizeof *src, (void **)&src));
+    for (size_t i = 0; i < span; i++)
+        src[i] = me * 1e6 + (double)i;
+    for (size_t i = 0; i < k; i++)
+        idx[i] = stride ? i * stride : (i * 7919) % k;
     CHECK(dmsg_sync());
     if (me == 0 && np > 1) {
-        dmsg_layout rl = {1, {K}, {S * 8}}, ll = {1, {K}, {8}};
+        dmsg_layout rl = {1, {k}, {(ptrdiff_t)(stride * 8)}}, ll = {1, {k}, {8}};
         double t0 = dmsg_wtime();
-        CHECK(dmsg_fetch_section(dst, &ll, src, &rl, 8, 1));
+        if (stride)
+            CHECK(dmsg_fetch_section(dst, &ll, src, &rl, 8, 1));
+        else
+            CHECK(dmsg_fetch_indexed(dst, src, idx, k, 8, 1));
         printf("fetch %a\n", dmsg_wtime() - t0);
-        for (int i = 0; i < K; i++)
-            if (dst[i] != 1e6 + (double)i * S) {
-                fprintf(stderr, "fetched element %d wrong\n", i);
+        for (size_t i = 0; i < k; i++)
+            if (dst[i] != 1e6 + (double)idx[i]) {
+                fprintf(stderr, "fetched element %zu wrong\n", i);
                 return 1;
             }
     }
     CHECK(dmsg_sync());
+    free(idx);
     free(dst);
+    return 0;
+}
+
+/* One deposit PE 0 -> PE 1 of W words read at a stride of X words and
+ * stored at a stride of Y words (the copy-transfer model's xQy): PE 0
+ * prints its busy time, the payload throughput over it, and the part of it
+ * booked as packing copies. */
+static int case_xfer(void)
+{
+    size_t x = (size_t)arg(0, 1), y = (size_t)arg(1, 1), w = (size_t)arg(2, 1);
+    double *src = calloc(w * x, sizeof *src), *dst;
+    dmsg_ctr c;
+    if (!src)
+        return 1;
+    for (size_t i = 0; i < w; i++)
+        src[i * x] = (double)i;
+    CHECK(dmsg_alloc(w * y * sizeof *dst, (void **)&dst));
+    CHECK(dmsg_ctr_create(&c));
+    CHECK(dmsg_sync());
+    if (me == 0 && np > 1) {
+        dmsg_layout sl = {1, {w}, {(ptrdiff_t)(x * 8)}}, dl = {1, {w}, {(ptrdiff_t)(y * 8)}};
+        dmsg_times t0, t1;
+        CHECK(dmsg_times_get(&t0));
+        CHECK(dmsg_deposit_section(dst, &dl, src, &sl, 8, 1, c));
+        CHECK(dmsg_times_get(&t1));
+        double busy = t1.total - t0.total;
+        printf("send %a\nmbs %a\ncopy %a\n", busy, (double)(w * 8) / busy / 1e6,
+               t1.copy - t0.copy);
+    } else if (me == 1) {
+        CHECK(dmsg_await(c, 1));
+        for (size_t i = 0; i < w; i++)
+            if (dst[i * y] != (double)i) {
+                fprintf(stderr, "deposited element %zu wrong\n", i);
+                return 1;
+            }
+    }
+    CHECK(dmsg_sync());
+    CHECK(dmsg_ctr_destroy(c));
+    CHECK(dmsg_free(dst));
+    free(src);
+    return 0;
+}
+
+/* A barrier's virtual cost: the clocks are equal after the first one, so
+ * the second costs exactly one barrier. */
+static int case_barrier(void)
+{
+    CHECK(dmsg_sync());
+    double t0 = dmsg_wtime();
+    CHECK(dmsg_sync());
+    if (me == 0)
+        printf("barrier %a\n", dmsg_wtime() - t0);
     return 0;
 }
 
@@ -249,9 +319,10 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(void);
     } cases[] = {{"clocks", case_clocks}, {"causality", case_causality}, {"cost", case_cost},
-                 {"fetch", case_fetch},   {"times", case_times}};
+                 {"fetch", case_fetch},   {"times", case_times},         {"xfer", case_xfer},
+                 {"barrier", case_barrier}};
     if (argc < 2) {
-        fprintf(stderr, "usage: sim_prog CASE\n");
+        fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");
         return 2;
     }
     int st = dmsg_init();
@@ -261,6 +332,8 @@ int main(int argc, char **argv)
     }
     me = dmsg_pe();
     np = dmsg_npes();
+    g_argc = argc;
+    g_argv = argv;
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (!strcmp(argv[1], cases[i].name))

@@ -12,6 +12,7 @@
 
 #include "dmsg/model/ctm.h"
 #include "dmsg/model/machine.h"
+#include "tests/figures.h"
 
 static dmsg_machine load(const char *name)
 {
@@ -66,6 +67,8 @@ Test(ctm, worked_example_t3d_transpose)
     cr_assert_float_eq(r, 25.0, 0.05, "got %g: %s", r, t);
     cr_assert_eq(used, DMSG_MECH_PACKED);
     cr_assert(strstr(t, "1/(1/93 + 1/min(126, 69, 142) + 1/67.9) = 25.0"), "trace: %s", t);
+    figure("T3D 1Q1024 buffer packing, congestion 2 (model)", "MB/s", 25.0, r, 0.10, "estimate",
+           "unit ctm/worked_example_t3d_transpose");
     /* The T3D's own congestion is the published typical value, 2. */
     cr_assert_float_eq(m.congestion, 2, 1e-12);
 }
@@ -86,19 +89,143 @@ Test(ctm, composition_rules)
 Test(ctm, stride_interpolation)
 {
     dmsg_machine m = load("t3d");
-    /* Scatter 1Cy: 93 at 1, 67.9 at 64; stride 8 is halfway on a log scale. */
-    cr_assert_float_eq(dmsg_mach_curve_at(&m.copy_scatter, 8), (93 + 67.9) / 2, 1e-9);
+    /* 32-byte lines: from a stride of 4 words on, every element touches a
+     * line, so strides 4..64 take the stride-64 value; stride 2 lies halfway
+     * (log scale) between 1 and the virtual point at 4. */
+    cr_assert_eq(m.copy_scatter.line, 4);
+    cr_assert_float_eq(dmsg_mach_curve_at(&m.copy_scatter, 2), (93 + 67.9) / 2, 1e-9);
+    cr_assert_float_eq(dmsg_mach_curve_at(&m.copy_scatter, 4), 67.9, 1e-12);
+    cr_assert_float_eq(dmsg_mach_curve_at(&m.copy_scatter, 16), 67.9, 1e-12);
     cr_assert_float_eq(dmsg_mach_curve_at(&m.copy_scatter, 64), 67.9, 1e-12);
     cr_assert_float_eq(dmsg_mach_curve_at(&m.copy_scatter, 4096), 67.9, 1e-12);
     cr_assert_float_eq(dmsg_mach_curve_at(&m.copy_gather, DMSG_PAT_INDEXED), 32.9, 1e-12);
-    double t2 = log(2) / log(64);
-    cr_assert_float_eq(dmsg_mach_curve_at(&m.send, 2), 126 + t2 * (35 - 126), 1e-9);
+    cr_assert_float_eq(dmsg_mach_curve_at(&m.send, 2), (126 + 35) / 2.0, 1e-9);
+    figure("T3D 16C1 ~ 64C1 (one cache line per element)", "MB/s", 33.3,
+           dmsg_ctm_copy_mbs(&m, 16, 1, NULL, 0), 0.10, "estimate",
+           "unit ctm/stride_interpolation");
+    /* Without a cache line (the iWarp) strides interpolate on a log scale. */
+    dmsg_machine w = load("iwarp");
+    cr_assert_eq(w.copy_scatter.line, 0);
+    /* A given stride below the line stays a point of its own (Paragon 0R16
+     * is between the line and 64). */
+    dmsg_machine p = load("paragon");
+    cr_assert_float_eq(dmsg_mach_curve_at(&p.recv, 8), 32, 1e-12);
+    cr_assert_float_eq(dmsg_mach_curve_at(&p.recv, 16), 32, 1e-12);
+    double t = log(32 / 16.0) / log(64 / 16.0);
+    cr_assert_float_eq(dmsg_mach_curve_at(&p.recv, 32), 32 + t * (38 - 32), 1e-9);
     /* No fetch engine at all, and a contiguous-only engine has no strides. */
     cr_assert_eq(dmsg_mach_curve_at(&m.fetch, 1), 0);
-    dmsg_machine p = load("paragon");
     cr_assert_float_eq(dmsg_mach_curve_at(&p.fetch, 1), 160, 1e-12);
     cr_assert_eq(dmsg_mach_curve_at(&p.fetch, 2), 0);
     cr_assert_eq(dmsg_mach_curve_at(&p.fetch, DMSG_PAT_INDEXED), 0);
+}
+
+Test(figures, t3d_16Q1_buffer_packing)
+{
+    dmsg_machine m = load("t3d");
+    char t[512];
+    double r = dmsg_ctm_remote_mbs(&m, 16, 1, DMSG_MECH_PACKED, 2, NULL, t, sizeof t);
+    cr_assert(strstr(t, "1/(1/33.3 + 1/min(126, 69, 142) + 1/93)"), "%s", t);
+    figure("T3D 16Q1 buffer packing, congestion 2 (model)", "MB/s", 18.4, r, 0.10, "estimate",
+           "unit figures/t3d_16Q1_buffer_packing");
+}
+
+Test(figures, paragon_chained_is_processor_driven)
+{
+    dmsg_machine m = load("paragon");
+    char t[512];
+    cr_assert_eq(m.chain_form, DMSG_CHAIN_PROCESSOR);
+    double a = dmsg_ctm_remote_mbs(&m, 1, 16, DMSG_MECH_CHAINED, m.congestion, NULL, t, sizeof t);
+    /* The DMA engines move contiguous blocks only: processor at both ends,
+     * data only on the network. */
+    cr_assert(strstr(t, "1S0 || Nd[c=2] || 0R16"), "%s", t);
+    figure("Paragon 1Q'16 chained (model)", "MB/s", 32, a, 0.10, "estimate",
+           "unit figures/paragon_chained_is_processor_driven");
+    double b = dmsg_ctm_remote_mbs(&m, 16, 1, DMSG_MECH_CHAINED, m.congestion, NULL, t, sizeof t);
+    cr_assert(strstr(t, "16S0 || Nd[c=2] || 0R1"), "%s", t);
+    figure("Paragon 16Q'1 chained (model)", "MB/s", 42, b, 0.10, "estimate",
+           "unit figures/paragon_chained_is_processor_driven");
+    /* A contiguous transfer still uses the DMA engines (direct). */
+    cr_assert_float_eq(dmsg_ctm_remote_mbs(&m, 1, 1, DMSG_MECH_CHAINED, 2, NULL, t, sizeof t), 90,
+                       1e-9, "%s", t);
+}
+
+Test(figures, t3e_scap_classes)
+{
+    dmsg_machine m = load("t3e-scap");
+    double cn = m.pf_net_capacity, cp = m.pf_window;
+    double tb = dmsg_ctm_scap_blocking(128, m.pf_latency_ns);
+    figure("T3E (SCAP 1997) k = 128 remote reads, blocking (model)", "us", 190.67, tb / 1e3, 0.10,
+           "estimate", "unit figures/t3e_scap_classes");
+    int cls;
+    double tp = dmsg_ctm_scap_pipelined(128, m.pf_latency_ns, m.pf_issue_ns, m.pf_access_ns,
+                                        m.net_issue_ns, cn, cp, &cls, NULL, 0);
+    cr_assert_eq(cls, 2);
+    figure("T3E (SCAP 1997) k = 128, SCAP pipelined (model)", "us", 20.48, tp / 1e3, 0.10,
+           "estimate", "unit figures/t3e_scap_classes");
+    figure("T3E (SCAP 1997) speed-up over blocking, classes 2, 3: c = T_L / dt_p", "x",
+           1489.6 / 160, tb / tp, 0.10, "estimate", "unit figures/t3e_scap_classes");
+    /* Class 1: only the first access waits, T = T_L. */
+    double t1 = dmsg_ctm_scap_pipelined(8, m.pf_latency_ns, m.pf_issue_ns, m.pf_access_ns,
+                                        m.net_issue_ns, cn, cp, &cls, NULL, 0);
+    cr_assert_eq(cls, 1);
+    figure("T3E (SCAP 1997) class 1 (k = 8 <= C_n): T = T_L", "ns", 1489.6, t1, 0.10, "estimate",
+           "unit figures/t3e_scap_classes");
+    /* Class 3 (k > C_p): fill / access-and-issue / drain, same total k dt_p. */
+    double t3 = dmsg_ctm_scap_pipelined(1000, m.pf_latency_ns, m.pf_issue_ns, m.pf_access_ns,
+                                        m.net_issue_ns, cn, cp, &cls, NULL, 0);
+    cr_assert_eq(cls, 3);
+    cr_assert_float_eq(t3, 1000 * 160.0, 1e-6);
+    /* The 1997 machine has no vector commands: those are the 2000 study's. */
+    cr_assert_eq(m.vec_len, 0);
+}
+
+Test(figures, t3e_vscap_cases)
+{
+    dmsg_machine m = load("t3e-vscap");
+    double L = m.vec_len, tl = m.vec_latency_ns, tn = m.net_issue_ns;
+    int c;
+    /* Published formulas with the study's published parameters (by hand). */
+    double got = dmsg_ctm_vscap_LL(64, L, tl, tn, m.vec_tvL_ns, m.vec_tzL_ns, m.vec_ts_ns,
+                                   m.vec_window, &c, NULL, 0);
+    cr_assert_eq(c, 1);
+    figure("T3E-900 (VSCAP 2000) (L,L) case 1, K = 64", "ns", 8 * 144 + 1480 + 7 * 13.3, got,
+           0.10, "estimate", "unit figures/t3e_vscap_cases");
+    got = dmsg_ctm_vscap_LL(96, L, tl, tn, m.vec_tvL_ns, m.vec_tzL_ns, m.vec_ts_ns, m.vec_window,
+                            &c, NULL, 0);
+    cr_assert_eq(c, 2);
+    figure("T3E-900 (VSCAP 2000) (L,L) case 2, K = 96", "ns", 12 * (146 + 144), got, 0.10,
+           "estimate", "unit figures/t3e_vscap_cases");
+    got = dmsg_ctm_vscap_LL(1024, L, tl, tn, m.vec_tvL_ns, m.vec_tzL_ns, m.vec_ts_ns,
+                            m.vec_window, &c, NULL, 0);
+    cr_assert_eq(c, 3);
+    figure("T3E-900 (VSCAP 2000) (L,L) case 3, K = 1024", "ns",
+           128 * (146 + 144) - (1024 - 128 + 8) / 8 * 44, got, 0.10, "estimate",
+           "unit figures/t3e_vscap_cases");
+    got = dmsg_ctm_vscap_1L(64, L, tl, m.vec_tv_ns, m.vec_tzL_ns, NULL, 0);
+    figure("T3E-900 (VSCAP 2000) (1,L), K = 64", "ns", 64 * 148 + 1480, got, 0.10, "estimate",
+           "unit figures/t3e_vscap_cases");
+}
+
+/* Both times from the one machine of the 2000 study. */
+static double vscap_over_scap(const dmsg_machine *m, double K)
+{
+    double v = dmsg_ctm_vscap_LL(K, m->vec_len, m->vec_latency_ns, m->net_issue_ns, m->vec_tvL_ns,
+                                 m->vec_tzL_ns, m->vec_ts_ns, m->vec_window, NULL, NULL, 0);
+    double s = dmsg_ctm_scap_pipelined(K, m->pf_latency_ns, m->pf_issue_ns, m->pf_access_ns,
+                                       m->net_issue_ns, m->pf_net_capacity, m->pf_window, NULL,
+                                       NULL, 0);
+    return s / v;
+}
+
+Test(figures, t3e_vscap_over_scap)
+{
+    dmsg_machine m = load("t3e-vscap");
+    figure("T3E-900 VSCAP / SCAP speed-up, V = K = 64", "x", 7.8, vscap_over_scap(&m, 64), 0.10,
+           "estimate", "unit figures/t3e_vscap_over_scap");
+    /* "About L at large K": a qualitative statement, checked loosely. */
+    figure("T3E-900 VSCAP / SCAP gain at large K (K = 8192): about L", "x", m.vec_len,
+           vscap_over_scap(&m, 8192), 0.5, "approximate", "unit figures/t3e_vscap_over_scap");
 }
 
 Test(ctm, network_congestion)
@@ -178,16 +305,23 @@ Test(ctm, local_copy_both_ends_strided)
 Test(scap, blocking_and_pipelined_by_hand)
 {
     cr_assert_float_eq(dmsg_ctm_scap_blocking(10, 1000), 10000, 1e-9);
-    /* k=10, T_L=100, dt_p=10, dt_c=5, dt_n=1, window 4:
-     * fill 4*10 = 40; steady 6 * max(15, 1, 115/4 = 28.75) = 172.5;
-     * drain max(4*5, 100 + 5 + max(0, 3*(5 - 28.75))) = 105; total 317.5 */
-    cr_assert_float_eq(dmsg_ctm_scap_pipelined(10, 100, 10, 5, 1, 4, NULL, 0), 317.5, 1e-9);
-    /* Window larger than k: fill only. k=3, window 8 -> w=3: 3*10 + 0 +
-     * max(15, 100 + 5 + max(0, 2*(5-10))) = 30 + 105 = 135. */
-    cr_assert_float_eq(dmsg_ctm_scap_pipelined(3, 100, 10, 5, 1, 8, NULL, 0), 135, 1e-9);
-    /* Processor-bound steady state: latency hidden, 15 per element. */
-    double big = dmsg_ctm_scap_pipelined(1e6, 100, 10, 5, 1, 64, NULL, 0);
-    cr_assert_float_eq(big / 1e6, 15, 1e-3);
+    /* T_L = 100, dt_p = 20, dt_c = 5, dt_n = 1, C_n = 8, C_p = 16. */
+    int c;
+    cr_assert_float_eq(dmsg_ctm_scap_pipelined(3, 100, 20, 5, 1, 8, 16, &c, NULL, 0), 100, 1e-9);
+    cr_assert_eq(c, 1); /* 3*20 = 60 issuing, then the first access waits 40 */
+    cr_assert_float_eq(dmsg_ctm_scap_pipelined(6, 100, 20, 5, 1, 8, 16, &c, NULL, 0), 120, 1e-9);
+    cr_assert_eq(c, 1); /* the issue loop outlasts the latency: no wait */
+    cr_assert_float_eq(dmsg_ctm_scap_pipelined(10, 100, 20, 5, 1, 8, 16, &c, NULL, 0), 200, 1e-9);
+    cr_assert_eq(c, 2);
+    cr_assert_float_eq(dmsg_ctm_scap_pipelined(20, 100, 20, 5, 1, 8, 16, &c, NULL, 0), 400, 1e-9);
+    cr_assert_eq(c, 3);
+    /* Outside the class model's bounds: accesses slower than network issues
+     * would be needed, or the window must cover the latency. */
+    char t[256];
+    cr_assert_lt(dmsg_ctm_scap_pipelined(10, 100, 20, 0.5, 1, 8, 16, NULL, t, sizeof t), 0);
+    cr_assert(strstr(t, "outside the class model"), "%s", t);
+    cr_assert_lt(dmsg_ctm_scap_pipelined(10, 100, 20, 5, 1, 4, 16, NULL, NULL, 0), 0);
+    cr_assert_eq(dmsg_ctm_scap_pipelined(0, 100, 20, 5, 1, 8, 16, NULL, NULL, 0), 0);
 }
 
 Test(scap, vscap_cases_by_hand)
@@ -249,6 +383,65 @@ Test(machine, parse_errors_name_file_line_and_key)
     expect_error(19, "barrier.kind = tree\n", "missing required key 'barrier.hop_us'");
 }
 
+Test(machine, out_of_range_values_name_line_and_key)
+{
+    expect_error(15, "congestion = 0.5\n", "toy.machine:15: congestion = 0.5 is out of range");
+    expect_error(15, "congestion = 5000\n", "toy.machine:15: congestion = 5000 is out of range");
+    expect_error(17, "msg.overhead_us = 1e29\n",
+                 "toy.machine:17: msg.overhead_us = 1e29 is out of range (0 to 1e+06 us)");
+    expect_error(21, "remote.read_us = 0\n", "toy.machine:21: remote.read_us = 0 is out of range");
+    expect_error(6, "copy.1C1 = 1e9\n", "toy.machine:6: copy.1C1 = 1e9 is out of range");
+    expect_error(13, "net.Nd = 100 50 1e12\n", "toy.machine:13: net.Nd = 1e12 is out of range");
+    expect_error(5, "nodes = 0\n", "toy.machine:5: nodes = 0 is out of range");
+    expect_error(5, "nodes = 99999999999999999999\n", "toy.machine:5: bad number");
+    expect_error(4, "clock_mhz = nan\n", "toy.machine:4: bad number 'nan'");
+    expect_error(12, "cache.line_bytes = 12\n", "toy.machine:12: cache.line_bytes = 12 is not a "
+                                                 "multiple of 8");
+    expect_error(16, "chained.form = telepathy\n", "toy.machine:16: bad chained.form");
+}
+
+Test(machine, model_bounds_name_line_and_key)
+{
+    expect_error(13, "net.Nd = 100 150 25\n",
+                 "toy.machine:13: key 'net.Nd': 150 MB/s at congestion 2 exceeds 100");
+    expect_error(14, "net.Nadp = 150 25 12.5\n",
+                 "toy.machine:14: key 'net.Nadp': 150 MB/s at congestion 1 exceeds net.Nd");
+    /* Prefetch and vector keys come in groups, within the model's bounds. */
+    expect_error(21, "remote.read_us = 1\nprefetch.window = 4\n",
+                 "missing required key 'prefetch.issue_ns'");
+    expect_error(21,
+                 "remote.read_us = 1\nprefetch.window = 4\nprefetch.issue_ns = 10\n"
+                 "prefetch.latency_ns = 100\n",
+                 "toy.machine:22: a window of 4 prefetches issued every 10 ns");
+    expect_error(21,
+                 "remote.read_us = 1\nprefetch.window = 16\nprefetch.issue_ns = 10\n"
+                 "prefetch.latency_ns = 100\nprefetch.access_ns = 5\n"
+                 "prefetch.net_issue_ns = 13\n",
+                 "toy.machine:25: prefetch.access_ns (5) is below prefetch.net_issue_ns (13)");
+    const char *vec = "remote.read_us = 1\nvector.L = 8\nvector.tv_ns = 1\nvector.tvL_ns = 10\n"
+                      "vector.tzL_ns = 10\nvector.latency_ns = 100\n";
+    char text[512];
+    snprintf(text, sizeof text, "%svector.window = 8\n", vec);
+    expect_error(21, text, "toy.machine:27: vector.window (8) must exceed vector.L (8)");
+    snprintf(text, sizeof text, "%svector.window = 64\nvector.ts_ns = 20\n", vec);
+    expect_error(21, text, "toy.machine:28: vector.ts_ns (20) must be below");
+    expect_error(21, "remote.read_us = 1\nvector.L = 8\n",
+                 "missing required key 'vector.window'");
+    expect_error(21, "remote.read_us = 1\nvector.L = 1\n",
+                 "toy.machine:22: vector.L = 1 is out of range");
+}
+
+Test(machine, a_bad_description_changes_nothing)
+{
+    char text[4096], err[256] = "";
+    toy_text(text, sizeof text, 17, "msg.overhead_us = 1e29\n");
+    dmsg_machine m, before;
+    memset(&m, 0x5a, sizeof m);
+    before = m;
+    cr_assert_eq(dmsg_machine_parse(text, "toy.machine", &m, err, sizeof err), DMSG_ERR_ARG);
+    cr_assert_eq(memcmp(&m, &before, sizeof m), 0, "a failed parse wrote into the machine");
+}
+
 Test(machine, load_from_dir_names_the_file)
 {
     char dir[] = "/tmp/dmsg-ctm-test-XXXXXX";
@@ -277,17 +470,25 @@ Test(machine, load_from_dir_names_the_file)
 
 Test(machine, builtins_load)
 {
-    static const char *const names[] = {"iwarp", "t3d", "t3e", "paragon"};
-    cr_assert_eq(dmsg_machine_nbuiltins, 4);
-    for (int i = 0; i < 4; i++) {
+    static const char *const names[] = {"iwarp", "t3d", "t3e-scap", "t3e-vscap", "paragon"};
+    cr_assert_eq(dmsg_machine_nbuiltins, 5);
+    for (int i = 0; i < 5; i++) {
         dmsg_machine m = load(names[i]);
         cr_assert_str_eq(m.name, names[i]);
         cr_assert_gt(m.clock_mhz, 0);
         cr_assert_gt(dmsg_ctm_remote_mbs(&m, 1, 1, DMSG_MECH_AUTO, m.congestion, NULL, NULL, 0), 0);
     }
-    dmsg_machine e = load("t3e");
-    cr_assert_eq(e.vec_len, 8);
-    cr_assert_float_eq(e.pf_latency_ns, 1489.6, 1e-9);
+    /* One study per machine: the 1997 SCAP study's T3E at 300 MHz, the 2000
+     * VSCAP study's T3E-900 at 450 MHz, each with its own latencies. */
+    dmsg_machine s = load("t3e-scap"), v = load("t3e-vscap");
+    cr_assert_float_eq(s.clock_mhz, 300, 1e-12);
+    cr_assert_float_eq(s.pf_latency_ns, 1489.6, 1e-9);
+    cr_assert_float_eq(s.read_us, 1.4896, 1e-12);
+    cr_assert_float_eq(v.clock_mhz, 450, 1e-12);
+    cr_assert_eq(v.vec_len, 8);
+    cr_assert_float_eq(v.pf_latency_ns, 1480, 1e-9);
+    cr_assert_float_eq(v.read_us, 1.88, 1e-12);
+    cr_assert_eq(v.pf_net_capacity, 112);
 }
 
 Test(machine, builtins_match_machine_files)

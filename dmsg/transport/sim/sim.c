@@ -61,6 +61,37 @@ static dmsg_status parse_choice(const char *v, const char *const *names, int n, 
     return DMSG_ERR_ENV;
 }
 
+/* Settings the machine cannot honour stop the job at dmsg_init, naming the
+ * setting: a forced mechanism or fetch strategy the hardware lacks, or a
+ * congestion factor outside the model (below 1 a network would move more
+ * than its links carry; 0.5 used to make transfers free). */
+static dmsg_status sim_check_settings(const dmsg_config *cfg, const dmsg_machine *m, int rank)
+{
+    const char *why = NULL, *var = NULL, *val = NULL;
+    char num[32];
+    if (!strcmp(cfg->sim_mech, "chained") && !(m->mechanisms & DMSG_MECH_CHAINED))
+        var = "DMSG_SIM_MECH", val = cfg->sim_mech, why = "moves contiguous blocks only";
+    else if (!strcmp(cfg->sim_mech, "packed") && !(m->mechanisms & DMSG_MECH_PACKED))
+        var = "DMSG_SIM_MECH", val = cfg->sim_mech, why = "has no buffer packing";
+    else if (!strcmp(cfg->sim_fetch, "pipelined") && !(m->pf_window > 0))
+        var = "DMSG_SIM_FETCH", val = cfg->sim_fetch, why = "has no prefetch (prefetch.* keys)";
+    else if (!strcmp(cfg->sim_fetch, "vector") && !(m->vec_len > 1))
+        var = "DMSG_SIM_FETCH", val = cfg->sim_fetch, why = "has no vector commands (vector.*)";
+    else if (cfg->sim_congestion != 0 &&
+             !(cfg->sim_congestion >= 1 && cfg->sim_congestion <= DMSG_MACH_MAX_CONGESTION)) {
+        snprintf(num, sizeof num, "%g", cfg->sim_congestion);
+        var = "DMSG_SIM_CONGESTION", val = num;
+        why = "needs an average congestion factor from 1 to 1024 (0: the machine's typical "
+              "value)";
+    }
+    if (!why)
+        return DMSG_OK;
+    /* A setting that stops the job is reported even without DMSG_DEBUG. */
+    if (rank == 0)
+        fprintf(stderr, "dmsg: %s=%s: machine %s %s\n", var, val, m->name, why);
+    return DMSG_ERR_ENV;
+}
+
 static dmsg_status sim_init(dmsg_tp *tp, const dmsg_boot *boot)
 {
     static const char *const mechs[] = {"auto", "packed", "chained"};
@@ -83,13 +114,8 @@ static dmsg_status sim_init(dmsg_tp *tp, const dmsg_boot *boot)
     }
     s->mech = (dmsg_mech)mech;
     s->fetch = (sim_fetch)fetch;
-    if (s->mech == DMSG_MECH_CHAINED && !(s->m.mechanisms & DMSG_MECH_CHAINED)) {
-        if (boot->rank == 0)
-            fprintf(stderr, "dmsg: DMSG_SIM_MECH=chained: machine %s moves contiguous blocks only\n",
-                s->m.name);
-        st = DMSG_ERR_ENV;
+    if ((st = sim_check_settings(tp->cfg, &s->m, boot->rank)))
         goto err_free;
-    }
     s->congestion = tp->cfg->sim_congestion > 0 ? tp->cfg->sim_congestion : s->m.congestion;
     s->partner = -1;
     s->self = boot->rank;

@@ -37,12 +37,11 @@ double sim_cost_deposit(const sim_state *s, const dmsg_tp_xfer *x, double *copy_
     double mbs = dmsg_ctm_remote_mbs(m, src, dst, s->mech, s->congestion, &used, NULL, 0);
     if (mbs <= 0) /* the forced mechanism cannot move this pattern: take what can */
         mbs = dmsg_ctm_remote_mbs(m, src, dst, DMSG_MECH_AUTO, s->congestion, &used, NULL, 0);
-    if (used == DMSG_MECH_PACKED) {
-        if (src != 1)
-            *copy_part += secs(bytes, dmsg_ctm_copy_mbs(m, src, 1, NULL, 0));
-        if (dst != 1)
-            *copy_part += secs(bytes, dmsg_ctm_copy_mbs(m, 1, dst, NULL, 0));
-    }
+    /* Packing copies at both ends, also 1C1 ones: the model charges them
+     * (xC1 o ... o 1Cy, as in the published worked example). */
+    if (used == DMSG_MECH_PACKED)
+        *copy_part = secs(bytes, dmsg_ctm_copy_mbs(m, src, 1, NULL, 0)) +
+                     secs(bytes, dmsg_ctm_copy_mbs(m, 1, dst, NULL, 0));
     return m->overhead_us * 1e-6 + secs(bytes, mbs);
 }
 
@@ -93,11 +92,10 @@ double sim_cost_fetch(const sim_state *s, const dmsg_tp_xfer *x, double *issue_p
         if (m->pf_window <= 0)
             break;
         {
-            double w = m->pf_window;
-            if (m->pf_net_capacity > 0 && m->pf_net_capacity < w)
-                w = m->pf_net_capacity;
+            double cn = m->pf_net_capacity > 0 ? m->pf_net_capacity : m->pf_window;
             t = dmsg_ctm_scap_pipelined(k, m->pf_latency_ns, m->pf_issue_ns, m->pf_access_ns,
-                                        m->net_issue_ns, w, NULL, 0) * 1e-9;
+                                        m->net_issue_ns, cn, m->pf_window, NULL, NULL, 0) *
+                1e-9;
             *issue_part = k * m->pf_issue_ns * 1e-9;
             return t;
         }
