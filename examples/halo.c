@@ -194,6 +194,11 @@ int main(int argc, char **argv)
             bad += verdicts[pe] != 0;
         printf("halo: %.3f us per iteration on PE 0 (%s clock)\n",
                iters ? elapsed / (double)iters * 1e6 : 0.0, dmsg_transport_name());
+        /* PE 0's payload (one ghost row per neighbour and iteration) over its
+         * time: the machine's communication throughput per PE. */
+        double sent = (double)(h.npes > 1) * (double)iters * (double)(h.n * sizeof(double));
+        printf("halo: %.1f MB/s per PE (PE 0 deposited %.0f bytes in %.3f us)\n",
+               elapsed > 0 ? sent / elapsed / 1e6 : 0.0, sent, elapsed * 1e6);
         printf("halo: N = %zu, %d PEs, %ld iterations: %s (%d PEs differ from serial Jacobi)\n",
                h.n, h.npes, iters, bad ? "FAILED" : "OK", bad);
         failed |= bad != 0;

@@ -31,14 +31,14 @@ const dmsg_env_entry dmsg_env_table[] = {
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
     {"DMSG_MACHINE", DMSG_ENV_STRING, "t3d",
-     "sim: machine to simulate: a built-in (iwarp, t3d, t3e, paragon), a name in "
+     "sim: machine to simulate: a built-in (iwarp, t3d, t3e-scap, t3e-vscap, paragon), a name in "
      "$DMSG_MACHINE_DIR, or a description file",
      F(machine)},
     {"DMSG_SIM_MECH", DMSG_ENV_STRING, "auto",
      "sim: non-contiguous deposits by auto (cheaper allowed), packed or chained transfer",
      F(sim_mech)},
     {"DMSG_SIM_CONGESTION", DMSG_ENV_SECONDS, "0",
-     "sim: average network congestion factor (1, 2, 4, ...); 0 = the machine's typical value",
+     "sim: average network congestion factor, 1 to 1024; 0 = the machine's typical value",
      F(sim_congestion)},
     {"DMSG_SIM_FETCH", DMSG_ENV_STRING, "auto",
      "sim: fetch strategy auto, blocking (one remote read per word), pipelined (SCAP), vector "

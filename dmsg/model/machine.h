@@ -99,8 +99,9 @@ typedef struct dmsg_machine {
 
 /* Loads a machine. name_or_path is an existing file, or a name looked up as
  * $DMSG_MACHINE_DIR/NAME.machine and then among the built-ins (iwarp, t3d,
- * t3e, paragon). On error returns DMSG_ERR_ARG (parse error, unknown name)
- * and writes a message naming file and line or key into err (if err). */
+ * t3e-scap, t3e-vscap, paragon). On error returns DMSG_ERR_ARG (parse error,
+ * a value outside the model's bounds, unknown name), writes a message naming
+ * file, line and key into err (if err) and leaves *m unchanged. */
 dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m, char *err, size_t len);
 
 /* Parses a description held in memory; fname names it in error messages. */
