@@ -181,7 +181,7 @@ static int pattern_key(parse_ctx *pc, dmsg_machine *m, const char *key, char *va
         return 1;
     }
     if (v > DMSG_MACH_MAX_MBS) {
-        *st = perr(pc, "%s = %s is out of range (above 0 to %g MB/s)", key, val,
+        *st = perr(pc, "%s = %s is out of range (above 0 to %.10g MB/s)", key, val,
                    DMSG_MACH_MAX_MBS);
         return 1;
     }
@@ -270,7 +270,7 @@ static int key_index(const char *key)
 
 static dmsg_status bad_range(parse_ctx *pc, const key_def *k, const char *val)
 {
-    return perr(pc, "%s = %s is out of range (%s%g to %g%s%s)", k->key, val,
+    return perr(pc, "%s = %s is out of range (%s%.10g to %.10g%s%s)", k->key, val,
                 k->pos ? "above " : "", k->lo, k->hi, *k->unit ? " " : "", k->unit);
 }
 

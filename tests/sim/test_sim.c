@@ -412,19 +412,19 @@ Test(simfig, t3e_vscap)
            g * 1e9, 0.10, "estimate", "sim simfig/t3e_vscap");
     double b = sim_value(m, "DMSG_SIM_FETCH=blocking", "fetch", "64 4", "fetch ");
     figure("T3E-900 blocking access (sim fetch, per element)", "ns", 1880, b * 1e9 / 64, 0.10,
-           "estimate", "sim simfig/t3e_vscap");
+           "measured (input)", "sim simfig/t3e_vscap");
 }
 
 Test(simfig, t3d_remote_access_and_barrier)
 {
     double b = sim_value("t3d", "DMSG_SIM_FETCH=blocking", "fetch", "8192 4", "fetch ");
     figure("T3D remote uncached read (sim fetch, per word)", "ns", 610, b * 1e9 / 8192, 0.10,
-           "estimate", "sim simfig/t3d_remote_access_and_barrier");
+           "measured (input)", "sim simfig/t3d_remote_access_and_barrier");
     double p = sim_value("t3d", "DMSG_SIM_FETCH=pipelined", "fetch", "8192 4", "fetch ");
     figure("T3D prefetch queue, pipelined: 31 cycles per word (sim fetch)", "ns", 31 / 0.150,
-           p * 1e9 / 8192, 0.10, "measured", "sim simfig/t3d_remote_access_and_barrier");
+           p * 1e9 / 8192, 0.10, "measured (input)", "sim simfig/t3d_remote_access_and_barrier");
     double h = sim_value("t3d", "", "barrier", "", "barrier ");
-    figure("T3D hardware barrier (sim dmsg_sync)", "us", 1, h * 1e6, 0.10, "measured",
+    figure("T3D hardware barrier (sim dmsg_sync)", "us", 1, h * 1e6, 0.10, "measured (input)",
            "sim simfig/t3d_remote_access_and_barrier");
 }
 
@@ -435,7 +435,7 @@ Test(simfig, iwarp_message_overhead)
 {
     double a = sim_value("iwarp", "", "xfer", "1 1 1", "send ");
     figure("iWarp DMSG per-message overhead, 8-byte deposit (sim)", "us", 20, a * 1e6, 0.10,
-           "measured", "sim simfig/iwarp_message_overhead");
+           "measured (input)", "sim simfig/iwarp_message_overhead");
     char text[4096] = "", path[] = "/tmp/dmsg-iwarp-XXXXXX";
     for (int i = 0; i < dmsg_machine_nbuiltins; i++)
         if (!strcmp(dmsg_machine_builtins[i].name, "iwarp"))
@@ -451,7 +451,7 @@ Test(simfig, iwarp_message_overhead)
     double b = sim_value(path, "", "xfer", "1 1 1", "send ");
     unlink(path);
     figure("iWarp sender-buffered variant, 8-byte deposit (sim, overhead 6.25 us)", "us", 6.25,
-           b * 1e6, 0.10, "measured", "sim simfig/iwarp_message_overhead");
+           b * 1e6, 0.10, "measured (input)", "sim simfig/iwarp_message_overhead");
 }
 
 /* The worked example's pattern as a whole program: the transpose example on

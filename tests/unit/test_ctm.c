@@ -388,7 +388,7 @@ Test(machine, out_of_range_values_name_line_and_key)
     expect_error(15, "congestion = 0.5\n", "toy.machine:15: congestion = 0.5 is out of range");
     expect_error(15, "congestion = 5000\n", "toy.machine:15: congestion = 5000 is out of range");
     expect_error(17, "msg.overhead_us = 1e29\n",
-                 "toy.machine:17: msg.overhead_us = 1e29 is out of range (0 to 1e+06 us)");
+                 "toy.machine:17: msg.overhead_us = 1e29 is out of range (0 to 1000000 us)");
     expect_error(21, "remote.read_us = 0\n", "toy.machine:21: remote.read_us = 0 is out of range");
     expect_error(6, "copy.1C1 = 1e9\n", "toy.machine:6: copy.1C1 = 1e9 is out of range");
     expect_error(13, "net.Nd = 100 50 1e12\n", "toy.machine:13: net.Nd = 1e12 is out of range");
