@@ -177,7 +177,8 @@ typedef uint64_t dmsg_ctr;
  * Collective: creates a counter with zero counts on every PE. Ends with a
  * barrier, so it may be named by deposits as soon as the call returns.
  * Errors, on every PE alike: DMSG_ERR_NULL (on any PE), DMSG_ERR_NOMEM
- * (DMSG_MAX_COUNTERS reached), DMSG_ERR_COLLECTIVE, and the waits' errors.
+ * (DMSG_MAX_COUNTERS reached), DMSG_ERR_COLLECTIVE, DMSG_ERR_TRANSPORT (a PE's
+ * transport could not set the counter up), and the waits' errors.
  */
 int dmsg_ctr_create(dmsg_ctr *ctr);
 
@@ -209,7 +210,7 @@ int dmsg_await_bytes(dmsg_ctr ctr, uint64_t bytes);
 /**
  * Reads this PE's current (unconsumed) message and byte counts. Either
  * output may be NULL. Acquire: data of counted deposits is visible.
- * Errors: DMSG_ERR_COUNTER.
+ * Errors: DMSG_ERR_COUNTER, DMSG_ERR_TRANSPORT (the transport cannot read it).
  */
 int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes);
 
@@ -334,9 +335,10 @@ int dmsg_deposit_adp(void *dst_base, const void *records, size_t n, size_t elem_
 /* -------------------------------------------------------------- fetches */
 
 /**
- * Request handle of a non-blocking fetch. Plain storage owned by the caller
- * (no hidden allocation); valid from the *_nb call until dmsg_wait or a
- * dmsg_test that reports completion.
+ * Request handle of a non-blocking fetch. Plain storage owned by the caller;
+ * valid from the *_nb call until dmsg_wait or a dmsg_test that reports
+ * completion. On shm and sim nothing is allocated for it; over ofi a fetch
+ * in flight holds a small record that dmsg frees when it completes.
  */
 typedef struct dmsg_req {
     uint32_t magic;  /**< set by dmsg */

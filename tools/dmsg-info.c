@@ -1,13 +1,14 @@
 /* dmsg-info: what the libfabric providers of this host really do, as the
  * ofi transport's start-up probe finds it (a loopback endpoint writing to
- * itself), and which mechanisms dmsg picks on each.
+ * itself), and which mechanisms dmsg picks on each, as the transport's own
+ * plan decides them. Reaches below the public header on purpose: it uses
+ * the ofi transport's probe and plan (dmsg/transport/ofi/ofi.h).
  *
  *   dmsg-info [-i IFACE] [PROVIDER ...]     (default: the usual providers, IFACE lo) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dmsg/core/env.h"
 #include "dmsg/transport/ofi/ofi.h"
 
 static const char *yn(int v)
@@ -52,42 +53,34 @@ static int show(const char *prov, const char *iface)
         printf("   8-byte write to itself, completion waited: %.2f us; with delivery completion: "
                "%.2f us\n",
                c.t_write8_us, c.t_write8_dc_us);
-    int flush = c.order_raw && c.order_ras &&
-                (c.delivery_complete != 1 || c.t_write8_dc_us > c.t_write8_us + 0.5);
-    /* The choice of DMSG_OFI_COUNT=auto (ofi.c): remote CQ data where it
-     * works, else remote counters bound to MRs. */
-    char ctr_why[200];
-    int ctr_ok = ofi_rcount_usable(&c, ctr_why, sizeof ctr_why);
-    int by_counter = c.cqdata_works != 1 && ctr_ok;
+    /* What the transport would do here with DMSG_OFI_COUNT and
+     * DMSG_OFI_MECH at auto: its own plan, not a copy of its rules. */
+    ofi_plan plan;
+    ofi_caps_merge(&c, &c);
+    if (!st)
+        st = ofi_plan_make(&c, OFI_COUNT_AUTO, DMSG_MECH_AUTO, &plan, why, sizeof why);
     if (st) {
         printf("   dmsg cannot use it: %s\n", why);
-    } else if (c.cqdata_works != 1 && !ctr_ok) {
-        printf("   dmsg cannot use it: remote CQ data (fi_writedata) does not arrive, and it %s; "
-               "dmsg needs one of the two to count deposits\n",
-               ctr_why);
-        st = DMSG_ERR_UNSUPPORTED;
     } else {
         printf("   dmsg uses: counted deposits by %s; quiet and barrier by %s; non-contiguous "
                "pieces chained %zu per fi_writemsg, or packed for the deposit engine: %s\n",
-               by_counter
+               plan.by_counter
                    ? "remote write counters (one MR and counter per deposit counter; each deposit "
                      "is its data, then an 8-byte signal write of the sender's byte total, "
                      "barrier tokens as messages)"
                    : "remote CQ data (fi_writedata / FI_REMOTE_CQ_DATA: one operation per "
                      "deposit)",
-               flush ? "a flushing read per written peer (read-after-write order)"
+               plan.flush ? "a flushing read per written peer (read-after-write order)"
                : c.tx_delivers
                    ? "delivery completion up to the inject size; above it plain operations (their "
                      "completion comes after the target has them, fi_shm(7)), a large counted "
                      "deposit counted by an injected signal message, flushed at quiet by one "
                      "delivery-completed message"
                    : "delivery completion of every operation",
-               (c.writemsg_chain == 1 ? (c.iov_limit < c.rma_iov_limit ? c.iov_limit
-                                                                         : c.rma_iov_limit)
-                                      : 1),
-               c.delivery_complete == 1 || (c.order_raw && c.order_ras) ? "yes" : "no");
-        if (!by_counter)
-            printf("   DMSG_OFI_COUNT=counter: %s\n", ctr_ok ? "possible" : ctr_why);
+               plan.chain, c.engine ? "yes" : "no");
+        if (!plan.by_counter)
+            printf("   DMSG_OFI_COUNT=counter: %s\n",
+                   plan.counter_ok ? "possible" : plan.counter_why);
     }
     ofi_fab_close(&f);
     return st ? 1 : 0;
@@ -109,8 +102,9 @@ int main(int argc, char **argv)
     }
     setenv("FI_SOCKETS_PE_WAITTIME", "0", 0); /* as dmsg sets it for sockets (ofi.c) */
     char why[256];
-    dmsg_config cfg; /* the one settings table: DMSG_OFI_LIBRARY */
-    if (dmsg_env_load(&cfg, why, sizeof why) || ofi_lib_load(cfg.ofi_library, why, sizeof why)) {
+    ofi_settings cfg; /* the transport's settings table: DMSG_OFI_LIBRARY */
+    if (dmsg_env_load(&ofi_env_table, &cfg, why, sizeof why) ||
+        ofi_lib_load(cfg.library, why, sizeof why)) {
         fprintf(stderr, "dmsg-info: %s\n", why);
         return 1;
     }

@@ -23,8 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg.h"
-#include "dmsg/core/state.h"
-#include "dmsg/transport/ofi/ofi.h"
+#include "dmsg/transport/ofi/ofi.h" /* the running transport's endpoint: ofi_active */
 
 static ofi_state *S;
 
@@ -33,7 +32,7 @@ static ofi_state *S;
 static int raw_wait(void)
 {
     struct fi_cq_data_entry e[8];
-    double end = ofi_now() + 10;
+    double end = dmsg_clock_now() + 10;
     for (;;) {
         ssize_t n = fi_cq_read(S->fab.cq, e, 8);
         int got = 0;
@@ -45,7 +44,7 @@ static int raw_wait(void)
         }
         if (got)
             return 0;
-        if (n == -FI_EAVAIL || ofi_now() > end)
+        if (n == -FI_EAVAIL || dmsg_clock_now() > end)
             return -1;
     }
 }
@@ -107,7 +106,7 @@ int main(int argc, char **argv)
         dmsg_finalize();
         return 1;
     }
-    S = dmsg_g.tp.priv;
+    S = ofi_active;
     char *seg, *local = malloc(max);
     dmsg_ctr ctr;
     if (!local || dmsg_alloc(max, (void **)&seg) || dmsg_ctr_create(&ctr)) {

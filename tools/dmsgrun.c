@@ -20,8 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "dmsg/boot/job.h"
-#include "dmsg/core/env.h"
-#include "dmsg/core/state.h"
+#include "dmsg/core/config.h"
 
 #define GRACE_SECONDS 2.0
 #define TICK_NS 20000000L
@@ -230,7 +229,7 @@ int main(int argc, char **argv)
             setenv("DMSG_TRANSPORT", optarg, 1);
             break;
         case 'h': usage(stdout); return 0;
-        case 'E': dmsg_env_print(stdout); return 0;
+        case 'E': dmsg_config_print(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
@@ -242,7 +241,7 @@ int main(int argc, char **argv)
 
     dmsg_config cfg;
     char err[256];
-    if (dmsg_env_load(&cfg, err, sizeof err)) {
+    if (dmsg_config_load(&cfg, err, sizeof err)) {
         fprintf(stderr, "dmsgrun: %s\n", err);
         return 2;
     }

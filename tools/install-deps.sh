@@ -9,9 +9,11 @@ set -e
 # libfftw3-dev, libmetis-dev, libopenmpi-dev: the kernels (2D-FFT, FEM mesh
 # partitioning, OpenSHMEM variants). openmpi-bin and libpmix-dev: dmsg joins
 # jobs started by Open MPI's mpirun (and Slurm's srun) through PMIx; the tests
-# start it that way too.
-PKGS="build-essential pkg-config mpich libmpich-dev libfabric-dev libfabric-bin libcriterion-dev
-gnuplot-nox iproute2 libfftw3-dev libmetis-dev openmpi-bin libopenmpi-dev libpmix-dev"
+# start it that way too. OFI=0 (make OFI=0): the build without the libfabric
+# transport needs no libfabric.
+PKGS="build-essential pkg-config mpich libmpich-dev libcriterion-dev gnuplot-nox iproute2
+libfftw3-dev libmetis-dev openmpi-bin libopenmpi-dev libpmix-dev"
+[ "${OFI:-1}" = 0 ] || PKGS="$PKGS libfabric-dev libfabric-bin"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -84,6 +84,11 @@ int dmsg_boot_env_rank(void)
 
 void dmsg_boot_end(dmsg_boot *b)
 {
+    free(b->kv_mine);
+    free(b->kv_all);
+    b->kv_mine = b->kv_all = NULL;
+    dmsg_job_unmap(b->hdr);
+    b->hdr = NULL;
     if (b->fd >= 0)
         close(b->fd);
     b->fd = -1;

@@ -4,21 +4,23 @@
  * name, nothing can be left behind in /dev/shm and no other job can attach;
  * the kernel frees it when the last PE exits, also after a crash.
  *
- * Layout: [job header | transport job area] then per PE [control area | segment].
- * The boot layer owns the header (sizes, PE states, abort flag); the transport
- * owns the job area and the control areas. */
+ * Layout: [job header | transport job area | boot exchange area] then per PE
+ * [control area | segment]. The boot layer owns the header (sizes, PE
+ * states, abort flag) and the exchange area (exchange.c); the transport owns
+ * the job area and the control areas. */
 #ifndef DMSG_BOOT_JOB_H
 #define DMSG_BOOT_JOB_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 #define DMSG_JOB_MAGIC 0x31304a47534d44ull /* "DMSGJ01" */
 #define DMSG_MAX_PES 1024
-#define DMSG_JOB_HDR_BYTES (64u * 1024u)   /* header + transport job area */
-#define DMSG_JOB_AREA_OFF 8192u            /* transport job area inside the header block */
+#define DMSG_JOB_HDR_BYTES (128u * 1024u) /* header, transport job area, boot exchange area */
+#define DMSG_JOB_AREA_OFF 8192u           /* transport job area inside the header block */
+#define DMSG_JOB_BOOT_OFF (64u * 1024u)   /* boot exchange area, to the end of the block */
 
 /* Environment variables of the launcher protocol (set by dmsgrun). */
 #define DMSG_BOOT_ENV_FD "DMSG_BOOT_FD"
@@ -59,6 +61,10 @@ static inline char *dmsg_job_area(dmsg_job_hdr *h)
 {
     return (char *)h + DMSG_JOB_AREA_OFF;
 }
+static inline char *dmsg_job_boot_area(dmsg_job_hdr *h)
+{
+    return (char *)h + DMSG_JOB_BOOT_OFF;
+}
 static inline char *dmsg_job_ctl(dmsg_job_hdr *h, int pe)
 {
     return (char *)h + DMSG_JOB_HDR_BYTES + (size_t)pe * h->pe_stride;
@@ -84,6 +90,15 @@ typedef struct dmsg_boot {
     void *priv;           /* PMI: the process manager's dmsg_kvs (boot/kvs.h) */
     const char *launcher; /* PMI: "Open MPI's mpirun", ..., for messages; else NULL */
     const char *pass;     /* PMI: how to pass DMSG_TRANSPORT=ofi through that launcher */
+    /* The start-up exchange service (exchange.h): */
+    dmsg_job_hdr *hdr;      /* the job region, mapped by dmsg_boot_join */
+    uint64_t rounds;        /* exchanges so far (PMI keys are unique per round) */
+    unsigned char *kv_mine; /* this PE's puts since the last exchange */
+    size_t kv_len;
+    unsigned char *kv_all;  /* after an exchange: every PE's puts, kv_stride bytes each
+                             * (region) */
+    size_t kv_stride;
+    double timeout;         /* seconds a start-up barrier may wait; 0 = no limit */
 } dmsg_boot;
 
 /* Reads the launcher protocol from the environment; without it, creates a
@@ -102,7 +117,9 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
  * printed by rank 0 only. */
 int dmsg_boot_env_rank(void);
 
-/* Releases what dmsg_boot_start acquired and the transport did not take over. */
+/* Releases everything dmsg_boot_start and the exchange service acquired:
+ * the exchange state, the region's mapping and descriptor, the PMI
+ * connection. The core calls it after the transport has finished. */
 void dmsg_boot_end(dmsg_boot *b);
 
 #endif

@@ -1,6 +1,7 @@
 /* One interface over the PMI-1 and PMIx clients (see kvs.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "dmsg/boot/kvs.h"
 #include "dmsg/boot/pmi.h"
 #include "dmsg/boot/pmix.h"
@@ -66,4 +67,54 @@ void dmsg_kvs_close(dmsg_kvs *k)
     else
         dmsg_pmi_finalize(k->pmi);
     free(k);
+}
+
+/* Binary values travel as hex text: PMI values are words without spaces or '='. */
+static void hex(char *dst, const unsigned char *src, size_t n)
+{
+    static const char d[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        dst[2 * i] = d[src[i] >> 4];
+        dst[2 * i + 1] = d[src[i] & 15];
+    }
+    dst[2 * n] = '\0';
+}
+
+static int unhex(unsigned char *dst, const char *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; k++) {
+            char c = src[2 * i + k];
+            v <<= 4;
+            if (c >= '0' && c <= '9')
+                v |= (unsigned)(c - '0');
+            else if (c >= 'a' && c <= 'f')
+                v |= (unsigned)(c - 'a' + 10);
+            else
+                return -1;
+        }
+        dst[i] = (unsigned char)v;
+    }
+    return 0;
+}
+
+dmsg_status dmsg_kvs_put_bytes(dmsg_kvs *k, const char *key, const void *val, size_t len)
+{
+    char text[2 * DMSG_KVS_BYTES_MAX + 1];
+    if (len > DMSG_KVS_BYTES_MAX)
+        return DMSG_FAIL(DMSG_ERR_ARG, "process manager value of %zu bytes", len);
+    hex(text, val, len);
+    return dmsg_kvs_put(k, key, text);
+}
+
+dmsg_status dmsg_kvs_get_bytes(dmsg_kvs *k, int rank, const char *key, void *val, size_t len)
+{
+    char text[2 * DMSG_KVS_BYTES_MAX + 2];
+    dmsg_status st = dmsg_kvs_get(k, rank, key, text, sizeof text);
+    if (st)
+        return st;
+    if (strlen(text) != 2 * len || unhex(val, text, len))
+        return DMSG_FAIL(DMSG_ERR_ARG, "process manager: value of %s is not %zu bytes", key, len);
+    return DMSG_OK;
 }

@@ -6,7 +6,7 @@
 #define DMSG_BOOT_KVS_H
 
 #include <stddef.h>
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 typedef struct dmsg_kvs dmsg_kvs;
 
@@ -28,6 +28,12 @@ dmsg_status dmsg_kvs_barrier(dmsg_kvs *k);
 
 /* Reads the value that rank published under key. */
 dmsg_status dmsg_kvs_get(dmsg_kvs *k, int rank, const char *key, char *val, size_t len);
+
+/* The same for binary values of up to DMSG_KVS_BYTES_MAX bytes, sent as hex
+ * text; get: the value must have exactly len bytes. */
+#define DMSG_KVS_BYTES_MAX 256
+dmsg_status dmsg_kvs_put_bytes(dmsg_kvs *k, const char *key, const void *val, size_t len);
+dmsg_status dmsg_kvs_get_bytes(dmsg_kvs *k, int rank, const char *key, void *val, size_t len);
 
 /* Says goodbye to the process manager and frees k (NULL: nothing). */
 void dmsg_kvs_close(dmsg_kvs *k);

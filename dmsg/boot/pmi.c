@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+#include "dmsg/base/clock.h"
 #include "dmsg/boot/pmi.h"
 
 #define PMI_LINE 4096
@@ -19,13 +19,6 @@ struct dmsg_pmi {
     char kvsname[256];
     char line[PMI_LINE];
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static dmsg_status send_line(dmsg_pmi *p, const char *s)
 {
@@ -47,10 +40,10 @@ static dmsg_status send_line(dmsg_pmi *p, const char *s)
 static dmsg_status recv_line(dmsg_pmi *p)
 {
     size_t n = 0;
-    double deadline = now() + p->timeout;
+    double deadline = dmsg_clock_now() + p->timeout;
     for (;;) {
         struct pollfd pf = {.fd = p->fd, .events = POLLIN};
-        int ms = (int)((deadline - now()) * 1000);
+        int ms = (int)((deadline - dmsg_clock_now()) * 1000);
         if (ms <= 0)
             return DMSG_FAIL(DMSG_ERR_TIMEOUT, "PMI: no answer from the process manager in %g s",
                              p->timeout);

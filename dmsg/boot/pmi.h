@@ -7,7 +7,7 @@
 #define DMSG_BOOT_PMI_H
 
 #include <stddef.h>
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 typedef struct dmsg_pmi dmsg_pmi;
 

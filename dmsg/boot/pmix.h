@@ -12,7 +12,7 @@
 #define DMSG_BOOT_PMIX_H
 
 #include <stddef.h>
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 typedef struct dmsg_pmix dmsg_pmix;
 

@@ -13,9 +13,12 @@ int dmsg_ctr_create(dmsg_ctr *ctr)
     while (slot < g->tp.max_counters && (g->ctr_gen[slot] & 1))
         slot++;
     /* Zero our instance before the check's barriers: nobody can deposit to
-     * it before the call returns everywhere. */
-    if (slot < g->tp.max_counters)
-        g->tp.ops->ctr_reset(&g->tp, slot);
+     * it before the call returns everywhere. A failure is this PE's verdict
+     * in the check, so every PE returns it. */
+    if (slot < g->tp.max_counters) {
+        dmsg_status rst = g->tp.ops->ctr_reset(&g->tp, slot);
+        bad = bad ? bad : rst;
+    }
     if (!bad && slot == g->tp.max_counters)
         bad = DMSG_FAIL(DMSG_ERR_NOMEM, "all %u counters in use (DMSG_MAX_COUNTERS)",
                         g->tp.max_counters);
@@ -71,7 +74,8 @@ int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes)
     if (st)
         return st;
     uint64_t m, b;
-    g->tp.ops->ctr_read(&g->tp, slot, &m, &b);
+    if ((st = g->tp.ops->ctr_read(&g->tp, slot, &m, &b)))
+        return st;
     if (msgs)
         *msgs = m;
     if (bytes)

@@ -1,4 +1,4 @@
-/* Deposit entry points: describe, check, move, count. */
+/* Deposit entry points: describe, check, hand to the transport. */
 #include "dmsg/core/op.h"
 
 static int deposit(dmsg_op *op, dmsg_ctr ctr)
@@ -8,7 +8,7 @@ static int deposit(dmsg_op *op, dmsg_ctr ctr)
     dmsg_status st = dmsg_op_check(op);
     if (!st)
         st = dmsg_ctr_slot(ctr, 1, &slot);
-    return st ? st : dmsg_op_run(op, slot, 0, NULL);
+    return st ? st : dmsg_g.tp.ops->put(&dmsg_g.tp, op, slot);
 }
 
 int dmsg_deposit(void *dst, const void *src, size_t bytes, int pe, dmsg_ctr ctr)
@@ -51,12 +51,3 @@ int dmsg_deposit_adp(void *dst_base, const void *records, size_t n, size_t elem_
     return deposit(&op, ctr);
 }
 
-size_t dmsg_adp_record_size(size_t elem_size)
-{
-    switch (elem_size) {
-    case 4: return sizeof(dmsg_adp4);
-    case 8: return sizeof(dmsg_adp8);
-    case 16: return sizeof(dmsg_adp16);
-    default: return 0;
-    }
-}

@@ -1,7 +1,6 @@
-/* Fetch entry points and request handles. The shm transport completes a
- * fetch inside the call, so a request is born complete; the handle protocol
- * (start, test/wait, retire) is the same for transports that pipeline. */
-#include <string.h>
+/* Fetch entry points and request handles. The core keeps the handle's
+ * protocol (start, test/wait, retire); the transport its progress (shm
+ * completes a fetch inside the call, ofi pipelines it). */
 #include "dmsg/core/op.h"
 
 #define REQ_MAGIC 0x64526571u /* "dReq" */
@@ -15,18 +14,15 @@ static int fetch(dmsg_op *op, dmsg_req *req)
     if (st)
         return st;
     if (!req)
-        return dmsg_op_run(op, UINT32_MAX, 0, NULL);
-    double done_at = 0;
+        return tp->ops->get(tp, op);
+    req->seq = 0;
     req->priv[0] = req->priv[1] = NULL;
-    if (tp->ops->caps & DMSG_TP_CAP_DIRECT_MAP)
-        st = dmsg_op_run(op, UINT32_MAX, 1, &done_at); /* complete at once */
-    else if ((st = tp->ops->xfer_nb(tp, op, req)))
+    if ((st = tp->ops->get_nb(tp, op, req)))
         return st; /* not started: the handle stays unused */
     req->magic = REQ_MAGIC;
     req->state = REQ_ACTIVE;
-    req->status = st;
+    req->status = DMSG_OK;
     req->pe = op->pe;
-    memcpy(&req->seq, &done_at, sizeof done_at); /* cost-model completion time */
     return DMSG_OK;
 }
 
@@ -91,21 +87,14 @@ int dmsg_test(dmsg_req *req, int *done)
     if (req->magic != REQ_MAGIC || req->state != REQ_ACTIVE)
         return DMSG_FAIL(DMSG_ERR_HANDLE, "request was never started or is already retired");
     dmsg_tp *tp = &dmsg_g.tp;
-    if (!(tp->ops->caps & DMSG_TP_CAP_DIRECT_MAP)) {
-        int fin = 0;
-        req->status = tp->ops->req_test(tp, req, &fin);
-        if (!fin) {
-            *done = 0;
-            return DMSG_OK;
-        }
+    int fin = 0;
+    req->status = tp->ops->req_test(tp, req, &fin);
+    if (!fin) {
+        *done = 0;
+        return DMSG_OK;
     }
     req->state = REQ_RETIRED;
     *done = 1;
-    if (dmsg_g.tp.ops->complete) {
-        double t;
-        memcpy(&t, &req->seq, sizeof t);
-        dmsg_g.tp.ops->complete(&dmsg_g.tp, t);
-    }
     return req->status;
 }
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 #define DMSG_HEAP_ALIGN 64
 

@@ -3,7 +3,7 @@
 #define DMSG_CORE_STATE_H
 
 #include <stdint.h>
-#include "dmsg/core/env.h"
+#include "dmsg/core/config.h"
 #include "dmsg/core/heap.h"
 #include "dmsg/transport/transport.h"
 #include "dmsg/xfer/xfer.h"
@@ -11,10 +11,10 @@
 typedef struct dmsg_state {
     int initialized;
     dmsg_config cfg;
+    dmsg_boot boot; /* how this PE started; ended after the transport */
     dmsg_tp tp;
     char *seg;               /* this PE's segment (symmetric addresses live here) */
     dmsg_heap heap;
-    dmsg_xfer_params xp;
     uint32_t *ctr_gen;       /* per slot: generation; odd = live (identical on all PEs) */
     uint64_t coll_seq;       /* number of checked collectives so far */
     uint64_t (*coll_buf)[4]; /* npes rows for dmsg_coll_check */
@@ -35,12 +35,6 @@ dmsg_status dmsg_sym_range(const void *p, size_t bytes, size_t *off);
 dmsg_status dmsg_sym_extent(const void *p, dmsg_extent ext, size_t *off);
 
 dmsg_status dmsg_check_pe(int pe);
-
-/* 1 if this build has a transport of that name (for dmsgrun -t). */
-int dmsg_transport_known(const char *name);
-
-/* The transports of this build, comma-separated ("shm, sim, ofi"). */
-const char *dmsg_transport_list(void);
 
 /* Resolves a counter handle to its slot; DMSG_CTR_NONE gives *slot = UINT32_MAX
  * when allow_none, else an error. */

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include "dmsg/base/mech.h"
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 #define DMSG_MACH_NAME_MAX 32
 #define DMSG_MACH_DESC_MAX 200

@@ -1,131 +1,128 @@
-/* The transport ops table. The core drives every transport through it and
- * knows nothing else about them but the capability flags. Counter "slots"
- * are indices into a per-PE table of max_counters deposit counters. */
+/* The transport ops table. The core drives every transport through it, the
+ * same way for all, and knows nothing else about them. A transport is a
+ * folder under dmsg/transport/ that defines `const dmsg_tp_ops
+ * dmsg_tp_NAME_ops` and registers it with one line in registry.c
+ * (docs/running.md, "Adding a transport").
+ *
+ * Counter "slots" are indices into a per-PE table of max_counters deposit
+ * counters; slot UINT32_MAX means "no counter". Every op runs on the PE's
+ * one thread. Ops that can fail return a dmsg_status and log where the
+ * failure is detected (DMSG_FAIL). */
 #ifndef DMSG_TRANSPORT_H
 #define DMSG_TRANSPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "dmsg/core/env.h"
-#include "dmsg/boot/job.h"
-#include "dmsg/core/status.h"
 #include "dmsg.h"
-
-/* Every PE's segment is mapped into this process (seg[pe] is valid): the
- * copy engine moves data with loads and stores, one copy, any pattern. */
-#define DMSG_TP_CAP_DIRECT_MAP 0x1u
+#include "dmsg/base/env.h"
+#include "dmsg/base/status.h"
+#include "dmsg/boot/job.h"
+#include "dmsg/xfer/op.h"
 
 typedef struct dmsg_tp dmsg_tp;
 
-/* One described transfer, built and fully checked by the core (every remote
- * byte lies inside the target's segment) before a transport sees it. */
+/* Modelled local work: work an upper layer (the postal and RRMSG baselines,
+ * compiled plans) does outside deposits, which a simulated machine books on
+ * the PE's virtual clock and a real transport ignores (its time is real). */
 typedef enum {
-    DMSG_OP_CONTIG,         /* bytes, contiguous at both ends */
-    DMSG_OP_SECTION,        /* n-D layouts at both ends */
-    DMSG_OP_REMOTE_INDEXED, /* element idx[i] of the remote array <-> element i locally */
-    DMSG_OP_LOCAL_INDEXED,  /* element idx[i] of the local array <-> element i remotely */
-    DMSG_OP_ADP,            /* address-data records to the remote side (deposit only) */
-} dmsg_op_kind;
+    DMSG_WORK_COPY,    /* a local copy: pack into or unpack out of a buffer */
+    DMSG_WORK_MESSAGE, /* per-message software: matching, buffer management */
+} dmsg_work_kind;
 
-typedef enum { DMSG_DIR_PUT, DMSG_DIR_GET } dmsg_dir;
-
-typedef struct dmsg_op {
-    dmsg_op_kind kind;
-    dmsg_dir dir;
-    int pe;
-    void *remote;            /* symmetric address (base for indexed and adp) */
-    void *local;             /* local buffer (const for puts) */
-    size_t elem;             /* element size; 1 for CONTIG */
-    size_t n;                /* elements (bytes for CONTIG, records for ADP) */
-    const dmsg_layout *rl;   /* SECTION: remote layout */
-    const dmsg_layout *ll;   /* SECTION: local layout */
-    const size_t *idx;       /* *_INDEXED */
-    /* Filled by dmsg_op_check: */
-    size_t roff;             /* offset of `remote` in the segment */
-    uint64_t payload;        /* bytes counted at the target */
-} dmsg_op;
-
-/* Moves the data of a checked op between its local buffer and `remote`, the
- * op's remote address as this process sees it (another PE's mapped segment,
- * or this PE's own for a transfer with itself), with the copy engine. Counts
- * nothing. Provided by the core (op.c) for every transport. */
-void dmsg_op_move(const dmsg_op *op, char *remote);
-
-/* Access pattern of one end of a transfer, as the copy-transfer model names
- * it: contiguous (1), constant stride (n), indexed (w). */
-typedef enum { DMSG_TP_PAT_CONTIG, DMSG_TP_PAT_STRIDED, DMSG_TP_PAT_INDEXED } dmsg_tp_pat;
-
-/* What a cost model needs to know about one transfer (see ops->account). */
-typedef struct dmsg_tp_xfer {
-    int get;              /* 0: deposit, 1: fetch */
-    int pe;               /* the remote PE */
-    uint64_t bytes;       /* payload bytes */
-    size_t elem;          /* element size (the run length when contiguous) */
-    dmsg_tp_pat src, dst;    /* read and write patterns */
-    ptrdiff_t src_stride; /* bytes between elements when STRIDED */
-    ptrdiff_t dst_stride;
-    int adp;              /* destination addresses travel with the data */
-    int nonblocking;      /* a fetch whose completion is awaited later */
-} dmsg_tp_xfer;
+typedef struct dmsg_work {
+    dmsg_work_kind kind;
+    size_t n;             /* COPY: elements; MESSAGE: messages */
+    size_t elem;          /* COPY: bytes per element */
+    ptrdiff_t src_stride; /* COPY: bytes from one element read to the next */
+    ptrdiff_t dst_stride; /* COPY: bytes from one element written to the next */
+    int src_indexed;      /* COPY: elements read through an index array (no stride) */
+    int dst_indexed;      /* COPY: elements written through an index array */
+} dmsg_work;
 
 typedef struct dmsg_tp_ops {
     const char *name;
-    unsigned caps;
-    /* Joins the job described by tp->cfg and the boot info; sets rank, npes,
-     * seg_size, max_counters, seg (for DIRECT_MAP) and priv. Ends with every
-     * PE joined. */
-    dmsg_status (*init)(dmsg_tp *tp, const dmsg_boot *boot);
-    /* Marks this PE finished and releases everything init acquired. */
+    /* The transport's own settings rows (NULL: none). init reads them itself
+     * (dmsg_env_load); the core checks them at dmsg_init whichever
+     * transport runs and prints them for --help-env. */
+    const dmsg_env_table *settings;
+
+    /* Joins the job: reads its settings, uses tp->conf and the boot (its
+     * start-up exchange service, dmsg/boot/exchange.h); sets rank, npes,
+     * seg_size, max_counters, seg (this PE's segment) and priv. Ends with
+     * every PE joined. On failure releases what it acquired (the core ends
+     * the boot). */
+    dmsg_status (*init)(dmsg_tp *tp, dmsg_boot *boot);
+    /* Marks this PE finished and releases everything init acquired. Called
+     * after a barrier; never fails (nothing is left to report to). */
     void (*finalize)(dmsg_tp *tp);
-    /* Barrier; with DIRECT_MAP all data moved before it is visible after it. */
+
+    /* Barrier; every deposit and fetch issued before it, on any PE, is
+     * complete and visible everywhere after it. */
     dmsg_status (*barrier)(dmsg_tp *tp);
-    /* Completes this PE's outstanding operations. */
+    /* Completes this PE's outstanding deposits and fetches at their targets. */
     dmsg_status (*quiet)(dmsg_tp *tp);
     /* Small all-gather (len <= 32 bytes) for checking collective arguments. */
     dmsg_status (*allgather)(dmsg_tp *tp, const void *mine, size_t len, void *all);
-    /* Zeroes this PE's instance of a counter slot. */
-    void (*ctr_reset)(dmsg_tp *tp, uint32_t slot);
-    /* Counts one message of `bytes` payload bytes at PE pe, after every byte
-     * of it is visible there (release). Called by the core only for
-     * DIRECT_MAP transports (after it moved the data); others count inside
-     * xfer and leave this NULL. */
-    void (*ctr_signal)(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
-    /* Waits until this PE's instance holds >= n messages (or bytes), then
-     * consumes n of them (acquire). */
+
+    /* Zeroes this PE's instance of a counter slot (at dmsg_ctr_create,
+     * before the collective check: nobody deposits to it yet). */
+    dmsg_status (*ctr_reset)(dmsg_tp *tp, uint32_t slot);
+    /* Waits until this PE's instance holds >= n messages (bytes_mode: bytes),
+     * then consumes n of them (acquire: the data counted is visible). */
     dmsg_status (*ctr_wait)(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
-    void (*ctr_read)(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
-    /* Clock (virtual on simulated machines); NULL = wall clock. */
-    double (*wtime)(dmsg_tp *tp);
-    /* Optional cost accounting, called before a transfer is moved; returns
-     * the time at which it completes (for non-blocking fetches). */
-    double (*account)(dmsg_tp *tp, const dmsg_tp_xfer *x);
-    /* Optional: a non-blocking operation that completes at time t is waited for. */
-    void (*complete)(dmsg_tp *tp, double t);
-    /* Optional: this PE's time breakdown (dmsg_times_get). */
-    void (*times)(dmsg_tp *tp, dmsg_times *t);
-    /* Transports without DMSG_TP_CAP_DIRECT_MAP move data themselves. xfer:
-     * a deposit is locally complete on return (source reusable) and counted
-     * at the target on slot (UINT32_MAX = none) once all its bytes are
-     * visible there; a fetch returns with the data in place. xfer_nb starts a
-     * fetch and fills req->priv; req_test reports (and finishes) it. */
-    dmsg_status (*xfer)(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
-    dmsg_status (*xfer_nb)(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
+    /* Reads this PE's instance without consuming: messages and bytes not yet
+     * consumed. */
+    dmsg_status (*ctr_read)(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+
+    /* A deposit (op->dir PUT): returns when the source may be reused; the
+     * data is then counted at the target on slot (none: UINT32_MAX) once
+     * every byte of it is visible there (release). */
+    dmsg_status (*put)(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
+    /* A blocking fetch (op->dir GET): returns with the data in place. */
+    dmsg_status (*get)(dmsg_tp *tp, const dmsg_op *op);
+    /* Starts a fetch; req->seq and req->priv are the transport's until the
+     * req_test that reports it finished (*done = 1), which returns the
+     * fetch's final status. A start that fails leaves nothing to test. */
+    dmsg_status (*get_nb)(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
     dmsg_status (*req_test)(dmsg_tp *tp, dmsg_req *req, int *done);
+
+    /* Optional (NULL: the wall clock): this PE's clock in seconds. */
+    double (*wtime)(dmsg_tp *tp);
+    /* Optional (NULL: DMSG_ERR_UNSUPPORTED): this PE's time breakdown. */
+    void (*times)(dmsg_tp *tp, dmsg_times *t);
+    /* Optional (NULL: nothing to book): modelled local work on this PE's
+     * clock. DMSG_ERR_ARG for a description it cannot cost. */
+    dmsg_status (*work)(dmsg_tp *tp, const dmsg_work *w);
 } dmsg_tp_ops;
+
+/* What the core's settings ask of every transport. */
+typedef struct dmsg_tp_conf {
+    uint64_t seg_size;     /* without a job region (PMI): the segment size */
+    uint32_t max_counters; /* without a job region: the counter table size */
+    double timeout;        /* seconds any wait may last; 0 = no limit */
+    long spin;             /* polls before a wait sleeps; -1 = automatic */
+    dmsg_xfer_params xp;   /* the copy engine's tunables */
+} dmsg_tp_conf;
 
 struct dmsg_tp {
     const dmsg_tp_ops *ops;
-    const dmsg_config *cfg;
+    dmsg_tp_conf conf;
+    /* How this PE started, and the start-up exchange service
+     * (dmsg/boot/exchange.h); the core owns it and ends it after finalize. */
+    dmsg_boot *boot;
     int rank;
     int npes;
     size_t seg_size;
     uint32_t max_counters;
-    char **seg; /* DIRECT_MAP: base of every PE's segment in this process */
+    char *seg; /* this PE's segment: symmetric addresses live here */
     void *priv;
 };
 
-extern const dmsg_tp_ops dmsg_tp_shm_ops;
-extern const dmsg_tp_ops dmsg_tp_sim_ops;
-extern const dmsg_tp_ops dmsg_tp_ofi_ops;
+/* The transports of this build, in registration order (registry.c). */
+extern const dmsg_tp_ops *const dmsg_tp_all[];
+extern const size_t dmsg_tp_count;
+
+/* The transport of that name, or NULL. */
+const dmsg_tp_ops *dmsg_tp_find(const char *name);
 
 #endif

@@ -112,3 +112,13 @@ void dmsg_copy_adp(char *dst_base, const void *recs, size_t n, size_t elem)
     default: return;
     }
 }
+
+size_t dmsg_adp_record_size(size_t elem_size)
+{
+    switch (elem_size) {
+    case 4: return sizeof(dmsg_adp4);
+    case 8: return sizeof(dmsg_adp8);
+    case 16: return sizeof(dmsg_adp16);
+    default: return 0;
+    }
+}

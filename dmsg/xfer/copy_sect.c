@@ -317,21 +317,13 @@ void dmsg_copy_sect(char *dst, const char *src, const dmsg_sect *s, const dmsg_x
 
 /* ------------------------------------------------------ generic walker */
 
-/* Odometer over one side; base[k] is the byte offset of the element whose
- * indices above k are current and whose indices up to k are zero. */
-typedef struct cursor {
-    const xfer_side *l;
-    size_t idx[DMSG_MAX_DIMS];
-    ptrdiff_t base[DMSG_MAX_DIMS];
-} cursor;
-
-static ptrdiff_t cursor_off(const cursor *c)
+ptrdiff_t xfer_cursor_off(const xfer_cursor *c)
 {
     return c->base[0] + offs(c->idx[0], c->l->stride[0]);
 }
 
 /* Moves past the end of the current innermost row. */
-static void cursor_next_row(cursor *c)
+static void cursor_next_row(xfer_cursor *c)
 {
     c->idx[0] = 0;
     for (int k = 1; k < c->l->nd; k++) {
@@ -345,7 +337,7 @@ static void cursor_next_row(cursor *c)
     }
 }
 
-static void cursor_advance(cursor *c, size_t n)
+void xfer_cursor_advance(xfer_cursor *c, size_t n)
 {
     c->idx[0] += n;
     if (c->idx[0] == c->l->count[0])
@@ -356,17 +348,17 @@ static void cursor_advance(cursor *c, size_t n)
 static void walk_generic(char *dst, const xfer_side *d, const char *src, const xfer_side *s,
                          size_t elem)
 {
-    cursor cd = {.l = d}, cs = {.l = s};
+    xfer_cursor cd = {.l = d}, cs = {.l = s};
     vec_fn vec = pick_vec(elem);
     size_t left = 1;
     for (int k = 0; k < d->nd; k++)
         left *= d->count[k];
     while (left > 0) {
         size_t n = min_sz(d->count[0] - cd.idx[0], s->count[0] - cs.idx[0]);
-        run_vec(vec, dst + cursor_off(&cd), d->stride[0], src + cursor_off(&cs), s->stride[0], n,
+        run_vec(vec, dst + xfer_cursor_off(&cd), d->stride[0], src + xfer_cursor_off(&cs), s->stride[0], n,
                 elem);
-        cursor_advance(&cd, n);
-        cursor_advance(&cs, n);
+        xfer_cursor_advance(&cd, n);
+        xfer_cursor_advance(&cs, n);
         left -= n;
     }
 }

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "dmsg.h"
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 /* Byte extent touched by a layout, relative to its base address: every byte
  * touched lies in [lo, hi). For an empty layout (some count == 0) lo == hi == 0. */

@@ -43,6 +43,23 @@ void xfer_fold(xfer_work *w);
  * 0 when the boundaries do not line up (a count that does not divide). */
 int xfer_refine(xfer_work *w, const xfer_side *d, const xfer_side *s, size_t elem);
 
+/* Odometer over one side, row by row (dimension 0 fastest): base[k] is the
+ * byte offset of the element whose indices above k are current and whose
+ * indices up to k are zero. Start with {.l = side}. Used by the generic
+ * copy walker and the run walker (runs.c). */
+typedef struct xfer_cursor {
+    const xfer_side *l;
+    size_t idx[DMSG_MAX_DIMS];
+    ptrdiff_t base[DMSG_MAX_DIMS];
+} xfer_cursor;
+
+/* Byte offset of the current element. */
+ptrdiff_t xfer_cursor_off(const xfer_cursor *c);
+
+/* Moves n elements on within the current row (n <= what is left of it),
+ * to the next row when the row ends. */
+void xfer_cursor_advance(xfer_cursor *c, size_t n);
+
 /* Copies w into a dmsg_sect; returns 0 if it has too many dimensions. */
 int xfer_work_to_sect(dmsg_sect *out, const xfer_work *w);
 

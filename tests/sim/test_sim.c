@@ -148,6 +148,25 @@ Test(sim, deposit_cost_follows_the_model)
     cr_assert_lt(t3d_chained, t3d_packed);
 }
 
+Test(sim, modelled_work_costs_what_the_model_says)
+{
+    static char out[4096], err[4096];
+    dmsg_machine m;
+    char why[256];
+    cr_assert_eq(dmsg_machine_load("paragon", &m, why, sizeof why), DMSG_OK, "%s", why);
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_MACHINE=paragon", 2, simprog("work"), "", out,
+                     sizeof out, err, sizeof err),
+                 0, "%s", err);
+    double copy = 4096 * 8 / (dmsg_ctm_copy_mbs(&m, 64, 1, NULL, 0) * 1e6);
+    double msgs = 10 * m.overhead_us * 1e-6;
+    cr_assert_float_eq(value_after(out, "copy "), copy, copy * 1e-9, "%s", out);
+    cr_assert_float_eq(value_after(out, "msgs "), msgs, msgs * 1e-9, "%s", out);
+    cr_assert_eq(run("DMSG_TRANSPORT=shm", 2, simprog("work"), "", out, sizeof out, err,
+                     sizeof err),
+                 0, "%s", err);
+    cr_assert(strstr(out, "work ignored OK"), "%s", out);
+}
+
 Test(sim, chained_refused_where_the_hardware_cannot)
 {
     static char err[4096];

@@ -2,12 +2,27 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dmsg/core/env.h"
+#include "dmsg/core/config.h"
+#include "dmsg/transport/sim/sim.h"
+#include "dmsg/transport/transport.h"
+
+/* Every table of this build: the core's, then each transport's. */
+static const dmsg_env_table *table(size_t k)
+{
+    if (k == 0)
+        return &dmsg_config_table;
+    for (size_t i = 0; i < dmsg_tp_count; i++)
+        if (dmsg_tp_all[i]->settings && --k == 0)
+            return dmsg_tp_all[i]->settings;
+    return NULL;
+}
 
 static void clear_env(void)
 {
-    for (size_t i = 0; i < dmsg_env_count; i++)
-        unsetenv(dmsg_env_table[i].name);
+    const dmsg_env_table *t;
+    for (size_t k = 0; (t = table(k)); k++)
+        for (size_t i = 0; i < t->n; i++)
+            unsetenv(t->rows[i].name);
 }
 
 TestSuite(env, .init = clear_env);
@@ -16,7 +31,7 @@ Test(env, defaults)
 {
     dmsg_config c;
     char err[256];
-    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_OK);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK);
     cr_assert_str_eq(c.transport, "shm");
     cr_assert_eq(c.seg_size, 128ull << 20);
     cr_assert_eq(c.max_counters, 256);
@@ -24,9 +39,30 @@ Test(env, defaults)
     cr_assert_eq(c.spin, -1);
     cr_assert_eq(c.tile_bytes, 64u << 10);
     cr_assert_eq(c.debug, 0);
-    cr_assert_str_eq(c.machine, "t3d");
-    cr_assert_str_eq(c.sim_mech, "auto");
-    cr_assert_str_eq(c.sim_fetch, "auto");
+    sim_settings s;
+    cr_assert_eq(dmsg_env_load(&sim_env_table, &s, err, sizeof err), DMSG_OK);
+    cr_assert_str_eq(s.machine, "t3d");
+    cr_assert_str_eq(s.mech, "auto");
+    cr_assert_str_eq(s.fetch, "auto");
+}
+
+Test(env, a_transport_setting_is_checked_whichever_transport_runs)
+{
+    dmsg_config c;
+    char err[256] = "";
+    setenv("DMSG_SIM_REPORT", "perhaps", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_SIM_REPORT") != NULL, "message: %s", err);
+}
+
+Test(env, choices)
+{
+    static const dmsg_env_choice c[] = {{"auto", 0}, {"packed", 1}, {"chained", 2}};
+    int v = -1;
+    cr_assert_eq(dmsg_env_choose("DMSG_X", "chained", c, 3, 0, &v), DMSG_OK);
+    cr_assert_eq(v, 2);
+    cr_assert_eq(dmsg_env_choose("DMSG_X", "fast", c, 3, 0, &v), DMSG_ERR_ENV);
+    cr_assert_eq(v, 2, "output untouched on error");
 }
 
 Test(env, sizes_with_suffixes)
@@ -74,7 +110,7 @@ Test(env, load_names_the_bad_variable)
     char err[256] = "";
     c.max_counters = 12345;
     setenv("DMSG_SEGMENT_SIZE", "lots", 1);
-    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
     cr_assert(strstr(err, "DMSG_SEGMENT_SIZE") != NULL, "message: %s", err);
     cr_assert_eq(c.max_counters, 12345, "output untouched on error");
 }
@@ -84,20 +120,20 @@ Test(env, range_rules)
     dmsg_config c;
     char err[256];
     setenv("DMSG_SEGMENT_SIZE", "1K", 1);
-    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_SEGMENT_SIZE", "5000", 1);
-    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_OK);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK);
     cr_assert_eq(c.seg_size, 8192, "segment rounded up to whole pages");
     setenv("DMSG_MAX_COUNTERS", "0", 1);
-    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_MAX_COUNTERS", "8", 1);
     setenv("DMSG_TILE_BYTES", "16", 1);
-    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_TILE_BYTES", "8K", 1);
     setenv("DMSG_TRANSPORT", "a-name-that-is-far-too-long", 1);
-    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_TRANSPORT", "shm", 1);
-    cr_assert_eq(dmsg_env_load(&c, err, sizeof err), DMSG_OK);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK);
     cr_assert_eq(c.max_counters, 8);
     cr_assert_eq(c.tile_bytes, 8192);
 }
@@ -105,8 +141,10 @@ Test(env, range_rules)
 Test(env, table_is_complete)
 {
     /* Every entry has a name, a help text and a default that parses. */
-    for (size_t i = 0; i < dmsg_env_count; i++) {
-        const dmsg_env_entry *e = &dmsg_env_table[i];
+    const dmsg_env_table *t;
+    for (size_t k = 0; (t = table(k)); k++)
+    for (size_t i = 0; i < t->n; i++) {
+        const dmsg_env_entry *e = &t->rows[i];
         cr_assert(e->name && !strncmp(e->name, "DMSG_", 5));
         cr_assert(e->help && *e->help);
         _Alignas(8) char buf[512];

@@ -29,9 +29,9 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <stdint.h>
+#include "dmsg/base/clock.h"
 #include "dmsg/base/mech.h"
-#include "dmsg/boot/job.h"
-#include "dmsg/transport/shm/shm.h"
+#include "dmsg/boot/exchange.h"
 #include "dmsg/transport/transport.h"
 
 /* libfabric's exported functions, called through pointers that
@@ -55,7 +55,6 @@ typedef struct ofi_lib {
 extern ofi_lib ofi_fn;
 /* Loads libfabric once from name (DMSG_OFI_LIBRARY); later calls do
  * nothing. DMSG_ERR_UNSUPPORTED with the reason in why. */
-#define OFI_LIB_DEFAULT "libfabric.so.1"
 dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
 #define fi_getinfo ofi_fn.getinfo
 #define fi_freeinfo ofi_fn.freeinfo
@@ -81,7 +80,6 @@ dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
 enum { OFI_SIG_DEPOSIT = 1, OFI_SIG_TOKEN = 2 };
 /* DEPOSIT: slot in bits 44..59, payload bytes in bits 0..43 (segments are <= 1 TiB).
  * TOKEN: barrier parity in bit 0, round in bit 1, "sent engine messages" in bit 2. */
-#define OFI_SIG_BYTES_MAX ((UINT64_MAX >> 20))
 
 /* Deposit engine messages (ofi_engine.c): header, records, packed data. */
 #define OFI_ENG_MAGIC 0x47454d44u /* "DMEG" */
@@ -103,6 +101,20 @@ typedef struct ofi_eng_rec {
     int64_t stride;      /* bytes from one block's start to the next's */
 } ofi_eng_rec;
 
+
+/* How deposits are counted at the target (DMSG_OFI_COUNT). */
+typedef enum { OFI_COUNT_AUTO, OFI_COUNT_CQDATA, OFI_COUNT_COUNTER } ofi_count;
+
+/* The ofi settings (ofi_env.c). */
+typedef struct ofi_settings {
+    char provider[64]; /* DMSG_OFI_PROVIDER: auto or a provider name, e.g. "udp;ofi_rxd" */
+    char iface[32];    /* DMSG_OFI_IFACE: auto or a network interface name */
+    char mech[16];     /* DMSG_OFI_MECH: auto, chained, packed */
+    char count[16];    /* DMSG_OFI_COUNT: auto, cqdata, counter */
+    char library[256]; /* DMSG_OFI_LIBRARY: libfabric shared library to open */
+    double timeout;    /* DMSG_OFI_TIMEOUT: seconds any wait may last when DMSG_TIMEOUT=0 */
+} ofi_settings;
+extern const dmsg_env_table ofi_env_table;
 
 /* What the start-up probe found out about a provider (ofi_probe.c). */
 typedef struct ofi_caps {
@@ -136,6 +148,33 @@ typedef struct ofi_caps {
     int tx_delivers;          /* the local completion of an operation above the inject size
                                * comes after the target processed it (fi_shm(7)) */
 } ofi_caps;
+
+/* What dmsg does over a provider (ofi_plan.c), decided from its probed
+ * capabilities and the settings; ofi_init follows it, dmsg-info prints it. */
+typedef struct ofi_plan {
+    int by_counter;         /* deposits counted by remote counters, not remote CQ data */
+    int msg_tokens;         /* barrier tokens as messages: remote CQ data does not arrive */
+    int flush;              /* visibility by a flushing read per peer, not per-operation
+                             * delivery completion */
+    dmsg_mech mech;         /* non-contiguous deposits: chained, packed or auto per deposit */
+    size_t chain;           /* pieces per chained operation */
+    int receives;           /* engine receive buffers are needed */
+    int counter_ok;         /* counting by remote counters would work ... */
+    char counter_why[200];  /* ... or why not */
+    int say;                /* on failure: 2 the provider cannot serve (rank 0 says why,
+                             * the others give it time), 1 rank 0 says why, 0 logged only */
+} ofi_plan;
+
+/* The probe's findings (pc, from the probe endpoint) into the caps of the
+ * endpoint that carries data (c); sets c->engine, limits rma_iov_limit
+ * where chained lists misbehave. c and pc may be the same. */
+void ofi_caps_merge(ofi_caps *c, const ofi_caps *pc);
+
+/* Decides from merged caps, DMSG_OFI_COUNT and DMSG_OFI_MECH. Errors
+ * (DMSG_ERR_UNSUPPORTED): the provider cannot serve dmsg as asked; why
+ * says so for the user where p->say. */
+dmsg_status ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,
+                          char *why, size_t whylen);
 
 /* The fabric objects of one open endpoint. */
 typedef struct ofi_fab {
@@ -174,9 +213,6 @@ typedef struct ofi_slot {
     uint64_t taken_msgs, taken_bytes;
 } ofi_slot;
 
-/* How deposits are counted at the target (DMSG_OFI_COUNT). */
-typedef enum { OFI_COUNT_AUTO, OFI_COUNT_CQDATA, OFI_COUNT_COUNTER } ofi_count;
-
 /* Counting by remote counters (ofi_rcount.c): per counter slot, a row of
  * npes cells in the cells table, registered as its own MR (key: region key
  * + 1 + slot) with a remote write counter bound to it. Cell p holds the
@@ -192,9 +228,8 @@ typedef struct ofi_cslot {
 } ofi_cslot;
 
 typedef struct ofi_state {
-    shm_state shm;            /* job region (LOCAL, SINGLETON): used at start-up only */
-    int have_shm;
-    dmsg_boot_kind boot_kind;
+    ofi_settings set;
+    dmsg_boot *boot;          /* the start-up exchange; the job region's abort flag */
     ofi_fab fab;
     ofi_caps caps;
     ofi_peer *peer;
@@ -204,21 +239,25 @@ typedef struct ofi_state {
     size_t mapped_len;
     uint64_t sigsrc;          /* source word of signal writes (content unused) */
     uint32_t nslots;
-    dmsg_mech mech; /* how non-contiguous deposits move (DMSG_OFI_MECH) */
+    dmsg_mech mech;           /* how non-contiguous deposits move (DMSG_OFI_MECH) */
     int by_counter;           /* deposits counted by remote counters, not remote CQ data */
     int msg_tokens;           /* barrier tokens as messages: remote CQ data does not arrive */
-    uint64_t *cells;          /* cells table: nslots rows of npes words (by_counter) */
-    size_t cells_len;
-    ofi_cslot *cs;            /* per slot (by_counter) */
-    ofi_batch *sigb;          /* per PE: signal writes not yet known to be placed (no WAW) */
-    char *rxbuf;              /* deposit engine receive buffers */
     struct {
-        char *buf;
-        ofi_batch b;
-    } tx[OFI_ENG_SLOTS];      /* deposit engine send staging */
-    uint64_t tx_next;
-    int engine_used;          /* this PE sent engine messages since the last barrier */
-    uint64_t bad_msgs;        /* engine messages refused */
+        uint64_t *cells;      /* cells table: nslots rows of npes words */
+        size_t cells_len;
+        ofi_cslot *cs;        /* per slot */
+        ofi_batch *sigb;      /* per PE: signal writes not yet known to be placed (no WAW) */
+    } rc;                     /* counting by remote counters (by_counter, ofi_rcount.c) */
+    struct {
+        char *rxbuf;          /* receive buffers */
+        struct {
+            char *buf;
+            ofi_batch b;
+        } tx[OFI_ENG_SLOTS];  /* send staging */
+        uint64_t next;        /* staging buffer to use next */
+        int used;             /* this PE sent engine messages since the last barrier */
+        uint64_t refused;     /* engine messages refused */
+    } eng;                    /* the deposit engine (ofi_engine.c) */
     int flush;                /* visibility by a flushing read per peer, not per-operation
                                * delivery completion (ofi_flush) */
     unsigned char *dirty;     /* per PE: written to since its last flush */
@@ -227,17 +266,26 @@ typedef struct ofi_state {
     uint64_t flushbuf;        /* destination of flushing reads */
     size_t inject_max;        /* deposits up to this size are injected (copied by the provider) */
     uint64_t tx_pending;      /* operations issued and not yet completed locally */
-    uint32_t tokens[2][2];    /* barrier tokens received, per parity and round */
-    int any_engine[2];        /* per parity: a round-1 token said "engine messages sent" */
-    uint64_t barriers;
+    struct {
+        uint32_t tokens[2][2]; /* tokens received, per parity and round */
+        int any_engine[2];     /* per parity: a round-1 token said "engine messages sent" */
+        uint64_t count;        /* barriers so far (parity) */
+    } bar;                     /* the barrier (ofi_ctr.c) */
     double timeout;           /* seconds per wait; never 0 (DMSG_OFI_TIMEOUT) */
     dmsg_status failed;       /* first asynchronous error */
     int rank, npes;
     dmsg_tp *tp;
-    char **shm_seg;           /* the job region's segment table, given back at the end */
-    char **segtab;            /* tp->seg: only our own entry is set */
-    void *pmi;                /* the process manager's dmsg_kvs (boot kind PMI) */
 } ofi_state;
+
+/* The state of the ofi transport running in this process (one PE per
+ * process), NULL when none: for tools that measure libfabric next to dmsg
+ * on the same endpoint (dmsg-ofi-bench), which include this header for it. */
+extern ofi_state *ofi_active;
+
+/* ofi_join.c: joining the job, exchanging addresses, the address table. */
+dmsg_status ofi_join_job(dmsg_tp *tp, dmsg_boot *boot);
+dmsg_status ofi_connect_peers(dmsg_tp *tp, ofi_state *s, dmsg_boot *boot);
+void ofi_unlink_shm_names(void);
 
 /* ofi_fab.c. How an endpoint is opened: PLAIN for data; PROBE asks for
  * FI_RMA_EVENT where advertised and binds a remote write counter to the
@@ -256,7 +304,6 @@ dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *
 dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen);
 
 /* ofi_progress.c */
-double ofi_now(void);
 dmsg_status ofi_progress(ofi_state *s);
 dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what);
 dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
@@ -268,22 +315,18 @@ dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline);
 uint64_t ofi_write_flags(const ofi_state *s, size_t bytes);
 
 /* ofi_put.c / ofi_get.c */
-dmsg_status ofi_xfer(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
+dmsg_status ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
 dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov, size_t n,
                          const struct fi_rma_iov *riov, size_t rn, uint64_t flags, uint64_t data,
                          ofi_batch *b);
 dmsg_status ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b);
-dmsg_status ofi_xfer_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
+dmsg_status ofi_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
 dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
 
-/* Run walker: calls fn for each piece (remote offset, local pointer, bytes)
- * of a checked op, merging pieces contiguous at both ends (ofi_runs.c). */
-typedef dmsg_status (*ofi_run_fn)(void *arg, size_t roff, char *local, size_t len);
-dmsg_status ofi_runs(const dmsg_op *op, ofi_run_fn fn, void *arg);
-
-/* Pieces chained into operations of up to min(iov_limit, rma_iov_limit)
- * pieces, at most OFI_WINDOW of them in flight (ofi_runs.c): deposits and
- * fetches. ofi_group_add is an ofi_run_fn; it posts full groups into g->b,
+/* Pieces (runs of the copy engine's walker, dmsg_op_runs) chained into
+ * operations of up to min(iov_limit, rma_iov_limit) pieces, at most
+ * OFI_WINDOW of them in flight (ofi_group.c): deposits and fetches.
+ * ofi_group_add is a dmsg_run_fn; it posts full groups into g->b,
  * and the caller posts the last one (g->k pieces) itself. */
 #define OFI_GROUP_MAX 16
 typedef struct ofi_group {
@@ -311,9 +354,9 @@ void ofi_engine_stop(ofi_state *s);
 dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
 
 /* ofi_ctr.c */
-void ofi_ctr_reset(dmsg_tp *tp, uint32_t slot);
+dmsg_status ofi_ctr_reset(dmsg_tp *tp, uint32_t slot);
 dmsg_status ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
-void ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+dmsg_status ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
 dmsg_status ofi_barrier(dmsg_tp *tp);
 dmsg_status ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
 void ofi_on_signal(ofi_state *s, uint64_t data);
@@ -326,14 +369,10 @@ uint64_t ofi_sig_deposit(uint32_t slot, uint64_t bytes);
 int ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen);
 dmsg_status ofi_rcount_start(ofi_state *s);
 void ofi_rcount_stop(ofi_state *s);
-void ofi_rcount_reset(ofi_state *s, uint32_t slot);
+dmsg_status ofi_rcount_reset(ofi_state *s, uint32_t slot);
 int ofi_rcount_ordered(const ofi_state *s, uint64_t data_bytes);
 dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t bytes,
                               ofi_batch *data, uint64_t data_bytes);
 dmsg_status ofi_rcount_read(ofi_state *s, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
-
-/* ofi_boot.c: exchange of addresses and keys at start-up. */
-dmsg_status ofi_boot_exchange(ofi_state *s, const dmsg_boot *boot, const void *mine, size_t len,
-                              void *all);
 
 #endif

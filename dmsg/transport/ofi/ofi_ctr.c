@@ -25,20 +25,19 @@ void ofi_on_signal(ofi_state *s, uint64_t data)
         break;
     }
     case OFI_SIG_TOKEN:
-        s->tokens[data & 1][(data >> 1) & 1]++;
+        s->bar.tokens[data & 1][(data >> 1) & 1]++;
         if ((data & 6) == 4)
-            s->any_engine[data & 1] = 1;
+            s->bar.any_engine[data & 1] = 1;
         break;
     default: break;
     }
 }
 
-void ofi_ctr_reset(dmsg_tp *tp, uint32_t slot)
+dmsg_status ofi_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
     ofi_state *s = tp->priv;
     memset(&s->slot[slot], 0, sizeof s->slot[slot]);
-    if (s->by_counter)
-        ofi_rcount_reset(s, slot);
+    return s->by_counter ? ofi_rcount_reset(s, slot) : DMSG_OK;
 }
 
 /* An 8-byte write into the peer's scratch word, carrying a signal. */
@@ -154,11 +153,11 @@ dmsg_status ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
     return DMSG_OK;
 }
 
-void ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
+dmsg_status ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     ofi_state *s = tp->priv;
-    ofi_progress(s);
-    counts(s, slot, msgs, bytes); /* a slot that could not be set up reads 0 */
+    ofi_progress(s); /* a failed peer is reported by the next wait, not by a read */
+    return counts(s, slot, msgs, bytes);
 }
 
 typedef struct tok_need {
@@ -169,7 +168,7 @@ typedef struct tok_need {
 static int tokens_in(ofi_state *s, const void *arg)
 {
     const tok_need *t = arg;
-    return t->b->pending == 0 && s->tokens[t->parity][t->round] >= (uint32_t)(s->npes - 1);
+    return t->b->pending == 0 && s->bar.tokens[t->parity][t->round] >= (uint32_t)(s->npes - 1);
 }
 
 /* Where remote CQ data does not arrive (sockets), a token is a deposit
@@ -209,7 +208,7 @@ static dmsg_status token_round(ofi_state *s, int parity, int round, int flag)
         return st;
     if (b.status)
         return ofi_peer_failed(s, b.status);
-    s->tokens[parity][round] -= (uint32_t)(s->npes - 1);
+    s->bar.tokens[parity][round] -= (uint32_t)(s->npes - 1);
     return DMSG_OK;
 }
 
@@ -228,17 +227,17 @@ dmsg_status ofi_barrier(dmsg_tp *tp)
     dmsg_status st = ofi_quiet(tp);
     if (st)
         return st;
-    int parity = (int)(s->barriers & 1);
-    int mine = s->engine_used;
-    s->engine_used = 0;
+    int parity = (int)(s->bar.count & 1);
+    int mine = s->eng.used;
+    s->eng.used = 0;
     if ((st = token_round(s, parity, 0, mine)))
         return st;
-    if ((s->any_engine[parity] || mine) && (st = token_round(s, parity, 1, 0)))
+    if ((s->bar.any_engine[parity] || mine) && (st = token_round(s, parity, 1, 0)))
         return st;
     /* The next tokens of this parity come only after everyone has passed
      * the next barrier, which needs our token: resetting now is safe. */
-    s->any_engine[parity] = 0;
-    s->barriers++;
+    s->bar.any_engine[parity] = 0;
+    s->bar.count++;
     return DMSG_OK;
 }
 

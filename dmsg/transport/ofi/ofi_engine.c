@@ -92,7 +92,7 @@ void ofi_engine_recv(ofi_state *s, void *buf, size_t len)
     uint64_t sig = 0;
     dmsg_status st = ofi_engine_check(buf, len, s->tp->seg_size, &sig);
     if (st) {
-        s->bad_msgs++;
+        s->eng.refused++;
         if (!s->failed)
             s->failed = DMSG_ERR_TRANSPORT;
     } else if (((ofi_eng_hdr *)buf)->nrec || ((ofi_eng_hdr *)buf)->sig) {
@@ -113,16 +113,16 @@ void ofi_engine_repost(ofi_state *s, void *buf)
 
 dmsg_status ofi_engine_start(ofi_state *s)
 {
-    s->rxbuf = malloc((size_t)OFI_ENG_BUFS * OFI_ENG_MSG);
+    s->eng.rxbuf = malloc((size_t)OFI_ENG_BUFS * OFI_ENG_MSG);
     for (int i = 0; i < OFI_ENG_SLOTS; i++)
-        s->tx[i].buf = malloc(OFI_ENG_MSG);
+        s->eng.tx[i].buf = malloc(OFI_ENG_MSG);
     for (int i = 0; i < OFI_ENG_SLOTS; i++)
-        if (!s->tx[i].buf)
+        if (!s->eng.tx[i].buf)
             return DMSG_FAIL(DMSG_ERR_NOMEM, "deposit engine buffers");
-    if (!s->rxbuf)
+    if (!s->eng.rxbuf)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "deposit engine buffers");
     for (int i = 0; i < OFI_ENG_BUFS; i++) {
-        char *b = s->rxbuf + (size_t)i * OFI_ENG_MSG;
+        char *b = s->eng.rxbuf + (size_t)i * OFI_ENG_MSG;
         ssize_t rc = fi_recv(s->fab.ep, b, OFI_ENG_MSG, NULL, FI_ADDR_UNSPEC, b);
         if (rc)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_recv: %s", s->caps.prov,
@@ -133,11 +133,11 @@ dmsg_status ofi_engine_start(ofi_state *s)
 
 void ofi_engine_stop(ofi_state *s)
 {
-    free(s->rxbuf);
-    s->rxbuf = NULL;
+    free(s->eng.rxbuf);
+    s->eng.rxbuf = NULL;
     for (int i = 0; i < OFI_ENG_SLOTS; i++) {
-        free(s->tx[i].buf);
-        s->tx[i].buf = NULL;
+        free(s->eng.tx[i].buf);
+        s->eng.tx[i].buf = NULL;
     }
 }
 
@@ -169,21 +169,21 @@ static int slot_free(ofi_state *s, const void *arg)
 static dmsg_status open_slot(packer *k)
 {
     ofi_state *s = k->s;
-    int i = (int)(s->tx_next++ % OFI_ENG_SLOTS);
-    dmsg_status st = ofi_wait_pred(s, slot_free, &s->tx[i].b, "a deposit engine buffer");
+    int i = (int)(s->eng.next++ % OFI_ENG_SLOTS);
+    dmsg_status st = ofi_wait_pred(s, slot_free, &s->eng.tx[i].b, "a deposit engine buffer");
     if (st)
         return st;
-    if (s->tx[i].b.status) {
-        st = s->tx[i].b.status;
-        s->tx[i].b.status = DMSG_OK;
+    if (s->eng.tx[i].b.status) {
+        st = s->eng.tx[i].b.status;
+        s->eng.tx[i].b.status = DMSG_OK;
         return st;
     }
     k->slot = i;
     k->nrec = 0;
     k->data = 0;
     k->have = 0;
-    k->recs = s->tx[i].buf + sizeof(ofi_eng_hdr);
-    k->dat = s->tx[i].buf + HALF;
+    k->recs = s->eng.tx[i].buf + sizeof(ofi_eng_hdr);
+    k->dat = s->eng.tx[i].buf + HALF;
     return DMSG_OK;
 }
 
@@ -199,12 +199,12 @@ static dmsg_status send_slot(packer *k, uint64_t sig)
     ofi_state *s = k->s;
     close_rec(k);
     ofi_eng_hdr h = {.magic = OFI_ENG_MAGIC, .nrec = k->nrec, .sig = sig, .data_bytes = k->data};
-    char *buf = s->tx[k->slot].buf;
+    char *buf = s->eng.tx[k->slot].buf;
     memcpy(buf, &h, sizeof h);
     struct iovec iov[2] = {{buf, sizeof h + (size_t)k->nrec * sizeof(ofi_eng_rec)},
                            {k->dat, k->data}};
     struct fi_msg m = {.msg_iov = iov, .iov_count = k->data ? 2 : 1, .addr = (fi_addr_t)k->pe,
-                       .context = &s->tx[k->slot].b};
+                       .context = &s->eng.tx[k->slot].b};
     uint64_t flags = FI_COMPLETION | ofi_write_flags(s, iov[0].iov_len + k->data);
     s->dirty[k->pe] = 1;
     double deadline = 0;
@@ -217,8 +217,8 @@ static dmsg_status send_slot(packer *k, uint64_t sig)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_sendmsg to PE %d: %s", s->caps.prov, k->pe,
                          fi_strerror((int)-rc));
     s->tx_pending++;
-    s->tx[k->slot].b.pending++;
-    s->engine_used = 1;
+    s->eng.tx[k->slot].b.pending++;
+    s->eng.used = 1;
     k->sent++;
     k->slot = -1;
     return DMSG_OK;
@@ -266,7 +266,7 @@ dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot)
     dmsg_status st = open_slot(&k);
     if (st)
         return st;
-    st = ofi_runs(op, on_piece, &k);
+    st = dmsg_op_runs(op, on_piece, &k);
     if (st)
         return st; /* nothing half-built is sent: the open slot is simply reused */
     /* The last message counts the deposit, so the earlier ones must be
@@ -277,7 +277,7 @@ dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot)
      * the target's CQ, which is read in order. */
     if (slot != UINT32_MAX && k.sent) {
         for (int i = 0; i < OFI_ENG_SLOTS; i++)
-            if ((st = ofi_wait_batch(s, &s->tx[i].b, "deposit engine messages")))
+            if ((st = ofi_wait_batch(s, &s->eng.tx[i].b, "deposit engine messages")))
                 return st;
         if (s->flush && (st = ofi_flush(s, k.pe)))
             return st;

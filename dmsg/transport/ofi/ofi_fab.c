@@ -101,41 +101,39 @@ static dmsg_status fab_fail(char *why, size_t whylen, const char *prov, const ch
     return DMSG_ERR_TRANSPORT;
 }
 
-dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
-                         char *why, size_t whylen)
+/* The provider's best fi_info for an endpoint opened `how`, duplicated
+ * into *out: asks with FI_RMA_EVENT again where it is advertised and
+ * wanted (some providers list it only when asked). */
+static dmsg_status find_info(const char *prov, const char *iface, int how, struct fi_info **out,
+                             char *why, size_t whylen)
 {
-    struct fi_info *hints = NULL, *list = NULL, *info;
-    int rc;
-    memset(f, 0, sizeof *f);
-    memset(c, 0, sizeof *c);
-    hints = make_hints(prov, 0);
+    struct fi_info *hints = make_hints(prov, 0), *list = NULL, *info;
+    dmsg_status st = DMSG_ERR_UNSUPPORTED;
     if (!hints) {
         snprintf(why, whylen, "out of memory");
         return DMSG_ERR_NOMEM;
     }
-    rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &list);
-    if (rc || !list) {
+    if (fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &list) || !list) {
         explain_missing(prov, why, whylen);
-        fi_freeinfo(hints);
-        return DMSG_ERR_UNSUPPORTED;
+        goto out_hints;
     }
     info = pick(list, iface);
     if (!info) {
         snprintf(why, whylen, "provider \"%s\" has no IPv4 endpoint on interface \"%s\"", prov,
                  iface);
-        goto err_list;
+        goto out_list;
     }
     if (info->domain_attr->cq_data_size < 8) {
         snprintf(why, whylen, "provider \"%s\" lacks 8 bytes of remote CQ data (has %zu)", prov,
                  info->domain_attr->cq_data_size);
-        goto err_list;
+        goto out_list;
     }
     /* A remote write counter is only asked for when advertised: the probe
      * then checks whether it really counts. */
     int rma_event = (info->caps & FI_RMA_EVENT) != 0;
     if (how == OFI_OPEN_RMA_EVENT && !rma_event) {
         snprintf(why, whylen, "provider \"%s\" lacks remote write counters (FI_RMA_EVENT)", prov);
-        goto err_list;
+        goto out_list;
     }
     if (how != OFI_OPEN_PLAIN && rma_event) {
         struct fi_info *h2 = make_hints(prov, FI_RMA_EVENT), *l2 = NULL;
@@ -150,28 +148,31 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *
         }
         fi_freeinfo(l2);
         fi_freeinfo(h2);
-        rma_event = (info->caps & FI_RMA_EVENT) != 0;
-        if (how == OFI_OPEN_RMA_EVENT && !rma_event) {
+        if (how == OFI_OPEN_RMA_EVENT && !(info->caps & FI_RMA_EVENT)) {
             snprintf(why, whylen,
                      "provider \"%s\" gives no endpoint with remote write counters (FI_RMA_EVENT)",
                      prov);
-            goto err_list;
+            goto out_list;
         }
     }
-    f->info = fi_dupinfo(info);
-    fi_freeinfo(list);
-    list = NULL;
-    fi_freeinfo(hints);
-    hints = NULL;
-    if (!f->info) {
+    *out = fi_dupinfo(info);
+    st = *out ? DMSG_OK : DMSG_ERR_NOMEM;
+    if (!*out)
         snprintf(why, whylen, "out of memory");
-        return DMSG_ERR_NOMEM;
-    }
-    info = f->info;
+out_list:
+    fi_freeinfo(list);
+out_hints:
+    fi_freeinfo(hints);
+    return st;
+}
+
+/* What the attributes say; the probe fills in what they cannot (-1). */
+static void caps_from_info(const struct fi_info *info, ofi_caps *c)
+{
     snprintf(c->prov, sizeof c->prov, "%s", info->fabric_attr->prov_name);
     snprintf(c->domain, sizeof c->domain, "%s", info->domain_attr->name);
     c->inject = info->tx_attr->inject_size;
-    c->iov_limit = info->tx_attr->iov_limit;
+    c->iov_limit = info->tx_attr->iov_limit ? info->tx_attr->iov_limit : 1;
     c->rma_iov_limit = info->tx_attr->rma_iov_limit ? info->tx_attr->rma_iov_limit : 1;
     c->max_msg = info->ep_attr->max_msg_size;
     c->virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
@@ -183,8 +184,6 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *
     c->rcntr_write = c->rcntr_writemsg = c->rcntr_inject = c->rcntr_writedata = -1;
     c->cqdata_works = c->delivery_complete = c->writemsg_chain = -1;
     c->t_write8_us = c->t_write8_dc_us = -1;
-    if (c->iov_limit < 1)
-        c->iov_limit = 1;
     c->order_sas = (info->tx_attr->msg_order & FI_ORDER_SAS) != 0;
     c->order_was = (info->tx_attr->msg_order & FI_ORDER_WAS) != 0;
     c->order_raw = (info->tx_attr->msg_order & FI_ORDER_RAW) != 0;
@@ -192,32 +191,38 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *
     c->order_waw = (info->tx_attr->msg_order & FI_ORDER_WAW) != 0;
     c->max_order_waw = info->ep_attr->max_order_waw_size;
     c->rcntr_mr = -1;
-    f->rma_event = rma_event;
+}
 
-    /* One failure path: `call` names the step that failed. */
+/* Fabric, domain, address table, CQ, endpoint, bindings, name. One
+ * failure path: `call` names the step that failed, and ofi_fab_close
+ * closes whatever was opened. */
+static dmsg_status open_objects(ofi_fab *f, int how, const char *prov, char *why, size_t whylen)
+{
+    struct fi_info *info = f->info;
+    int rc;
     const char *call = "fi_fabric";
     if ((rc = fi_fabric(info->fabric_attr, &f->fabric, NULL)))
-        goto err_rc;
+        goto fail;
     call = "fi_domain";
     if ((rc = fi_domain(f->fabric, info, &f->domain, NULL)))
-        goto err_rc;
+        goto fail;
     call = "fi_av_open";
     struct fi_av_attr av = {.type = FI_AV_TABLE};
     if ((rc = fi_av_open(f->domain, &av, &f->av, NULL)))
-        goto err_rc;
+        goto fail;
     call = "fi_cq_open";
     struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_DATA, .size = 4096,
                             .wait_obj = FI_WAIT_NONE};
     if ((rc = fi_cq_open(f->domain, &cq, &f->cq, NULL)))
-        goto err_rc;
+        goto fail;
     call = "fi_endpoint";
     if ((rc = fi_endpoint(f->domain, info, &f->ep, NULL)))
-        goto err_rc;
+        goto fail;
     call = "fi_ep_bind";
     if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0)) ||
         (rc = fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV)))
-        goto err_rc;
-    if (how == OFI_OPEN_PROBE && rma_event) {
+        goto fail;
+    if (how == OFI_OPEN_PROBE && f->rma_event) {
         struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
         if (fi_cntr_open(f->domain, &ca, &f->rcntr, NULL) == 0 &&
             fi_ep_bind(f->ep, &f->rcntr->fid, FI_REMOTE_WRITE) != 0) {
@@ -227,21 +232,29 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *
     }
     call = "fi_enable";
     if ((rc = fi_enable(f->ep)))
-        goto err_rc;
+        goto fail;
     call = "fi_getname (address longer than 64 bytes?)";
     f->namelen = sizeof f->name;
     if ((rc = fi_getname(&f->ep->fid, f->name, &f->namelen)))
-        goto err_rc;
+        goto fail;
     return DMSG_OK;
+fail:
+    return fab_fail(why, whylen, prov, call, rc);
+}
 
-err_rc:
-    fab_fail(why, whylen, prov, call, rc);
-    ofi_fab_close(f);
-    return DMSG_ERR_TRANSPORT;
-err_list:
-    fi_freeinfo(list);
-    fi_freeinfo(hints);
-    return DMSG_ERR_UNSUPPORTED;
+dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
+                         char *why, size_t whylen)
+{
+    memset(f, 0, sizeof *f);
+    memset(c, 0, sizeof *c);
+    dmsg_status st = find_info(prov, iface, how, &f->info, why, whylen);
+    if (st)
+        return st;
+    caps_from_info(f->info, c);
+    f->rma_event = (f->info->caps & FI_RMA_EVENT) != 0;
+    if ((st = open_objects(f, how, prov, why, whylen)))
+        ofi_fab_close(f);
+    return st;
 }
 
 dmsg_status ofi_fab_register(ofi_fab *f, char *base, size_t len)

@@ -8,17 +8,17 @@ dmsg_status ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b)
 {
     ofi_group g;
     ofi_group_init(&g, s, op->pe, 1, b);
-    dmsg_status st = ofi_runs(op, ofi_group_add, &g);
+    dmsg_status st = dmsg_op_runs(op, ofi_group_add, &g);
     if (!st && g.k)
         st = ofi_group_post(&g, 0, 0, b);
     return st;
 }
 
-dmsg_status ofi_xfer_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
+dmsg_status ofi_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
 {
     ofi_state *s = tp->priv;
     if (op->pe == s->rank) {
-        dmsg_status st = ofi_xfer(tp, op, UINT32_MAX);
+        dmsg_status st = ofi_move(tp, op, UINT32_MAX);
         req->priv[0] = NULL;
         return st;
     }
@@ -48,14 +48,14 @@ dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
     if (b->pending && !st) {
         /* dmsg_wait polls this without a limit: bound it here. */
         if (!req->priv[1]) {
-            double t = ofi_now() + s->timeout;
+            double t = dmsg_clock_now() + s->timeout;
             memcpy(&req->priv[1], &t, sizeof t < sizeof(void *) ? sizeof t : sizeof(void *));
             *done = 0;
             return DMSG_OK;
         }
         double t;
         memcpy(&t, &req->priv[1], sizeof t);
-        if (ofi_now() <= t) {
+        if (dmsg_clock_now() <= t) {
             *done = 0;
             return DMSG_OK;
         }

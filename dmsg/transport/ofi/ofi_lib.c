@@ -1,8 +1,8 @@
 /* libfabric, loaded when the ofi transport starts, not when a program
  * starts. Debian's libfabric links the psm provider's libinfinipath, whose
  * constructor sleeps about 0.2 s at load time; linked into libdmsg, every
- * dmsgrun and every PE paid that even over shm. Only these five functions
- * are real exports; the rest of libfabric's API is inline calls through the
+ * dmsgrun and every PE paid that even over shm. Only the six functions of
+ * ofi_lib are real exports; the rest of libfabric's API is inline calls through the
  * fid ops tables. Symbols are taken at the versions the headers were built
  * against, so the fi_info layout matches. */
 #include <dlfcn.h>

@@ -58,8 +58,8 @@ static void drain(ofi_fab *f, probe_cq *q)
  * want_data); 0 on success, -1 on timeout or error. */
 static int wait_cq(ofi_fab *f, probe_cq *q, unsigned local, int want_data)
 {
-    double end = ofi_now() + PROBE_WAIT;
-    while (ofi_now() < end) {
+    double end = dmsg_clock_now() + PROBE_WAIT;
+    while (dmsg_clock_now() < end) {
         drain(f, q);
         if (f->rcntr)
             fi_cntr_read(f->rcntr); /* drives progress on some providers */
@@ -73,8 +73,8 @@ static int wait_cq(ofi_fab *f, probe_cq *q, unsigned local, int want_data)
  * providers answer -FI_EAGAIN until their connection to the target is up). */
 #define PROBE_POST(rc, f, q, call)                                                              \
     do {                                                                                        \
-        double end_ = ofi_now() + PROBE_WAIT;                                                   \
-        while (((rc) = (call)) == -FI_EAGAIN && ofi_now() < end_)                               \
+        double end_ = dmsg_clock_now() + PROBE_WAIT;                                                   \
+        while (((rc) = (call)) == -FI_EAGAIN && dmsg_clock_now() < end_)                               \
             drain((f), (q));                                                                    \
     } while (0)
 
@@ -89,9 +89,9 @@ static int counted(ofi_fab *f, uint64_t before)
 {
     if (!f->rcntr)
         return 0;
-    double end = ofi_now() + 0.2;
+    double end = dmsg_clock_now() + 0.2;
     probe_cq q = {0};
-    while (ofi_now() < end) {
+    while (dmsg_clock_now() < end) {
         drain(f, &q);
         if (fi_cntr_read(f->rcntr) == before + 1)
             return 1;
@@ -102,14 +102,14 @@ static int counted(ofi_fab *f, uint64_t before)
 /* Waits until the 8 bytes at p equal v; 0 when they do. */
 static int landed(ofi_fab *f, probe_cq *q, const char *p, uint64_t v)
 {
-    double end = ofi_now() + PROBE_WAIT;
+    double end = dmsg_clock_now() + PROBE_WAIT;
     uint64_t have;
     do {
         drain(f, q);
         memcpy(&have, p, sizeof have);
         if (have == v)
             return 0;
-    } while (ofi_now() < end);
+    } while (dmsg_clock_now() < end);
     return -1;
 }
 
@@ -117,12 +117,12 @@ static int landed(ofi_fab *f, probe_cq *q, const char *p, uint64_t v)
  * does and does not pass it. */
 static int reaches(ofi_fab *f, probe_cq *q, struct fid_cntr *ct, uint64_t v)
 {
-    double end = ofi_now() + 0.2;
+    double end = dmsg_clock_now() + 0.2;
     uint64_t n;
     do {
         drain(f, q);
         n = fi_cntr_read(ct);
-    } while (n < v && ofi_now() < end);
+    } while (n < v && dmsg_clock_now() < end);
     return n == v;
 }
 
@@ -209,158 +209,196 @@ static void fill(char *p, size_t n, unsigned seed)
         p[i] = (char)(seed + i * 7);
 }
 
+/* What every probe step uses: the endpoint writing to itself, the two
+ * buffers, and the completions expected so far. */
+typedef struct probe_ctx {
+    ofi_fab *f;
+    ofi_caps *c;
+    fi_addr_t self;
+    char *dst, *src;
+    uint64_t base, key;
+    probe_cq q;
+    unsigned want;
+} probe_ctx;
+
+/* A step whose completion may never come forgets what it expected, so
+ * that the steps after it do not wait for it. */
+static void forget(probe_ctx *p)
+{
+    p->q = (probe_cq){0};
+    p->want = 0;
+}
+
+/* Delivery completion requested per operation. */
+static void probe_delivery(probe_ctx *p)
+{
+    struct iovec iov = {p->src, 8};
+    struct fi_rma_iov r = {p->base, 8, p->key};
+    struct fi_msg_rma m = {.msg_iov = &iov, .iov_count = 1, .addr = p->self, .rma_iov = &r,
+                           .rma_iov_count = 1};
+    fill(p->src, 8, 1);
+    ssize_t rc;
+    PROBE_POST(rc, p->f, &p->q, fi_writemsg(p->f->ep, &m, FI_COMPLETION | FI_DELIVERY_COMPLETE));
+    p->c->delivery_complete =
+        rc == 0 && wait_cq(p->f, &p->q, ++p->want, 0) == 0 && !memcmp(p->dst, p->src, 8);
+    if (!p->c->delivery_complete)
+        forget(p);
+}
+
+/* fi_write above the inject size: RMA must work at all. */
+static dmsg_status probe_write(probe_ctx *p, char *why, size_t whylen)
+{
+    ofi_caps *c = p->c;
+    size_t n = c->inject + 4096 < PROBE_BUF ? c->inject + 4096 : PROBE_BUF;
+    fill(p->src, n, 2);
+    uint64_t before = cntr(p->f);
+    ssize_t rc;
+    PROBE_POST(rc, p->f, &p->q, fi_write(p->f->ep, p->src, n, NULL, p->self, p->base, p->key, NULL));
+    int w = rc ? -2 : wait_cq(p->f, &p->q, ++p->want, 0);
+    if (rc || w || memcmp(p->dst, p->src, n)) {
+        snprintf(why, whylen,
+                 "provider \"%s\" lacks working RMA writes (fi_write of %zu bytes to itself: %s)",
+                 c->prov, n,
+                 rc ? fi_strerror((int)-rc)
+                    : w ? (p->q.why[0] ? p->q.why : "no completion in 2 s") : "data wrong");
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    }
+    c->rcntr_write = counted(p->f, before);
+    /* fi_shm(7): above the inject size, "tx completions are not generated
+     * until the receiving side has processed the message" (with CMA the
+     * sender itself copies into the target before it completes). The
+     * write above was checked at its completion, without waiting more.
+     * Signal messages are flushed behind it in send order (FI_ORDER_SAS). */
+    c->tx_delivers = !strcmp(c->prov, "shm") && n > c->inject && c->order_sas;
+    return DMSG_OK;
+}
+
+/* fi_writemsg with two remote pieces (a chained deposit). */
+static void probe_chain(probe_ctx *p)
+{
+    ofi_caps *c = p->c;
+    c->writemsg_chain = 0;
+    if (c->rma_iov_limit < 2 || c->iov_limit < 2)
+        return;
+    char *src = p->src, *dst = p->dst;
+    struct iovec iov[2] = {{src, 100}, {src + 200, 100}};
+    struct fi_rma_iov r[2] = {{p->base + 1000, 100, p->key}, {p->base + 3000, 100, p->key}};
+    struct fi_msg_rma m = {.msg_iov = iov, .iov_count = 2, .addr = p->self, .rma_iov = r,
+                           .rma_iov_count = 2};
+    fill(src, 300, 3);
+    uint64_t before = cntr(p->f);
+    ssize_t rc;
+    PROBE_POST(rc, p->f, &p->q, fi_writemsg(p->f->ep, &m, FI_COMPLETION));
+    c->writemsg_chain = rc == 0 && wait_cq(p->f, &p->q, ++p->want, 0) == 0 &&
+                        !memcmp(dst + 1000, src, 100) && !memcmp(dst + 3000, src + 200, 100);
+    c->rcntr_writemsg = c->writemsg_chain ? counted(p->f, before) : -1;
+}
+
+/* fi_inject_write: no completion; the data must show up on its own. */
+static void probe_inject(probe_ctx *p)
+{
+    if (p->c->inject < 8)
+        return;
+    fill(p->src, 8, 4);
+    uint64_t before = cntr(p->f);
+    ssize_t rc;
+    PROBE_POST(rc, p->f, &p->q,
+               fi_inject_write(p->f->ep, p->src, 8, p->self, p->base + 8192, p->key));
+    if (rc)
+        return;
+    double end = dmsg_clock_now() + PROBE_WAIT;
+    while (memcmp(p->dst + 8192, p->src, 8) && dmsg_clock_now() < end)
+        drain(p->f, &p->q);
+    p->c->rcntr_inject = counted(p->f, before);
+}
+
+/* fi_writedata: remote CQ data, the signal dmsg counts deposits with. */
+static void probe_cqdata(probe_ctx *p)
+{
+    ofi_caps *c = p->c;
+    fill(p->src, 64, 5);
+    uint64_t before = cntr(p->f);
+    uint64_t tag = UINT64_C(0x1234567890abcdef);
+    p->q.have_data = 0;
+    ssize_t rc;
+    PROBE_POST(rc, p->f, &p->q,
+               fi_writedata(p->f->ep, p->src, 64, NULL, tag, p->self, p->base + 16384, p->key,
+                            NULL));
+    c->cqdata_works = rc == 0 && wait_cq(p->f, &p->q, ++p->want, 1) == 0 && p->q.data == tag &&
+                      !memcmp(p->dst + 16384, p->src, 64);
+    c->rcntr_writedata = c->cqdata_works ? counted(p->f, before) : -1;
+    if (!c->cqdata_works)
+        forget(p); /* its completion may never come (sockets) */
+}
+
+/* Round trip of one 8-byte write to itself, with delivery completion (dc)
+ * or without: what a per-operation acknowledgement costs. 200 writes, or
+ * as many as fit in 0.25 s where a write takes milliseconds (sockets on a
+ * busy host): start-up stays short. -1 when a write failed. */
+static double probe_time(probe_ctx *p, int dc)
+{
+    ofi_caps *c = p->c;
+    uint64_t fl = FI_COMPLETION | FI_INJECT | (dc ? FI_DELIVERY_COMPLETE : 0);
+    struct iovec iov = {p->src, 8};
+    struct fi_rma_iov r = {p->base + 32768, 8, p->key};
+    struct fi_msg_rma m = {.msg_iov = &iov, .iov_count = 1, .addr = p->self, .rma_iov = &r,
+                           .rma_iov_count = 1};
+    int reps = 200, ok = 1;
+    double t0 = dmsg_clock_now();
+    for (int i = 0; i < reps && ok; i++) {
+        if (i >= 10 && dmsg_clock_now() - t0 > 0.25) {
+            reps = i;
+            break;
+        }
+        ssize_t rc;
+        PROBE_POST(rc, p->f, &p->q,
+                   fi_writemsg(p->f->ep, &m, c->inject >= 8 ? fl : fl & ~(uint64_t)FI_INJECT));
+        ok = rc == 0 && wait_cq(p->f, &p->q, ++p->want, 0) == 0;
+    }
+    return ok ? (dmsg_clock_now() - t0) / reps * 1e6 : -1;
+}
+
 dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
 {
-    dmsg_status st = DMSG_OK;
+    dmsg_status st;
     char *mem = aligned_alloc(4096, 2 * PROBE_BUF);
     if (!mem)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "probe buffer");
     memset(mem, 0, 2 * PROBE_BUF);
-    char *dst = mem, *src = mem + PROBE_BUF;
-    if ((st = ofi_fab_register(f, dst, PROBE_BUF))) {
+    probe_ctx p = {.f = f, .c = c, .dst = mem, .src = mem + PROBE_BUF, .key = 0};
+    if ((st = ofi_fab_register(f, p.dst, PROBE_BUF))) {
         snprintf(why, whylen, "provider \"%s\" cannot register memory for RMA", c->prov);
-        goto out;
+        goto out_mem;
     }
-    fi_addr_t self;
-    if (fi_av_insert(f->av, f->name, 1, &self, 0, NULL) != 1) {
+    if (fi_av_insert(f->av, f->name, 1, &p.self, 0, NULL) != 1) {
         snprintf(why, whylen, "provider \"%s\" cannot address its own endpoint", c->prov);
         st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s", why);
-        goto out;
+        goto out_mr;
     }
-    uint64_t base = c->virt_addr ? (uint64_t)(uintptr_t)dst : 0, key = f->key;
-    probe_cq q = {0};
-    unsigned want = 0;
-    uint64_t before;
-
-    /* Delivery completion requested per operation. */
-    {
-        struct iovec iov = {src, 8};
-        struct fi_rma_iov r = {base, 8, key};
-        struct fi_msg_rma m = {.msg_iov = &iov, .iov_count = 1, .addr = self, .rma_iov = &r,
-                               .rma_iov_count = 1};
-        fill(src, 8, 1);
-        ssize_t rc;
-        PROBE_POST(rc, f, &q, fi_writemsg(f->ep, &m, FI_COMPLETION | FI_DELIVERY_COMPLETE));
-        c->delivery_complete = rc == 0 &&
-            wait_cq(f, &q, ++want, 0) == 0 && !memcmp(dst, src, 8);
-        if (!c->delivery_complete)
-            q = (probe_cq){0}, want = 0;
-    }
-    /* fi_write above the inject size. */
-    {
-        size_t n = c->inject + 4096 < PROBE_BUF ? c->inject + 4096 : PROBE_BUF;
-        fill(src, n, 2);
-        before = cntr(f);
-        ssize_t rc;
-        PROBE_POST(rc, f, &q, fi_write(f->ep, src, n, NULL, self, base, key, NULL));
-        int w = rc ? -2 : wait_cq(f, &q, ++want, 0);
-        if (rc || w || memcmp(dst, src, n)) {
-            snprintf(why, whylen,
-                     "provider \"%s\" lacks working RMA writes (fi_write of %zu bytes to itself: "
-                     "%s)",
-                     c->prov, n,
-                     rc ? fi_strerror((int)-rc)
-                        : w ? (q.why[0] ? q.why : "no completion in 2 s") : "data wrong");
-            st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
-            goto out;
-        }
-        c->rcntr_write = counted(f, before);
-        /* fi_shm(7): above the inject size, "tx completions are not generated
-         * until the receiving side has processed the message" (with CMA the
-         * sender itself copies into the target before it completes). The
-         * write above was checked at its completion, without waiting more.
-         * Signal messages are flushed behind it in send order (FI_ORDER_SAS). */
-        c->tx_delivers = !strcmp(c->prov, "shm") && n > c->inject && c->order_sas;
-    }
-    /* fi_writemsg with two remote pieces (a chained deposit). */
-    if (c->rma_iov_limit >= 2 && c->iov_limit >= 2) {
-        struct iovec iov[2] = {{src, 100}, {src + 200, 100}};
-        struct fi_rma_iov r[2] = {{base + 1000, 100, key}, {base + 3000, 100, key}};
-        struct fi_msg_rma m = {.msg_iov = iov, .iov_count = 2, .addr = self, .rma_iov = r,
-                               .rma_iov_count = 2};
-        fill(src, 300, 3);
-        before = cntr(f);
-        ssize_t rc;
-        PROBE_POST(rc, f, &q, fi_writemsg(f->ep, &m, FI_COMPLETION));
-        c->writemsg_chain = rc == 0 &&
-                            wait_cq(f, &q, ++want, 0) == 0 && !memcmp(dst + 1000, src, 100) &&
-                            !memcmp(dst + 3000, src + 200, 100);
-        c->rcntr_writemsg = c->writemsg_chain ? counted(f, before) : -1;
-    } else {
-        c->writemsg_chain = 0;
-    }
-    /* fi_inject_write: no completion; the data must show up on its own. */
-    if (c->inject >= 8) {
-        fill(src, 8, 4);
-        before = cntr(f);
-        ssize_t rc;
-        PROBE_POST(rc, f, &q, fi_inject_write(f->ep, src, 8, self, base + 8192, key));
-        if (rc == 0) {
-            double end = ofi_now() + PROBE_WAIT;
-            while (memcmp(dst + 8192, src, 8) && ofi_now() < end)
-                drain(f, &q);
-            c->rcntr_inject = counted(f, before);
-        }
-    }
-    /* fi_writedata: remote CQ data, the signal dmsg counts deposits with. */
-    {
-        fill(src, 64, 5);
-        before = cntr(f);
-        uint64_t tag = UINT64_C(0x1234567890abcdef);
-        q.have_data = 0;
-        ssize_t rc;
-        PROBE_POST(rc, f, &q,
-                   fi_writedata(f->ep, src, 64, NULL, tag, self, base + 16384, key, NULL));
-        c->cqdata_works = rc == 0 &&
-                          wait_cq(f, &q, ++want, 1) == 0 && q.data == tag &&
-                          !memcmp(dst + 16384, src, 64);
-        c->rcntr_writedata = c->cqdata_works ? counted(f, before) : -1;
-        if (!c->cqdata_works)
-            q = (probe_cq){0}, want = 0; /* its completion may never come (sockets): the
-                                          * timing below must not wait for it */
-    }
+    p.base = c->virt_addr ? (uint64_t)(uintptr_t)p.dst : 0;
+    p.key = f->key;
+    probe_delivery(&p);
+    if ((st = probe_write(&p, why, whylen)))
+        goto out_mr;
+    probe_chain(&p);
+    probe_inject(&p);
+    probe_cqdata(&p);
     /* A counter bound to one MR of its own (counting by remote counters,
      * ofi_rcount.c): it must count writes to that MR, injected and posted
      * the way dmsg posts its signal writes, and no writes to other MRs. */
     if (f->rma_event && !c->prov_key && c->inject >= 8)
-        c->rcntr_mr = probe_mr_counter(f, c, dst + 49152, src, self, base, key);
+        c->rcntr_mr = probe_mr_counter(f, c, p.dst + 49152, p.src, p.self, p.base, p.key);
     else if (!f->rma_event)
         snprintf(c->rcntr_mr_why, sizeof c->rcntr_mr_why, "no FI_RMA_EVENT");
-    /* Round trip of one 8-byte write to itself, with delivery completion
-     * and without: what a per-operation acknowledgement costs. */
-    for (int dc = 0; dc < 2; dc++) {
-        if (dc && c->delivery_complete != 1)
-            break;
-        uint64_t fl = FI_COMPLETION | FI_INJECT | (dc ? FI_DELIVERY_COMPLETE : 0);
-        struct iovec iov = {src, 8};
-        struct fi_rma_iov r = {base + 32768, 8, key};
-        struct fi_msg_rma m = {.msg_iov = &iov, .iov_count = 1, .addr = self, .rma_iov = &r,
-                               .rma_iov_count = 1};
-        /* 200 writes, or as many as fit in 0.25 s where a write takes
-         * milliseconds (sockets on a busy host): start-up stays short. */
-        int reps = 200, ok = 1;
-        double t0 = ofi_now();
-        for (int i = 0; i < reps && ok; i++) {
-            if (i >= 10 && ofi_now() - t0 > 0.25) {
-                reps = i;
-                break;
-            }
-            ssize_t rc;
-            PROBE_POST(rc, f, &q,
-                       fi_writemsg(f->ep, &m, c->inject >= 8 ? fl : fl & ~(uint64_t)FI_INJECT));
-            ok = rc == 0 && wait_cq(f, &q, ++want, 0) == 0;
-        }
-        double t = ok ? (ofi_now() - t0) / reps * 1e6 : -1;
-        if (dc)
-            c->t_write8_dc_us = t;
-        else
-            c->t_write8_us = t;
-    }
-out:
+    c->t_write8_us = probe_time(&p, 0);
+    if (c->delivery_complete == 1)
+        c->t_write8_dc_us = probe_time(&p, 1);
+out_mr:
     if (f->mr) {
         fi_close(&f->mr->fid);
         f->mr = NULL;
     }
+out_mem:
     free(mem);
     return st;
 }

@@ -9,13 +9,6 @@
 #include <time.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-double ofi_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void complete_one(ofi_state *s, void *ctx, dmsg_status st)
 {
     if (s->tx_pending)
@@ -85,11 +78,11 @@ dmsg_status ofi_progress(ofi_state *s)
  * and raise the abort flag, so that the job is reported by its real cause. */
 dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st)
 {
-    if (!s->have_shm)
-        return st;
-    double until = ofi_now() + OFI_ABORT_GRACE;
-    while (ofi_now() < until) {
-        if (atomic_load_explicit(&s->shm.hdr->abort, memory_order_relaxed))
+    if (s->boot->kind == DMSG_BOOT_PMI)
+        return st; /* no launcher of ours to name the dead PE */
+    double until = dmsg_clock_now() + OFI_ABORT_GRACE;
+    while (dmsg_clock_now() < until) {
+        if (dmsg_boot_aborted(s->boot))
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -108,7 +101,7 @@ dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *),
         if (ready(s, arg))
             return DMSG_OK;
         if ((i & 255) == 255) {
-            double t = ofi_now();
+            double t = dmsg_clock_now();
             if (deadline == 0)
                 deadline = t + s->timeout;
             else if (t > deadline)
@@ -116,7 +109,7 @@ dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *),
                                  "%s: waited %g s for %s (DMSG_TIMEOUT / DMSG_OFI_TIMEOUT); "
                                  "a peer may have died",
                                  s->caps.prov, s->timeout, what);
-            if (s->have_shm && atomic_load_explicit(&s->shm.hdr->abort, memory_order_relaxed))
+            if (dmsg_boot_aborted(s->boot))
                 return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         }
         /* PEs may outnumber cores, and with manual progress the PE we wait
@@ -185,7 +178,7 @@ dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline)
     dmsg_status st = ofi_progress(s);
     if (st)
         return st;
-    double t = ofi_now();
+    double t = dmsg_clock_now();
     if (!*deadline)
         *deadline = t + s->timeout;
     else if (t > *deadline)
@@ -209,5 +202,5 @@ dmsg_status ofi_quiet(dmsg_tp *tp)
     }
     st = s->failed;
     s->failed = DMSG_OK;
-    return st == DMSG_ERR_TRANSPORT && s->bad_msgs == 0 ? ofi_peer_failed(s, st) : st;
+    return st == DMSG_ERR_TRANSPORT && s->eng.refused == 0 ? ofi_peer_failed(s, st) : st;
 }

@@ -1,5 +1,5 @@
 /* Deposits. Pieces of a transfer are chained into fi_writemsg iov lists (as
- * many as the provider takes per operation, ofi_runs.c); transfers that fit
+ * many as the provider takes per operation, dmsg_op_runs.c); transfers that fit
  * the inject size return at once, larger ones when the source may be
  * reused. A counted deposit of one operation carries its count as remote CQ
  * data, except a large one on a tx_delivers provider (shm), which is a plain
@@ -54,7 +54,7 @@ static dmsg_status put(ofi_state *s, const dmsg_op *op, uint32_t slot)
     ofi_batch b = {0};
     ofi_group g;
     ofi_group_init(&g, s, op->pe, 0, &b);
-    dmsg_status st = ofi_runs(op, ofi_group_add, &g);
+    dmsg_status st = dmsg_op_runs(op, ofi_group_add, &g);
     if (st)
         goto wait;
     uint64_t sig = counted ? ofi_sig_deposit(slot, op->payload) : 0;
@@ -169,11 +169,11 @@ static int use_engine(const ofi_state *s, const dmsg_op *op, size_t lim)
     return run < 4096 && chained_ops > packed_msgs;
 }
 
-dmsg_status ofi_xfer(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
+dmsg_status ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
 {
     ofi_state *s = tp->priv;
     if (op->pe == s->rank) {
-        dmsg_op_move(op, s->seg + op->roff); /* a transfer with oneself: a local copy */
+        dmsg_copy_op(op, s->seg + op->roff, &s->tp->conf.xp); /* a transfer with oneself: a local copy */
         if (op->dir == DMSG_DIR_PUT && slot != UINT32_MAX)
             ofi_on_signal(s, ofi_sig_deposit(slot, op->payload));
         return DMSG_OK;

@@ -48,16 +48,16 @@ int ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen)
  * possible counters do not mean 256 MRs at start-up. */
 dmsg_status ofi_rcount_start(ofi_state *s)
 {
-    s->cells_len = (size_t)s->nslots * (size_t)s->npes * sizeof(uint64_t);
-    s->cells = mmap(NULL, s->cells_len, PROT_READ | PROT_WRITE,
+    s->rc.cells_len = (size_t)s->nslots * (size_t)s->npes * sizeof(uint64_t);
+    s->rc.cells = mmap(NULL, s->rc.cells_len, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (s->cells == MAP_FAILED) {
-        s->cells = NULL;
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "mapping %zu bytes of counter cells", s->cells_len);
+    if (s->rc.cells == MAP_FAILED) {
+        s->rc.cells = NULL;
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "mapping %zu bytes of counter cells", s->rc.cells_len);
     }
-    s->cs = calloc(s->nslots, sizeof *s->cs);
-    s->sigb = calloc((size_t)s->npes, sizeof *s->sigb);
-    if (!s->cs || !s->sigb) {
+    s->rc.cs = calloc(s->nslots, sizeof *s->rc.cs);
+    s->rc.sigb = calloc((size_t)s->npes, sizeof *s->rc.sigb);
+    if (!s->rc.cs || !s->rc.sigb) {
         ofi_rcount_stop(s);
         return DMSG_FAIL(DMSG_ERR_NOMEM, "counter slot table");
     }
@@ -67,30 +67,30 @@ dmsg_status ofi_rcount_start(ofi_state *s)
 /* Before the endpoint's domain is closed: MRs and counters belong to it. */
 void ofi_rcount_stop(ofi_state *s)
 {
-    for (uint32_t i = 0; s->cs && i < s->nslots; i++) {
-        if (s->cs[i].mr)
-            fi_close(&s->cs[i].mr->fid);
-        if (s->cs[i].cntr)
-            fi_close(&s->cs[i].cntr->fid);
-        free(s->cs[i].sent);
+    for (uint32_t i = 0; s->rc.cs && i < s->nslots; i++) {
+        if (s->rc.cs[i].mr)
+            fi_close(&s->rc.cs[i].mr->fid);
+        if (s->rc.cs[i].cntr)
+            fi_close(&s->rc.cs[i].cntr->fid);
+        free(s->rc.cs[i].sent);
     }
-    free(s->cs);
-    s->cs = NULL;
-    free(s->sigb);
-    s->sigb = NULL;
-    if (s->cells)
-        munmap(s->cells, s->cells_len);
-    s->cells = NULL;
+    free(s->rc.cs);
+    s->rc.cs = NULL;
+    free(s->rc.sigb);
+    s->rc.sigb = NULL;
+    if (s->rc.cells)
+        munmap(s->rc.cells, s->rc.cells_len);
+    s->rc.cells = NULL;
 }
 
 static uint64_t *row(ofi_state *s, uint32_t slot)
 {
-    return s->cells + (size_t)slot * (size_t)s->npes;
+    return s->rc.cells + (size_t)slot * (size_t)s->npes;
 }
 
 static dmsg_status slot_open(ofi_state *s, uint32_t slot)
 {
-    ofi_cslot *c = &s->cs[slot];
+    ofi_cslot *c = &s->rc.cs[slot];
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
     uint64_t key = s->fab.key + 1 + slot;
     const char *call = "fi_cntr_open";
@@ -128,21 +128,21 @@ fail:
 }
 
 /* Called on every PE by dmsg_ctr_create before its collective check, whose
- * barriers keep every deposit to the slot behind this. The transport's
- * ctr_reset cannot fail, so a failure to set the slot up is kept and
- * returned by the slot's next wait (a deposit to it fails at its sender:
- * the key is unknown here). Deposits of the slot's previous life are all
+ * barriers keep every deposit to the slot behind this. A failure to set the
+ * slot up is returned (dmsg_ctr_create fails on every PE) and also kept
+ * for the slot's waits and reads. Deposits of the slot's previous life are all
  * counted (dmsg_ctr_destroy is collective, with a barrier), so the counter
  * is not reset but its value remembered. */
-void ofi_rcount_reset(ofi_state *s, uint32_t slot)
+dmsg_status ofi_rcount_reset(ofi_state *s, uint32_t slot)
 {
-    ofi_cslot *c = &s->cs[slot];
+    ofi_cslot *c = &s->rc.cs[slot];
     c->failed = c->mr ? DMSG_OK : slot_open(s, slot);
     if (c->sent)
         memset(c->sent, 0, (size_t)s->npes * sizeof *c->sent);
     memset(row(s, slot), 0, (size_t)s->npes * sizeof(uint64_t));
     c->base = c->cntr ? fi_cntr_read(c->cntr) : 0;
     c->seen = 0;
+    return c->failed;
 }
 
 static dmsg_status post(ofi_state *s, int pe, uint32_t slot, uint64_t total, ofi_batch *b)
@@ -172,7 +172,7 @@ int ofi_rcount_ordered(const ofi_state *s, uint64_t data_bytes)
 dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t bytes,
                               ofi_batch *data, uint64_t data_bytes)
 {
-    ofi_cslot *c = &s->cs[slot];
+    ofi_cslot *c = &s->rc.cs[slot];
     if (!c->sent)
         return c->failed ? c->failed : DMSG_FAIL(DMSG_ERR_TRANSPORT, "counter %u unset", slot);
     uint64_t total = c->sent[pe] + bytes;
@@ -187,11 +187,11 @@ dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t byte
          * writes, tx_delivers) of every operation, or a flushing read. */
         if (data && (st = ofi_wait_batch(s, data, "deposit completions")))
             return st;
-        if ((st = ofi_wait_batch(s, &s->sigb[pe], "a counter signal")))
+        if ((st = ofi_wait_batch(s, &s->rc.sigb[pe], "a counter signal")))
             return st;
         if (s->flush && s->dirty[pe] && (st = ofi_flush(s, pe)))
             return st;
-        if ((st = post(s, pe, slot, total, &s->sigb[pe])))
+        if ((st = post(s, pe, slot, total, &s->rc.sigb[pe])))
             return st;
     }
     c->sent[pe] = total;
@@ -206,7 +206,7 @@ dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t byte
  * below the old one, so the sum never goes below the largest seen. */
 dmsg_status ofi_rcount_read(ofi_state *s, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
-    ofi_cslot *c = &s->cs[slot];
+    ofi_cslot *c = &s->rc.cs[slot];
     *msgs = *bytes = 0;
     if (!c->cntr)
         return c->failed;

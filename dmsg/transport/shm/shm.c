@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include "dmsg/transport/shm/shm.h"
 
-_Static_assert(sizeof(shm_job_area) <= DMSG_JOB_HDR_BYTES - DMSG_JOB_AREA_OFF,
+_Static_assert(sizeof(shm_job_area) <= DMSG_JOB_BOOT_OFF - DMSG_JOB_AREA_OFF,
                "shm job area must fit the job header block");
 _Static_assert(sizeof(dmsg_job_hdr) <= DMSG_JOB_AREA_OFF, "job header too large");
 _Static_assert(sizeof(shm_ctr) == DMSG_CTR_SLOT_BYTES, "counter size agrees with the job region");
@@ -69,10 +69,10 @@ static long auto_spin(int npes)
     return (cores > 0 && npes > cores) ? 64 : 20000;
 }
 
-dmsg_status shm_join(dmsg_tp *tp, shm_state *s, const dmsg_boot *boot)
+dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
 {
-    int fd = boot->fd, rank = boot->rank, npes = boot->npes;
-    if (fd < 0) {
+    int rank = boot->rank, npes = boot->npes;
+    if (boot->fd < 0) {
         /* Printed even without DMSG_DEBUG (by rank 0): nothing runs, and the
          * default transport is what a launcher's user meets first. */
         if (rank == 0)
@@ -84,65 +84,60 @@ dmsg_status shm_join(dmsg_tp *tp, shm_state *s, const dmsg_boot *boot)
         return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
                          "transport %s needs all PEs on one host under dmsgrun", tp->ops->name);
     }
-    dmsg_status st = dmsg_job_map(fd, &s->hdr);
+    dmsg_status st = dmsg_boot_join(boot);
     if (st)
         return st;
-    if (s->hdr->npes != (uint32_t)npes || rank < 0 || rank >= npes) {
-        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "job region is for %u PEs, launcher says %d (rank %d)",
-                       s->hdr->npes, npes, rank);
-        goto err_unmap;
-    }
-    tp->seg = malloc((size_t)npes * sizeof *tp->seg);
-    if (!tp->seg) {
+    s->hdr = boot->hdr;
+    s->seg = malloc((size_t)npes * sizeof *s->seg);
+    if (!s->seg) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "segment table");
-        goto err_unmap;
+        goto err_joined;
     }
     for (int p = 0; p < npes; p++)
-        tp->seg[p] = dmsg_job_seg(s->hdr, p);
+        s->seg[p] = dmsg_job_seg(s->hdr, p);
     s->taken = calloc(2 * (size_t)s->hdr->max_counters, sizeof *s->taken);
     if (!s->taken) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "counter marks");
         goto err_segtab;
     }
     s->area = (shm_job_area *)dmsg_job_area(s->hdr);
-    s->fd = fd;
-    s->spin = tp->cfg->spin >= 0 ? tp->cfg->spin : auto_spin(npes);
-    s->timeout = tp->cfg->timeout;
+    s->spin = tp->conf.spin >= 0 ? tp->conf.spin : auto_spin(npes);
+    s->timeout = tp->conf.timeout;
+    s->xp = tp->conf.xp;
+    tp->seg = s->seg[rank];
     tp->priv = s;
     tp->rank = rank;
     tp->npes = npes;
     tp->seg_size = s->hdr->seg_size;
     tp->max_counters = s->hdr->max_counters;
-    atomic_store(&s->hdr->pe_state[rank], DMSG_PE_INIT);
     st = shm_barrier(tp);
     if (st)
-        goto err_joined;
+        goto err_taken;
     return DMSG_OK;
 
-err_joined:
-    atomic_store(&s->hdr->pe_state[rank], DMSG_PE_FINALIZED);
+err_taken:
     tp->priv = NULL;
+    tp->seg = NULL;
     free(s->taken);
 err_segtab:
-    free(tp->seg);
-    tp->seg = NULL;
-err_unmap:
-    dmsg_job_unmap(s->hdr);
+    free(s->seg);
+    s->seg = NULL;
+err_joined:
+    dmsg_boot_leave(boot);
     return st;
 }
 
 void shm_leave(dmsg_tp *tp, shm_state *s)
 {
-    atomic_store(&s->hdr->pe_state[tp->rank], DMSG_PE_FINALIZED);
-    dmsg_job_unmap(s->hdr);
-    close(s->fd);
+    dmsg_boot_leave(tp->boot);
     free(s->taken);
-    free(tp->seg);
+    free(s->seg);
+    s->seg = NULL;
     tp->seg = NULL;
     tp->priv = NULL;
 }
 
-static dmsg_status shm_init(dmsg_tp *tp, const dmsg_boot *boot)
+static dmsg_status shm_init(dmsg_tp *tp, dmsg_boot *boot)
 {
     shm_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -162,15 +157,16 @@ static void shm_finalize(dmsg_tp *tp)
 
 const dmsg_tp_ops dmsg_tp_shm_ops = {
     .name = "shm",
-    .caps = DMSG_TP_CAP_DIRECT_MAP,
     .init = shm_init,
     .finalize = shm_finalize,
     .barrier = shm_barrier,
     .quiet = shm_quiet,
     .allgather = shm_allgather,
     .ctr_reset = shm_ctr_reset,
-    .ctr_signal = shm_ctr_signal,
     .ctr_wait = shm_ctr_wait,
     .ctr_read = shm_ctr_read,
-    .wtime = NULL,
+    .put = shm_put,
+    .get = shm_get,
+    .get_nb = shm_get_nb,
+    .req_test = shm_req_test,
 };

@@ -8,7 +8,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include "dmsg/boot/job.h"
+#include "dmsg/boot/exchange.h"
 #include "dmsg/transport/transport.h"
 
 #define SHM_LINE 64
@@ -41,14 +41,15 @@ typedef struct shm_ctr {
 } shm_ctr;
 
 typedef struct shm_state {
-    dmsg_job_hdr *hdr;
+    dmsg_job_hdr *hdr; /* the job region, mapped by the boot (dmsg_boot_join) */
     shm_job_area *area;
-    int fd;
     long spin;         /* polls before sleeping */
     uint64_t *taken;   /* per slot, 2 words: messages and bytes consumed by awaits.
                         * Private, so an await never writes the shared counter line
                         * (a write would cost the next sender a cache-line transfer). */
     double timeout;    /* seconds, 0 = none */
+    char **seg;        /* every PE's segment, mapped in this process */
+    dmsg_xfer_params xp;
 } shm_state;
 
 static inline shm_ctr *shm_ctr_at(shm_state *s, int pe, uint32_t slot)
@@ -71,17 +72,34 @@ dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic 
 void shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump);
 
 /* The shm ops, for transports layered on it. shm_join fills a caller-owned
- * state (tp->priv must point to a struct that starts with it) and takes over
- * the boot's job region fd; it needs a job region (boot kind LOCAL or
- * SINGLETON). */
-dmsg_status shm_join(dmsg_tp *tp, shm_state *s, const dmsg_boot *boot);
+ * state (tp->priv must point to a struct that starts with it); it needs a
+ * job region (boot kind LOCAL or SINGLETON), which the boot keeps mapped
+ * until the core ends it after the transport's finalize. */
+dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot);
 void shm_leave(dmsg_tp *tp, shm_state *s);
 dmsg_status shm_barrier(dmsg_tp *tp);
 dmsg_status shm_quiet(dmsg_tp *tp);
 dmsg_status shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
-void shm_ctr_reset(dmsg_tp *tp, uint32_t slot);
-void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
+dmsg_status shm_ctr_reset(dmsg_tp *tp, uint32_t slot);
 dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
-void shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+dmsg_status shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+
+/* Counts one message of `bytes` payload bytes at PE pe (release: after the
+ * data of the deposit is visible there). */
+void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
+
+/* Data movement (shm_move.c): one copy by this PE's processor through the
+ * mapping (the copy engine, dmsg_copy_op). A fetch is complete inside the
+ * call, so a non-blocking one is born finished. */
+dmsg_status shm_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
+dmsg_status shm_get(dmsg_tp *tp, const dmsg_op *op);
+dmsg_status shm_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
+dmsg_status shm_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
+
+/* Where the op's remote side is, in this process. */
+static inline char *shm_remote(shm_state *s, const dmsg_op *op)
+{
+    return s->seg[op->pe] + op->roff;
+}
 
 #endif

@@ -3,13 +3,14 @@
  * reads, so the data is never seen after the count. */
 #include "dmsg/transport/shm/shm.h"
 
-void shm_ctr_reset(dmsg_tp *tp, uint32_t slot)
+dmsg_status shm_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
     shm_state *s = tp->priv;
     shm_ctr *c = shm_ctr_at(s, tp->rank, slot);
     atomic_store(&c->msgs, 0);
     atomic_store(&c->bytes, 0);
     s->taken[2 * slot] = s->taken[2 * slot + 1] = 0;
+    return DMSG_OK;
 }
 
 void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
@@ -49,7 +50,7 @@ dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
     return DMSG_OK;
 }
 
-void shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
+dmsg_status shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     shm_state *s = tp->priv;
     shm_ctr *c = shm_ctr_at(s, tp->rank, slot);
@@ -57,4 +58,5 @@ void shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
      * next include at least those of every message counted. */
     *msgs = atomic_load_explicit(&c->msgs, memory_order_acquire) - s->taken[2 * slot];
     *bytes = atomic_load_explicit(&c->bytes, memory_order_acquire) - s->taken[2 * slot + 1];
+    return DMSG_OK;
 }

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "dmsg/base/clock.h"
 #include "dmsg/transport/shm/shm.h"
 
 /* Sleep slice: a sleeper re-checks the abort flag and its deadline this often. */
@@ -22,13 +23,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
                      _Atomic uint32_t *sleepers)
 {
@@ -37,7 +31,7 @@ dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic 
             return DMSG_OK;
         cpu_relax();
     }
-    double deadline = s->timeout > 0 ? now() + s->timeout : 0;
+    double deadline = s->timeout > 0 ? dmsg_clock_now() + s->timeout : 0;
     for (;;) {
         if (atomic_load_explicit(&s->hdr->abort, memory_order_relaxed))
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
@@ -54,7 +48,7 @@ dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic 
         atomic_fetch_sub(sleepers, 1);
         if (ready(arg))
             return DMSG_OK;
-        if (deadline && now() > deadline)
+        if (deadline && dmsg_clock_now() > deadline)
             return DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s", s->timeout);
     }
 }

@@ -44,42 +44,32 @@ static void charge(sim_state *s, double dt, int k)
     s->clock += dt;
 }
 
-static dmsg_status parse_choice(const char *v, const char *const *names, int n, int *out,
-                                const char *var, int rank)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(v, names[i])) {
-            *out = i;
-            return DMSG_OK;
-        }
-    if (rank == 0) {
-        fprintf(stderr, "dmsg: %s=%s is not one of:", var, v);
-        for (int i = 0; i < n; i++)
-            fprintf(stderr, " %s", names[i]);
-        fprintf(stderr, "\n");
-    }
-    return DMSG_ERR_ENV;
-}
+static const dmsg_env_choice mechs[] = {
+    {"auto", DMSG_MECH_AUTO}, {"packed", DMSG_MECH_PACKED}, {"chained", DMSG_MECH_CHAINED}};
+static const dmsg_env_choice fetches[] = {{"auto", SIM_FETCH_AUTO},
+                                          {"blocking", SIM_FETCH_BLOCKING},
+                                          {"pipelined", SIM_FETCH_PIPELINED},
+                                          {"vector", SIM_FETCH_VECTOR}};
 
 /* Settings the machine cannot honour stop the job at dmsg_init, naming the
  * setting: a forced mechanism or fetch strategy the hardware lacks, or a
  * congestion factor outside the model (below 1 a network would move more
  * than its links carry; 0.5 used to make transfers free). */
-static dmsg_status sim_check_settings(const dmsg_config *cfg, const dmsg_machine *m, int rank)
+static dmsg_status sim_check_settings(const sim_settings *cfg, const dmsg_machine *m, int rank)
 {
     const char *why = NULL, *var = NULL, *val = NULL;
     char num[32];
-    if (!strcmp(cfg->sim_mech, "chained") && !(m->mechanisms & DMSG_MECH_CHAINED))
-        var = "DMSG_SIM_MECH", val = cfg->sim_mech, why = "moves contiguous blocks only";
-    else if (!strcmp(cfg->sim_mech, "packed") && !(m->mechanisms & DMSG_MECH_PACKED))
-        var = "DMSG_SIM_MECH", val = cfg->sim_mech, why = "has no buffer packing";
-    else if (!strcmp(cfg->sim_fetch, "pipelined") && !(m->pf_window > 0))
-        var = "DMSG_SIM_FETCH", val = cfg->sim_fetch, why = "has no prefetch (prefetch.* keys)";
-    else if (!strcmp(cfg->sim_fetch, "vector") && !(m->vec_len > 1))
-        var = "DMSG_SIM_FETCH", val = cfg->sim_fetch, why = "has no vector commands (vector.*)";
-    else if (cfg->sim_congestion != 0 &&
-             !(cfg->sim_congestion >= 1 && cfg->sim_congestion <= DMSG_MACH_MAX_CONGESTION)) {
-        snprintf(num, sizeof num, "%g", cfg->sim_congestion);
+    if (!strcmp(cfg->mech, "chained") && !(m->mechanisms & DMSG_MECH_CHAINED))
+        var = "DMSG_SIM_MECH", val = cfg->mech, why = "moves contiguous blocks only";
+    else if (!strcmp(cfg->mech, "packed") && !(m->mechanisms & DMSG_MECH_PACKED))
+        var = "DMSG_SIM_MECH", val = cfg->mech, why = "has no buffer packing";
+    else if (!strcmp(cfg->fetch, "pipelined") && !(m->pf_window > 0))
+        var = "DMSG_SIM_FETCH", val = cfg->fetch, why = "has no prefetch (prefetch.* keys)";
+    else if (!strcmp(cfg->fetch, "vector") && !(m->vec_len > 1))
+        var = "DMSG_SIM_FETCH", val = cfg->fetch, why = "has no vector commands (vector.*)";
+    else if (cfg->congestion != 0 &&
+             !(cfg->congestion >= 1 && cfg->congestion <= DMSG_MACH_MAX_CONGESTION)) {
+        snprintf(num, sizeof num, "%g", cfg->congestion);
         var = "DMSG_SIM_CONGESTION", val = num;
         why = "needs an average congestion factor from 1 to 1024 (0: the machine's typical "
               "value)";
@@ -92,31 +82,30 @@ static dmsg_status sim_check_settings(const dmsg_config *cfg, const dmsg_machine
     return DMSG_ERR_ENV;
 }
 
-static dmsg_status sim_init(dmsg_tp *tp, const dmsg_boot *boot)
+static dmsg_status sim_init(dmsg_tp *tp, dmsg_boot *boot)
 {
-    static const char *const mechs[] = {"auto", "packed", "chained"};
-    static const char *const fetches[] = {"auto", "blocking", "pipelined", "vector"};
     char err[256];
-    int mech, fetch;
+    int mech, fetch, loud = boot->rank == 0;
     dmsg_status st;
     sim_state *s = calloc(1, sizeof *s);
     if (!s)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "sim state");
-    if ((st = parse_choice(tp->cfg->sim_mech, mechs, 3, &mech, "DMSG_SIM_MECH", boot->rank)) ||
-        (st = parse_choice(tp->cfg->sim_fetch, fetches, 4, &fetch, "DMSG_SIM_FETCH", boot->rank)))
+    if ((st = dmsg_env_load(&sim_env_table, &s->set, err, sizeof err)) ||
+        (st = dmsg_env_choose("DMSG_SIM_MECH", s->set.mech, mechs, 3, loud, &mech)) ||
+        (st = dmsg_env_choose("DMSG_SIM_FETCH", s->set.fetch, fetches, 4, loud, &fetch)))
         goto err_free;
-    if (dmsg_machine_load(tp->cfg->machine, &s->m, err, sizeof err)) {
+    if (dmsg_machine_load(s->set.machine, &s->m, err, sizeof err)) {
         /* A bad machine file stops the job: report it even without DMSG_DEBUG. */
         if (boot->rank == 0)
-            fprintf(stderr, "dmsg: DMSG_MACHINE=%s: %s\n", tp->cfg->machine, err);
+            fprintf(stderr, "dmsg: DMSG_MACHINE=%s: %s\n", s->set.machine, err);
         st = DMSG_ERR_ENV;
         goto err_free;
     }
     s->mech = (dmsg_mech)mech;
     s->fetch = (sim_fetch)fetch;
-    if ((st = sim_check_settings(tp->cfg, &s->m, boot->rank)))
+    if ((st = sim_check_settings(&s->set, &s->m, boot->rank)))
         goto err_free;
-    s->congestion = tp->cfg->sim_congestion > 0 ? tp->cfg->sim_congestion : s->m.congestion;
+    s->congestion = s->set.congestion > 0 ? s->set.congestion : s->m.congestion;
     s->partner = -1;
     s->self = boot->rank;
     st = shm_join(tp, &s->shm, boot);
@@ -159,9 +148,14 @@ static dmsg_status sim_quiet(dmsg_tp *tp)
     return shm_quiet(tp);
 }
 
-static double sim_account(dmsg_tp *tp, const dmsg_tp_xfer *x)
+/* Books a transfer on the clock before its data moves; returns the time
+ * at which it completes (the arrival of a deposit, the data of a fetch). */
+static double account(dmsg_tp *tp, const dmsg_op *op, int nonblocking)
 {
     sim_state *s = tp->priv;
+    sim_transfer tx, *x = &tx;
+    sim_describe(op, x);
+    x->nonblocking = nonblocking;
     if (x->pe != s->partner && x->pe != tp->rank) {
         charge(s, s->m.partner_us * 1e-6, SIM_T_TRANSFER);
         s->partner = x->pe;
@@ -184,21 +178,56 @@ static double sim_account(dmsg_tp *tp, const dmsg_tp_xfer *x)
     return done;
 }
 
-static void sim_complete(dmsg_tp *tp, double t)
-{
-    advance_to(tp->priv, t, SIM_T_FETCH);
-}
-
-static void sim_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
+static dmsg_status sim_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
 {
     sim_state *s = tp->priv;
-    shm_ctr *c = shm_ctr_at(&s->shm, pe, slot);
+    account(tp, op, 0);
+    dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
+    if (slot == UINT32_MAX)
+        return DMSG_OK;
+    shm_ctr *c = shm_ctr_at(&s->shm, op->pe, slot);
     /* Latest arrival, published before the count (which releases it). Positive
      * doubles order like their bit patterns. */
     uint64_t want = dbits(s->last_arrival), have = atomic_load(&c->aux);
     while (have < want && !atomic_compare_exchange_weak(&c->aux, &have, want))
         ;
-    shm_ctr_signal(tp, pe, slot, bytes);
+    shm_ctr_signal(tp, op->pe, slot, op->payload);
+    return DMSG_OK;
+}
+
+static dmsg_status sim_get(dmsg_tp *tp, const dmsg_op *op)
+{
+    sim_state *s = tp->priv;
+    account(tp, op, 0);
+    dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
+    return DMSG_OK;
+}
+
+/* The data is in place at once; the clock learns when it would have been,
+ * kept in the request (req->seq is the transport's) until it is tested. */
+static dmsg_status sim_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
+{
+    sim_state *s = tp->priv;
+    req->seq = dbits(account(tp, op, 1));
+    dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
+    return DMSG_OK;
+}
+
+static dmsg_status sim_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
+{
+    advance_to(tp->priv, bitsd(req->seq), SIM_T_FETCH);
+    *done = 1;
+    return DMSG_OK;
+}
+
+static dmsg_status sim_work(dmsg_tp *tp, const dmsg_work *w)
+{
+    int k;
+    double dt = sim_cost_work(tp->priv, w, &k);
+    if (dt < 0)
+        return DMSG_FAIL(DMSG_ERR_ARG, "modelled work of kind %d", (int)w->kind);
+    charge(tp->priv, dt, k);
+    return DMSG_OK;
 }
 
 static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
@@ -212,11 +241,11 @@ static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint
     return DMSG_OK;
 }
 
-static void sim_ctr_reset(dmsg_tp *tp, uint32_t slot)
+static dmsg_status sim_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
     sim_state *s = tp->priv;
     atomic_store(&shm_ctr_at(&s->shm, tp->rank, slot)->aux, 0);
-    shm_ctr_reset(tp, slot);
+    return shm_ctr_reset(tp, slot);
 }
 
 static void sim_times(dmsg_tp *tp, dmsg_times *t)
@@ -235,25 +264,27 @@ static double sim_wtime(dmsg_tp *tp)
 /* Every PE reads the same setting, so the report's collective steps match. */
 static void sim_finalize_report(dmsg_tp *tp)
 {
-    if (tp->cfg->sim_report)
+    if (((sim_state *)tp->priv)->set.report)
         sim_report(tp);
     sim_finalize(tp);
 }
 
 const dmsg_tp_ops dmsg_tp_sim_ops = {
     .name = "sim",
-    .caps = DMSG_TP_CAP_DIRECT_MAP,
+    .settings = &sim_env_table,
     .init = sim_init,
     .finalize = sim_finalize_report,
     .barrier = sim_barrier,
     .quiet = sim_quiet,
     .allgather = shm_allgather,
     .ctr_reset = sim_ctr_reset,
-    .ctr_signal = sim_ctr_signal,
     .ctr_wait = sim_ctr_wait,
     .ctr_read = shm_ctr_read,
+    .put = sim_put,
+    .get = sim_get,
+    .get_nb = sim_get_nb,
+    .req_test = sim_req_test,
     .wtime = sim_wtime,
-    .account = sim_account,
-    .complete = sim_complete,
     .times = sim_times,
+    .work = sim_work,
 };

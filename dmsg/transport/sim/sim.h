@@ -1,9 +1,10 @@
 /* Simulated machines: the real program runs and its data moves through the
  * shared-memory transport, but each PE keeps a virtual clock that every
  * operation advances by the cost model of a historical machine (machine.h,
- * ctm.h). Only communication advances the clock: local computation is free,
- * so the virtual time of a run is the time its communication steps would have
- * taken on that machine. */
+ * ctm.h). Only communication, and the local work that upper layers book as
+ * modelled (packing, matching: ops->work), advances the clock: other local
+ * computation is free, so the virtual time of a run is the time its
+ * communication steps would have taken on that machine. */
 #ifndef DMSG_SIM_H
 #define DMSG_SIM_H
 
@@ -16,9 +17,39 @@ enum { SIM_T_TRANSFER, SIM_T_COPY, SIM_T_SYNC, SIM_T_CTRWAIT, SIM_T_FETCH, SIM_T
 
 typedef enum { SIM_FETCH_AUTO, SIM_FETCH_BLOCKING, SIM_FETCH_PIPELINED, SIM_FETCH_VECTOR } sim_fetch;
 
+/* The sim settings (sim_env.c). */
+typedef struct sim_settings {
+    char machine[256]; /* DMSG_MACHINE: built-in name or description file */
+    char mech[16];     /* DMSG_SIM_MECH: auto, packed, chained */
+    double congestion; /* DMSG_SIM_CONGESTION: 0 = the machine's typical value */
+    char fetch[16];    /* DMSG_SIM_FETCH: auto, blocking, pipelined, vector */
+    int report;        /* DMSG_SIM_REPORT: print the time breakdown at finalize */
+} sim_settings;
+extern const dmsg_env_table sim_env_table;
+
+/* Access pattern of one end of a transfer, as the copy-transfer model names
+ * it: contiguous (1), constant stride (n), indexed (w). */
+typedef enum { SIM_PAT_CONTIG, SIM_PAT_STRIDED, SIM_PAT_INDEXED } sim_pat;
+
+/* What the cost model needs to know about one transfer (sim_describe.c). */
+typedef struct sim_transfer {
+    int get;               /* 0: deposit, 1: fetch */
+    int pe;                /* the remote PE */
+    uint64_t bytes;        /* payload bytes */
+    size_t elem;           /* element size (the run length when contiguous) */
+    sim_pat src, dst;      /* read and write patterns */
+    ptrdiff_t src_stride;  /* bytes between elements when STRIDED */
+    ptrdiff_t dst_stride;
+    int adp;               /* destination addresses travel with the data */
+    int nonblocking;       /* a fetch whose completion is awaited later */
+} sim_transfer;
+
+void sim_describe(const dmsg_op *op, sim_transfer *x);
+
 typedef struct sim_state {
     shm_state shm; /* first: the shm functions see tp->priv as their state */
     dmsg_machine m;
+    sim_settings set;
     dmsg_mech mech;
     sim_fetch fetch;
     double congestion;
@@ -35,11 +66,15 @@ typedef struct sim_state {
 
 /* Sender's busy time for a deposit (per-message overhead included);
  * *copy_part receives the share spent in local packing copies. */
-double sim_cost_deposit(const sim_state *s, const dmsg_tp_xfer *x, double *copy_part);
+double sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_part);
 
 /* Time until a fetch's data is in place; *issue_part receives the time the
  * issuing processor is busy (the rest overlaps with other work). */
-double sim_cost_fetch(const sim_state *s, const dmsg_tp_xfer *x, double *issue_part);
+double sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_part);
+
+/* Time of modelled local work (sim_work.c); negative when it cannot be
+ * costed (an unknown kind). *k receives the time category. */
+double sim_cost_work(const sim_state *s, const dmsg_work *w, int *k);
 
 /* One-way latency of a remote store (arrival after the sender is done). */
 double sim_cost_latency(const sim_state *s);

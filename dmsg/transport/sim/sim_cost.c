@@ -6,12 +6,12 @@
 #include "dmsg/model/ctm.h"
 #include "dmsg/transport/sim/sim.h"
 
-static long model_pat(dmsg_tp_pat p, ptrdiff_t stride)
+static long model_pat(sim_pat p, ptrdiff_t stride)
 {
     switch (p) {
-    case DMSG_TP_PAT_CONTIG: return 1;
-    case DMSG_TP_PAT_INDEXED: return DMSG_PAT_INDEXED;
-    case DMSG_TP_PAT_STRIDED: break;
+    case SIM_PAT_CONTIG: return 1;
+    case SIM_PAT_INDEXED: return DMSG_PAT_INDEXED;
+    case SIM_PAT_STRIDED: break;
     }
     long words = labs((long)stride) / 8;
     return words < 1 ? 1 : words;
@@ -22,7 +22,7 @@ static double secs(double bytes, double mbs)
     return mbs > 0 ? bytes / (mbs * 1e6) : 0;
 }
 
-double sim_cost_deposit(const sim_state *s, const dmsg_tp_xfer *x, double *copy_part)
+double sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_part)
 {
     const dmsg_machine *m = &s->m;
     long src = model_pat(x->src, x->src_stride), dst = model_pat(x->dst, x->dst_stride);
@@ -68,7 +68,7 @@ static double fetch_block(const sim_state *s, double bytes, long src, long dst, 
     return 2 * m->overhead_us * 1e-6 + m->read_us * 1e-6 + secs(bytes, mbs);
 }
 
-double sim_cost_fetch(const sim_state *s, const dmsg_tp_xfer *x, double *issue_part)
+double sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_part)
 {
     const dmsg_machine *m = &s->m;
     long src = model_pat(x->src, x->src_stride), dst = model_pat(x->dst, x->dst_stride);

@@ -1,8 +1,8 @@
 /* Internal status type and error logging. Every internal call returns a
  * dmsg_status (the public DMSG_ codes); errors are logged where first
  * detected, and only printed when DMSG_DEBUG is set. */
-#ifndef DMSG_CORE_STATUS_H
-#define DMSG_CORE_STATUS_H
+#ifndef DMSG_BASE_STATUS_H
+#define DMSG_BASE_STATUS_H
 
 #include "dmsg.h"
 

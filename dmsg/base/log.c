@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 int dmsg_debug_level;
 

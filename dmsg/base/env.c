@@ -1,0 +1,144 @@
+/* The settings machinery (env.h): parsing, loading and printing any table. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/base/env.h"
+
+static dmsg_status parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*s))
+        return DMSG_ERR_ENV;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return DMSG_ERR_ENV;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (toupper((unsigned char)*end) == 'B' || (*end == 'i' && toupper((unsigned char)end[1]) == 'B'))
+        end += (*end == 'i') ? 2 : 1;
+    if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
+        return DMSG_ERR_ENV;
+    *out = (uint64_t)v << shift;
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t outlen)
+{
+    char *end;
+    errno = 0;
+    switch (type) {
+    case DMSG_ENV_STRING:
+        if (strlen(s) >= outlen || !*s)
+            return DMSG_ERR_ENV;
+        strcpy(out, s);
+        return DMSG_OK;
+    case DMSG_ENV_SIZE: {
+        uint64_t v;
+        if (parse_size(s, &v))
+            return DMSG_ERR_ENV;
+        if (outlen != sizeof v)
+            return DMSG_ERR_ENV;
+        *(uint64_t *)out = v;
+        return DMSG_OK;
+    }
+    case DMSG_ENV_UINT: {
+        if (outlen != sizeof(uint32_t) || !isdigit((unsigned char)*s))
+            return DMSG_ERR_ENV;
+        unsigned long v = strtoul(s, &end, 10);
+        if (errno || *end || v > UINT32_MAX)
+            return DMSG_ERR_ENV;
+        *(uint32_t *)out = (uint32_t)v;
+        return DMSG_OK;
+    }
+    case DMSG_ENV_SECONDS: {
+        double v = strtod(s, &end);
+        if (outlen != sizeof v || errno || *end || end == s || !isfinite(v) || v < 0)
+            return DMSG_ERR_ENV;
+        *(double *)out = v;
+        return DMSG_OK;
+    }
+    case DMSG_ENV_LONG: {
+        long v = strtol(s, &end, 10);
+        if (outlen != sizeof v || errno || *end || end == s || v < -1)
+            return DMSG_ERR_ENV;
+        *(long *)out = v;
+        return DMSG_OK;
+    }
+    case DMSG_ENV_BOOL:
+        if (outlen != sizeof(int))
+            return DMSG_ERR_ENV;
+        if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off"))
+            *(int *)out = 0;
+        else if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on"))
+            *(int *)out = 1;
+        else
+            return DMSG_ERR_ENV;
+        return DMSG_OK;
+    }
+    return DMSG_ERR_ENV;
+}
+
+dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out, char *err, size_t errlen)
+{
+    char buf[1024]; /* the largest table's struct; checked below */
+    if (t->size > sizeof buf) {
+        snprintf(err, errlen, "settings struct of %zu bytes exceeds %zu", t->size, sizeof buf);
+        return DMSG_FAIL(DMSG_ERR_ENV, "%s", err);
+    }
+    memset(buf, 0, t->size);
+    for (size_t i = 0; i < t->n; i++) {
+        const dmsg_env_entry *e = &t->rows[i];
+        const char *v = getenv(e->name);
+        const char *text = (v && *v) ? v : e->def;
+        if (dmsg_env_parse(e->type, text, buf + e->field, e->size)) {
+            snprintf(err, errlen, "%s=\"%s\" is not valid (%s)", e->name, text, e->help);
+            return DMSG_ERR_ENV;
+        }
+    }
+    memcpy(out, buf, t->size);
+    return DMSG_OK;
+}
+
+void dmsg_env_widths(const dmsg_env_table *t, int *wname, int *wdef)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        int n = (int)strlen(t->rows[i].name), d = (int)strlen(t->rows[i].def);
+        *wname = n > *wname ? n : *wname;
+        *wdef = d > *wdef ? d : *wdef;
+    }
+}
+
+void dmsg_env_print(FILE *f, const dmsg_env_table *t, int wname, int wdef)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const dmsg_env_entry *e = &t->rows[i];
+        fprintf(f, "  %-*s  default %-*s  %s\n", wname, e->name, wdef, e->def, e->help);
+    }
+}
+
+dmsg_status dmsg_env_choose(const char *var, const char *val, const dmsg_env_choice *c, size_t n,
+                            int loud, int *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(val, c[i].name)) {
+            *out = c[i].value;
+            return DMSG_OK;
+        }
+    if (loud) {
+        fprintf(stderr, "dmsg: %s=%s is not one of:", var, val);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, " %s", c[i].name);
+        fputc('\n', stderr);
+    }
+    return DMSG_ERR_ENV;
+}

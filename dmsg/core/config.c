@@ -1,0 +1,96 @@
+/* The core's settings table, and reading or printing all tables at once. */
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/core/config.h"
+#include "dmsg/transport/transport.h"
+
+#define F(field) DMSG_ENV_FIELD(dmsg_config, field)
+
+static const dmsg_env_entry rows[] = {
+    {"DMSG_TRANSPORT", DMSG_ENV_STRING, "shm",
+     "transport: shm (native shared memory, one host), sim (simulated machine, virtual time), "
+     "ofi (libfabric RMA, one or many hosts)",
+     F(transport)},
+    {"DMSG_SEGMENT_SIZE", DMSG_ENV_SIZE, "128M",
+     "bytes of each PE's symmetric segment (suffix K, M, G, T); memory is used only when touched",
+     F(seg_size)},
+    {"DMSG_MAX_COUNTERS", DMSG_ENV_UINT, "256", "number of deposit counters that may exist at once",
+     F(max_counters)},
+    {"DMSG_TIMEOUT", DMSG_ENV_SECONDS, "0",
+     "seconds any single wait (await, sync, collective, init) may block before it returns "
+     "DMSG_ERR_TIMEOUT; 0 = no limit",
+     F(timeout)},
+    {"DMSG_SPIN", DMSG_ENV_LONG, "-1",
+     "polls before a waiting PE sleeps (futex); -1 = automatic (short when PEs outnumber cores)",
+     F(spin)},
+    {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "64K",
+     "working set per side of one tile of a strided 2-D copy (transpose)", F(tile_bytes)},
+    {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
+     F(debug)},
+};
+
+const dmsg_env_table dmsg_config_table = {rows, sizeof rows / sizeof rows[0], sizeof(dmsg_config)};
+
+/* Range rules that the types alone do not express. */
+static dmsg_status check_ranges(dmsg_config *c, char *err, size_t errlen)
+{
+    if (c->seg_size < 4096 || c->seg_size > ((uint64_t)1 << 40)) {
+        snprintf(err, errlen, "DMSG_SEGMENT_SIZE must be between 4K and 1T");
+        return DMSG_ERR_ENV;
+    }
+    c->seg_size = (c->seg_size + 4095) & ~(uint64_t)4095;
+    if (c->max_counters < 1 || c->max_counters > 65536) {
+        snprintf(err, errlen, "DMSG_MAX_COUNTERS must be between 1 and 65536");
+        return DMSG_ERR_ENV;
+    }
+    if (c->tile_bytes < 256 || c->tile_bytes > ((uint64_t)64 << 20)) {
+        snprintf(err, errlen, "DMSG_TILE_BYTES must be between 256 and 64M");
+        return DMSG_ERR_ENV;
+    }
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_config_load(dmsg_config *cfg, char *err, size_t errlen)
+{
+    dmsg_config c;
+    char scratch[1024]; /* a transport's settings, only checked here */
+    dmsg_status st = dmsg_env_load(&dmsg_config_table, &c, err, errlen);
+    for (size_t i = 0; !st && i < dmsg_tp_count; i++)
+        if (dmsg_tp_all[i]->settings)
+            st = dmsg_env_load(dmsg_tp_all[i]->settings, scratch, err, errlen);
+    if (!st)
+        st = check_ranges(&c, err, errlen);
+    if (st)
+        return st;
+    *cfg = c;
+    return DMSG_OK;
+}
+
+void dmsg_config_print(FILE *f)
+{
+    int wname = 0, wdef = 0;
+    dmsg_env_widths(&dmsg_config_table, &wname, &wdef);
+    for (size_t i = 0; i < dmsg_tp_count; i++)
+        if (dmsg_tp_all[i]->settings)
+            dmsg_env_widths(dmsg_tp_all[i]->settings, &wname, &wdef);
+    fprintf(f, "dmsg environment settings (read by every PE at dmsg_init):\n\n");
+    dmsg_env_print(f, &dmsg_config_table, wname, wdef);
+    for (size_t i = 0; i < dmsg_tp_count; i++)
+        if (dmsg_tp_all[i]->settings)
+            dmsg_env_print(f, dmsg_tp_all[i]->settings, wname, wdef);
+}
+
+int dmsg_transport_known(const char *name)
+{
+    return dmsg_tp_find(name) != NULL;
+}
+
+const char *dmsg_transport_list(void)
+{
+    static char list[128];
+    if (!list[0])
+        for (size_t i = 0; i < dmsg_tp_count; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     dmsg_tp_all[i]->name);
+    return list;
+}

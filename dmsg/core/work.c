@@ -1,0 +1,16 @@
+/* Booking modelled local work (work.h). */
+#include "dmsg/core/state.h"
+#include "dmsg/core/work.h"
+
+dmsg_status dmsg_work_book(const dmsg_work *w)
+{
+    DMSG_REQUIRE_INIT();
+    if (!w)
+        return DMSG_FAIL(DMSG_ERR_NULL, "modelled work is NULL");
+    if (w->kind != DMSG_WORK_COPY && w->kind != DMSG_WORK_MESSAGE)
+        return DMSG_FAIL(DMSG_ERR_ARG, "modelled work of kind %d", (int)w->kind);
+    if (w->kind == DMSG_WORK_COPY && w->elem == 0)
+        return DMSG_FAIL(DMSG_ERR_ARG, "modelled copy of 0-byte elements");
+    dmsg_tp *tp = &dmsg_g.tp;
+    return tp->ops->work ? tp->ops->work(tp, w) : DMSG_OK;
+}

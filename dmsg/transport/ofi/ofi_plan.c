@@ -1,0 +1,103 @@
+/* What the ofi transport does over a provider, decided in one place from
+ * what the start-up probe found: ofi_init follows it, dmsg-info prints it. */
+#include <stdio.h>
+#include "dmsg/transport/ofi/ofi.h"
+
+void ofi_caps_merge(ofi_caps *c, const ofi_caps *pc)
+{
+    c->rcntr_write = pc->rcntr_write;
+    c->rcntr_writemsg = pc->rcntr_writemsg;
+    c->rcntr_inject = pc->rcntr_inject;
+    c->rcntr_writedata = pc->rcntr_writedata;
+    c->rcntr_mr = pc->rcntr_mr;
+    c->cqdata_works = pc->cqdata_works;
+    c->delivery_complete = pc->delivery_complete;
+    c->writemsg_chain = pc->writemsg_chain;
+    c->t_write8_us = pc->t_write8_us;
+    c->t_write8_dc_us = pc->t_write8_dc_us;
+    c->tx_delivers = pc->tx_delivers;
+    /* The engine relies on delivery completion: a message's receive
+     * completion is in the target's CQ before anything sent after it. */
+    c->engine = pc->delivery_complete == 1 || (c->order_raw && c->order_ras);
+    if (c->rma_iov_limit > 1 && pc->writemsg_chain != 1)
+        c->rma_iov_limit = 1; /* chained lists misbehave: one piece per operation */
+}
+
+/* How deposits are counted: remote CQ data where it works (one operation
+ * per deposit: the count travels with the data), remote counters bound to
+ * memory regions where it does not (two operations: the data, then a
+ * signal write). */
+static dmsg_status plan_count(const ofi_caps *c, ofi_count want, ofi_plan *p, char *why,
+                              size_t whylen)
+{
+    int cq_ok = c->cqdata_works == 1;
+    p->counter_ok = ofi_rcount_usable(c, p->counter_why, sizeof p->counter_why);
+    if (want == OFI_COUNT_CQDATA && !cq_ok) {
+        snprintf(why, whylen,
+                 "DMSG_OFI_COUNT=cqdata: provider \"%s\" lacks working remote CQ data "
+                 "(fi_writedata), which counts deposits",
+                 c->prov);
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    }
+    if (want == OFI_COUNT_COUNTER && !p->counter_ok) {
+        snprintf(why, whylen, "DMSG_OFI_COUNT=counter: provider \"%s\" %s", c->prov,
+                 p->counter_why);
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    }
+    if (!cq_ok && !p->counter_ok) {
+        snprintf(why, whylen,
+                 "provider \"%s\" lacks working remote CQ data (fi_writedata), and it %s: dmsg "
+                 "needs one of the two to count deposits",
+                 c->prov, p->counter_why);
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    }
+    p->by_counter = want == OFI_COUNT_COUNTER || (want == OFI_COUNT_AUTO && !cq_ok);
+    p->msg_tokens = !cq_ok;
+    return DMSG_OK;
+}
+
+/* Visibility: delivery completion per operation, unless the probe found it
+ * to cost much more than a plain write (tcp;ofi_rxm: an extra round trip
+ * each) and the provider orders reads after writes and sends; then one
+ * flushing read per written peer at quiet time instead. */
+static dmsg_status plan_visibility(const ofi_caps *c, ofi_plan *p, char *why, size_t whylen)
+{
+    p->flush = c->order_raw && c->order_ras &&
+               (c->delivery_complete != 1 || c->t_write8_dc_us > c->t_write8_us + 0.5);
+    if (p->flush || c->delivery_complete == 1)
+        return DMSG_OK;
+    snprintf(why, whylen,
+             "provider \"%s\" lacks both delivery completion (FI_DELIVERY_COMPLETE) and "
+             "read-after-write order (FI_ORDER_RAW, FI_ORDER_RAS): deposits could not be "
+             "completed at their targets",
+             c->prov);
+    return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+}
+
+dmsg_status ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,
+                          char *why, size_t whylen)
+{
+    ofi_plan q = {.mech = mech};
+    dmsg_status st;
+    p->say = 2;
+    if ((st = plan_count(c, count, &q, why, whylen)))
+        return st;
+    p->say = 1;
+    if ((st = plan_visibility(c, &q, why, whylen)))
+        return st;
+    p->say = 0;
+    if (!c->engine && mech == DMSG_MECH_PACKED)
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                         "DMSG_OFI_MECH=packed: provider \"%s\" lacks delivery completion "
+                         "(FI_DELIVERY_COMPLETE), which the deposit engine needs",
+                         c->prov);
+    if (!c->engine)
+        q.mech = DMSG_MECH_CHAINED;
+    q.chain = c->iov_limit < c->rma_iov_limit ? c->iov_limit : c->rma_iov_limit;
+    q.chain = q.chain < OFI_GROUP_MAX ? q.chain : OFI_GROUP_MAX;
+    /* Receive buffers serve packed deposits, signal messages (tx_delivers)
+     * and barrier tokens without remote CQ data. */
+    q.receives = q.mech != DMSG_MECH_CHAINED || c->tx_delivers || q.msg_tokens;
+    *p = q;
+    return DMSG_OK;
+}

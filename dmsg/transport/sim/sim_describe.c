@@ -1,0 +1,44 @@
+/* What the cost model needs to know about an op: bytes, partner and the
+ * access pattern at each end, taken from the innermost dimension of the
+ * normalized section (the one the copy loops stream along). */
+#include "dmsg/transport/sim/sim.h"
+
+/* Pattern of one side of a section at its innermost (normalized) dimension. */
+static void side_pattern(size_t elem, size_t count0, ptrdiff_t stride, sim_pat *pat,
+                         ptrdiff_t *out_stride)
+{
+    *pat = (count0 <= 1 || stride == (ptrdiff_t)elem) ? SIM_PAT_CONTIG
+                                                        : SIM_PAT_STRIDED;
+    *out_stride = stride;
+}
+
+void sim_describe(const dmsg_op *op, sim_transfer *x)
+{
+    *x = (sim_transfer){.get = op->dir == DMSG_DIR_GET, .pe = op->pe, .bytes = op->payload,
+                        .elem = op->elem, .src = SIM_PAT_CONTIG, .dst = SIM_PAT_CONTIG};
+    sim_pat *remote = x->get ? &x->src : &x->dst, *local = x->get ? &x->dst : &x->src;
+    switch (op->kind) {
+    case DMSG_OP_CONTIG: x->elem = op->n; break;
+    case DMSG_OP_SECTION: {
+        dmsg_sect s;
+        const dmsg_layout *dl = x->get ? op->ll : op->rl, *sl = x->get ? op->rl : op->ll;
+        if (op->n && dmsg_sect_normalize(&s, dl, sl, op->elem)) {
+            x->elem = s.elem;
+            side_pattern(s.elem, s.nd ? s.count[0] : 1, s.nd ? s.sstride[0] : 0, &x->src,
+                         &x->src_stride);
+            side_pattern(s.elem, s.nd ? s.count[0] : 1, s.nd ? s.dstride[0] : 0, &x->dst,
+                         &x->dst_stride);
+        } else {
+            side_pattern(op->elem, sl->count[0], sl->stride[0], &x->src, &x->src_stride);
+            side_pattern(op->elem, dl->count[0], dl->stride[0], &x->dst, &x->dst_stride);
+        }
+        break;
+    }
+    case DMSG_OP_REMOTE_INDEXED: *remote = SIM_PAT_INDEXED; break;
+    case DMSG_OP_LOCAL_INDEXED: *local = SIM_PAT_INDEXED; break;
+    case DMSG_OP_ADP:
+        x->dst = SIM_PAT_INDEXED;
+        x->adp = 1;
+        break;
+    }
+}

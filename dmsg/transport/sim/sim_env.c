@@ -1,0 +1,25 @@
+/* The sim transport's settings rows. */
+#include "dmsg/transport/sim/sim.h"
+
+#define F(field) DMSG_ENV_FIELD(sim_settings, field)
+
+static const dmsg_env_entry rows[] = {
+    {"DMSG_MACHINE", DMSG_ENV_STRING, "t3d",
+     "sim: machine to simulate: a built-in (iwarp, t3d, t3e-scap, t3e-vscap, paragon), a name in "
+     "$DMSG_MACHINE_DIR, or a description file",
+     F(machine)},
+    {"DMSG_SIM_MECH", DMSG_ENV_STRING, "auto",
+     "sim: non-contiguous deposits by auto (cheaper allowed), packed or chained transfer",
+     F(mech)},
+    {"DMSG_SIM_CONGESTION", DMSG_ENV_SECONDS, "0",
+     "sim: average network congestion factor, 1 to 1024; 0 = the machine's typical value",
+     F(congestion)},
+    {"DMSG_SIM_FETCH", DMSG_ENV_STRING, "auto",
+     "sim: fetch strategy auto, blocking (one remote read per word), pipelined (SCAP), vector "
+     "(VSCAP)",
+     F(fetch)},
+    {"DMSG_SIM_REPORT", DMSG_ENV_BOOL, "0",
+     "sim: PE 0 prints every PE's virtual time breakdown at dmsg_finalize", F(report)},
+};
+
+const dmsg_env_table sim_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(sim_settings)};

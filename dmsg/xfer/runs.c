@@ -1,0 +1,125 @@
+/* The run walker (op.h): a checked op as pieces contiguous at both ends,
+ * neighbours merged, for transports that move pieces themselves (one piece
+ * per iov entry). Sections go through the same normalization and cursors
+ * as the copies (copy_sect.c). */
+#include <string.h>
+#include "dmsg/xfer/op.h"
+#include "dmsg/xfer/xfer_impl.h"
+
+typedef struct merger {
+    dmsg_run_fn fn;
+    void *arg;
+    size_t roff;
+    char *local;
+    size_t len;
+    int have;
+} merger;
+
+static dmsg_status add(merger *m, size_t roff, char *local, size_t len)
+{
+    if (m->have && roff == m->roff + m->len && local == m->local + m->len) {
+        m->len += len;
+        return DMSG_OK;
+    }
+    dmsg_status st = m->have ? m->fn(m->arg, m->roff, m->local, m->len) : DMSG_OK;
+    *m = (merger){m->fn, m->arg, roff, local, len, 1};
+    return st;
+}
+
+static dmsg_status flush(merger *m)
+{
+    return m->have ? m->fn(m->arg, m->roff, m->local, m->len) : DMSG_OK;
+}
+
+/* Two sides of equal totals walked row by row with the engine's cursors:
+ * a stretch that is one row on both sides is one run where both rows are
+ * contiguous, else one run per element (merged where they continue). */
+static dmsg_status walk_sides(merger *m, const xfer_side *r, size_t roff, const xfer_side *l,
+                              char *lbase, size_t elem)
+{
+    xfer_cursor cr = {.l = r}, cl = {.l = l};
+    ptrdiff_t rs = r->stride[0], ls = l->stride[0];
+    int dense = rs == (ptrdiff_t)elem && ls == (ptrdiff_t)elem;
+    size_t left = 1;
+    for (int k = 0; k < r->nd; k++)
+        left *= r->count[k];
+    while (left > 0) {
+        size_t n = r->count[0] - cr.idx[0] < l->count[0] - cl.idx[0] ? r->count[0] - cr.idx[0]
+                                                                     : l->count[0] - cl.idx[0];
+        ptrdiff_t ro = (ptrdiff_t)roff + xfer_cursor_off(&cr);
+        char *lo = lbase + xfer_cursor_off(&cl);
+        dmsg_status st = DMSG_OK;
+        if (dense)
+            st = add(m, (size_t)ro, lo, n * elem);
+        for (size_t i = 0; !dense && i < n && !st; i++)
+            st = add(m, (size_t)(ro + (ptrdiff_t)i * rs), lo + (ptrdiff_t)i * ls, elem);
+        if (st)
+            return st;
+        xfer_cursor_advance(&cr, n);
+        xfer_cursor_advance(&cl, n);
+        left -= n;
+    }
+    return DMSG_OK;
+}
+
+/* A section: normalized where the shapes allow (contiguous dimensions
+ * folded into the element), else each side squeezed and folded alone. */
+static dmsg_status walk_section(merger *m, const dmsg_op *op, int put)
+{
+    dmsg_sect s;
+    xfer_side r = {0}, l = {0};
+    const dmsg_layout *dl = put ? op->rl : op->ll, *sl = put ? op->ll : op->rl;
+    if (dmsg_sect_normalize(&s, dl, sl, op->elem)) {
+        if (s.nd == 0)
+            return add(m, op->roff, op->local, s.elem);
+        r.nd = l.nd = s.nd;
+        for (int k = 0; k < s.nd; k++) {
+            r.count[k] = l.count[k] = s.count[k];
+            r.stride[k] = put ? s.dstride[k] : s.sstride[k];
+            l.stride[k] = put ? s.sstride[k] : s.dstride[k];
+        }
+        return walk_sides(m, &r, op->roff, &l, op->local, s.elem);
+    }
+    if (!xfer_squeeze(&r, op->rl) || !xfer_squeeze(&l, op->ll))
+        return DMSG_OK; /* no elements */
+    xfer_side_fold(&r);
+    xfer_side_fold(&l);
+    return walk_sides(m, &r, op->roff, &l, op->local, op->elem);
+}
+
+dmsg_status dmsg_op_runs(const dmsg_op *op, dmsg_run_fn fn, void *arg)
+{
+    merger m = {.fn = fn, .arg = arg};
+    char *l = op->local;
+    int put = op->dir == DMSG_DIR_PUT;
+    dmsg_status st = DMSG_OK;
+    switch (op->kind) {
+    case DMSG_OP_CONTIG:
+        if (op->n)
+            st = add(&m, op->roff, l, op->n);
+        break;
+    case DMSG_OP_SECTION:
+        if (op->n)
+            st = walk_section(&m, op, put);
+        break;
+    case DMSG_OP_REMOTE_INDEXED:
+        for (size_t i = 0; i < op->n && !st; i++)
+            st = add(&m, op->roff + op->idx[i] * op->elem, l + i * op->elem, op->elem);
+        break;
+    case DMSG_OP_LOCAL_INDEXED:
+        for (size_t i = 0; i < op->n && !st; i++)
+            st = add(&m, op->roff + i * op->elem, l + op->idx[i] * op->elem, op->elem);
+        break;
+    case DMSG_OP_ADP: {
+        size_t rs = dmsg_adp_record_size(op->elem);
+        for (size_t i = 0; i < op->n && !st; i++) {
+            char *rec = l + i * rs;
+            uint64_t off;
+            memcpy(&off, rec, sizeof off);
+            st = add(&m, op->roff + (size_t)off, rec + sizeof off, op->elem);
+        }
+        break;
+    }
+    }
+    return st ? st : flush(&m);
+}

@@ -1,0 +1,91 @@
+/* The start-up exchange service over a job region: barrier, all-gather in
+ * several rounds, key-value put/exchange/get, errors. Three PEs are three
+ * forked processes sharing one region, as under dmsgrun. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "dmsg/boot/exchange.h"
+
+#define NPES 3
+
+/* One PE's part; returns 0 when every check held. */
+static int pe_main(int fd, int rank)
+{
+    dmsg_boot b = {.kind = DMSG_BOOT_LOCAL, .rank = rank, .npes = NPES, .fd = fd};
+    unsigned char mine[100], all[NPES * 100];
+    int bad = 0;
+    if (dmsg_boot_join(&b) || dmsg_boot_barrier(&b))
+        return 1;
+    for (int i = 0; i < 100; i++)
+        mine[i] = (unsigned char)(rank * 100 + i);
+    if (dmsg_boot_allgather(&b, mine, sizeof mine, all))
+        return 2;
+    for (int p = 0; p < NPES; p++)
+        for (int i = 0; i < 100; i++)
+            bad |= all[p * 100 + i] != (unsigned char)(p * 100 + i);
+    /* Every PE puts its rank under "r" and, on odd ranks, a word under "odd". */
+    long r = rank * 7;
+    if (dmsg_boot_put(&b, "r", &r, sizeof r) ||
+        (rank % 2 && dmsg_boot_put(&b, "odd", "yes", 3)) || dmsg_boot_exchange(&b))
+        return 3;
+    for (int p = 0; p < NPES; p++) {
+        long v = -1;
+        char w[3];
+        bad |= dmsg_boot_get(&b, p, "r", &v, sizeof v) != DMSG_OK || v != p * 7;
+        dmsg_status st = dmsg_boot_get(&b, p, "odd", w, sizeof w);
+        bad |= p % 2 ? st != DMSG_OK || memcmp(w, "yes", 3) : st != DMSG_ERR_ARG;
+    }
+    bad |= dmsg_boot_get(&b, 0, "r", &r, 4) != DMSG_ERR_ARG;      /* wrong size */
+    bad |= dmsg_boot_get(&b, NPES, "r", &r, sizeof r) != DMSG_ERR_PE;
+    bad |= dmsg_boot_put(&b, "a key", &r, sizeof r) != DMSG_ERR_ARG; /* space */
+    bad |= dmsg_boot_aborted(&b);
+    dmsg_boot_leave(&b);
+    bad |= atomic_load(&b.hdr->pe_state[rank]) != DMSG_PE_FINALIZED;
+    if (dmsg_boot_barrier(&b))
+        return 4;
+    dmsg_boot_end(&b);
+    return bad ? 5 : 0;
+}
+
+Test(boot, exchange_over_the_job_region)
+{
+    int fd;
+    cr_assert_eq(dmsg_job_create(NPES, 1 << 16, 4, &fd), DMSG_OK);
+    pid_t pid[NPES];
+    for (int r = 0; r < NPES; r++) {
+        pid[r] = fork();
+        cr_assert(pid[r] >= 0);
+        if (pid[r] == 0)
+            _exit(pe_main(fd, r));
+    }
+    for (int r = 0; r < NPES; r++) {
+        int ws;
+        cr_assert_eq(waitpid(pid[r], &ws, 0), pid[r]);
+        cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "PE %d: exit %d", r, WEXITSTATUS(ws));
+    }
+    close(fd);
+}
+
+Test(boot, abort_ends_a_start_up_barrier)
+{
+    int fd;
+    dmsg_job_hdr *h;
+    cr_assert_eq(dmsg_job_create(2, 1 << 16, 4, &fd), DMSG_OK);
+    cr_assert_eq(dmsg_job_map(fd, &h), DMSG_OK);
+    atomic_store(&h->abort, 1); /* as dmsgrun does when a PE fails */
+    dmsg_boot b = {.kind = DMSG_BOOT_LOCAL, .rank = 0, .npes = 2, .fd = fd};
+    cr_assert_eq(dmsg_boot_barrier(&b), DMSG_ERR_ABORTED, "the second PE never comes");
+    dmsg_boot_end(&b);
+    dmsg_job_unmap(h);
+}
+
+Test(boot, timeout_ends_a_start_up_barrier)
+{
+    int fd;
+    cr_assert_eq(dmsg_job_create(2, 1 << 16, 4, &fd), DMSG_OK);
+    dmsg_boot b = {.kind = DMSG_BOOT_LOCAL, .rank = 1, .npes = 2, .fd = fd, .timeout = 0.2};
+    cr_assert_eq(dmsg_boot_barrier(&b), DMSG_ERR_TIMEOUT);
+    dmsg_boot_end(&b);
+}
