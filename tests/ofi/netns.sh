@@ -115,10 +115,37 @@ run() { # provider, PEs, PEs per host, example, args...
     fi
 }
 
+# An application kernel across both hosts (docs/kernels.md): the program
+# verifies its result before it prints its status=ok line.
+runk() { # label, PEs, PEs per host, program and arguments...
+    label=$1
+    np=$2
+    ppn=$3
+    shift 3
+    out=$TMP/out
+    timeout "$LIMIT" ip netns exec "$NS1" env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$prov" \
+        DMSG_TIMEOUT=30 $MPIEXEC -n "$np" -ppn "$ppn" "$@" >"$out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q "status=ok" "$out"; then
+        echo "PASS $label $(basename "$1") $2 $3 $4 ($np PEs on 2 hosts)"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $label $(basename "$1") $2 $3 $4 ($np PEs, exit $rc)"
+        tail -n 15 "$out" | sed 's/^/    | /'
+        failed=$((failed + 1))
+    fi
+}
+
+first=1
 for prov in "$@"; do
     run "$prov" 2 1 transpose 96 3
     run "$prov" 2 1 halo 60 200
     run "$prov" 4 2 transpose 96 3
+    if [ $first = 1 ] && [ -x "$BUILD/bin/dmsg-kern" ]; then
+        runk "$prov" 2 1 "$BUILD/bin/dmsg-kern" fft dmsg-chained 64 2 1
+        runk "$prov" 4 2 "$BUILD/bin/dmsg-kern" fem dmsg-indexed 12 2 1
+    fi
+    first=0
 done
 
 # Open MPI: a host file with both "hosts", its daemons started through
@@ -156,5 +183,10 @@ for prov in "$@"; do
     run_ompi "$prov" 2 halo 60 200
     run_ompi "$prov" 4 transpose 96 3
 done
+# The MPI reference across the same two hosts, as an MPI user starts it.
+if [ -x "$BUILD/bin/kern-mpi" ]; then
+    prov=-
+    runk mpich 2 1 "$BUILD/bin/kern-mpi" fft mpi-ddt 64 2 1
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
