@@ -55,6 +55,8 @@ void kl_barrier(void);
 enum { KL_SUM, KL_MAX };
 /* Collective element-wise reduction of v[0..n) over all PEs, result everywhere. */
 void kl_allreduce(double *v, int n, int op);
+/* Collective: PE 0's bytes at buf are copied to buf on every PE. */
+void kl_bcast(void *buf, size_t bytes);
 /* The library's own accounting of this PE so far (sim's virtual time split),
  * or 0 when it has none; then the kernels' wall-clock split is used. */
 int kl_times(kern_times *t);

@@ -8,8 +8,8 @@
  * (Freudenthal-Kuhn), and the point numbers randomly permuted, so that the
  * numbering carries no geometry, as with a mesh generator's output. A point
  * is coupled to the points it shares a tetrahedron edge with (up to 14).
- * Every PE builds the same mesh and the same partition (METIS is
- * deterministic for a given seed), so no PE needs to tell another anything.
+ * Every PE builds the same mesh; PE 0 partitions it (METIS, fixed seed)
+ * and broadcasts the owner of every point; the exchange lists follow.
  */
 #include "kern_mesh.h"
 
@@ -112,11 +112,18 @@ double kern_mesh_weight(const kern_mesh *g, size_t p, size_t q)
     return 1.0 / sqrt(d2);
 }
 
-static void partition(kern_mesh *g, int np)
+/* PE 0 partitions and sends the result to the others: METIS on each of 512
+ * simulated PEs would cost minutes on a 2-core host for the same answer. */
+static void partition(kern_mesh *g, int me, int np)
 {
     size_t n = g->npts;
     g->part = kern_malloc(n * sizeof(int));
     if (np == 1) return;
+    if (me != 0) {
+        kl_bcast(g->part, n * sizeof(int));
+        kl_bcast(&g->edgecut, sizeof g->edgecut);
+        return;
+    }
     idx_t nv = (idx_t)n, ncon = 1, nparts = np, objval = 0;
     idx_t *xadj = kern_malloc((n + 1) * sizeof(idx_t));
     idx_t *adj = kern_malloc(g->xadj[n] * sizeof(idx_t) + 1);
@@ -137,6 +144,8 @@ static void partition(kern_mesh *g, int np)
     free(part);
     free(adj);
     free(xadj);
+    kl_bcast(g->part, n * sizeof(int));
+    kl_bcast(&g->edgecut, sizeof g->edgecut);
 }
 
 /* Sorted global numbers of the ghost points of PE q (points of other PEs
@@ -183,7 +192,7 @@ void kern_mesh_build(kern_mesh *g, kern_local *l, size_t m, int me, int np)
     memset(g, 0, sizeof *g);
     memset(l, 0, sizeof *l);
     build_mesh(g, m);
-    partition(g, np);
+    partition(g, me, np);
     size_t n = g->npts;
 
     /* My points in global order, then my ghosts in global order: the ghosts

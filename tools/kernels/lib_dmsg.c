@@ -135,6 +135,18 @@ void kl_allreduce(double *v, int n, int op)
     CK(dmsg_sync()); /* g_res and g_red are free for the next call */
 }
 
+void kl_bcast(void *buf, size_t bytes)
+{
+    void *sym;
+    CK(dmsg_alloc(bytes, &sym));
+    if (dmsg_pe() == 0)
+        for (int p = 0; p < dmsg_npes(); p++)
+            CK(dmsg_deposit(sym, buf, bytes, p, DMSG_CTR_NONE));
+    CK(dmsg_sync());
+    memcpy(buf, sym, bytes);
+    CK(dmsg_free(sym));
+}
+
 int kl_times(kern_times *t)
 {
     dmsg_times d;

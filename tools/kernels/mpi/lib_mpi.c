@@ -121,6 +121,11 @@ void kl_allreduce(double *v, int n, int op)
                   MPI_COMM_WORLD);
 }
 
+void kl_bcast(void *buf, size_t bytes)
+{
+    MCK(MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
+}
+
 int kl_times(kern_times *t)
 {
     (void)t;

@@ -112,6 +112,19 @@ void kl_allreduce(double *v, int n, int op)
     shmem_barrier_all();
 }
 
+void kl_bcast(void *buf, size_t bytes)
+{
+    void *sym = shmem_malloc(bytes ? bytes : 64);
+    if (sym == NULL) kern_die("shmem_malloc(%zu) failed", bytes);
+    if (shmem_my_pe() == 0)
+        for (int p = 0; p < shmem_n_pes(); p++)
+            shmem_putmem(sym, buf, bytes, p);
+    shmem_barrier_all();
+    memcpy(buf, sym, bytes);
+    shmem_barrier_all();
+    shmem_free(sym);
+}
+
 int kl_times(kern_times *t)
 {
     (void)t;
