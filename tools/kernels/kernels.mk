@@ -8,14 +8,22 @@ KERN_HDRS   := $(wildcard $(KERN_DIR)/*.h)
 KERN_LIBS   := -lfftw3f -lfftw3 -lmetis -lm
 # Open MPI's OpenSHMEM wrapper; the OSHMEM program is skipped where it is missing.
 OSHCC       ?= $(shell command -v oshcc 2>/dev/null)
-KERN_PROGS  := $(BUILD)/bin/dmsg-kern $(BUILD)/bin/kern-mpi $(if $(OSHCC),$(BUILD)/bin/kern-shmem)
+# The postal and RRMSG baselines' program, once their headers are in the tree.
+KERN_POSTAL := $(if $(wildcard include/dmsg_postal.h),$(BUILD)/bin/postal-kern)
+KERN_PROGS  := $(BUILD)/bin/dmsg-kern $(BUILD)/bin/kern-mpi $(if $(OSHCC),$(BUILD)/bin/kern-shmem) \
+               $(KERN_POSTAL)
 
 .PHONY: kernels
 all: kernels
 kernels: $(KERN_PROGS)
 
-$(BUILD)/bin/dmsg-kern: $(KERN_COMMON:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/$(KERN_DIR)/lib_dmsg.o \
-                        $(LIB_A)
+KERN_DMSG_OBJS := $(KERN_COMMON:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/$(KERN_DIR)/lib_dmsg_base.o
+
+$(BUILD)/bin/dmsg-kern: $(KERN_DMSG_OBJS) $(BUILD)/obj/$(KERN_DIR)/lib_dmsg.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(KERN_LIBS) $(LDLIBS)
+
+$(BUILD)/bin/postal-kern: $(KERN_DMSG_OBJS) $(BUILD)/obj/$(KERN_DIR)/lib_postal.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(KERN_LIBS) $(LDLIBS)
 

@@ -1,0 +1,301 @@
+/*
+ * lib_postal.c - the kernels' communication written with the two baselines
+ * of the deposit model (include/dmsg_postal.h, include/dmsg_rr.h;
+ * docs/baselines.md), as a user of PVM or of NX would write it.
+ *
+ *   postal  PVM style: pack (strided: the transposition is done by the pack),
+ *           send, receive from any source, unpack. A message is at most half a
+ *           mailbox (DMSG_POSTAL_MAILBOX), so a large block goes as several
+ *           messages of whole rows. FEM: gather into a buffer, pack it, send;
+ *           receive, unpack, scatter.
+ *   rr      request / response / acknowledge: every receive posted first
+ *           (sections straight into place: the transpose is done by the
+ *           receive's layout), sends of sections (or gathered values), wait
+ *           for all. FEM: gathered sends, receives into a buffer, scatter.
+ * Time split on shm: pack and unpack calls are "pack", sends "xfer",
+ * receives and waits (matching, waiting for data and control messages)
+ * "sync"; on sim dmsg_times_get books every deposit and copy the layers make.
+ */
+#include "kern.h"
+#include "lib_dmsg.h"
+
+#include <dmsg_postal.h>
+#include <dmsg_rr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum mode { M_POSTAL, M_RR };
+static enum mode g_mode;
+static size_t g_max_msg; /* postal: the largest message */
+
+#define PCK(call) CK(call)
+
+int kl_variant_ok(const char *kernel, const char *v)
+{
+    if (!strcmp(v, "postal")) g_mode = M_POSTAL;
+    else if (!strcmp(v, "rr")) g_mode = M_RR;
+    else return 0;
+    return !strcmp(kernel, "transpose") || !strcmp(kernel, "fft") || !strcmp(kernel, "sor") ||
+           !strcmp(kernel, "fem");
+}
+
+void kl_lib_start(const char *variant)
+{
+    if (strcmp(variant, "rr") == 0) {
+        CK(dmsg_rr_init());
+        return;
+    }
+    CK(dmsg_postal_init());
+    /* The largest message is half a mailbox less 64 bytes (dmsg_postal.h). */
+    const char *mb = getenv("DMSG_POSTAL_MAILBOX");
+    size_t box = 256 * 1024;
+    if (mb && *mb) {
+        char *end;
+        double x = strtod(mb, &end);
+        box = (size_t)(x * (*end == 'K' || *end == 'k' ? 1024.0
+                            : *end == 'M' || *end == 'm' ? 1048576.0
+                            : *end == 'G' || *end == 'g' ? 1073741824.0 : 1.0));
+    }
+    g_max_msg = (box & ~(size_t)63) / 2 - 64;
+}
+
+void kl_lib_stop(void)
+{
+    if (g_mode == M_RR)
+        CK(dmsg_rr_finalize());
+    else
+        CK(dmsg_postal_finalize());
+}
+
+/* ------------------------------------------------------------ transpose */
+
+struct kl_xpose {
+    char *dst;
+    const char *src;
+    size_t n, b, elem, rows_per_msg, msgs;
+    dmsg_rr_req *req;
+    int *got; /* postal: messages received so far from each PE */
+};
+
+kl_xpose *kl_xpose_plan(void *dst, const void *src, size_t n, size_t elem)
+{
+    int np = dmsg_npes();
+    kl_xpose *p = kern_malloc(sizeof *p);
+    *p = (kl_xpose){.dst = dst, .src = src, .n = n, .b = kern_rows(n, np), .elem = elem};
+    /* A message carries whole rows of the transposed block. */
+    size_t row = p->b * elem;
+    p->rows_per_msg = g_mode == M_POSTAL ? g_max_msg / row : p->b;
+    if (p->rows_per_msg == 0) kern_die("postal: a row of %zu bytes exceeds a message", row);
+    if (p->rows_per_msg > p->b) p->rows_per_msg = p->b;
+    p->msgs = (p->b + p->rows_per_msg - 1) / p->rows_per_msg;
+    p->req = kern_malloc(2 * (size_t)np * sizeof(dmsg_rr_req));
+    p->got = kern_malloc((size_t)np * sizeof(int));
+    return p;
+}
+
+static void xpose_postal(kl_xpose *p)
+{
+    int me = dmsg_pe(), np = dmsg_npes();
+    size_t b = p->b, n = p->n, elem = p->elem, per = p->rows_per_msg;
+    for (int k = 0; k < np; k++) {
+        int q = (me + k) % np;
+        for (size_t c0 = 0; c0 < b; c0 += per) {
+            size_t c1 = c0 + per < b ? c0 + per : b;
+            KERN_TIC(t0);
+            PCK(dmsg_postal_initsend());
+            /* Row c of the message is column q*b + c of my rows: a strided pack. */
+            for (size_t c = c0; c < c1; c++)
+                PCK(dmsg_postal_pk(p->src + ((size_t)q * b + c) * elem, (long)b, (long)n, elem));
+            KERN_TOC(t0, pack);
+            KERN_TIC(t1);
+            PCK(dmsg_postal_send(q, 1));
+            KERN_TOC(t1, xfer);
+        }
+    }
+    memset(p->got, 0, (size_t)np * sizeof(int));
+    for (size_t m = 0; m < (size_t)np * p->msgs; m++) {
+        dmsg_postal_info info;
+        KERN_TIC(t0);
+        PCK(dmsg_postal_recv(DMSG_POSTAL_ANY, 1, &info));
+        KERN_TOC(t0, sync);
+        /* Messages of one sender arrive in order: the next rows of its block. */
+        size_t c0 = (size_t)p->got[info.src]++ * per, c1 = c0 + per < b ? c0 + per : b;
+        KERN_TIC(t1);
+        for (size_t c = c0; c < c1; c++)
+            PCK(dmsg_postal_upk(p->dst + (c * n + (size_t)info.src * b) * elem, (long)b, 1, elem));
+        KERN_TOC(t1, pack);
+    }
+}
+
+static void xpose_rr(kl_xpose *p)
+{
+    int me = dmsg_pe(), np = dmsg_npes();
+    size_t b = p->b, n = p->n, elem = p->elem;
+    const ptrdiff_t e = (ptrdiff_t)elem, row = (ptrdiff_t)(n * elem);
+    dmsg_layout sl = {.ndims = 2, .count = {b, b}, .stride = {e, row}};
+    dmsg_layout dl = {.ndims = 2, .count = {b, b}, .stride = {row, e}};
+    int nreq = 0;
+    KERN_TIC(t0);
+    for (int k = 0; k < np; k++) {
+        int q = (me + np - k) % np;
+        PCK(dmsg_rr_irecv_section(q, 1, p->dst + (size_t)q * b * elem, &dl, elem, &p->req[nreq++]));
+    }
+    for (int k = 0; k < np; k++) {
+        int q = (me + k) % np;
+        PCK(dmsg_rr_isend_section(q, 1, p->src + (size_t)q * b * elem, &sl, elem, &p->req[nreq++]));
+    }
+    KERN_TOC(t0, xfer);
+    KERN_TIC(t1);
+    PCK(dmsg_rr_waitall(nreq, p->req, NULL));
+    KERN_TOC(t1, sync);
+}
+
+void kl_xpose_run(kl_xpose *p)
+{
+    if (g_mode == M_RR)
+        xpose_rr(p);
+    else
+        xpose_postal(p);
+}
+
+/* ----------------------------------------------------------------- halo */
+
+struct kl_halo {
+    double *grid[2];
+    size_t n, b, w;
+};
+
+kl_halo *kl_halo_plan(double *grid[2], size_t n, size_t b, size_t w)
+{
+    kl_halo *h = kern_malloc(sizeof *h);
+    *h = (kl_halo){.grid = {grid[0], grid[1]}, .n = n, .b = b, .w = w};
+    if (g_mode == M_POSTAL && w * n * sizeof(double) > g_max_msg)
+        kern_die("postal: halo of %zu bytes exceeds a message (raise DMSG_POSTAL_MAILBOX)",
+                 w * n * sizeof(double));
+    return h;
+}
+
+void kl_halo_run(kl_halo *h, int par)
+{
+    int me = dmsg_pe(), np = dmsg_npes(), up = me - 1, down = me + 1;
+    size_t n = h->n, w = h->w, b = h->b, bytes = w * n * sizeof(double);
+    double *g = h->grid[par];
+    if (g_mode == M_RR) {
+        dmsg_rr_req req[4];
+        int nreq = 0;
+        KERN_TIC(t0);
+        if (up >= 0) PCK(dmsg_rr_irecv(up, 2, g, bytes, &req[nreq++]));
+        if (down < np) PCK(dmsg_rr_irecv(down, 2, g + (w + b) * n, bytes, &req[nreq++]));
+        if (up >= 0) PCK(dmsg_rr_isend(up, 2, g + w * n, bytes, &req[nreq++]));
+        if (down < np) PCK(dmsg_rr_isend(down, 2, g + b * n, bytes, &req[nreq++]));
+        KERN_TOC(t0, xfer);
+        KERN_TIC(t1);
+        PCK(dmsg_rr_waitall(nreq, req, NULL));
+        KERN_TOC(t1, sync);
+        return;
+    }
+    const double *rows[2] = {g + w * n, g + b * n};
+    int to[2] = {up, down};
+    for (int s = 0; s < 2; s++) {
+        if (to[s] < 0 || to[s] >= np) continue;
+        KERN_TIC(t0);
+        PCK(dmsg_postal_initsend());
+        PCK(dmsg_postal_pk_double(rows[s], (long)(w * n), 1));
+        KERN_TOC(t0, pack);
+        KERN_TIC(t1);
+        PCK(dmsg_postal_send(to[s], 2));
+        KERN_TOC(t1, xfer);
+    }
+    double *into[2] = {g, g + (w + b) * n};
+    for (int s = 0; s < 2; s++) {
+        if (to[s] < 0 || to[s] >= np) continue;
+        KERN_TIC(t0);
+        PCK(dmsg_postal_recv(to[s], 2, NULL));
+        KERN_TOC(t0, sync);
+        KERN_TIC(t1);
+        PCK(dmsg_postal_upk_double(into[s], (long)(w * n), 1));
+        KERN_TOC(t1, pack);
+    }
+}
+
+/* ------------------------------------------------------------------ fem */
+
+struct kl_fem {
+    double *x[2];
+    const kern_nbr *nbr;
+    int nnbr;
+    double *sbuf, *rbuf; /* gathered values of one neighbour; received values of all */
+    dmsg_rr_req *req;
+};
+
+kl_fem *kl_fem_plan(double *x[2], size_t len, size_t stage_len, const kern_nbr *nbr, int nnbr)
+{
+    kl_fem *f = kern_malloc(sizeof *f);
+    *f = (kl_fem){.x = {x[0], x[1]}, .nbr = nbr, .nnbr = nnbr};
+    size_t most = 1;
+    for (int i = 0; i < nnbr; i++) {
+        most = nbr[i].count > most ? nbr[i].count : most;
+        if (g_mode == M_POSTAL && (nbr[i].count > g_max_msg / 8 || nbr[i].rcount > g_max_msg / 8))
+            kern_die("postal: a FEM message exceeds the largest message (raise DMSG_POSTAL_MAILBOX)");
+    }
+    f->sbuf = kern_malloc(most * sizeof(double));
+    f->rbuf = kern_malloc((stage_len + 1) * sizeof(double));
+    f->req = kern_malloc(2 * ((size_t)nnbr + 1) * sizeof(dmsg_rr_req));
+    (void)len;
+    return f;
+}
+
+static void scatter(kl_fem *f, double *x, int i)
+{
+    const kern_nbr *nb = &f->nbr[i];
+    const double *r = f->rbuf + nb->recv_off;
+    for (size_t k = 0; k < nb->rcount; k++)
+        x[nb->recv[k]] = r[k];
+}
+
+void kl_fem_run(kl_fem *f, int par)
+{
+    double *x = f->x[par];
+    if (g_mode == M_RR) {
+        int nreq = 0;
+        KERN_TIC(t0);
+        for (int i = 0; i < f->nnbr; i++)
+            PCK(dmsg_rr_irecv(f->nbr[i].pe, 3, f->rbuf + f->nbr[i].recv_off,
+                              f->nbr[i].rcount * sizeof(double), &f->req[nreq++]));
+        for (int i = 0; i < f->nnbr; i++)
+            PCK(dmsg_rr_isend_gathered(f->nbr[i].pe, 3, x, f->nbr[i].send, f->nbr[i].count,
+                                       sizeof(double), &f->req[nreq++]));
+        KERN_TOC(t0, xfer);
+        KERN_TIC(t1);
+        PCK(dmsg_rr_waitall(nreq, f->req, NULL));
+        KERN_TOC(t1, sync);
+        KERN_TIC(t2);
+        for (int i = 0; i < f->nnbr; i++)
+            scatter(f, x, i);
+        KERN_TOC(t2, pack);
+        return;
+    }
+    for (int i = 0; i < f->nnbr; i++) {
+        const kern_nbr *nb = &f->nbr[i];
+        KERN_TIC(t0);
+        for (size_t k = 0; k < nb->count; k++)
+            f->sbuf[k] = x[nb->send[k]];
+        PCK(dmsg_postal_initsend());
+        PCK(dmsg_postal_pk_double(f->sbuf, (long)nb->count, 1));
+        KERN_TOC(t0, pack);
+        KERN_TIC(t1);
+        PCK(dmsg_postal_send(nb->pe, 3));
+        KERN_TOC(t1, xfer);
+    }
+    for (int i = 0; i < f->nnbr; i++) {
+        const kern_nbr *nb = &f->nbr[i];
+        KERN_TIC(t0);
+        PCK(dmsg_postal_recv(nb->pe, 3, NULL));
+        KERN_TOC(t0, sync);
+        KERN_TIC(t1);
+        PCK(dmsg_postal_upk_double(f->rbuf + nb->recv_off, (long)nb->rcount, 1));
+        scatter(f, x, i);
+        KERN_TOC(t1, pack);
+    }
+}
