@@ -4,7 +4,7 @@
  * docs/baselines.md), as a user of PVM or of NX would write it.
  *
  *   postal  PVM style: pack (strided: the transposition is done by the pack),
- *           send, receive from any source, unpack. A message is at most half a
+ *           send, receive (from each partner in turn), unpack. A message is at most half a
  *           mailbox (DMSG_POSTAL_MAILBOX), so a large block goes as several
  *           messages of whole rows. FEM: gather into a buffer, pack it, send;
  *           receive, unpack, scatter.
@@ -75,7 +75,6 @@ struct kl_xpose {
     const char *src;
     size_t n, b, elem, rows_per_msg, msgs;
     dmsg_rr_req *req;
-    int *got; /* postal: messages received so far from each PE */
 };
 
 kl_xpose *kl_xpose_plan(void *dst, const void *src, size_t n, size_t elem)
@@ -90,7 +89,6 @@ kl_xpose *kl_xpose_plan(void *dst, const void *src, size_t n, size_t elem)
     if (p->rows_per_msg > p->b) p->rows_per_msg = p->b;
     p->msgs = (p->b + p->rows_per_msg - 1) / p->rows_per_msg;
     p->req = kern_malloc(2 * (size_t)np * sizeof(dmsg_rr_req));
-    p->got = kern_malloc((size_t)np * sizeof(int));
     return p;
 }
 
@@ -113,18 +111,20 @@ static void xpose_postal(kl_xpose *p)
             KERN_TOC(t1, xfer);
         }
     }
-    memset(p->got, 0, (size_t)np * sizeof(int));
-    for (size_t m = 0; m < (size_t)np * p->msgs; m++) {
-        dmsg_postal_info info;
-        KERN_TIC(t0);
-        PCK(dmsg_postal_recv(DMSG_POSTAL_ANY, 1, &info));
-        KERN_TOC(t0, sync);
-        /* Messages of one sender arrive in order: the next rows of its block. */
-        size_t c0 = (size_t)p->got[info.src]++ * per, c1 = c0 + per < b ? c0 + per : b;
-        KERN_TIC(t1);
-        for (size_t c = c0; c < c1; c++)
-            PCK(dmsg_postal_upk(p->dst + (c * n + (size_t)info.src * b) * elem, (long)b, 1, elem));
-        KERN_TOC(t1, pack);
+    /* Receives name their source: a fast PE's messages of the next step stay
+     * queued behind this step's (messages of one sender arrive in order). */
+    for (int k = 0; k < np; k++) {
+        int s = (me + np - k) % np;
+        for (size_t c0 = 0; c0 < b; c0 += per) {
+            size_t c1 = c0 + per < b ? c0 + per : b;
+            KERN_TIC(t0);
+            PCK(dmsg_postal_recv(s, 1, NULL));
+            KERN_TOC(t0, sync);
+            KERN_TIC(t1);
+            for (size_t c = c0; c < c1; c++)
+                PCK(dmsg_postal_upk(p->dst + (c * n + (size_t)s * b) * elem, (long)b, 1, elem));
+            KERN_TOC(t1, pack);
+        }
     }
 }
 
@@ -240,7 +240,8 @@ kl_fem *kl_fem_plan(double *x[2], size_t len, size_t stage_len, const kern_nbr *
             kern_die("postal: a FEM message exceeds the largest message (raise DMSG_POSTAL_MAILBOX)");
     }
     f->sbuf = kern_malloc(most * sizeof(double));
-    f->rbuf = kern_malloc((stage_len + 1) * sizeof(double));
+    /* An RRMSG receive stores straight into the receiver's memory: symmetric. */
+    f->rbuf = kl_alloc((stage_len + 1) * sizeof(double));
     f->req = kern_malloc(2 * ((size_t)nnbr + 1) * sizeof(dmsg_rr_req));
     (void)len;
     return f;
