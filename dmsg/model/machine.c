@@ -251,6 +251,8 @@ static const key_def keys[] = {
     {"vector.tzL_ns", V_NUM, 0, F(vec_tzL_ns), NS_POS},
     {"vector.ts_ns", V_NUM, 0, F(vec_ts_ns), NS},
     {"vector.latency_ns", V_NUM, 0, F(vec_latency_ns), NS_POS},
+    {"vector.gather.tv_ns", V_NUM, 0, F(gather_tv_ns), NS_POS},
+    {"vector.gather.tzL_ns", V_NUM, 0, F(gather_tzL_ns), NS_POS},
 };
 #undef F
 #undef US
@@ -496,7 +498,8 @@ static dmsg_status check_vector(parse_ctx *pc, const dmsg_machine *m, const int 
 {
     static const char *const group[] = {"vector.L",      "vector.window", "vector.tv_ns",
                                         "vector.tvL_ns", "vector.tz_ns",  "vector.tzL_ns",
-                                        "vector.ts_ns",  "vector.latency_ns"};
+                                        "vector.ts_ns",  "vector.latency_ns",
+                                        "vector.gather.tv_ns", "vector.gather.tzL_ns"};
     int any = 0;
     for (size_t i = 0; i < sizeof group / sizeof group[0]; i++)
         any |= line_of(at, group[i]) != 0;

@@ -95,6 +95,11 @@ typedef struct dmsg_machine {
     double vec_tzL_ns; /* t_z^L: access L elements */
     double vec_ts_ns;  /* t_s: loop overhead saved per vector beyond the window */
     double vec_latency_ns; /* T_L of the vector study; 0: use pf_latency_ns */
+    /* Indexed gathers, strategy (1,L): the issue and access times measured
+     * for an indirect gather (the index loads make them slower than a
+     * constant-stride kernel's); 0: use vec_tv_ns and vec_tzL_ns. */
+    double gather_tv_ns;
+    double gather_tzL_ns;
 } dmsg_machine;
 
 /* Loads a machine. name_or_path is an existing file, or a name looked up as

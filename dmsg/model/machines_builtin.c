@@ -403,11 +403,10 @@ static const char t3e_vscap_text[] =
     "prefetch.latency_ns   = 1480    # T_L of the VSCAP study (1880 ns for a blocking access)"
     "\n"
     "\n"
-    "# Vector commands (REFERENCE.md 2 and 3); t_* from the cyclic shift kernel. Indirect gat"
-    "her\n"
-    "# kernel instead: t_v 462, t_z 156, t_z^L 183 ns (pass them to dmsg-ctm calc vscap with "
-    "--tv\n"
-    "# --tz --tzL).\n"
+    "# Vector commands (REFERENCE.md 2 and 3); t_* from the cyclic shift kernel (constant str"
+    "ides,\n"
+    "# strategy (L,L)); indexed gathers (strategy (1,L)) take the indirect gather kernel's ti"
+    "mes.\n"
     "vector.L      = 8       # elements per vector command, constant stride\n"
     "vector.window = 128     # C_V\n"
     "vector.tv_ns  = 148     # t_v, cyclic shift\n"
@@ -415,7 +414,9 @@ static const char t3e_vscap_text[] =
     "vector.tz_ns  = 148     # t_z, cyclic shift\n"
     "vector.tzL_ns = 144     # t_z^L, cyclic shift\n"
     "vector.ts_ns  = 44      # t_s, loop overhead\n"
-    "vector.latency_ns = 1480  # T_L of the VSCAP study (1880 ns for a blocking access)\n";
+    "vector.latency_ns = 1480  # T_L of the VSCAP study (1880 ns for a blocking access)\n"
+    "vector.gather.tv_ns  = 462  # t_v, indirect gather kernel (index load included)\n"
+    "vector.gather.tzL_ns = 183  # t_z^L, indirect gather kernel (its t_z is 156 ns)\n";
 
 const dmsg_machine_builtin dmsg_machine_builtins[] = {
     {"iwarp", iwarp_text},

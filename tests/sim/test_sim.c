@@ -426,9 +426,14 @@ Test(simfig, t3e_vscap)
     figure("T3E-900 (VSCAP 2000) (L,L) case 3, K = 1024 (sim fetch)", "ns",
            128 * (146 + 144) - (1024 - 128 + 8) / 8 * 44, c3 * 1e9, 0.10, "estimate",
            "sim simfig/t3e_vscap");
+    /* Indexed fetches: (1,L) with the indirect gather kernel's t_v = 462 and
+     * t_z^L = 183 ns; the latency bounds at K = 64, the accesses at 1024. */
     double g = sim_value(m, "DMSG_SIM_FETCH=vector", "fetch", "64 0", "fetch ");
-    figure("T3E-900 (VSCAP 2000) (1,L) indexed gather, K = 64 (sim fetch)", "ns", 64 * 148 + 1480,
+    figure("T3E-900 (VSCAP 2000) (1,L) indexed gather, K = 64 (sim fetch)", "ns", 64 * 462 + 1480,
            g * 1e9, 0.10, "estimate", "sim simfig/t3e_vscap");
+    g = sim_value(m, "DMSG_SIM_FETCH=vector", "fetch", "1024 0", "fetch ");
+    figure("T3E-900 (VSCAP 2000) (1,L) indexed gather, K = 1024 (sim fetch)", "ns",
+           1024 * 462 + 128 * 183, g * 1e9, 0.10, "estimate", "sim simfig/t3e_vscap");
     double b = sim_value(m, "DMSG_SIM_FETCH=blocking", "fetch", "64 4", "fetch ");
     figure("T3E-900 blocking access (sim fetch, per element)", "ns", 1880, b * 1e9 / 64, 0.10,
            "measured (input)", "sim simfig/t3e_vscap");

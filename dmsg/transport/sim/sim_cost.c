@@ -106,8 +106,13 @@ double sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_p
             double L = m->vec_len, tl = m->vec_latency_ns > 0 ? m->vec_latency_ns
                                                               : m->pf_latency_ns;
             if (src == DMSG_PAT_INDEXED) {
-                t = dmsg_ctm_vscap_1L(k, L, tl, m->vec_tv_ns, m->vec_tzL_ns, NULL, 0) * 1e-9;
-                *issue_part = k * m->vec_tv_ns * 1e-9;
+                /* An indexed gather: single prefetches, vector access, with
+                 * the indirect-gather kernel's times where the machine has
+                 * them. */
+                double tv = m->gather_tv_ns > 0 ? m->gather_tv_ns : m->vec_tv_ns;
+                double tzL = m->gather_tzL_ns > 0 ? m->gather_tzL_ns : m->vec_tzL_ns;
+                t = dmsg_ctm_vscap_1L(k, L, tl, tv, tzL, NULL, 0) * 1e-9;
+                *issue_part = k * tv * 1e-9;
             } else {
                 t = dmsg_ctm_vscap_LL(k, L, tl, m->net_issue_ns, m->vec_tvL_ns, m->vec_tzL_ns,
                                       m->vec_ts_ns, m->vec_window, NULL, NULL, 0) * 1e-9;
