@@ -1,0 +1,371 @@
+/* The plan layer's pure parts: distributed array descriptors and queries,
+ * assignment checks, and the closed-form pieces, compared element by element
+ * with a serial evaluation for random statements on 1 to 64 PEs. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg_plan.h"
+#include "tests/plan_rand.h"
+
+static dmsg_darray_desc desc1(size_t n, int dist, size_t block, int p)
+{
+    dmsg_darray_desc d = {.ndims = 1, .extent = {n}, .elem_size = 8, .grid_ndims = 1,
+                          .grid = {p}, .dist = {dist}, .block = {block}};
+    return d;
+}
+
+Test(darray, block_owner_and_extent)
+{
+    dmsg_darray a;
+    dmsg_darray_desc d = desc1(10, DMSG_DIST_BLOCK, 0, 4);
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_OK);
+    cr_assert_eq(a.blk[0], 3);
+    cr_assert_eq(a.lmax[0], 3);
+    cr_assert_eq(a.bytes, 24);
+    size_t want_owner[10] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3};
+    for (size_t i = 0; i < 10; i++) {
+        int pe;
+        size_t off, back;
+        cr_assert_eq(dmsg_darray_locate(&a, &i, &pe, &off), DMSG_OK);
+        cr_assert_eq(pe, want_owner[i]);
+        cr_assert_eq(off, (i % 3) * 8);
+        size_t l = i % 3;
+        cr_assert_eq(dmsg_darray_global(&a, pe, &l, &back), DMSG_OK);
+        cr_assert_eq(back, i);
+    }
+    size_t ext;
+    cr_assert_eq(dmsg_darray_local_extent(&a, 3, &ext), DMSG_OK);
+    cr_assert_eq(ext, 1);
+    cr_assert_eq(dmsg_darray_local_extent(&a, 4, &ext), DMSG_OK); /* outside the grid */
+    cr_assert_eq(ext, 0);
+}
+
+Test(darray, cyclic_k_owner_local_index)
+{
+    dmsg_darray a;
+    dmsg_darray_desc d = desc1(11, DMSG_DIST_CYCLIC, 2, 3);
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_OK);
+    /* blocks of 2 dealt to 0,1,2,0,1,2: 0-1 p0, 2-3 p1, 4-5 p2, 6-7 p0, 8-9 p1, 10 p2 */
+    size_t want_pe[11] = {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2};
+    size_t want_l[11] = {0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2};
+    for (size_t i = 0; i < 11; i++) {
+        int pe;
+        size_t off;
+        cr_assert_eq(dmsg_darray_locate(&a, &i, &pe, &off), DMSG_OK);
+        cr_assert_eq(pe, want_pe[i], "index %zu", i);
+        cr_assert_eq(off, want_l[i] * 8, "index %zu", i);
+    }
+    size_t ext[3];
+    for (int p = 0; p < 3; p++)
+        cr_assert_eq(dmsg_darray_local_extent(&a, p, &ext[p]), DMSG_OK);
+    cr_assert_eq(ext[0], 4);
+    cr_assert_eq(ext[1], 4);
+    cr_assert_eq(ext[2], 3);
+}
+
+Test(darray, grid_halo_layout)
+{
+    /* 2-D: dim 0 CYCLIC onto grid dim 1, dim 1 BLOCK onto grid dim 0, halos. */
+    dmsg_darray_desc d = {.ndims = 2, .extent = {5, 8}, .elem_size = 4, .grid_ndims = 2,
+                          .grid = {2, 3}, .dist = {DMSG_DIST_CYCLIC, DMSG_DIST_BLOCK},
+                          .onto = {1, 0}, .halo_lo = {1, 2}, .halo_hi = {1, 0}, .pad = {1, 0}};
+    dmsg_darray a;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_OK);
+    cr_assert_eq(a.lmax[0], 2); /* 5 over 3: 2 2 1 */
+    cr_assert_eq(a.lmax[1], 4); /* 8 over 2 */
+    cr_assert_eq(a.stride[0], 4);
+    cr_assert_eq(a.stride[1], 4 * (1 + 2 + 1 + 1));
+    cr_assert_eq(a.origin, 4 * 1 + 20 * 2);
+    cr_assert_eq(a.bytes, 20 * (2 + 4));
+    size_t g[2] = {4, 5};
+    int pe;
+    size_t off;
+    cr_assert_eq(dmsg_darray_locate(&a, g, &pe, &off), DMSG_OK);
+    /* dim 0: index 4 -> coordinate 1 (grid dim 1), local 1; dim 1: index 5 ->
+     * coordinate 1 (grid dim 0), local 1. Rank = c0 + 2*c1 = 1 + 2*1. */
+    cr_assert_eq(pe, 3);
+    cr_assert_eq(off, a.origin + 1 * 4 + 1 * 20);
+}
+
+Test(darray, unused_grid_dim_holds_at_zero)
+{
+    dmsg_darray_desc d = {.ndims = 1, .extent = {6}, .elem_size = 8, .grid_ndims = 2,
+                          .grid = {2, 2}, .dist = {DMSG_DIST_BLOCK}, .onto = {1}};
+    dmsg_darray a;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_OK);
+    size_t ext;
+    int want[4] = {3, 0, 3, 0}; /* grid dim 0 unused: only coordinate 0 (ranks 0, 2) */
+    for (int p = 0; p < 4; p++) {
+        cr_assert_eq(dmsg_darray_local_extent(&a, p, &ext), DMSG_OK);
+        cr_assert_eq(ext, (size_t)want[p], "pe %d", p);
+    }
+}
+
+Test(darray, errors)
+{
+    dmsg_darray a;
+    memset(&a, 0x5a, sizeof a);
+    dmsg_darray_desc ok = desc1(10, DMSG_DIST_BLOCK, 0, 4), d;
+    cr_assert_eq(dmsg_darray_init(NULL, &ok), DMSG_ERR_NULL);
+    cr_assert_eq(dmsg_darray_init(&a, NULL), DMSG_ERR_NULL);
+    d = ok, d.ndims = 0;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
+    d = ok, d.ndims = DMSG_MAX_DIMS + 1;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
+    d = ok, d.elem_size = 0;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
+    d = ok, d.extent[0] = 0;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
+    d = ok, d.grid[0] = 0;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
+    d = ok, d.grid_ndims = 0;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
+    d = ok, d.dist[0] = 7;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
+    d = ok, d.block[0] = 2; /* BLOCK(2) cannot hold 10 on 4 */
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
+    d = ok, d.onto[0] = 1;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
+    d = (dmsg_darray_desc){.ndims = 2, .extent = {4, 4}, .elem_size = 8, .grid_ndims = 1,
+                           .grid = {2}, .dist = {DMSG_DIST_BLOCK, DMSG_DIST_CYCLIC}};
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG); /* both onto grid dim 0 */
+    d = ok, d.extent[0] = SIZE_MAX / 2, d.grid[0] = 1;
+    cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_OVERFLOW);
+    /* Nothing was written by the failures. */
+    unsigned char pat[sizeof a];
+    memset(pat, 0x5a, sizeof pat);
+    cr_assert_eq(memcmp(&a, pat, sizeof a), 0);
+    cr_assert_eq(dmsg_darray_init(&a, &ok), DMSG_OK);
+    size_t i = 10, l = 3, g = 99;
+    int pe = -5;
+    cr_assert_eq(dmsg_darray_owner(&a, &i, &pe), DMSG_ERR_RANGE);
+    cr_assert_eq(pe, -5);
+    cr_assert_eq(dmsg_darray_global(&a, 3, &l, &g), DMSG_ERR_RANGE); /* PE 3 owns 1 */
+    cr_assert_eq(g, 99);
+    cr_assert_eq(dmsg_darray_global(&a, -1, &l, &g), DMSG_ERR_PE);
+    cr_assert_eq(dmsg_darray_local_extent(&a, -1, &g), DMSG_ERR_PE);
+    cr_assert_eq(dmsg_darray_owner(&a, NULL, &pe), DMSG_ERR_NULL);
+}
+
+/* Two 1-D BLOCK arrays of n on p PEs: B = A. */
+static void setup_copy(dmsg_darray *a, dmsg_darray *b, dmsg_assign *as, size_t n, int p)
+{
+    dmsg_darray_desc d = desc1(n, DMSG_DIST_BLOCK, 0, p);
+    cr_assert_eq(dmsg_darray_init(a, &d), DMSG_OK);
+    cr_assert_eq(dmsg_darray_init(b, &d), DMSG_OK);
+    cr_assert_eq(dmsg_assign_init(as, b, a), DMSG_OK);
+}
+
+Test(assign, check_errors)
+{
+    dmsg_darray a, b;
+    dmsg_assign as, t;
+    setup_copy(&a, &b, &as, 16, 4);
+    cr_assert_eq(dmsg_assign_check(&as, 4), DMSG_OK);
+    cr_assert_eq(dmsg_assign_check(NULL, 4), DMSG_ERR_NULL);
+    cr_assert_eq(dmsg_assign_check(&as, 3), DMSG_ERR_PE);
+    t = as, t.ssec.step[0] = 0;
+    cr_assert_eq(dmsg_assign_check(&t, 4), DMSG_ERR_ARG);
+    t = as, t.ssec.hi[0] = 16; /* one past the end: last index 16 */
+    cr_assert_eq(dmsg_assign_check(&t, 4), DMSG_ERR_RANGE);
+    t = as, t.ssec.lo[0] = 1; /* 15 elements against 16 */
+    cr_assert_eq(dmsg_assign_check(&t, 4), DMSG_ERR_ARG);
+    t = as, t.ssec.lo[0] = 15, t.ssec.hi[0] = 0, t.ssec.step[0] = -1; /* reversed: fine */
+    cr_assert_eq(dmsg_assign_check(&t, 4), DMSG_OK);
+    t = as, t.dsec.hi[0] = 18, t.dsec.step[0] = 2, t.ssec.hi[0] = 9; /* 0,2,..,18: 18 outside */
+    cr_assert_eq(dmsg_assign_check(&t, 4), DMSG_ERR_RANGE);
+    t = as, t.perm[0] = 1;
+    cr_assert_eq(dmsg_assign_check(&t, 4), DMSG_ERR_ARG);
+    t = as, t.perm[0] = -1; /* unmatched, but 16 elements */
+    cr_assert_eq(dmsg_assign_check(&t, 4), DMSG_ERR_ARG);
+    dmsg_darray c;
+    dmsg_darray_desc d4 = desc1(16, DMSG_DIST_BLOCK, 0, 4);
+    d4.elem_size = 4;
+    cr_assert_eq(dmsg_darray_init(&c, &d4), DMSG_OK);
+    t = as, t.src = &c;
+    cr_assert_eq(dmsg_assign_check(&t, 4), DMSG_ERR_ARG);
+    size_t n = 77;
+    cr_assert_eq(dmsg_assign_pieces(&as, 4, 0, 4, NULL, 0, &n), DMSG_ERR_PE);
+    cr_assert_eq(n, 77);
+    cr_assert_eq(dmsg_assign_pieces(&as, 4, 0, 0, NULL, 0, NULL), DMSG_ERR_NULL);
+}
+
+Test(assign, block_copy_is_one_piece_to_self)
+{
+    dmsg_darray a, b;
+    dmsg_assign as;
+    setup_copy(&a, &b, &as, 16, 4);
+    for (int p = 0; p < 4; p++)
+        for (int q = 0; q < 4; q++) {
+            dmsg_piece pc[2];
+            size_t n;
+            cr_assert_eq(dmsg_assign_pieces(&as, 4, p, q, pc, 2, &n), DMSG_OK);
+            cr_assert_eq(n, p == q ? 1u : 0u);
+            if (n) {
+                cr_assert_eq(pc[0].elems, 4);
+                cr_assert_eq(pc[0].src_off, 0);
+                cr_assert_eq(pc[0].dst_off, 0);
+            }
+        }
+}
+
+Test(assign, block_to_cyclic_folds)
+{
+    /* BLOCK -> CYCLIC(2) of 64 on 4: p owns 16 contiguous, q gets blocks of 2
+     * every 8: one piece of 2 x 2 (two runs of 2) per pair, not 2 pieces. */
+    dmsg_darray a, b;
+    dmsg_darray_desc da = desc1(64, DMSG_DIST_BLOCK, 0, 4), db = desc1(64, DMSG_DIST_CYCLIC, 2, 4);
+    cr_assert_eq(dmsg_darray_init(&a, &da), DMSG_OK);
+    cr_assert_eq(dmsg_darray_init(&b, &db), DMSG_OK);
+    dmsg_assign as;
+    cr_assert_eq(dmsg_assign_init(&as, &b, &a), DMSG_OK);
+    for (int p = 0; p < 4; p++)
+        for (int q = 0; q < 4; q++) {
+            dmsg_piece pc[4];
+            size_t n;
+            cr_assert_eq(dmsg_assign_pieces(&as, 4, p, q, pc, 4, &n), DMSG_OK);
+            cr_assert_eq(n, 1);
+            cr_assert_eq(pc[0].elems, 4);
+            cr_assert_eq(pc[0].src.ndims, 2);
+            cr_assert_eq(pc[0].src.stride[1], 8 * 8); /* next run 8 elements on in A */
+            cr_assert_eq(pc[0].dst.stride[1], 2 * 8); /* next local block in B */
+        }
+}
+
+/* Walks a layout's element offsets in row-major order into out. */
+static size_t offsets(const dmsg_layout *l, ptrdiff_t *out)
+{
+    size_t idx[DMSG_MAX_DIMS] = {0}, n = 0;
+    for (;;) {
+        ptrdiff_t o = 0;
+        for (int d = 0; d < l->ndims; d++)
+            o += (ptrdiff_t)idx[d] * l->stride[d];
+        out[n++] = o;
+        int d = 0;
+        while (d < l->ndims && ++idx[d] == l->count[d])
+            idx[d++] = 0;
+        if (d == l->ndims)
+            return n;
+    }
+}
+
+/* Every element of dst's section is written exactly once, by the owner of
+ * the right source element, from the right local offset, to the right
+ * local offset; nothing else is written. */
+static void check_statement(uint64_t seed, int npes, long max_len)
+{
+    dmsg_darray_desc da, db;
+    dmsg_assign as;
+    prand_statement(seed, npes, max_len, &da, &db, &as);
+    dmsg_darray A, B;
+    cr_assert_eq(dmsg_darray_init(&A, &da), DMSG_OK, "seed %llu", (unsigned long long)seed);
+    cr_assert_eq(dmsg_darray_init(&B, &db), DMSG_OK, "seed %llu", (unsigned long long)seed);
+    as.src = &A;
+    as.dst = &B;
+    cr_assert_eq(dmsg_assign_check(&as, npes), DMSG_OK, "seed %llu", (unsigned long long)seed);
+    size_t na = 1, nb = 1, elem = da.elem_size;
+    for (int d = 0; d < da.ndims; d++)
+        na *= da.extent[d];
+    for (int d = 0; d < db.ndims; d++)
+        nb *= db.extent[d];
+    /* (pe, local element slot) -> linear global index + 1, for both arrays. */
+    size_t sa = A.bytes / elem, sb = B.bytes / elem;
+    size_t *amap = calloc((size_t)npes * sa, sizeof *amap);
+    size_t *bmap = calloc((size_t)npes * sb, sizeof *bmap);
+    size_t *got = calloc(nb, sizeof *got);
+    int *writes = calloc(nb, sizeof *writes);
+    cr_assert(amap && bmap && got && writes);
+    size_t g[DMSG_MAX_DIMS], ga[DMSG_MAX_DIMS];
+    for (size_t lin = 0; lin < na; lin++) {
+        int pe;
+        size_t off;
+        prand_unlinear(&A, lin, g);
+        cr_assert_eq(dmsg_darray_locate(&A, g, &pe, &off), DMSG_OK);
+        cr_assert_eq(off % elem, 0);
+        amap[(size_t)pe * sa + off / elem] = lin + 1;
+    }
+    for (size_t lin = 0; lin < nb; lin++) {
+        int pe;
+        size_t off;
+        prand_unlinear(&B, lin, g);
+        cr_assert_eq(dmsg_darray_locate(&B, g, &pe, &off), DMSG_OK);
+        bmap[(size_t)pe * sb + off / elem] = lin + 1;
+    }
+    ptrdiff_t *oa = malloc(nb * sizeof *oa), *ob = malloc(nb * sizeof *ob);
+    cr_assert(oa && ob);
+    for (int p = 0; p < npes; p++)
+        for (int q = 0; q < npes; q++) {
+            size_t n;
+            cr_assert_eq(dmsg_assign_pieces(&as, npes, p, q, NULL, 0, &n), DMSG_OK);
+            dmsg_piece *pc = malloc((n ? n : 1) * sizeof *pc);
+            cr_assert_eq(dmsg_assign_pieces(&as, npes, p, q, pc, n, &n), DMSG_OK);
+            for (size_t k = 0; k < n; k++) {
+                cr_assert(pc[k].src.ndims >= 1 && pc[k].src.ndims <= DMSG_MAX_DIMS);
+                size_t ea = offsets(&pc[k].src, oa), eb = offsets(&pc[k].dst, ob);
+                cr_assert_eq(ea, eb);
+                cr_assert_eq(ea, pc[k].elems);
+                for (size_t e = 0; e < ea; e++) {
+                    ptrdiff_t xa = (ptrdiff_t)pc[k].src_off + oa[e];
+                    ptrdiff_t xb = (ptrdiff_t)pc[k].dst_off + ob[e];
+                    cr_assert(xa >= 0 && (size_t)xa < A.bytes && xa % (ptrdiff_t)elem == 0,
+                              "seed %llu: source offset %td", (unsigned long long)seed, xa);
+                    cr_assert(xb >= 0 && (size_t)xb < B.bytes && xb % (ptrdiff_t)elem == 0);
+                    size_t la = amap[(size_t)p * sa + (size_t)xa / elem];
+                    size_t lb = bmap[(size_t)q * sb + (size_t)xb / elem];
+                    cr_assert(la && lb, "seed %llu: piece touches a halo or padding",
+                              (unsigned long long)seed);
+                    got[lb - 1] = la;
+                    writes[lb - 1]++;
+                }
+            }
+            free(pc);
+        }
+    for (size_t lin = 0; lin < nb; lin++) {
+        prand_unlinear(&B, lin, g);
+        if (prand_source_of(&as, g, ga)) {
+            cr_assert_eq(writes[lin], 1, "seed %llu npes %d: B[%zu] written %d times",
+                         (unsigned long long)seed, npes, lin, writes[lin]);
+            cr_assert_eq(got[lin], prand_linear(&A, ga) + 1, "seed %llu npes %d: B[%zu]",
+                         (unsigned long long)seed, npes, lin);
+        } else {
+            cr_assert_eq(writes[lin], 0, "seed %llu: B[%zu] outside the section written",
+                         (unsigned long long)seed, lin);
+        }
+    }
+    free(oa);
+    free(ob);
+    free(amap);
+    free(bmap);
+    free(got);
+    free(writes);
+}
+
+Test(assign, random_statements_1_to_8_pes)
+{
+    for (uint64_t seed = 1; seed <= 1500; seed++)
+        check_statement(seed, (int)(seed % 8) + 1, 12);
+}
+
+Test(assign, random_statements_64_pes)
+{
+    for (uint64_t seed = 5001; seed <= 5040; seed++)
+        check_statement(seed, 64, 40);
+}
+
+Test(assign, long_cyclic_sections_fold)
+{
+    /* CYCLIC(3) -> BLOCK over 1000 elements on 8 PEs: the pieces of a pair
+     * stay few (folded runs), far fewer than the 42 blocks involved. */
+    dmsg_darray a, b;
+    dmsg_darray_desc da = desc1(1000, DMSG_DIST_CYCLIC, 3, 8), db = desc1(1000, DMSG_DIST_BLOCK, 0, 8);
+    cr_assert_eq(dmsg_darray_init(&a, &da), DMSG_OK);
+    cr_assert_eq(dmsg_darray_init(&b, &db), DMSG_OK);
+    dmsg_assign as;
+    cr_assert_eq(dmsg_assign_init(&as, &b, &a), DMSG_OK);
+    for (int p = 0; p < 8; p++)
+        for (int q = 0; q < 8; q++) {
+            size_t n;
+            cr_assert_eq(dmsg_assign_pieces(&as, 8, p, q, NULL, 0, &n), DMSG_OK);
+            cr_assert_leq(n, 3, "p %d q %d: %zu pieces", p, q, n);
+        }
+}
