@@ -43,4 +43,48 @@ void plan_pieces_free(plan_pieces *ps);
 /* A fingerprint of everything the PEs must agree on for a plan. */
 uint64_t plan_hash_assign(const dmsg_assign *as, int mech, const char *machine);
 
+/* ------------------------------------------------------------ plan.c */
+
+/* One partner of a plan. On the send side pieces are what this PE deposits
+ * to pe; on the receive side what pe deposits here (kept for unpacking). */
+typedef struct plan_peer {
+    int pe;
+    size_t first, npieces; /* range in the plan's send or recv pieces */
+    uint64_t bytes;        /* payload */
+    int packable;          /* 1: this pair packs when packing is on */
+    size_t stage_off;      /* send: my chunk in pe's staging; recv: pe's chunk in mine */
+    double mbs_direct, mbs_pack; /* model predictions (send side; 0 without a model) */
+} plan_peer;
+
+/* Trial executions of DMSG_PLAN_MEASURE: direct, packed, direct, packed. */
+#define PLAN_TRIALS 4
+
+struct dmsg_plan {
+    dmsg_darray src, dst; /* copies of the caller's arrays */
+    size_t elem;
+    int mech, me, npes;
+    int pack_on;          /* packable pairs pack in the next execution */
+    dmsg_ctr ctr;
+    char *xch;            /* symmetric: one row per PE for the create and measure exchanges */
+    size_t rowsz;
+    char *stage;          /* symmetric: incoming packed chunks, then the send buffer */
+    size_t stage_in;      /* bytes of incoming chunks (offset of the send buffer) */
+    plan_pieces sendp, recvp;
+    plan_peer *to, *from; /* partners with pieces, staggered order */
+    int nto, nfrom;
+    int started;
+    uint64_t execs;
+    double t0, best[2];   /* MEASURE: this PE's best trial, direct and packed */
+    double measured[2];   /* MEASURE: slowest PE's best, direct and packed */
+    char machine[32];
+};
+
+/* Deposits this PE sends and the messages it awaits with packing on/off. */
+uint64_t plan_recv_msgs(const dmsg_plan *pl, int pack_on);
+uint64_t plan_send_msgs(const dmsg_plan *pl, int pack_on);
+
+/* 1 if both sides of the only piece are one contiguous run (packing them
+ * would only add copies). */
+int plan_piece_contiguous(const dmsg_piece *pc, size_t elem);
+
 #endif

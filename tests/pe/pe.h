@@ -33,6 +33,7 @@ extern const pe_case pe_sync_cases[];
 extern const pe_case pe_alloc_cases[];
 extern const pe_case pe_error_cases[];
 extern const pe_case pe_crash_cases[];
+extern const pe_case pe_plan_cases[];
 
 /* ------------------------------------------------------------ reporting */
 

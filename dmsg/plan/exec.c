@@ -1,0 +1,153 @@
+/* Executing a plan: clearance, the deposits in staggered order, the await
+ * of the precomputed count, unpacking; and DMSG_PLAN_MEASURE's trials.
+ * Nothing here allocates: a plan's execution is as cheap as the calls it
+ * makes. Packing and unpacking are deposits to oneself, so the copy engine
+ * does them (tiled), and a simulated machine charges them as local copies. */
+#include <string.h>
+#include "dmsg/plan/choose.h"
+
+/* A contiguous run of n elements. */
+static dmsg_layout run(size_t n, size_t elem)
+{
+    dmsg_layout l;
+    memset(&l, 0, sizeof l);
+    l.ndims = 1;
+    l.count[0] = n;
+    l.stride[0] = (ptrdiff_t)elem;
+    return l;
+}
+
+/* Gathers pr's pieces into the send buffer, then one deposit into pr's
+ * staging area. */
+static int send_packed(dmsg_plan *pl, const plan_peer *pr)
+{
+    char *buf = pl->stage + pl->stage_in, *src = pl->src.base;
+    size_t off = 0;
+    for (size_t k = pr->first; k < pr->first + pr->npieces; k++) {
+        const dmsg_piece *pc = &pl->sendp.v[k];
+        dmsg_layout l = run(pc->elems, pl->elem);
+        int st = dmsg_deposit_section(buf + off, &l, src + pc->src_off, &pc->src, pl->elem, pl->me,
+                                      DMSG_CTR_NONE);
+        if (st != DMSG_OK)
+            return st;
+        off += pc->elems * pl->elem;
+    }
+    int st = dmsg_quiet(); /* the packed bytes are in place before they leave */
+    if (st != DMSG_OK)
+        return st;
+    return dmsg_deposit(pl->stage + pr->stage_off, buf, (size_t)pr->bytes, pr->pe, pl->ctr);
+}
+
+static int send_direct(dmsg_plan *pl, const plan_peer *pr)
+{
+    char *src = pl->src.base, *dst = pl->dst.base;
+    for (size_t k = pr->first; k < pr->first + pr->npieces; k++) {
+        const dmsg_piece *pc = &pl->sendp.v[k];
+        int st = dmsg_deposit_section(dst + pc->dst_off, &pc->dst, src + pc->src_off, &pc->src,
+                                      pl->elem, pr->pe, pl->ctr);
+        if (st != DMSG_OK)
+            return st;
+    }
+    return DMSG_OK;
+}
+
+/* Scatters the chunk pr deposited into my staging area. */
+static int unpack(dmsg_plan *pl, const plan_peer *pr)
+{
+    char *in = pl->stage + pr->stage_off, *dst = pl->dst.base;
+    for (size_t k = pr->first; k < pr->first + pr->npieces; k++) {
+        const dmsg_piece *pc = &pl->recvp.v[k];
+        dmsg_layout l = run(pc->elems, pl->elem);
+        int st = dmsg_deposit_section(dst + pc->dst_off, &pc->dst, in, &l, pl->elem, pl->me,
+                                      DMSG_CTR_NONE);
+        if (st != DMSG_OK)
+            return st;
+        in += pc->elems * pl->elem;
+    }
+    return DMSG_OK;
+}
+
+int dmsg_plan_start(dmsg_plan *pl)
+{
+    if (pl == NULL)
+        return DMSG_FAIL(DMSG_ERR_NULL, "plan_start: NULL plan");
+    if (pl->started)
+        return DMSG_FAIL(DMSG_ERR_STATE, "plan_start: started and not finished");
+    if (pl->mech == DMSG_PLAN_MEASURE && pl->execs < PLAN_TRIALS)
+        pl->pack_on = (int)(pl->execs % 2); /* trials: direct, packed, direct, packed */
+    int st = dmsg_sync();
+    if (st != DMSG_OK)
+        return st;
+    pl->started = 1;
+    pl->t0 = dmsg_wtime();
+    for (int i = 0; i < pl->nto; i++) {
+        const plan_peer *pr = &pl->to[i];
+        st = pl->pack_on && pr->packable ? send_packed(pl, pr) : send_direct(pl, pr);
+        if (st != DMSG_OK)
+            return st; /* started stays set: finish still awaits what did arrive */
+    }
+    return DMSG_OK;
+}
+
+/* After the last trial: every PE learns every PE's best times, and all keep
+ * the mechanism whose slowest PE was faster. */
+static int decide(dmsg_plan *pl)
+{
+    double mine[2] = {pl->best[0], pl->best[1]};
+    int st = plan_exchange(pl, mine, sizeof mine);
+    if (st != DMSG_OK)
+        return st;
+    double worst[2] = {0, 0};
+    for (int p = 0; p < pl->npes; p++) {
+        const double *t = (const double *)(pl->xch + (size_t)p * pl->rowsz);
+        for (int k = 0; k < 2; k++)
+            worst[k] = t[k] > worst[k] ? t[k] : worst[k];
+    }
+    pl->measured[0] = worst[0];
+    pl->measured[1] = worst[1];
+    pl->pack_on = worst[1] < worst[0];
+    /* The rows are read; the next exchange (none yet) would start after
+     * the next execution's dmsg_sync. */
+    return DMSG_OK;
+}
+
+int dmsg_plan_finish(dmsg_plan *pl)
+{
+    if (pl == NULL)
+        return DMSG_FAIL(DMSG_ERR_NULL, "plan_finish: NULL plan");
+    if (!pl->started)
+        return DMSG_FAIL(DMSG_ERR_STATE, "plan_finish: plan not started");
+    int st = dmsg_await(pl->ctr, plan_recv_msgs(pl, pl->pack_on));
+    if (st != DMSG_OK)
+        return st;
+    pl->started = 0;
+    int unpacked = 0;
+    for (int i = 0; pl->pack_on && i < pl->nfrom; i++) {
+        if (!pl->from[i].packable)
+            continue;
+        st = unpack(pl, &pl->from[i]);
+        if (st != DMSG_OK)
+            return st;
+        unpacked = 1;
+    }
+    if (unpacked && (st = dmsg_quiet()) != DMSG_OK)
+        return st;
+    double t = dmsg_wtime() - pl->t0;
+    uint64_t trial = pl->execs++;
+    if (pl->mech == DMSG_PLAN_MEASURE && trial < PLAN_TRIALS) {
+        int k = (int)(trial % 2);
+        if (trial < 2 || t < pl->best[k])
+            pl->best[k] = t;
+        if (trial == PLAN_TRIALS - 1)
+            return decide(pl);
+    }
+    return DMSG_OK;
+}
+
+int dmsg_plan_execute(dmsg_plan *pl)
+{
+    int st = dmsg_plan_start(pl);
+    if (st != DMSG_OK)
+        return st;
+    return dmsg_plan_finish(pl);
+}

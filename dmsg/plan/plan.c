@@ -1,0 +1,302 @@
+/* Plans: building one (pieces per partner, the mechanism choice, one
+ * agreement exchange, counter and staging memory), inspecting, destroying. */
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/plan/choose.h"
+#include "dmsg/plan/plan_impl.h"
+
+int plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
+{
+    const dmsg_layout *ls[2] = {&pc->src, &pc->dst};
+    for (int s = 0; s < 2; s++) {
+        ptrdiff_t want = (ptrdiff_t)elem;
+        for (int d = 0; d < ls[s]->ndims; d++) {
+            if (ls[s]->count[d] == 1)
+                continue;
+            if (ls[s]->stride[d] != want)
+                return 0;
+            want *= (ptrdiff_t)ls[s]->count[d];
+        }
+    }
+    return 1;
+}
+
+uint64_t plan_send_msgs(const dmsg_plan *pl, int pack_on)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < pl->nto; i++)
+        n += pack_on && pl->to[i].packable ? 1 : pl->to[i].npieces;
+    return n;
+}
+
+uint64_t plan_recv_msgs(const dmsg_plan *pl, int pack_on)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < pl->nfrom; i++)
+        n += pack_on && pl->from[i].packable ? 1 : pl->from[i].npieces;
+    return n;
+}
+
+/* The pieces between this PE and every partner, one direction. */
+static dmsg_status build_side(dmsg_plan *pl, const dmsg_assign *as, int sending)
+{
+    plan_pieces *ps = sending ? &pl->sendp : &pl->recvp;
+    plan_peer *peers = calloc((size_t)pl->npes, sizeof *peers);
+    if (peers == NULL)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+    int n = 0;
+    for (int i = 0; i < pl->npes; i++) {
+        /* Staggered: I send to me+i and receive from me-i, so that in step i
+         * every PE has exactly one partner in each direction. */
+        int other = sending ? (pl->me + i) % pl->npes : (pl->me - i + pl->npes) % pl->npes;
+        size_t first = ps->n;
+        dmsg_status st = sending ? plan_pair_pieces(as, pl->me, other, ps)
+                                 : plan_pair_pieces(as, other, pl->me, ps);
+        if (st != DMSG_OK) {
+            free(peers);
+            return st;
+        }
+        if (ps->n == first)
+            continue;
+        plan_peer *pr = &peers[n++];
+        pr->pe = other;
+        pr->first = first;
+        pr->npieces = ps->n - first;
+        for (size_t k = first; k < ps->n; k++)
+            pr->bytes += ps->v[k].elems * pl->elem;
+    }
+    if (sending) {
+        pl->to = peers;
+        pl->nto = n;
+    } else {
+        pl->from = peers;
+        pl->nfrom = n;
+    }
+    return DMSG_OK;
+}
+
+/* Local checks of plan_create, before anything is exchanged. */
+static dmsg_status check_local(const dmsg_assign *as, const dmsg_plan_opts *opts, int npes,
+                               dmsg_plan **out)
+{
+    if (out == NULL)
+        return DMSG_FAIL(DMSG_ERR_NULL, "plan_create: NULL plan pointer");
+    dmsg_status st = dmsg_assign_check(as, npes);
+    if (st != DMSG_OK)
+        return st;
+    const dmsg_darray *a = as->src, *b = as->dst;
+    if (a->base == NULL || b->base == NULL)
+        return DMSG_FAIL(DMSG_ERR_ARG, "plan_create: array without storage");
+    if (!dmsg_addr_is_symmetric(a->base, a->bytes) || !dmsg_addr_is_symmetric(b->base, b->bytes))
+        return DMSG_FAIL(DMSG_ERR_RANGE, "plan_create: array storage is not symmetric");
+    const char *pa = a->base, *pb = b->base;
+    if (pa < pb + b->bytes && pb < pa + a->bytes)
+        return DMSG_FAIL(DMSG_ERR_ARG, "plan_create: source and destination share storage");
+    if (opts != NULL && (opts->mech < DMSG_PLAN_MODEL || opts->mech > DMSG_PLAN_MEASURE))
+        return DMSG_FAIL(DMSG_ERR_ARG, "plan_create: unknown mechanism %d", opts->mech);
+    return DMSG_OK;
+}
+
+/* One row of the create exchange: hash, status, then per receiver the
+ * bytes this PE packs for it (0: direct). */
+typedef struct xrow {
+    uint64_t hash;
+    int64_t status;
+    uint64_t packed[];
+} xrow;
+
+static xrow *row_of(const dmsg_plan *pl, int pe)
+{
+    return (xrow *)(pl->xch + (size_t)pe * pl->rowsz);
+}
+
+/* Deposits this PE's row to every PE and waits until all rows are there. */
+dmsg_status plan_exchange(dmsg_plan *pl, const void *row, size_t len)
+{
+    for (int i = 0; i < pl->npes; i++) {
+        int q = (pl->me + i) % pl->npes;
+        int st = dmsg_deposit(pl->xch + (size_t)pl->me * pl->rowsz, row, len, q, DMSG_CTR_NONE);
+        if (st != DMSG_OK)
+            return st;
+    }
+    return dmsg_sync();
+}
+
+/* The verdict of the exchange, the same on every PE. */
+static dmsg_status verdict(const dmsg_plan *pl)
+{
+    for (int p = 0; p < pl->npes; p++)
+        if (row_of(pl, p)->status != DMSG_OK)
+            return (dmsg_status)row_of(pl, p)->status;
+    for (int p = 1; p < pl->npes; p++)
+        if (row_of(pl, p)->hash != row_of(pl, 0)->hash)
+            return DMSG_FAIL(DMSG_ERR_COLLECTIVE, "plan_create: PE %d passed another "
+                             "assignment than PE 0", p);
+    return DMSG_OK;
+}
+
+/* From the packed-bytes matrix: offsets of the chunks in the staging areas
+ * and the size every PE allocates (the largest need of any PE). */
+static size_t place_chunks(dmsg_plan *pl)
+{
+    size_t in_max = 0, out_max = 0;
+    for (int q = 0; q < pl->npes; q++) {
+        size_t sum = 0;
+        for (int p = 0; p < pl->npes; p++) {
+            size_t b = row_of(pl, p)->packed[q];
+            if (p == pl->me && q != pl->me)
+                for (int i = 0; i < pl->nto; i++)
+                    if (pl->to[i].pe == q)
+                        pl->to[i].stage_off = sum;
+            if (q == pl->me)
+                for (int i = 0; i < pl->nfrom; i++)
+                    if (pl->from[i].pe == p) {
+                        pl->from[i].stage_off = sum;
+                        pl->from[i].packable = b > 0;
+                    }
+            sum += b;
+            out_max = b > out_max ? b : out_max;
+        }
+        in_max = sum > in_max ? sum : in_max;
+    }
+    /* Chunks start 64-byte aligned in the send buffer's wake. */
+    pl->stage_in = (in_max + 63) / 64 * 64;
+    return out_max == 0 ? 0 : pl->stage_in + out_max;
+}
+
+static void free_local(dmsg_plan *pl)
+{
+    plan_pieces_free(&pl->sendp);
+    plan_pieces_free(&pl->recvp);
+    free(pl->to);
+    free(pl->from);
+    free(pl);
+}
+
+int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan **out)
+{
+    int npes = dmsg_npes(), me = dmsg_pe();
+    if (npes <= 0)
+        return DMSG_FAIL(DMSG_ERR_NOT_INIT, "plan_create: dmsg is not initialized");
+    dmsg_plan *pl = calloc(1, sizeof *pl);
+    if (pl == NULL)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
+    pl->npes = npes;
+    pl->me = me;
+    pl->rowsz = (sizeof(xrow) + (size_t)npes * sizeof(uint64_t) + 63) / 64 * 64;
+    pl->mech = opts != NULL ? opts->mech : DMSG_PLAN_MODEL;
+    /* Every PE goes through the exchange even after a local error, so that
+     * all of them return the same status and none is left waiting. */
+    dmsg_status st = check_local(as, opts, npes, out);
+    if (st == DMSG_OK) {
+        pl->src = *as->src;
+        pl->dst = *as->dst;
+        pl->elem = pl->src.desc.elem_size;
+        st = build_side(pl, as, 1);
+    }
+    if (st == DMSG_OK)
+        st = build_side(pl, as, 0);
+    if (st == DMSG_OK)
+        st = plan_choose(pl, opts != NULL ? opts->machine : NULL);
+    xrow *row = calloc(1, pl->rowsz);
+    if (row == NULL && st == DMSG_OK)
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
+    int ast = dmsg_alloc((size_t)npes * pl->rowsz, (void **)&pl->xch);
+    if (ast != DMSG_OK) {
+        free(row);
+        free_local(pl);
+        return ast;
+    }
+    if (row != NULL) {
+        row->status = st;
+        if (as != NULL && as->src != NULL && as->dst != NULL)
+            row->hash = plan_hash_assign(as, pl->mech, opts != NULL ? opts->machine : NULL);
+        for (int i = 0; st == DMSG_OK && i < pl->nto; i++)
+            if (pl->to[i].packable)
+                row->packed[pl->to[i].pe] = pl->to[i].bytes;
+    }
+    /* A PE without a row still deposits one (status NOMEM) so nobody waits. */
+    xrow fallback = {0, DMSG_ERR_NOMEM};
+    int xst = row != NULL ? plan_exchange(pl, row, pl->rowsz) : plan_exchange(pl, &fallback,
+                                                                               sizeof fallback);
+    free(row);
+    if (xst != DMSG_OK) /* a failed barrier leaves the PEs out of step */
+        return xst;
+    st = verdict(pl);
+    size_t stage = 0;
+    if (st == DMSG_OK)
+        stage = place_chunks(pl);
+    /* Nobody reads the rows after the barrier inside ctr_create / alloc. */
+    if (st == DMSG_OK)
+        st = dmsg_ctr_create(&pl->ctr);
+    if (st == DMSG_OK && stage > 0) {
+        st = dmsg_alloc(stage, (void **)&pl->stage);
+        if (st != DMSG_OK)
+            dmsg_ctr_destroy(pl->ctr);
+    }
+    if (st != DMSG_OK) {
+        dmsg_free(pl->xch);
+        free_local(pl);
+        return st;
+    }
+    pl->pack_on = pl->mech != DMSG_PLAN_DIRECT && pl->mech != DMSG_PLAN_MEASURE;
+    *out = pl;
+    return DMSG_OK;
+}
+
+int dmsg_plan_destroy(dmsg_plan *pl)
+{
+    if (pl == NULL)
+        return DMSG_OK;
+    int st = dmsg_ctr_destroy(pl->ctr);
+    int st2 = pl->stage != NULL ? dmsg_free(pl->stage) : DMSG_OK;
+    int st3 = dmsg_free(pl->xch);
+    free_local(pl);
+    return st != DMSG_OK ? st : st2 != DMSG_OK ? st2 : st3;
+}
+
+int dmsg_plan_get_info(const dmsg_plan *pl, dmsg_plan_info *info)
+{
+    if (pl == NULL || info == NULL)
+        return DMSG_FAIL(DMSG_ERR_NULL, "plan_get_info: NULL argument");
+    dmsg_plan_info t;
+    memset(&t, 0, sizeof t);
+    t.mech = pl->mech;
+    t.partners_send = pl->nto;
+    double bytes = 0, tdirect = 0, tpack = 0;
+    for (int i = 0; i < pl->nto; i++) {
+        const plan_peer *pr = &pl->to[i];
+        t.partners_packed += pl->pack_on && pr->packable;
+        t.send_bytes += pr->bytes;
+        t.pieces += pr->npieces;
+        bytes += (double)pr->bytes;
+        if (pr->mbs_direct > 0)
+            tdirect += (double)pr->bytes / pr->mbs_direct;
+        if (pr->mbs_pack > 0)
+            tpack += (double)pr->bytes / pr->mbs_pack;
+    }
+    for (int i = 0; i < pl->nfrom; i++)
+        t.recv_bytes += pl->from[i].bytes;
+    t.send_msgs = plan_send_msgs(pl, pl->pack_on);
+    t.recv_msgs = plan_recv_msgs(pl, pl->pack_on);
+    t.model_direct_mbs = tdirect > 0 ? bytes / tdirect : 0;
+    t.model_pack_mbs = tpack > 0 ? bytes / tpack : 0;
+    t.measured_direct_s = pl->measured[0];
+    t.measured_pack_s = pl->measured[1];
+    t.executions = pl->execs;
+    memcpy(t.machine, pl->machine, sizeof t.machine);
+    *info = t;
+    return DMSG_OK;
+}
+
+int dmsg_plan_partner(const dmsg_plan *pl, int i, dmsg_plan_partner_info *info)
+{
+    if (pl == NULL || info == NULL)
+        return DMSG_FAIL(DMSG_ERR_NULL, "plan_partner: NULL argument");
+    if (i < 0 || i >= pl->nto)
+        return DMSG_FAIL(DMSG_ERR_ARG, "plan_partner: %d not in 0..%d", i, pl->nto - 1);
+    const plan_peer *pr = &pl->to[i];
+    *info = (dmsg_plan_partner_info){pr->pe, pl->pack_on && pr->packable, pr->npieces, pr->bytes,
+                                     pr->mbs_direct, pr->mbs_pack};
+    return DMSG_OK;
+}

@@ -1,0 +1,264 @@
+/* Plans (include/dmsg_plan.h) on real PEs: random statements executed with
+ * every mechanism and compared element by element with a serial
+ * evaluation (halos and padding must stay untouched); the split start /
+ * finish; reuse; and the errors, which must leave everything unchanged. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg_plan.h"
+#include "pe.h"
+#include "tests/plan_rand.h"
+
+#define UNTOUCHED 0xEE /* halo, padding and unowned storage bytes */
+/* DMSG_PLAN_MEASURE: its trial executions and one after the decision. */
+#define PLAN_RUNS_MEASURE 5
+
+/* Fills a's storage: UNTOUCHED everywhere, owned elements from salt. */
+static int fill(const dmsg_darray *a, uint32_t salt, unsigned char *img)
+{
+    size_t n = 1, g[DMSG_MAX_DIMS], elem = a->desc.elem_size;
+    memset(img, UNTOUCHED, a->bytes);
+    for (int d = 0; d < a->desc.ndims; d++)
+        n *= a->desc.extent[d];
+    for (size_t lin = 0; lin < n; lin++) {
+        int pe;
+        size_t off;
+        prand_unlinear(a, lin, g);
+        PE_OK(dmsg_darray_locate(a, g, &pe, &off));
+        if (pe == pe_me())
+            for (size_t j = 0; j < elem; j++)
+                img[off + j] = prand_byte(salt, lin, j);
+    }
+    return 0;
+}
+
+/* What this PE's part of dst must hold after the assignment. */
+static int expected(const dmsg_assign *as, unsigned char *img)
+{
+    const dmsg_darray *B = as->dst;
+    PE_TRY(fill(B, 2, img));
+    size_t n = 1, gb[DMSG_MAX_DIMS], ga[DMSG_MAX_DIMS], elem = B->desc.elem_size;
+    for (int d = 0; d < B->desc.ndims; d++)
+        n *= B->desc.extent[d];
+    for (size_t lin = 0; lin < n; lin++) {
+        int pe;
+        size_t off;
+        prand_unlinear(B, lin, gb);
+        PE_OK(dmsg_darray_locate(B, gb, &pe, &off));
+        if (pe != pe_me() || !prand_source_of(as, gb, ga))
+            continue;
+        size_t la = prand_linear(as->src, ga);
+        for (size_t j = 0; j < elem; j++)
+            img[off + j] = prand_byte(1, la, j);
+    }
+    return 0;
+}
+
+static int compare(const dmsg_assign *as, const unsigned char *want, uint64_t seed, int mech)
+{
+    const unsigned char *got = as->dst->base;
+    for (size_t i = 0; i < as->dst->bytes; i++)
+        PE_CHECK(got[i] == want[i], "seed %llu mech %d: dst byte %zu of %zu is %#x, want %#x",
+                 (unsigned long long)seed, mech, i, as->dst->bytes, got[i], want[i]);
+    return 0;
+}
+
+/* One random statement: build, execute `runs` times (re-filling dst before
+ * the last, so that the last run alone must produce the result), check. */
+static int run_statement(uint64_t seed, int mech, int runs, long max_len)
+{
+    dmsg_darray_desc da, db;
+    dmsg_assign as;
+    dmsg_darray A, B;
+    prand_statement(seed, pe_n(), max_len, &da, &db, &as);
+    PE_OK(dmsg_darray_init(&A, &da));
+    PE_OK(dmsg_darray_init(&B, &db));
+    PE_OK(dmsg_darray_alloc(&A));
+    PE_OK(dmsg_darray_alloc(&B));
+    as.src = &A;
+    as.dst = &B;
+    unsigned char *want = malloc(B.bytes);
+    PE_CHECK(want != NULL, "out of memory");
+    PE_TRY(fill(&A, 1, A.base));
+    dmsg_plan_opts opts = {.mech = mech};
+    dmsg_plan *plan = NULL;
+    PE_OK(dmsg_plan_create(&as, &opts, &plan));
+    for (int r = 0; r < runs; r++) {
+        if (r == runs - 1) {
+            PE_OK(dmsg_sync()); /* nobody deposits into B while it is refilled */
+            PE_TRY(fill(&B, 2, B.base));
+        }
+        PE_OK(dmsg_plan_execute(plan));
+    }
+    PE_TRY(expected(&as, want));
+    PE_TRY(compare(&as, want, seed, mech));
+    dmsg_plan_info info;
+    PE_OK(dmsg_plan_get_info(plan, &info));
+    PE_CHECK(info.executions == (uint64_t)runs, "executions %llu",
+             (unsigned long long)info.executions);
+    if (mech == DMSG_PLAN_DIRECT)
+        PE_CHECK(info.partners_packed == 0 && info.send_msgs == info.pieces,
+                 "direct plan packs %d partners", info.partners_packed);
+    PE_OK(dmsg_plan_destroy(plan));
+    free(want);
+    PE_OK(dmsg_darray_free(&B));
+    PE_OK(dmsg_darray_free(&A));
+    return 0;
+}
+
+static const int mechs[] = {DMSG_PLAN_DIRECT, DMSG_PLAN_PACK, DMSG_PLAN_MODEL, DMSG_PLAN_MEASURE};
+
+static int plan_random(void)
+{
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        int mech = mechs[seed % 4];
+        PE_TRY(run_statement(seed * 7919 + (uint64_t)pe_n(), mech,
+                             mech == DMSG_PLAN_MEASURE ? PLAN_RUNS_MEASURE : 2, 16));
+    }
+    return 0;
+}
+
+/* Fewer, larger statements: for 64 PEs on the simulator. */
+static int plan_random_small(void)
+{
+    for (uint64_t seed = 1; seed <= 10; seed++)
+        PE_TRY(run_statement(seed * 104729 + (uint64_t)pe_n(), mechs[seed % 4],
+                             mechs[seed % 4] == DMSG_PLAN_MEASURE ? PLAN_RUNS_MEASURE : 1, 20));
+    return 0;
+}
+
+/* 2-D BLOCK rows -> transpose: the plan of examples/transpose.c. */
+static int setup_transpose(dmsg_darray *A, dmsg_darray *B, dmsg_assign *as, size_t n)
+{
+    int np = pe_n();
+    dmsg_darray_desc d = {.ndims = 2, .extent = {n, n}, .elem_size = 16, .grid_ndims = 1,
+                          .grid = {np}, .dist = {DMSG_DIST_NONE, DMSG_DIST_BLOCK}};
+    PE_OK(dmsg_darray_init(A, &d));
+    PE_OK(dmsg_darray_init(B, &d));
+    PE_OK(dmsg_darray_alloc(A));
+    PE_OK(dmsg_darray_alloc(B));
+    PE_OK(dmsg_assign_init(as, B, A));
+    as->perm[0] = 1;
+    as->perm[1] = 0;
+    return 0;
+}
+
+static int plan_transpose_split(void)
+{
+    dmsg_darray A, B;
+    dmsg_assign as;
+    size_t n = 8 * (size_t)pe_n();
+    PE_TRY(setup_transpose(&A, &B, &as, n));
+    PE_TRY(fill(&A, 1, A.base));
+    PE_TRY(fill(&B, 2, B.base));
+    dmsg_plan *plan;
+    PE_OK(dmsg_plan_create(&as, NULL, &plan));
+    dmsg_plan_info info;
+    PE_OK(dmsg_plan_get_info(plan, &info));
+    /* One block per partner, each way; the counts are exact. */
+    PE_CHECK(info.partners_send == pe_n(), "partners %d", info.partners_send);
+    PE_CHECK(info.recv_msgs == (uint64_t)pe_n() && info.send_msgs == (uint64_t)pe_n(),
+             "msgs %llu / %llu", (unsigned long long)info.recv_msgs,
+             (unsigned long long)info.send_msgs);
+    PE_CHECK(info.recv_bytes == (uint64_t)(n * n / (size_t)pe_n() * 16), "bytes");
+    for (int i = 0; i < info.partners_send; i++) {
+        dmsg_plan_partner_info pi;
+        PE_OK(dmsg_plan_partner(plan, i, &pi));
+        PE_CHECK(pi.pe == (pe_me() + i) % pe_n(), "partner %d is PE %d: not staggered", i, pi.pe);
+    }
+    dmsg_plan_partner_info pi;
+    PE_EXPECT(dmsg_plan_partner(plan, info.partners_send, &pi), DMSG_ERR_ARG);
+    PE_EXPECT(dmsg_plan_finish(plan), DMSG_ERR_STATE);
+    PE_OK(dmsg_plan_start(plan));
+    PE_EXPECT(dmsg_plan_start(plan), DMSG_ERR_STATE);
+    /* Computation overlapping communication: A is read-only, B is not ours
+     * until finish. */
+    volatile double sum = 0;
+    for (int i = 0; i < 1000; i++)
+        sum += i;
+    PE_OK(dmsg_plan_finish(plan));
+    unsigned char *want = malloc(B.bytes);
+    PE_CHECK(want != NULL, "out of memory");
+    PE_TRY(expected(&as, want));
+    PE_TRY(compare(&as, want, 0, -1));
+    free(want);
+    PE_OK(dmsg_plan_destroy(plan));
+    PE_OK(dmsg_plan_destroy(NULL));
+    PE_OK(dmsg_darray_free(&B));
+    PE_OK(dmsg_darray_free(&A));
+    return 0;
+}
+
+/* Every bad argument: the same status on every PE, B unchanged. */
+static int plan_errors(void)
+{
+    dmsg_darray A, B;
+    dmsg_assign as, bad;
+    size_t n = 4 * (size_t)pe_n();
+    PE_TRY(setup_transpose(&A, &B, &as, n));
+    PE_TRY(fill(&A, 1, A.base));
+    PE_TRY(fill(&B, 2, B.base));
+    unsigned char *keep = malloc(B.bytes);
+    PE_CHECK(keep != NULL, "out of memory");
+    memcpy(keep, B.base, B.bytes);
+    dmsg_plan *plan = (dmsg_plan *)&plan; /* must stay as it is */
+    dmsg_plan *const sentinel = plan;
+
+    bad = as, bad.dsec.hi[0] = n - 2; /* shapes differ */
+    PE_EXPECT(dmsg_plan_create(&bad, NULL, &plan), DMSG_ERR_ARG);
+    bad = as, bad.ssec.hi[1] = n, bad.dsec.hi[0] = n; /* outside the arrays */
+    PE_EXPECT(dmsg_plan_create(&bad, NULL, &plan), DMSG_ERR_RANGE);
+    bad = as, bad.src = &B; /* source and destination share storage */
+    PE_EXPECT(dmsg_plan_create(&bad, NULL, &plan), DMSG_ERR_ARG);
+    dmsg_plan_opts o = {.mech = 9};
+    PE_EXPECT(dmsg_plan_create(&as, &o, &plan), DMSG_ERR_ARG);
+    PE_EXPECT(dmsg_plan_create(NULL, NULL, &plan), DMSG_ERR_NULL);
+    /* One PE passes a NULL output: every PE gets the error. */
+    PE_EXPECT(dmsg_plan_create(&as, NULL, pe_me() == pe_n() - 1 ? NULL : &plan), DMSG_ERR_NULL);
+    /* One PE's statement differs: the PEs disagree. */
+    if (pe_n() > 1) {
+        bad = as;
+        if (pe_me() == 1)
+            bad.ssec.lo[0] = 1, bad.ssec.hi[0] = n - 1, bad.dsec.lo[1] = 1;
+        PE_EXPECT(dmsg_plan_create(&bad, NULL, &plan), DMSG_ERR_COLLECTIVE);
+        /* One PE has a bad section: its error wins everywhere. */
+        bad = as;
+        if (pe_me() == 0)
+            bad.dsec.step[0] = 0;
+        PE_EXPECT(dmsg_plan_create(&bad, NULL, &plan), DMSG_ERR_ARG);
+    }
+    /* An array without storage. */
+    dmsg_darray C = B;
+    C.base = NULL;
+    bad = as, bad.dst = &C;
+    PE_EXPECT(dmsg_plan_create(&bad, NULL, &plan), DMSG_ERR_ARG);
+    PE_CHECK(plan == sentinel, "failed plan_create wrote its output");
+    PE_OK(dmsg_sync());
+    PE_CHECK(memcmp(keep, B.base, B.bytes) == 0, "a failed plan_create changed B");
+    PE_EXPECT(dmsg_plan_execute(NULL), DMSG_ERR_NULL);
+    PE_EXPECT(dmsg_plan_start(NULL), DMSG_ERR_NULL);
+    PE_EXPECT(dmsg_plan_finish(NULL), DMSG_ERR_NULL);
+    PE_EXPECT(dmsg_plan_get_info(NULL, NULL), DMSG_ERR_NULL);
+    /* darray storage errors. */
+    PE_EXPECT(dmsg_darray_alloc(&A), DMSG_ERR_ARG); /* already has storage */
+    PE_EXPECT(dmsg_darray_attach(&A, A.base, A.bytes), DMSG_ERR_ARG);
+    dmsg_darray D = A;
+    D.base = NULL;
+    int local = 0;
+    PE_EXPECT(dmsg_darray_attach(&D, &local, sizeof local), DMSG_ERR_RANGE);
+    PE_EXPECT(dmsg_darray_attach(&D, A.base, A.bytes - 1), DMSG_ERR_RANGE);
+    PE_OK(dmsg_darray_attach(&D, A.base, A.bytes));
+    PE_CHECK(D.base == A.base, "attach");
+    free(keep);
+    PE_OK(dmsg_darray_free(&B));
+    PE_OK(dmsg_darray_free(&A));
+    return 0;
+}
+
+const pe_case pe_plan_cases[] = {
+    {"plan_random", plan_random, 0},
+    {"plan_random_small", plan_random_small, 0},
+    {"plan_transpose_split", plan_transpose_split, 0},
+    {"plan_errors", plan_errors, 0},
+    {NULL, NULL, 0},
+};
