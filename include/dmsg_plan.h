@@ -51,17 +51,17 @@ enum dmsg_dist_kind {
  * (to break cache conflicts); neither is ever written by a plan.
  */
 typedef struct dmsg_darray_desc {
-    int ndims;                      /**< 1 .. DMSG_MAX_DIMS */
-    size_t extent[DMSG_MAX_DIMS];   /**< global extent per dimension (>= 1) */
-    size_t elem_size;               /**< bytes per element (>= 1) */
-    int grid_ndims;                 /**< 1 .. DMSG_MAX_DIMS */
-    int grid[DMSG_MAX_DIMS];        /**< PEs along each grid dimension (>= 1) */
-    int dist[DMSG_MAX_DIMS];        /**< enum dmsg_dist_kind per array dimension */
-    size_t block[DMSG_MAX_DIMS];    /**< CYCLIC: k; BLOCK: 0 or an explicit block >= ceil(n/P) */
-    int onto[DMSG_MAX_DIMS];        /**< grid dimension of a distributed dimension */
-    size_t halo_lo[DMSG_MAX_DIMS];  /**< ghost elements before each PE's part */
-    size_t halo_hi[DMSG_MAX_DIMS];  /**< ghost elements after it */
-    size_t pad[DMSG_MAX_DIMS];      /**< extra unused elements per dimension */
+    int ndims;                     /**< 1 .. DMSG_MAX_DIMS */
+    size_t extent[DMSG_MAX_DIMS];  /**< global extent per dimension (>= 1) */
+    size_t elem_size;              /**< bytes per element (>= 1) */
+    int grid_ndims;                /**< 1 .. DMSG_MAX_DIMS */
+    int grid[DMSG_MAX_DIMS];       /**< PEs along each grid dimension (>= 1) */
+    int dist[DMSG_MAX_DIMS];       /**< enum dmsg_dist_kind per array dimension */
+    size_t block[DMSG_MAX_DIMS];   /**< CYCLIC: k; BLOCK: 0 or an explicit block >= ceil(n/P) */
+    int onto[DMSG_MAX_DIMS];       /**< grid dimension of a distributed dimension */
+    size_t halo_lo[DMSG_MAX_DIMS]; /**< ghost elements before each PE's part */
+    size_t halo_hi[DMSG_MAX_DIMS]; /**< ghost elements after it */
+    size_t pad[DMSG_MAX_DIMS];     /**< extra unused elements per dimension */
 } dmsg_darray_desc;
 
 /**
@@ -210,8 +210,8 @@ typedef struct dmsg_piece {
  * dimension. Errors: as dmsg_assign_check, DMSG_ERR_PE (p or q outside
  * [0, npes)), DMSG_ERR_NOMEM.
  */
-int dmsg_assign_pieces(const dmsg_assign *as, int npes, int p, int q, dmsg_piece *out,
-                       size_t cap, size_t *n);
+int dmsg_assign_pieces(const dmsg_assign *as, int npes, int p, int q, dmsg_piece *out, size_t cap,
+                       size_t *n);
 
 /* ----------------------------------------------------------------- plans */
 
@@ -282,20 +282,20 @@ int dmsg_plan_destroy(dmsg_plan *plan);
 
 /** What a plan does on this PE. */
 typedef struct dmsg_plan_info {
-    int mech;               /**< the requested enum dmsg_plan_mech */
-    int partners_send;      /**< partners this PE deposits to (itself included) */
-    int partners_packed;    /**< of those, partners that currently pack */
-    uint64_t send_msgs;     /**< deposits per execution, as currently chosen */
-    uint64_t send_bytes;    /**< payload bytes sent per execution */
-    uint64_t recv_msgs;     /**< deposits this PE awaits per execution */
-    uint64_t recv_bytes;    /**< payload bytes it receives */
-    uint64_t pieces;        /**< section pairs sent (direct deposits if nothing packs) */
-    double model_direct_mbs; /**< model: throughput of this PE's sends, direct (0: no model) */
-    double model_pack_mbs;  /**< the same, packed */
+    int mech;                 /**< the requested enum dmsg_plan_mech */
+    int partners_send;        /**< partners this PE deposits to (itself included) */
+    int partners_packed;      /**< of those, partners that currently pack */
+    uint64_t send_msgs;       /**< deposits per execution, as currently chosen */
+    uint64_t send_bytes;      /**< payload bytes sent per execution */
+    uint64_t recv_msgs;       /**< deposits this PE awaits per execution */
+    uint64_t recv_bytes;      /**< payload bytes it receives */
+    uint64_t pieces;          /**< section pairs sent (direct deposits if nothing packs) */
+    double model_direct_mbs;  /**< model: throughput of this PE's sends, direct (0: no model) */
+    double model_pack_mbs;    /**< the same, packed */
     double measured_direct_s; /**< MEASURE: slowest PE's time of the direct execution (0 before) */
-    double measured_pack_s; /**< the same, packed */
-    uint64_t executions;    /**< completed executions */
-    char machine[32];       /**< the model's machine name ("" without one) */
+    double measured_pack_s;   /**< the same, packed */
+    uint64_t executions;      /**< completed executions */
+    char machine[32];         /**< the model's machine name ("" without one) */
 } dmsg_plan_info;
 
 /** Local: fills *info. Errors: DMSG_ERR_NULL. */
@@ -303,10 +303,10 @@ int dmsg_plan_get_info(const dmsg_plan *plan, dmsg_plan_info *info);
 
 /** One partner of a plan, as dmsg_plan_partner reports it. */
 typedef struct dmsg_plan_partner_info {
-    int pe;             /**< the partner */
-    int packed;         /**< 1 if this PE currently packs for it */
-    uint64_t pieces;    /**< section pairs */
-    uint64_t bytes;     /**< payload bytes */
+    int pe;                  /**< the partner */
+    int packed;              /**< 1 if this PE currently packs for it */
+    uint64_t pieces;         /**< section pairs */
+    uint64_t bytes;          /**< payload bytes */
     double model_direct_mbs; /**< model prediction, direct (0: none) */
     double model_pack_mbs;   /**< model prediction, packed */
 } dmsg_plan_partner_info;

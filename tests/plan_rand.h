@@ -46,14 +46,13 @@ static inline void prand_statement(uint64_t seed, int npes, long max_len, dmsg_d
     da->ndims = nm + xa;
     db->ndims = nm + xb;
     /* Which dimensions are matched: a random placement of the single index. */
-    int sa_pos = xa ? (int)prand_range(&r, 0, nm) : -1, sb_pos = xb ? (int)prand_range(&r, 0, nm) : -1;
+    int sa_pos = xa ? (int)prand_range(&r, 0, nm) : -1,
+        sb_pos = xb ? (int)prand_range(&r, 0, nm) : -1;
     int amap[DMSG_MAX_DIMS], bmap[DMSG_MAX_DIMS], ia = 0, ib = 0; /* matched index -> dim */
     for (int d = 0; d < da->ndims; d++)
-        if (d != sa_pos)
-            amap[ia++] = d;
+        if (d != sa_pos) amap[ia++] = d;
     for (int d = 0; d < db->ndims; d++)
-        if (d != sb_pos)
-            bmap[ib++] = d;
+        if (d != sb_pos) bmap[ib++] = d;
     int perm[DMSG_MAX_DIMS];
     for (int i = 0; i < nm; i++)
         perm[i] = i;
@@ -92,12 +91,14 @@ static inline void prand_statement(uint64_t seed, int npes, long max_len, dmsg_d
     }
     if (xa) {
         da->extent[sa_pos] = (size_t)prand_range(&r, 1, 4);
-        as->ssec.lo[sa_pos] = as->ssec.hi[sa_pos] = (size_t)prand_range(&r, 0, (long)da->extent[sa_pos] - 1);
+        as->ssec.lo[sa_pos] = as->ssec.hi[sa_pos] =
+            (size_t)prand_range(&r, 0, (long)da->extent[sa_pos] - 1);
         as->ssec.step[sa_pos] = 1;
     }
     if (xb) {
         db->extent[sb_pos] = (size_t)prand_range(&r, 1, 4);
-        as->dsec.lo[sb_pos] = as->dsec.hi[sb_pos] = (size_t)prand_range(&r, 0, (long)db->extent[sb_pos] - 1);
+        as->dsec.lo[sb_pos] = as->dsec.hi[sb_pos] =
+            (size_t)prand_range(&r, 0, (long)db->extent[sb_pos] - 1);
         as->dsec.step[sb_pos] = prand_range(&r, 0, 1) ? 1 : -1;
     }
     /* Grids and distributions. */
@@ -165,17 +166,16 @@ static inline int prand_source_of(const dmsg_assign *as, const size_t *gb, size_
         long lo = (long)as->dsec.lo[d], s = as->dsec.step[d], i = (long)gb[d];
         long m = 0;
         if (s > 0)
-            m = as->dsec.hi[d] < as->dsec.lo[d] ? 0 : (long)(as->dsec.hi[d] - as->dsec.lo[d]) / s + 1;
+            m = as->dsec.hi[d] < as->dsec.lo[d] ? 0
+                                                : (long)(as->dsec.hi[d] - as->dsec.lo[d]) / s + 1;
         else
-            m = as->dsec.lo[d] < as->dsec.hi[d] ? 0 : (long)(as->dsec.lo[d] - as->dsec.hi[d]) / -s + 1;
-        if ((i - lo) % s != 0)
-            return 0;
+            m = as->dsec.lo[d] < as->dsec.hi[d] ? 0
+                                                : (long)(as->dsec.lo[d] - as->dsec.hi[d]) / -s + 1;
+        if ((i - lo) % s != 0) return 0;
         long t = (i - lo) / s;
-        if (t < 0 || t >= m)
-            return 0;
+        if (t < 0 || t >= m) return 0;
         int da = as->perm[d];
-        if (da >= 0)
-            ga[da] = (size_t)((long)as->ssec.lo[da] + t * as->ssec.step[da]);
+        if (da >= 0) ga[da] = (size_t)((long)as->ssec.lo[da] + t * as->ssec.step[da]);
     }
     return 1;
 }

@@ -6,8 +6,7 @@
 
 void dmsg_section_whole(const dmsg_darray *a, dmsg_section *s)
 {
-    if (a == NULL || s == NULL)
-        return;
+    if (a == NULL || s == NULL) return;
     memset(s, 0, sizeof *s);
     for (int d = 0; d < a->desc.ndims; d++) {
         s->hi[d] = a->desc.extent[d] - 1;
@@ -39,15 +38,16 @@ static dmsg_status check_section(const dmsg_darray *a, const dmsg_section *s, co
         if (s->step[d] == 0)
             return DMSG_FAIL(DMSG_ERR_ARG, "assign: %s step of dimension %d is 0", side, d);
         cnt[d] = plan_sec_count(s->lo[d], s->hi[d], s->step[d]);
-        if (cnt[d] == 0)
-            continue;
-        size_t n = a->desc.extent[d], lo = s->lo[d], as = (size_t)(s->step[d] < 0 ? -s->step[d]
-                                                                                 : s->step[d]);
+        if (cnt[d] == 0) continue;
+        size_t n = a->desc.extent[d], lo = s->lo[d],
+               as = (size_t)(s->step[d] < 0 ? -s->step[d] : s->step[d]);
         /* The last index visited; lo and it bound the section. */
         size_t last = s->step[d] > 0 ? lo + (cnt[d] - 1) * as : lo - (cnt[d] - 1) * as;
         if (lo >= n || last >= n)
-            return DMSG_FAIL(DMSG_ERR_RANGE, "assign: %s section %zu:%zu:%td of dimension %d "
-                             "outside 0..%zu", side, lo, s->hi[d], s->step[d], d, n - 1);
+            return DMSG_FAIL(DMSG_ERR_RANGE,
+                             "assign: %s section %zu:%zu:%td of dimension %d "
+                             "outside 0..%zu",
+                             side, lo, s->hi[d], s->step[d], d, n - 1);
     }
     return DMSG_OK;
 }
@@ -65,38 +65,43 @@ int dmsg_assign_check(const dmsg_assign *as, int npes)
                          B->grid_pes, npes);
     size_t ca[DMSG_MAX_DIMS], cb[DMSG_MAX_DIMS];
     dmsg_status st = check_section(A, &as->ssec, "source", ca);
-    if (st == DMSG_OK)
-        st = check_section(B, &as->dsec, "destination", cb);
-    if (st != DMSG_OK)
-        return st;
+    if (st == DMSG_OK) st = check_section(B, &as->dsec, "destination", cb);
+    if (st != DMSG_OK) return st;
     int seen[DMSG_MAX_DIMS] = {0};
     for (int d = 0; d < B->desc.ndims; d++) {
         int da = as->perm[d];
         if (da < -1 || da >= A->desc.ndims || (da >= 0 && seen[da]++))
-            return DMSG_FAIL(DMSG_ERR_ARG, "assign: perm[%d] = %d is not a free source "
-                             "dimension", d, da);
+            return DMSG_FAIL(DMSG_ERR_ARG,
+                             "assign: perm[%d] = %d is not a free source "
+                             "dimension",
+                             d, da);
         if (da >= 0 && ca[da] != cb[d])
-            return DMSG_FAIL(DMSG_ERR_ARG, "assign: destination dimension %d has %zu elements, "
-                             "source dimension %d has %zu", d, cb[d], da, ca[da]);
+            return DMSG_FAIL(DMSG_ERR_ARG,
+                             "assign: destination dimension %d has %zu elements, "
+                             "source dimension %d has %zu",
+                             d, cb[d], da, ca[da]);
         if (da < 0 && cb[d] != 1)
-            return DMSG_FAIL(DMSG_ERR_ARG, "assign: unmatched destination dimension %d has %zu "
-                             "elements, not 1", d, cb[d]);
+            return DMSG_FAIL(DMSG_ERR_ARG,
+                             "assign: unmatched destination dimension %d has %zu "
+                             "elements, not 1",
+                             d, cb[d]);
     }
     for (int d = 0; d < A->desc.ndims; d++)
         if (!seen[d] && ca[d] != 1)
-            return DMSG_FAIL(DMSG_ERR_ARG, "assign: unmatched source dimension %d has %zu "
-                             "elements, not 1", d, ca[d]);
+            return DMSG_FAIL(DMSG_ERR_ARG,
+                             "assign: unmatched source dimension %d has %zu "
+                             "elements, not 1",
+                             d, ca[d]);
     return DMSG_OK;
 }
 
-int dmsg_assign_pieces(const dmsg_assign *as, int npes, int p, int q, dmsg_piece *out,
-                       size_t cap, size_t *n)
+int dmsg_assign_pieces(const dmsg_assign *as, int npes, int p, int q, dmsg_piece *out, size_t cap,
+                       size_t *n)
 {
     if (n == NULL || (out == NULL && cap > 0))
         return DMSG_FAIL(DMSG_ERR_NULL, "assign_pieces: NULL argument");
     dmsg_status st = dmsg_assign_check(as, npes);
-    if (st != DMSG_OK)
-        return st;
+    if (st != DMSG_OK) return st;
     if (p < 0 || p >= npes || q < 0 || q >= npes)
         return DMSG_FAIL(DMSG_ERR_PE, "assign_pieces: PEs %d, %d not in 0..%d", p, q, npes - 1);
     plan_pieces ps = {NULL, 0, 0};
@@ -154,7 +159,6 @@ uint64_t plan_hash_assign(const dmsg_assign *as, int mech, const char *machine)
         HASH(h, as->ssec.step[d]);
     }
     HASH(h, mech);
-    if (machine != NULL)
-        h = fnv(h, machine, strlen(machine));
+    if (machine != NULL) h = fnv(h, machine, strlen(machine));
     return h;
 }

@@ -9,8 +9,7 @@
 /* 1 if packing can differ from the direct deposit for this partner. */
 static int pack_candidate(const dmsg_plan *pl, const plan_peer *pr)
 {
-    if (pr->pe == pl->me)
-        return 0;
+    if (pr->pe == pl->me) return 0;
     return !(pr->npieces == 1 && plan_piece_contiguous(&pl->sendp.v[pr->first], pl->elem));
 }
 
@@ -23,8 +22,12 @@ dmsg_status plan_choose(dmsg_plan *pl, const char *machine)
         int cand = pack_candidate(pl, pr);
         switch (pl->mech) {
         case DMSG_PLAN_PACK:
-        case DMSG_PLAN_MEASURE: pr->packable = cand; break;
-        default: pr->packable = 0; break;
+        case DMSG_PLAN_MEASURE:
+            pr->packable = cand;
+            break;
+        default:
+            pr->packable = 0;
+            break;
         }
     }
     return DMSG_OK;

@@ -17,18 +17,15 @@ static size_t grid_stride(const dmsg_darray *a, int g)
 
 int plan_coord(const dmsg_darray *a, int pe, int d)
 {
-    if (pe < 0 || pe >= a->grid_pes)
-        return -1;
+    if (pe < 0 || pe >= a->grid_pes) return -1;
     /* A grid dimension the array does not use holds it at coordinate 0. */
     for (int g = 0; g < a->desc.grid_ndims; g++) {
         int used = 0;
         for (int k = 0; k < a->desc.ndims; k++)
             used |= a->desc.dist[k] != DMSG_DIST_NONE && a->desc.onto[k] == g;
-        if (!used && ((size_t)pe / grid_stride(a, g)) % (size_t)a->desc.grid[g] != 0)
-            return -1;
+        if (!used && ((size_t)pe / grid_stride(a, g)) % (size_t)a->desc.grid[g] != 0) return -1;
     }
-    if (a->desc.dist[d] == DMSG_DIST_NONE)
-        return 0;
+    if (a->desc.dist[d] == DMSG_DIST_NONE) return 0;
     int g = a->desc.onto[d];
     return (int)(((size_t)pe / grid_stride(a, g)) % (size_t)a->desc.grid[g]);
 }
@@ -54,16 +51,14 @@ size_t plan_owner_coord(const dmsg_darray *a, int d, size_t i)
 
 static int mul_ok(size_t x, size_t y, size_t *r)
 {
-    if (y != 0 && x > SIZE_MAX / y)
-        return 0;
+    if (y != 0 && x > SIZE_MAX / y) return 0;
     *r = x * y;
     return 1;
 }
 
 static int add_ok(size_t x, size_t y, size_t *r)
 {
-    if (x > SIZE_MAX - y)
-        return 0;
+    if (x > SIZE_MAX - y) return 0;
     *r = x + y;
     return 1;
 }
@@ -85,8 +80,7 @@ static dmsg_status check_dists(const dmsg_darray_desc *d, dmsg_darray *a)
     unsigned used = 0;
     for (int k = 0; k < d->ndims; k++) {
         size_t n = d->extent[k];
-        if (n == 0)
-            return DMSG_FAIL(DMSG_ERR_ARG, "darray: extent[%d] is 0", k);
+        if (n == 0) return DMSG_FAIL(DMSG_ERR_ARG, "darray: extent[%d] is 0", k);
         if (d->dist[k] == DMSG_DIST_NONE) {
             a->procs[k] = 1;
             a->blk[k] = n;
@@ -105,16 +99,18 @@ static dmsg_status check_dists(const dmsg_darray_desc *d, dmsg_darray *a)
         if (d->dist[k] == DMSG_DIST_BLOCK) {
             size_t need = n / p + (n % p != 0);
             if (k0 != 0 && k0 < need)
-                return DMSG_FAIL(DMSG_ERR_ARG, "darray: BLOCK(%zu) of dimension %d too small for "
-                                 "%zu elements on %zu PEs", k0, k, n, p);
+                return DMSG_FAIL(DMSG_ERR_ARG,
+                                 "darray: BLOCK(%zu) of dimension %d too small for "
+                                 "%zu elements on %zu PEs",
+                                 k0, k, n, p);
             a->blk[k] = k0 != 0 ? k0 : need;
         } else {
             a->blk[k] = k0 != 0 ? k0 : 1;
         }
         size_t cyc;
         if (!mul_ok(a->blk[k], p, &cyc))
-            return DMSG_FAIL(DMSG_ERR_OVERFLOW, "darray: block %zu x %zu PEs overflows",
-                             a->blk[k], p);
+            return DMSG_FAIL(DMSG_ERR_OVERFLOW, "darray: block %zu x %zu PEs overflows", a->blk[k],
+                             p);
     }
     return DMSG_OK;
 }
@@ -141,13 +137,11 @@ static dmsg_status layout(const dmsg_darray_desc *d, dmsg_darray *a)
 
 int dmsg_darray_init(dmsg_darray *a, const dmsg_darray_desc *d)
 {
-    if (a == NULL || d == NULL)
-        return DMSG_FAIL(DMSG_ERR_NULL, "darray_init: NULL argument");
+    if (a == NULL || d == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "darray_init: NULL argument");
     if (d->ndims < 1 || d->ndims > DMSG_MAX_DIMS)
         return DMSG_FAIL(DMSG_ERR_ARG, "darray_init: ndims %d not in 1..%d", d->ndims,
                          DMSG_MAX_DIMS);
-    if (d->elem_size == 0)
-        return DMSG_FAIL(DMSG_ERR_ARG, "darray_init: elem_size 0");
+    if (d->elem_size == 0) return DMSG_FAIL(DMSG_ERR_ARG, "darray_init: elem_size 0");
     dmsg_darray t;
     memset(&t, 0, sizeof t);
     t.desc = *d;
@@ -160,13 +154,10 @@ int dmsg_darray_init(dmsg_darray *a, const dmsg_darray_desc *d)
     for (int g = d->grid_ndims > 0 ? d->grid_ndims : 0; g < DMSG_MAX_DIMS; g++)
         t.desc.grid[g] = 0;
     for (int k = 0; k < d->ndims; k++)
-        if (d->dist[k] == DMSG_DIST_NONE)
-            t.desc.onto[k] = 0, t.desc.block[k] = 0;
+        if (d->dist[k] == DMSG_DIST_NONE) t.desc.onto[k] = 0, t.desc.block[k] = 0;
     dmsg_status st = check_dists(&t.desc, &t);
-    if (st == DMSG_OK)
-        st = layout(&t.desc, &t);
-    if (st != DMSG_OK)
-        return st;
+    if (st == DMSG_OK) st = layout(&t.desc, &t);
+    if (st != DMSG_OK) return st;
     *a = t;
     return DMSG_OK;
 }
@@ -192,36 +183,32 @@ int dmsg_darray_alloc(dmsg_darray *a)
      * unless every PE failed alike. */
     int ast = dmsg_alloc(st == DMSG_OK ? bytes : SIZE_MAX, &p);
     if (st != DMSG_OK) {
-        if (ast == DMSG_OK)
-            dmsg_free(p);
+        if (ast == DMSG_OK) dmsg_free(p);
         return st;
     }
-    if (ast != DMSG_OK)
-        return ast;
+    if (ast != DMSG_OK) return ast;
     a->base = p;
     return DMSG_OK;
 }
 
 int dmsg_darray_attach(dmsg_darray *a, void *sym, size_t bytes)
 {
-    if (a == NULL || sym == NULL)
-        return DMSG_FAIL(DMSG_ERR_NULL, "darray_attach: NULL argument");
-    if (a->base != NULL)
-        return DMSG_FAIL(DMSG_ERR_ARG, "darray_attach: array already has storage");
+    if (a == NULL || sym == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "darray_attach: NULL argument");
+    if (a->base != NULL) return DMSG_FAIL(DMSG_ERR_ARG, "darray_attach: array already has storage");
     if (bytes < a->bytes || !dmsg_addr_is_symmetric(sym, a->bytes))
-        return DMSG_FAIL(DMSG_ERR_RANGE, "darray_attach: %zu bytes at %p are not symmetric "
-                         "storage of %zu bytes", bytes, sym, a->bytes);
+        return DMSG_FAIL(DMSG_ERR_RANGE,
+                         "darray_attach: %zu bytes at %p are not symmetric "
+                         "storage of %zu bytes",
+                         bytes, sym, a->bytes);
     a->base = sym;
     return DMSG_OK;
 }
 
 int dmsg_darray_free(dmsg_darray *a)
 {
-    if (a == NULL)
-        return DMSG_FAIL(DMSG_ERR_NULL, "darray_free: NULL array");
+    if (a == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "darray_free: NULL array");
     int st = dmsg_free(a->base);
-    if (st == DMSG_OK)
-        a->base = NULL;
+    if (st == DMSG_OK) a->base = NULL;
     return st;
 }
 
@@ -249,8 +236,7 @@ int dmsg_darray_owner(const dmsg_darray *a, const size_t *gidx, int *pe)
     if (a == NULL || gidx == NULL || pe == NULL)
         return DMSG_FAIL(DMSG_ERR_NULL, "darray_owner: NULL argument");
     dmsg_status st = check_index(a, gidx);
-    if (st != DMSG_OK)
-        return st;
+    if (st != DMSG_OK) return st;
     *pe = owner_rank(a, gidx);
     return DMSG_OK;
 }
@@ -260,8 +246,7 @@ int dmsg_darray_locate(const dmsg_darray *a, const size_t *gidx, int *pe, size_t
     if (a == NULL || gidx == NULL || pe == NULL || byte_off == NULL)
         return DMSG_FAIL(DMSG_ERR_NULL, "darray_locate: NULL argument");
     dmsg_status st = check_index(a, gidx);
-    if (st != DMSG_OK)
-        return st;
+    if (st != DMSG_OK) return st;
     size_t off = a->origin;
     for (int d = 0; d < a->desc.ndims; d++)
         off += plan_local_index(a, d, gidx[d]) * (size_t)a->stride[d];
@@ -274,8 +259,7 @@ int dmsg_darray_local_extent(const dmsg_darray *a, int pe, size_t *extent)
 {
     if (a == NULL || extent == NULL)
         return DMSG_FAIL(DMSG_ERR_NULL, "darray_local_extent: NULL argument");
-    if (pe < 0)
-        return DMSG_FAIL(DMSG_ERR_PE, "darray_local_extent: pe %d", pe);
+    if (pe < 0) return DMSG_FAIL(DMSG_ERR_PE, "darray_local_extent: pe %d", pe);
     size_t ext[DMSG_MAX_DIMS];
     int none = plan_coord(a, pe, 0) < 0;
     for (int d = 0; d < a->desc.ndims; d++)
@@ -288,14 +272,15 @@ int dmsg_darray_global(const dmsg_darray *a, int pe, const size_t *lidx, size_t 
 {
     if (a == NULL || lidx == NULL || gidx == NULL)
         return DMSG_FAIL(DMSG_ERR_NULL, "darray_global: NULL argument");
-    if (pe < 0)
-        return DMSG_FAIL(DMSG_ERR_PE, "darray_global: pe %d", pe);
+    if (pe < 0) return DMSG_FAIL(DMSG_ERR_PE, "darray_global: pe %d", pe);
     size_t g[DMSG_MAX_DIMS];
     for (int d = 0; d < a->desc.ndims; d++) {
         int c = plan_coord(a, pe, d);
         if (c < 0 || lidx[d] >= plan_local_count(a, d, (size_t)c))
-            return DMSG_FAIL(DMSG_ERR_RANGE, "darray_global: local index %zu of dimension %d "
-                             "not owned by PE %d", lidx[d], d, pe);
+            return DMSG_FAIL(DMSG_ERR_RANGE,
+                             "darray_global: local index %zu of dimension %d "
+                             "not owned by PE %d",
+                             lidx[d], d, pe);
         size_t k = a->blk[d];
         g[d] = (lidx[d] / k * (size_t)a->procs[d] + (size_t)c) * k + lidx[d] % k;
     }

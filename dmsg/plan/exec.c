@@ -28,13 +28,11 @@ static int send_packed(dmsg_plan *pl, const plan_peer *pr)
         dmsg_layout l = run(pc->elems, pl->elem);
         int st = dmsg_deposit_section(buf + off, &l, src + pc->src_off, &pc->src, pl->elem, pl->me,
                                       DMSG_CTR_NONE);
-        if (st != DMSG_OK)
-            return st;
+        if (st != DMSG_OK) return st;
         off += pc->elems * pl->elem;
     }
     int st = dmsg_quiet(); /* the packed bytes are in place before they leave */
-    if (st != DMSG_OK)
-        return st;
+    if (st != DMSG_OK) return st;
     return dmsg_deposit(pl->stage + pr->stage_off, buf, (size_t)pr->bytes, pr->pe, pl->ctr);
 }
 
@@ -45,8 +43,7 @@ static int send_direct(dmsg_plan *pl, const plan_peer *pr)
         const dmsg_piece *pc = &pl->sendp.v[k];
         int st = dmsg_deposit_section(dst + pc->dst_off, &pc->dst, src + pc->src_off, &pc->src,
                                       pl->elem, pr->pe, pl->ctr);
-        if (st != DMSG_OK)
-            return st;
+        if (st != DMSG_OK) return st;
     }
     return DMSG_OK;
 }
@@ -60,8 +57,7 @@ static int unpack(dmsg_plan *pl, const plan_peer *pr)
         dmsg_layout l = run(pc->elems, pl->elem);
         int st = dmsg_deposit_section(dst + pc->dst_off, &pc->dst, in, &l, pl->elem, pl->me,
                                       DMSG_CTR_NONE);
-        if (st != DMSG_OK)
-            return st;
+        if (st != DMSG_OK) return st;
         in += pc->elems * pl->elem;
     }
     return DMSG_OK;
@@ -69,22 +65,18 @@ static int unpack(dmsg_plan *pl, const plan_peer *pr)
 
 int dmsg_plan_start(dmsg_plan *pl)
 {
-    if (pl == NULL)
-        return DMSG_FAIL(DMSG_ERR_NULL, "plan_start: NULL plan");
-    if (pl->started)
-        return DMSG_FAIL(DMSG_ERR_STATE, "plan_start: started and not finished");
+    if (pl == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_start: NULL plan");
+    if (pl->started) return DMSG_FAIL(DMSG_ERR_STATE, "plan_start: started and not finished");
     if (pl->mech == DMSG_PLAN_MEASURE && pl->execs < PLAN_TRIALS)
         pl->pack_on = (int)(pl->execs % 2); /* trials: direct, packed, direct, packed */
     int st = dmsg_sync();
-    if (st != DMSG_OK)
-        return st;
+    if (st != DMSG_OK) return st;
     pl->started = 1;
     pl->t0 = dmsg_wtime();
     for (int i = 0; i < pl->nto; i++) {
         const plan_peer *pr = &pl->to[i];
         st = pl->pack_on && pr->packable ? send_packed(pl, pr) : send_direct(pl, pr);
-        if (st != DMSG_OK)
-            return st; /* started stays set: finish still awaits what did arrive */
+        if (st != DMSG_OK) return st; /* started stays set: finish still awaits what did arrive */
     }
     return DMSG_OK;
 }
@@ -95,8 +87,7 @@ static int decide(dmsg_plan *pl)
 {
     double mine[2] = {pl->best[0], pl->best[1]};
     int st = plan_exchange(pl, mine, sizeof mine);
-    if (st != DMSG_OK)
-        return st;
+    if (st != DMSG_OK) return st;
     double worst[2] = {0, 0};
     for (int p = 0; p < pl->npes; p++) {
         const double *t = (const double *)(pl->xch + (size_t)p * pl->rowsz);
@@ -113,33 +104,25 @@ static int decide(dmsg_plan *pl)
 
 int dmsg_plan_finish(dmsg_plan *pl)
 {
-    if (pl == NULL)
-        return DMSG_FAIL(DMSG_ERR_NULL, "plan_finish: NULL plan");
-    if (!pl->started)
-        return DMSG_FAIL(DMSG_ERR_STATE, "plan_finish: plan not started");
+    if (pl == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_finish: NULL plan");
+    if (!pl->started) return DMSG_FAIL(DMSG_ERR_STATE, "plan_finish: plan not started");
     int st = dmsg_await(pl->ctr, plan_recv_msgs(pl, pl->pack_on));
-    if (st != DMSG_OK)
-        return st;
+    if (st != DMSG_OK) return st;
     pl->started = 0;
     int unpacked = 0;
     for (int i = 0; pl->pack_on && i < pl->nfrom; i++) {
-        if (!pl->from[i].packable)
-            continue;
+        if (!pl->from[i].packable) continue;
         st = unpack(pl, &pl->from[i]);
-        if (st != DMSG_OK)
-            return st;
+        if (st != DMSG_OK) return st;
         unpacked = 1;
     }
-    if (unpacked && (st = dmsg_quiet()) != DMSG_OK)
-        return st;
+    if (unpacked && (st = dmsg_quiet()) != DMSG_OK) return st;
     double t = dmsg_wtime() - pl->t0;
     uint64_t trial = pl->execs++;
     if (pl->mech == DMSG_PLAN_MEASURE && trial < PLAN_TRIALS) {
         int k = (int)(trial % 2);
-        if (trial < 2 || t < pl->best[k])
-            pl->best[k] = t;
-        if (trial == PLAN_TRIALS - 1)
-            return decide(pl);
+        if (trial < 2 || t < pl->best[k]) pl->best[k] = t;
+        if (trial == PLAN_TRIALS - 1) return decide(pl);
     }
     return DMSG_OK;
 }
@@ -147,7 +130,6 @@ int dmsg_plan_finish(dmsg_plan *pl)
 int dmsg_plan_execute(dmsg_plan *pl)
 {
     int st = dmsg_plan_start(pl);
-    if (st != DMSG_OK)
-        return st;
+    if (st != DMSG_OK) return st;
     return dmsg_plan_finish(pl);
 }

@@ -22,10 +22,8 @@ typedef long long ll;
 
 size_t plan_sec_count(size_t lo, size_t hi, ptrdiff_t step)
 {
-    if (step > 0)
-        return hi < lo ? 0 : (hi - lo) / (size_t)step + 1;
-    if (step < 0)
-        return lo < hi ? 0 : (lo - hi) / (size_t)(-step) + 1;
+    if (step > 0) return hi < lo ? 0 : (hi - lo) / (size_t)step + 1;
+    if (step < 0) return lo < hi ? 0 : (lo - hi) / (size_t)(-step) + 1;
     return 0;
 }
 
@@ -55,8 +53,7 @@ static void *vec_push(vec *x)
     if (x->n == x->cap) {
         size_t cap = x->cap ? 2 * x->cap : 16;
         void *v = realloc(x->v, cap * x->size);
-        if (v == NULL)
-            return NULL;
+        if (v == NULL) return NULL;
         x->v = v;
         x->cap = cap;
     }
@@ -73,8 +70,7 @@ static dmsg_status own_push(vec *x, ll t, ll len, ll l, ll step)
         return DMSG_OK;
     }
     own_iv *iv = vec_push(x);
-    if (iv == NULL)
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+    if (iv == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
     *iv = (own_iv){t, len, l};
     return DMSG_OK;
 }
@@ -89,8 +85,7 @@ static dmsg_status own_list(const dmsg_darray *a, int d, ll c, ll lo, ll step, l
 {
     ll P = a->procs[d], k = (ll)a->blk[d], as = step < 0 ? -step : step;
     ll last = lo + (m - 1) * step;
-    if (m == 0)
-        return DMSG_OK;
+    if (m == 0) return DMSG_OK;
     if (P == 1) /* one owner, local index = global index */
         return own_push(out, 0, m, lo, step);
     ll lo_i = step > 0 ? lo : last, hi_i = step > 0 ? last : lo;
@@ -99,8 +94,7 @@ static dmsg_status own_list(const dmsg_darray *a, int d, ll c, ll lo, ll step, l
     if (m <= blocks) { /* sparser than the blocks: per element is less work */
         for (ll t = 0; t < m && st == DMSG_OK; t++) {
             ll i = lo + t * step;
-            if ((i / k) % P == c)
-                st = own_push(out, t, 1, (i / (k * P)) * k + i % k, step);
+            if ((i / k) % P == c) st = own_push(out, t, 1, (i / (k * P)) * k + i % k, step);
         }
         return st;
     }
@@ -109,20 +103,18 @@ static dmsg_status own_list(const dmsg_darray *a, int d, ll c, ll lo, ll step, l
         for (ll b = b0 + ((c - b0 % P) % P + P) % P; b * k <= last && st == DMSG_OK; b += P) {
             ll bs = b * k, be = bs + k - 1;
             ll tl = bs <= lo ? 0 : ceil_div(bs - lo, as), th = (be - lo) / as;
-            if (th > m - 1)
-                th = m - 1;
+            if (th > m - 1) th = m - 1;
             if (tl <= th) {
                 ll i = lo + tl * step;
                 st = own_push(out, tl, th - tl + 1, (i / (k * P)) * k + i % k, step);
             }
         }
     } else {
-        for (ll b = b0 - ((b0 % P - c) % P + P) % P; b >= 0 && b * k + k - 1 >= last && st == DMSG_OK;
-             b -= P) {
+        for (ll b = b0 - ((b0 % P - c) % P + P) % P;
+             b >= 0 && b * k + k - 1 >= last && st == DMSG_OK; b -= P) {
             ll bs = b * k, be = bs + k - 1;
             ll tl = be >= lo ? 0 : ceil_div(lo - be, as), th = (lo - bs) / as;
-            if (th > m - 1)
-                th = m - 1;
+            if (th > m - 1) th = m - 1;
             if (tl <= th) {
                 ll i = lo + tl * step;
                 st = own_push(out, tl, th - tl + 1, (i / (k * P)) * k + i % k, step);
@@ -142,8 +134,7 @@ static dmsg_status intersect(const vec *A, ll sa, const vec *B, ll sb, vec *out)
         ll ex = x[i].t0 + x[i].len, ey = y[j].t0 + y[j].len, t1 = ex < ey ? ex : ey;
         if (t0 < t1) {
             pair_iv *p = vec_push(out);
-            if (p == NULL)
-                return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+            if (p == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
             *p = (pair_iv){t0, t1 - t0, x[i].l0 + (t0 - x[i].t0) * sa,
                            y[j].l0 + (t0 - y[j].t0) * sb};
         }
@@ -172,8 +163,7 @@ static dmsg_status fold(const vec *iv, vec *out)
             f.reps = (ll)(j - i);
         }
         fam *p = vec_push(out);
-        if (p == NULL)
-            return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+        if (p == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
         *p = f;
         i += (size_t)f.reps;
     }
@@ -195,16 +185,14 @@ static dmsg_status emit(plan_pieces *out, size_t elem, size_t aoff, size_t boff,
         for (ll r = 0; r < top->count; r++) {
             dmsg_status st = emit(out, elem, aoff + (size_t)(r * top->sa),
                                   boff + (size_t)(r * top->sb), dims, nd - 1);
-            if (st != DMSG_OK)
-                return st;
+            if (st != DMSG_OK) return st;
         }
         return DMSG_OK;
     }
     if (out->n == out->cap) {
         size_t cap = out->cap ? 2 * out->cap : 8;
         dmsg_piece *v = realloc(out->v, cap * sizeof *v);
-        if (v == NULL)
-            return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+        if (v == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
         out->v = v;
         out->cap = cap;
     }
@@ -250,16 +238,13 @@ dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *o
             continue;
         }
         size_t i = as->dsec.lo[d];
-        if ((int)plan_owner_coord(B, d, i) != plan_coord(B, q, d))
-            return DMSG_OK;
+        if ((int)plan_owner_coord(B, d, i) != plan_coord(B, q, d)) return DMSG_OK;
         boff += plan_local_index(B, d, i) * (size_t)B->stride[d];
     }
     for (int d = 0; d < na; d++) {
-        if (matched[d])
-            continue;
+        if (matched[d]) continue;
         size_t i = as->ssec.lo[d];
-        if ((int)plan_owner_coord(A, d, i) != plan_coord(A, p, d))
-            return DMSG_OK;
+        if ((int)plan_owner_coord(A, d, i) != plan_coord(A, p, d)) return DMSG_OK;
         aoff += plan_local_index(A, d, i) * (size_t)A->stride[d];
     }
     /* Per matched dimension: the folded runs p sends q. */
@@ -269,20 +254,16 @@ dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *o
     memset(fams, 0, sizeof fams);
     for (int d = 0; d < nb && st == DMSG_OK; d++) {
         int da = as->perm[d];
-        if (da < 0)
-            continue;
+        if (da < 0) continue;
         ll m = (ll)plan_sec_count(as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
         ll sa = as->ssec.step[da], sb = as->dsec.step[d];
         vec va = {NULL, 0, 0, sizeof(own_iv)}, vb = {NULL, 0, 0, sizeof(own_iv)};
         vec pv = {NULL, 0, 0, sizeof(pair_iv)};
         fams[nm] = (vec){NULL, 0, 0, sizeof(fam)};
         st = own_list(A, da, plan_coord(A, p, da), (ll)as->ssec.lo[da], sa, m, &va);
-        if (st == DMSG_OK)
-            st = own_list(B, d, plan_coord(B, q, d), (ll)as->dsec.lo[d], sb, m, &vb);
-        if (st == DMSG_OK)
-            st = intersect(&va, sa, &vb, sb, &pv);
-        if (st == DMSG_OK)
-            st = fold(&pv, &fams[nm]);
+        if (st == DMSG_OK) st = own_list(B, d, plan_coord(B, q, d), (ll)as->dsec.lo[d], sb, m, &vb);
+        if (st == DMSG_OK) st = intersect(&va, sa, &vb, sb, &pv);
+        if (st == DMSG_OK) st = fold(&pv, &fams[nm]);
         free(va.v);
         free(vb.v);
         free(pv.v);
@@ -313,8 +294,7 @@ dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *o
         int i = 0;
         while (i < nm && ++at[i] == fams[i].n)
             at[i++] = 0;
-        if (i == nm)
-            break;
+        if (i == nm) break;
     }
     for (int i = 0; i < nm; i++)
         free(fams[i].v);

@@ -11,10 +11,8 @@ int plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
     for (int s = 0; s < 2; s++) {
         ptrdiff_t want = (ptrdiff_t)elem;
         for (int d = 0; d < ls[s]->ndims; d++) {
-            if (ls[s]->count[d] == 1)
-                continue;
-            if (ls[s]->stride[d] != want)
-                return 0;
+            if (ls[s]->count[d] == 1) continue;
+            if (ls[s]->stride[d] != want) return 0;
             want *= (ptrdiff_t)ls[s]->count[d];
         }
     }
@@ -42,8 +40,7 @@ static dmsg_status build_side(dmsg_plan *pl, const dmsg_assign *as, int sending)
 {
     plan_pieces *ps = sending ? &pl->sendp : &pl->recvp;
     plan_peer *peers = calloc((size_t)pl->npes, sizeof *peers);
-    if (peers == NULL)
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+    if (peers == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
     int n = 0;
     for (int i = 0; i < pl->npes; i++) {
         /* Staggered: I send to me+i and receive from me-i, so that in step i
@@ -56,8 +53,7 @@ static dmsg_status build_side(dmsg_plan *pl, const dmsg_assign *as, int sending)
             free(peers);
             return st;
         }
-        if (ps->n == first)
-            continue;
+        if (ps->n == first) continue;
         plan_peer *pr = &peers[n++];
         pr->pe = other;
         pr->first = first;
@@ -79,11 +75,9 @@ static dmsg_status build_side(dmsg_plan *pl, const dmsg_assign *as, int sending)
 static dmsg_status check_local(const dmsg_assign *as, const dmsg_plan_opts *opts, int npes,
                                dmsg_plan **out)
 {
-    if (out == NULL)
-        return DMSG_FAIL(DMSG_ERR_NULL, "plan_create: NULL plan pointer");
+    if (out == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_create: NULL plan pointer");
     dmsg_status st = dmsg_assign_check(as, npes);
-    if (st != DMSG_OK)
-        return st;
+    if (st != DMSG_OK) return st;
     const dmsg_darray *a = as->src, *b = as->dst;
     if (a->base == NULL || b->base == NULL)
         return DMSG_FAIL(DMSG_ERR_ARG, "plan_create: array without storage");
@@ -116,8 +110,7 @@ dmsg_status plan_exchange(dmsg_plan *pl, const void *row, size_t len)
     for (int i = 0; i < pl->npes; i++) {
         int q = (pl->me + i) % pl->npes;
         int st = dmsg_deposit(pl->xch + (size_t)pl->me * pl->rowsz, row, len, q, DMSG_CTR_NONE);
-        if (st != DMSG_OK)
-            return st;
+        if (st != DMSG_OK) return st;
     }
     return dmsg_sync();
 }
@@ -126,12 +119,13 @@ dmsg_status plan_exchange(dmsg_plan *pl, const void *row, size_t len)
 static dmsg_status verdict(const dmsg_plan *pl)
 {
     for (int p = 0; p < pl->npes; p++)
-        if (row_of(pl, p)->status != DMSG_OK)
-            return (dmsg_status)row_of(pl, p)->status;
+        if (row_of(pl, p)->status != DMSG_OK) return (dmsg_status)row_of(pl, p)->status;
     for (int p = 1; p < pl->npes; p++)
         if (row_of(pl, p)->hash != row_of(pl, 0)->hash)
-            return DMSG_FAIL(DMSG_ERR_COLLECTIVE, "plan_create: PE %d passed another "
-                             "assignment than PE 0", p);
+            return DMSG_FAIL(DMSG_ERR_COLLECTIVE,
+                             "plan_create: PE %d passed another "
+                             "assignment than PE 0",
+                             p);
     return DMSG_OK;
 }
 
@@ -146,8 +140,7 @@ static size_t place_chunks(dmsg_plan *pl)
             size_t b = row_of(pl, p)->packed[q];
             if (p == pl->me && q != pl->me)
                 for (int i = 0; i < pl->nto; i++)
-                    if (pl->to[i].pe == q)
-                        pl->to[i].stage_off = sum;
+                    if (pl->to[i].pe == q) pl->to[i].stage_off = sum;
             if (q == pl->me)
                 for (int i = 0; i < pl->nfrom; i++)
                     if (pl->from[i].pe == p) {
@@ -176,11 +169,9 @@ static void free_local(dmsg_plan *pl)
 int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan **out)
 {
     int npes = dmsg_npes(), me = dmsg_pe();
-    if (npes <= 0)
-        return DMSG_FAIL(DMSG_ERR_NOT_INIT, "plan_create: dmsg is not initialized");
+    if (npes <= 0) return DMSG_FAIL(DMSG_ERR_NOT_INIT, "plan_create: dmsg is not initialized");
     dmsg_plan *pl = calloc(1, sizeof *pl);
-    if (pl == NULL)
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
+    if (pl == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
     pl->npes = npes;
     pl->me = me;
     pl->rowsz = (sizeof(xrow) + (size_t)npes * sizeof(uint64_t) + 63) / 64 * 64;
@@ -194,13 +185,10 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
         pl->elem = pl->src.desc.elem_size;
         st = build_side(pl, as, 1);
     }
-    if (st == DMSG_OK)
-        st = build_side(pl, as, 0);
-    if (st == DMSG_OK)
-        st = plan_choose(pl, opts != NULL ? opts->machine : NULL);
+    if (st == DMSG_OK) st = build_side(pl, as, 0);
+    if (st == DMSG_OK) st = plan_choose(pl, opts != NULL ? opts->machine : NULL);
     xrow *row = calloc(1, pl->rowsz);
-    if (row == NULL && st == DMSG_OK)
-        st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
+    if (row == NULL && st == DMSG_OK) st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
     int ast = dmsg_alloc((size_t)npes * pl->rowsz, (void **)&pl->xch);
     if (ast != DMSG_OK) {
         free(row);
@@ -212,27 +200,23 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
         if (as != NULL && as->src != NULL && as->dst != NULL)
             row->hash = plan_hash_assign(as, pl->mech, opts != NULL ? opts->machine : NULL);
         for (int i = 0; st == DMSG_OK && i < pl->nto; i++)
-            if (pl->to[i].packable)
-                row->packed[pl->to[i].pe] = pl->to[i].bytes;
+            if (pl->to[i].packable) row->packed[pl->to[i].pe] = pl->to[i].bytes;
     }
     /* A PE without a row still deposits one (status NOMEM) so nobody waits. */
     xrow fallback = {0, DMSG_ERR_NOMEM};
-    int xst = row != NULL ? plan_exchange(pl, row, pl->rowsz) : plan_exchange(pl, &fallback,
-                                                                               sizeof fallback);
+    int xst = row != NULL ? plan_exchange(pl, row, pl->rowsz)
+                          : plan_exchange(pl, &fallback, sizeof fallback);
     free(row);
     if (xst != DMSG_OK) /* a failed barrier leaves the PEs out of step */
         return xst;
     st = verdict(pl);
     size_t stage = 0;
-    if (st == DMSG_OK)
-        stage = place_chunks(pl);
+    if (st == DMSG_OK) stage = place_chunks(pl);
     /* Nobody reads the rows after the barrier inside ctr_create / alloc. */
-    if (st == DMSG_OK)
-        st = dmsg_ctr_create(&pl->ctr);
+    if (st == DMSG_OK) st = dmsg_ctr_create(&pl->ctr);
     if (st == DMSG_OK && stage > 0) {
         st = dmsg_alloc(stage, (void **)&pl->stage);
-        if (st != DMSG_OK)
-            dmsg_ctr_destroy(pl->ctr);
+        if (st != DMSG_OK) dmsg_ctr_destroy(pl->ctr);
     }
     if (st != DMSG_OK) {
         dmsg_free(pl->xch);
@@ -246,8 +230,7 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
 
 int dmsg_plan_destroy(dmsg_plan *pl)
 {
-    if (pl == NULL)
-        return DMSG_OK;
+    if (pl == NULL) return DMSG_OK;
     int st = dmsg_ctr_destroy(pl->ctr);
     int st2 = pl->stage != NULL ? dmsg_free(pl->stage) : DMSG_OK;
     int st3 = dmsg_free(pl->xch);
@@ -257,8 +240,7 @@ int dmsg_plan_destroy(dmsg_plan *pl)
 
 int dmsg_plan_get_info(const dmsg_plan *pl, dmsg_plan_info *info)
 {
-    if (pl == NULL || info == NULL)
-        return DMSG_FAIL(DMSG_ERR_NULL, "plan_get_info: NULL argument");
+    if (pl == NULL || info == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_get_info: NULL argument");
     dmsg_plan_info t;
     memset(&t, 0, sizeof t);
     t.mech = pl->mech;
@@ -270,10 +252,8 @@ int dmsg_plan_get_info(const dmsg_plan *pl, dmsg_plan_info *info)
         t.send_bytes += pr->bytes;
         t.pieces += pr->npieces;
         bytes += (double)pr->bytes;
-        if (pr->mbs_direct > 0)
-            tdirect += (double)pr->bytes / pr->mbs_direct;
-        if (pr->mbs_pack > 0)
-            tpack += (double)pr->bytes / pr->mbs_pack;
+        if (pr->mbs_direct > 0) tdirect += (double)pr->bytes / pr->mbs_direct;
+        if (pr->mbs_pack > 0) tpack += (double)pr->bytes / pr->mbs_pack;
     }
     for (int i = 0; i < pl->nfrom; i++)
         t.recv_bytes += pl->from[i].bytes;
@@ -291,12 +271,11 @@ int dmsg_plan_get_info(const dmsg_plan *pl, dmsg_plan_info *info)
 
 int dmsg_plan_partner(const dmsg_plan *pl, int i, dmsg_plan_partner_info *info)
 {
-    if (pl == NULL || info == NULL)
-        return DMSG_FAIL(DMSG_ERR_NULL, "plan_partner: NULL argument");
+    if (pl == NULL || info == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_partner: NULL argument");
     if (i < 0 || i >= pl->nto)
         return DMSG_FAIL(DMSG_ERR_ARG, "plan_partner: %d not in 0..%d", i, pl->nto - 1);
     const plan_peer *pr = &pl->to[i];
-    *info = (dmsg_plan_partner_info){pr->pe, pl->pack_on && pr->packable, pr->npieces, pr->bytes,
-                                     pr->mbs_direct, pr->mbs_pack};
+    *info = (dmsg_plan_partner_info){
+        pr->pe, pl->pack_on && pr->packable, pr->npieces, pr->bytes, pr->mbs_direct, pr->mbs_pack};
     return DMSG_OK;
 }

@@ -49,10 +49,10 @@ uint64_t plan_hash_assign(const dmsg_assign *as, int mech, const char *machine);
  * to pe; on the receive side what pe deposits here (kept for unpacking). */
 typedef struct plan_peer {
     int pe;
-    size_t first, npieces; /* range in the plan's send or recv pieces */
-    uint64_t bytes;        /* payload */
-    int packable;          /* 1: this pair packs when packing is on */
-    size_t stage_off;      /* send: my chunk in pe's staging; recv: pe's chunk in mine */
+    size_t first, npieces;       /* range in the plan's send or recv pieces */
+    uint64_t bytes;              /* payload */
+    int packable;                /* 1: this pair packs when packing is on */
+    size_t stage_off;            /* send: my chunk in pe's staging; recv: pe's chunk in mine */
     double mbs_direct, mbs_pack; /* model predictions (send side; 0 without a model) */
 } plan_peer;
 
@@ -63,19 +63,19 @@ struct dmsg_plan {
     dmsg_darray src, dst; /* copies of the caller's arrays */
     size_t elem;
     int mech, me, npes;
-    int pack_on;          /* packable pairs pack in the next execution */
+    int pack_on; /* packable pairs pack in the next execution */
     dmsg_ctr ctr;
-    char *xch;            /* symmetric: one row per PE for the create and measure exchanges */
+    char *xch; /* symmetric: one row per PE for the create and measure exchanges */
     size_t rowsz;
-    char *stage;          /* symmetric: incoming packed chunks, then the send buffer */
-    size_t stage_in;      /* bytes of incoming chunks (offset of the send buffer) */
+    char *stage;     /* symmetric: incoming packed chunks, then the send buffer */
+    size_t stage_in; /* bytes of incoming chunks (offset of the send buffer) */
     plan_pieces sendp, recvp;
     plan_peer *to, *from; /* partners with pieces, staggered order */
     int nto, nfrom;
     int started;
     uint64_t execs;
-    double t0, best[2];   /* MEASURE: this PE's best trial, direct and packed */
-    double measured[2];   /* MEASURE: slowest PE's best, direct and packed */
+    double t0, best[2]; /* MEASURE: this PE's best trial, direct and packed */
+    double measured[2]; /* MEASURE: slowest PE's best, direct and packed */
     char machine[32];
 };
 

@@ -45,8 +45,7 @@ static int expected(const dmsg_assign *as, unsigned char *img)
         size_t off;
         prand_unlinear(B, lin, gb);
         PE_OK(dmsg_darray_locate(B, gb, &pe, &off));
-        if (pe != pe_me() || !prand_source_of(as, gb, ga))
-            continue;
+        if (pe != pe_me() || !prand_source_of(as, gb, ga)) continue;
         size_t la = prand_linear(as->src, ga);
         for (size_t j = 0; j < elem; j++)
             img[off + j] = prand_byte(1, la, j);
@@ -131,8 +130,12 @@ static int plan_random_small(void)
 static int setup_transpose(dmsg_darray *A, dmsg_darray *B, dmsg_assign *as, size_t n)
 {
     int np = pe_n();
-    dmsg_darray_desc d = {.ndims = 2, .extent = {n, n}, .elem_size = 16, .grid_ndims = 1,
-                          .grid = {np}, .dist = {DMSG_DIST_NONE, DMSG_DIST_BLOCK}};
+    dmsg_darray_desc d = {.ndims = 2,
+                          .extent = {n, n},
+                          .elem_size = 16,
+                          .grid_ndims = 1,
+                          .grid = {np},
+                          .dist = {DMSG_DIST_NONE, DMSG_DIST_BLOCK}};
     PE_OK(dmsg_darray_init(A, &d));
     PE_OK(dmsg_darray_init(B, &d));
     PE_OK(dmsg_darray_alloc(A));
@@ -218,13 +221,11 @@ static int plan_errors(void)
     /* One PE's statement differs: the PEs disagree. */
     if (pe_n() > 1) {
         bad = as;
-        if (pe_me() == 1)
-            bad.ssec.lo[0] = 1, bad.ssec.hi[0] = n - 1, bad.dsec.lo[1] = 1;
+        if (pe_me() == 1) bad.ssec.lo[0] = 1, bad.ssec.hi[0] = n - 1, bad.dsec.lo[1] = 1;
         PE_EXPECT(dmsg_plan_create(&bad, NULL, &plan), DMSG_ERR_COLLECTIVE);
         /* One PE has a bad section: its error wins everywhere. */
         bad = as;
-        if (pe_me() == 0)
-            bad.dsec.step[0] = 0;
+        if (pe_me() == 0) bad.dsec.step[0] = 0;
         PE_EXPECT(dmsg_plan_create(&bad, NULL, &plan), DMSG_ERR_ARG);
     }
     /* An array without storage. */

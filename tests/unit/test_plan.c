@@ -9,8 +9,13 @@
 
 static dmsg_darray_desc desc1(size_t n, int dist, size_t block, int p)
 {
-    dmsg_darray_desc d = {.ndims = 1, .extent = {n}, .elem_size = 8, .grid_ndims = 1,
-                          .grid = {p}, .dist = {dist}, .block = {block}};
+    dmsg_darray_desc d = {.ndims = 1,
+                          .extent = {n},
+                          .elem_size = 8,
+                          .grid_ndims = 1,
+                          .grid = {p},
+                          .dist = {dist},
+                          .block = {block}};
     return d;
 }
 
@@ -66,9 +71,16 @@ Test(darray, cyclic_k_owner_local_index)
 Test(darray, grid_halo_layout)
 {
     /* 2-D: dim 0 CYCLIC onto grid dim 1, dim 1 BLOCK onto grid dim 0, halos. */
-    dmsg_darray_desc d = {.ndims = 2, .extent = {5, 8}, .elem_size = 4, .grid_ndims = 2,
-                          .grid = {2, 3}, .dist = {DMSG_DIST_CYCLIC, DMSG_DIST_BLOCK},
-                          .onto = {1, 0}, .halo_lo = {1, 2}, .halo_hi = {1, 0}, .pad = {1, 0}};
+    dmsg_darray_desc d = {.ndims = 2,
+                          .extent = {5, 8},
+                          .elem_size = 4,
+                          .grid_ndims = 2,
+                          .grid = {2, 3},
+                          .dist = {DMSG_DIST_CYCLIC, DMSG_DIST_BLOCK},
+                          .onto = {1, 0},
+                          .halo_lo = {1, 2},
+                          .halo_hi = {1, 0},
+                          .pad = {1, 0}};
     dmsg_darray a;
     cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_OK);
     cr_assert_eq(a.lmax[0], 2); /* 5 over 3: 2 2 1 */
@@ -89,8 +101,13 @@ Test(darray, grid_halo_layout)
 
 Test(darray, unused_grid_dim_holds_at_zero)
 {
-    dmsg_darray_desc d = {.ndims = 1, .extent = {6}, .elem_size = 8, .grid_ndims = 2,
-                          .grid = {2, 2}, .dist = {DMSG_DIST_BLOCK}, .onto = {1}};
+    dmsg_darray_desc d = {.ndims = 1,
+                          .extent = {6},
+                          .elem_size = 8,
+                          .grid_ndims = 2,
+                          .grid = {2, 2},
+                          .dist = {DMSG_DIST_BLOCK},
+                          .onto = {1}};
     dmsg_darray a;
     cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_OK);
     size_t ext;
@@ -126,8 +143,12 @@ Test(darray, errors)
     cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
     d = ok, d.onto[0] = 1;
     cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG);
-    d = (dmsg_darray_desc){.ndims = 2, .extent = {4, 4}, .elem_size = 8, .grid_ndims = 1,
-                           .grid = {2}, .dist = {DMSG_DIST_BLOCK, DMSG_DIST_CYCLIC}};
+    d = (dmsg_darray_desc){.ndims = 2,
+                           .extent = {4, 4},
+                           .elem_size = 8,
+                           .grid_ndims = 1,
+                           .grid = {2},
+                           .dist = {DMSG_DIST_BLOCK, DMSG_DIST_CYCLIC}};
     cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_ARG); /* both onto grid dim 0 */
     d = ok, d.extent[0] = SIZE_MAX / 2, d.grid[0] = 1;
     cr_assert_eq(dmsg_darray_init(&a, &d), DMSG_ERR_OVERFLOW);
@@ -244,8 +265,7 @@ static size_t offsets(const dmsg_layout *l, ptrdiff_t *out)
         int d = 0;
         while (d < l->ndims && ++idx[d] == l->count[d])
             idx[d++] = 0;
-        if (d == l->ndims)
-            return n;
+        if (d == l->ndims) return n;
     }
 }
 
@@ -357,7 +377,8 @@ Test(assign, long_cyclic_sections_fold)
     /* CYCLIC(3) -> BLOCK over 1000 elements on 8 PEs: the pieces of a pair
      * stay few (folded runs), far fewer than the 42 blocks involved. */
     dmsg_darray a, b;
-    dmsg_darray_desc da = desc1(1000, DMSG_DIST_CYCLIC, 3, 8), db = desc1(1000, DMSG_DIST_BLOCK, 0, 8);
+    dmsg_darray_desc da = desc1(1000, DMSG_DIST_CYCLIC, 3, 8),
+                     db = desc1(1000, DMSG_DIST_BLOCK, 0, 8);
     cr_assert_eq(dmsg_darray_init(&a, &da), DMSG_OK);
     cr_assert_eq(dmsg_darray_init(&b, &db), DMSG_OK);
     dmsg_assign as;
