@@ -133,6 +133,7 @@ test: all tests
 	sh tests/run_examples.sh $(BUILD) shm sim $(if $(filter 0,$(OFI)),,ofi); \
 	if [ "$(OFI)" = 0 ]; then echo "*** ofi, kernel, launcher, install and multi-host tests SKIPPED (built with OFI=0)"; exit 0; fi; \
 	sh tests/kernels/run.sh $(BUILD); \
+	sh tests/gen/run.sh $(BUILD); \
 	sh tests/ofi/integ.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
 	sh tests/ofi/errors.sh $(BUILD); \
 	sh tests/launchers.sh $(BUILD); \

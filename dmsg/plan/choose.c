@@ -1,34 +1,173 @@
-/* Mechanism choice per partner. Packing a partner's pieces costs two local
- * copies (gather at the sender, scatter at the receiver) and saves the
- * non-contiguous transfer; it only pays where the machine moves contiguous
- * blocks much faster than strided ones. A pair whose only piece is
- * contiguous at both ends, and the pair with oneself, never pack. */
+/* Mechanism choice per partner, by the copy-transfer model (docs/ctm.md).
+ *
+ * Direct: one section deposit per piece, which the transport moves its own
+ * way (on sim: the faster of chaining and its internal packing, and every
+ * deposit pays the per-message overhead). Packed: the pieces are gathered
+ * into one buffer by local copies (xC1), sent as one contiguous deposit
+ * (1Q1: one overhead), and scattered by the receiver (1Cy). Packing pays
+ * where a partner gets many small pieces, or where the machine moves
+ * contiguous blocks much faster than strided ones. A pair whose only piece
+ * is contiguous at both ends, and the pair with oneself, never pack.
+ *
+ * The patterns of a piece are those the core reports to the transport: of
+ * the innermost dimension after the copy engine's normalization. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "dmsg/core/env.h"
+#include "dmsg/model/ctm.h"
 #include "dmsg/plan/choose.h"
+#include "dmsg/xfer/xfer.h"
 
-/* 1 if packing can differ from the direct deposit for this partner. */
-static int pack_candidate(const dmsg_plan *pl, const plan_peer *pr)
+struct plan_model {
+    dmsg_machine m;
+};
+
+dmsg_status plan_model_open(const char *machine, plan_model **out)
 {
-    if (pr->pe == pl->me) return 0;
-    return !(pr->npieces == 1 && plan_piece_contiguous(&pl->sendp.v[pr->first], pl->elem));
+    plan_model *pm = malloc(sizeof *pm);
+    if (pm == NULL)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+    char err[256];
+    if (dmsg_machine_load(machine, &pm->m, err, sizeof err) != DMSG_OK) {
+        free(pm);
+        return DMSG_FAIL(DMSG_ERR_ENV, "plan: machine %s: %s", machine, err);
+    }
+    *out = pm;
+    return DMSG_OK;
+}
+
+void plan_model_close(plan_model *pm)
+{
+    free(pm);
+}
+
+const char *plan_model_name(const plan_model *pm)
+{
+    return pm->m.name;
+}
+
+/* Model pattern of one side: 1 (contiguous) or a stride in 64-bit words. */
+static long pat(size_t elem, size_t count0, ptrdiff_t stride)
+{
+    if (count0 <= 1 || stride == (ptrdiff_t)elem)
+        return 1;
+    long words = labs((long)stride) / 8;
+    return words < 1 ? 1 : words;
+}
+
+static void piece_pats(const dmsg_piece *pc, size_t elem, long *src, long *dst)
+{
+    dmsg_sect s;
+    if (dmsg_sect_normalize(&s, &pc->dst, &pc->src, elem) && s.nd > 0) {
+        *src = pat(s.elem, s.count[0], s.sstride[0]);
+        *dst = pat(s.elem, s.count[0], s.dstride[0]);
+    } else {
+        *src = *dst = 1;
+    }
+}
+
+static double secs(double bytes, double mbs)
+{
+    return mbs > 0 ? bytes / (mbs * 1e6) : 0;
+}
+
+int plan_pack_candidate(const dmsg_piece *pcs, size_t n, size_t elem, int self)
+{
+    return !self && n > 0 && !(n == 1 && plan_piece_contiguous(&pcs[0], elem));
+}
+
+void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, size_t elem,
+                        int self, double *direct_mbs, double *pack_mbs)
+{
+    const dmsg_machine *m = &pm->m;
+    double c = m->congestion, bytes = 0, td = 0, tp = 0;
+    for (size_t k = 0; k < n; k++) {
+        double b = (double)(pcs[k].elems * elem);
+        long x, y;
+        piece_pats(&pcs[k], elem, &x, &y);
+        bytes += b;
+        if (self) {
+            td += secs(b, dmsg_ctm_copy_mbs(m, x, y, NULL, 0));
+            continue;
+        }
+        dmsg_mech used;
+        double mbs = dmsg_ctm_remote_mbs(m, x, y, DMSG_MECH_AUTO, c, &used, NULL, 0);
+        td += m->overhead_us * 1e-6 + secs(b, mbs);
+        if (used == DMSG_MECH_PACKED) { /* the transport's own gather and scatter */
+            if (x != 1)
+                td += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0));
+            if (y != 1)
+                td += secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0));
+        }
+        /* Packing: gather by a local copy, scatter by the receiver's. */
+        tp += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0)) +
+              secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0));
+    }
+    if (!self) {
+        td += m->partner_us * 1e-6;
+        tp += m->partner_us * 1e-6 + m->overhead_us * 1e-6 +
+              secs(bytes, dmsg_ctm_remote_mbs(m, 1, 1, DMSG_MECH_AUTO, c, NULL, NULL, 0));
+    }
+    *direct_mbs = td > 0 ? bytes / td / 1e6 : 0;
+    *pack_mbs = self ? 0 : tp > 0 ? bytes / tp / 1e6 : 0;
+}
+
+/* The machine of DMSG_PLAN_MODEL when the caller names none: on sim the
+ * simulated one; elsewhere a description of this host that `dmsg-ctm
+ * measure --machine-out` wrote to the cache, if there is one. */
+static int default_machine(char *out, size_t len)
+{
+    const char *tp = dmsg_transport_name();
+    if (tp != NULL && strcmp(tp, "sim") == 0) {
+        dmsg_config cfg;
+        char err[128];
+        if (dmsg_env_load(&cfg, err, sizeof err) != DMSG_OK)
+            return 0;
+        snprintf(out, len, "%s", cfg.machine);
+        return 1;
+    }
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (cache != NULL && cache[0] != '\0')
+        snprintf(out, len, "%s/dmsg/host.machine", cache);
+    else if (home != NULL && home[0] != '\0')
+        snprintf(out, len, "%s/.cache/dmsg/host.machine", home);
+    else
+        return 0;
+    FILE *f = fopen(out, "r");
+    if (f == NULL)
+        return 0;
+    fclose(f);
+    return 1;
 }
 
 dmsg_status plan_choose(dmsg_plan *pl, const char *machine)
 {
-    (void)machine;
+    char path[512];
+    plan_model *pm = NULL;
     pl->machine[0] = '\0';
+    if (machine == NULL && default_machine(path, sizeof path))
+        machine = path;
+    if (machine != NULL) {
+        dmsg_status st = plan_model_open(machine, &pm);
+        if (st != DMSG_OK)
+            return st;
+        snprintf(pl->machine, sizeof pl->machine, "%s", plan_model_name(pm));
+    }
     for (int i = 0; i < pl->nto; i++) {
         plan_peer *pr = &pl->to[i];
-        int cand = pack_candidate(pl, pr);
+        const dmsg_piece *pcs = &pl->sendp.v[pr->first];
+        int cand = plan_pack_candidate(pcs, pr->npieces, pl->elem, pr->pe == pl->me);
+        if (pm != NULL)
+            plan_model_predict(pm, pcs, pr->npieces, pl->elem, pr->pe == pl->me, &pr->mbs_direct,
+                               &pr->mbs_pack);
         switch (pl->mech) {
         case DMSG_PLAN_PACK:
-        case DMSG_PLAN_MEASURE:
-            pr->packable = cand;
-            break;
-        default:
-            pr->packable = 0;
-            break;
+        case DMSG_PLAN_MEASURE: pr->packable = cand; break;
+        case DMSG_PLAN_MODEL: pr->packable = cand && pr->mbs_pack > pr->mbs_direct; break;
+        default: pr->packable = 0; break;
         }
     }
+    plan_model_close(pm);
     return DMSG_OK;
 }

@@ -10,6 +10,24 @@
  * for the transport's own. Errors: DMSG_ERR_ENV (unknown machine). */
 dmsg_status plan_choose(dmsg_plan *pl, const char *machine);
 
+/* A machine's copy-transfer model (dmsg/model). */
+typedef struct plan_model plan_model;
+
+/* Loads a machine by built-in name or description file. Errors:
+ * DMSG_ERR_ENV (unknown or malformed), DMSG_ERR_NOMEM. */
+dmsg_status plan_model_open(const char *machine, plan_model **pm);
+void plan_model_close(plan_model *pm); /* NULL is fine */
+const char *plan_model_name(const plan_model *pm);
+
+/* 1 if packing the n pieces of a pair can differ from depositing them
+ * directly (not to oneself, not one piece contiguous at both ends). */
+int plan_pack_candidate(const dmsg_piece *pcs, size_t n, size_t elem, int self);
+
+/* Predicted throughput (MB/s of payload) of moving a pair's pieces
+ * directly and packed (pack 0 for a pair with oneself). */
+void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, size_t elem,
+                        int self, double *direct_mbs, double *pack_mbs);
+
 /* Deposits row (len bytes) into this PE's row of pl->xch on every PE, then
  * dmsg_sync: afterwards every PE's row is readable everywhere. */
 dmsg_status plan_exchange(dmsg_plan *pl, const void *row, size_t len);

@@ -31,7 +31,7 @@ static int send_packed(dmsg_plan *pl, const plan_peer *pr)
         if (st != DMSG_OK) return st;
         off += pc->elems * pl->elem;
     }
-    int st = dmsg_quiet(); /* the packed bytes are in place before they leave */
+    int st = pl->async ? dmsg_quiet() : DMSG_OK; /* the packed bytes are in place */
     if (st != DMSG_OK) return st;
     return dmsg_deposit(pl->stage + pr->stage_off, buf, (size_t)pr->bytes, pr->pe, pl->ctr);
 }
@@ -116,7 +116,7 @@ int dmsg_plan_finish(dmsg_plan *pl)
         if (st != DMSG_OK) return st;
         unpacked = 1;
     }
-    if (unpacked && (st = dmsg_quiet()) != DMSG_OK) return st;
+    if (unpacked && pl->async && (st = dmsg_quiet()) != DMSG_OK) return st;
     double t = dmsg_wtime() - pl->t0;
     uint64_t trial = pl->execs++;
     if (pl->mech == DMSG_PLAN_MEASURE && trial < PLAN_TRIALS) {

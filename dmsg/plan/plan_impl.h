@@ -64,6 +64,7 @@ struct dmsg_plan {
     size_t elem;
     int mech, me, npes;
     int pack_on; /* packable pairs pack in the next execution */
+    int async;   /* deposits may complete after their call returns (not shm, sim) */
     dmsg_ctr ctr;
     char *xch; /* symmetric: one row per PE for the create and measure exchanges */
     size_t rowsz;
