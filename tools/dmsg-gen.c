@@ -128,8 +128,7 @@ static void next(lexer *lx)
     if (isalpha((unsigned char)c) || c == '_') {
         size_t n = 0;
         while (isalnum((unsigned char)*lx->p) || *lx->p == '_') {
-            if (n + 1 >= NAME_LEN)
-                FAIL_TOK(lx, "name longer than %d characters", NAME_LEN - 1);
+            if (n + 1 >= NAME_LEN) FAIL_TOK(lx, "name longer than %d characters", NAME_LEN - 1);
             lx->text[n++] = *lx->p++;
         }
         lx->text[n] = '\0';
@@ -140,10 +139,8 @@ static void next(lexer *lx)
         errno = 0;
         char *end;
         lx->num = strtoll(lx->p, &end, 10);
-        if (errno != 0 || lx->num > (1ll << 40))
-            FAIL_TOK(lx, "number too large");
-        if (isalpha((unsigned char)*end) || *end == '_')
-            FAIL_TOK(lx, "malformed number");
+        if (errno != 0 || lx->num > (1ll << 40)) FAIL_TOK(lx, "number too large");
+        if (isalpha((unsigned char)*end) || *end == '_') FAIL_TOK(lx, "malformed number");
         lx->p = end;
         lx->kind = T_NUM;
         return;
@@ -172,24 +169,28 @@ static const char *tok_desc(const lexer *lx)
 {
     static char buf[64];
     switch (lx->kind) {
-    case T_EOF: return "end of file";
-    case T_NL: return "end of line";
-    case T_NUM: snprintf(buf, sizeof buf, "'%lld'", lx->num); return buf;
-    default: snprintf(buf, sizeof buf, "'%s'", lx->text); return buf;
+    case T_EOF:
+        return "end of file";
+    case T_NL:
+        return "end of line";
+    case T_NUM:
+        snprintf(buf, sizeof buf, "'%lld'", lx->num);
+        return buf;
+    default:
+        snprintf(buf, sizeof buf, "'%s'", lx->text);
+        return buf;
     }
 }
 
 static void expect_punct(lexer *lx, char c)
 {
-    if (!is_punct(lx, c))
-        FAIL_TOK(lx, "expected '%c', found %s", c, tok_desc(lx));
+    if (!is_punct(lx, c)) FAIL_TOK(lx, "expected '%c', found %s", c, tok_desc(lx));
     next(lx);
 }
 
 static long long expect_num(lexer *lx, const char *what)
 {
-    if (lx->kind != T_NUM)
-        FAIL_TOK(lx, "expected %s (a number), found %s", what, tok_desc(lx));
+    if (lx->kind != T_NUM) FAIL_TOK(lx, "expected %s (a number), found %s", what, tok_desc(lx));
     long long v = lx->num;
     next(lx);
     return v;
@@ -209,8 +210,7 @@ static long long expect_snum(lexer *lx, const char *what)
 
 static void expect_ident(lexer *lx, char *out, const char *what)
 {
-    if (lx->kind != T_IDENT)
-        FAIL_TOK(lx, "expected %s, found %s", what, tok_desc(lx));
+    if (lx->kind != T_IDENT) FAIL_TOK(lx, "expected %s, found %s", what, tok_desc(lx));
     strcpy(out, lx->text);
     next(lx);
 }
@@ -219,8 +219,7 @@ static void expect_eol(lexer *lx)
 {
     if (lx->kind != T_NL && lx->kind != T_EOF)
         FAIL_TOK(lx, "expected end of line, found %s", tok_desc(lx));
-    if (lx->kind == T_NL)
-        next(lx);
+    if (lx->kind == T_NL) next(lx);
 }
 
 /* --------------------------------------------------------------- parser */
@@ -228,27 +227,24 @@ static void expect_eol(lexer *lx)
 static int find_grid(const input *in, const char *name)
 {
     for (int i = 0; i < in->ngrids; i++)
-        if (strcmp(in->grids[i].name, name) == 0)
-            return i;
+        if (strcmp(in->grids[i].name, name) == 0) return i;
     return -1;
 }
 
 static int find_array(const input *in, const char *name)
 {
     for (int i = 0; i < in->narrays; i++)
-        if (strcmp(in->arrays[i].name, name) == 0)
-            return i;
+        if (strcmp(in->arrays[i].name, name) == 0) return i;
     return -1;
 }
 
-static const char *const reserved[] = {"pes", "grid", "array", "dist", "onto", "halo", "pad",
-                                       "perm", "transpose", "block", "cyclic", NULL};
+static const char *const reserved[] = {"pes", "grid", "array",     "dist",  "onto",   "halo",
+                                       "pad", "perm", "transpose", "block", "cyclic", NULL};
 
 static void check_new_name(lexer *lx, const input *in, const char *name, int line, int col)
 {
     for (int i = 0; reserved[i] != NULL; i++)
-        if (strcmp(name, reserved[i]) == 0)
-            fail_at(lx, line, col, "'%s' is a keyword", name);
+        if (strcmp(name, reserved[i]) == 0) fail_at(lx, line, col, "'%s' is a keyword", name);
     if (find_grid(in, name) >= 0 || find_array(in, name) >= 0)
         fail_at(lx, line, col, "'%s' is already declared", name);
 }
@@ -259,11 +255,9 @@ static int num_list(lexer *lx, long long *v, const char *what, int signed_ok)
     int n = 0;
     expect_punct(lx, '(');
     for (;;) {
-        if (n == DMSG_MAX_DIMS)
-            FAIL_TOK(lx, "more than %d %s", DMSG_MAX_DIMS, what);
+        if (n == DMSG_MAX_DIMS) FAIL_TOK(lx, "more than %d %s", DMSG_MAX_DIMS, what);
         v[n++] = signed_ok ? expect_snum(lx, what) : expect_num(lx, what);
-        if (!is_punct(lx, ','))
-            break;
+        if (!is_punct(lx, ',')) break;
         next(lx);
     }
     expect_punct(lx, ')');
@@ -286,10 +280,8 @@ static void parse_grid(lexer *lx, input *in)
         g.ext[i] = (int)v[i];
         pes *= v[i];
     }
-    if (pes > 4096)
-        fail_at(lx, line, ecol, "grid of %lld PEs: at most 4096", pes);
-    if (in->ngrids == MAX_NAMES)
-        fail_at(lx, line, col, "more than %d grids", MAX_NAMES);
+    if (pes > 4096) fail_at(lx, line, ecol, "grid of %lld PEs: at most 4096", pes);
+    if (in->ngrids == MAX_NAMES) fail_at(lx, line, col, "more than %d grids", MAX_NAMES);
     in->grids[in->ngrids++] = g;
     expect_eol(lx);
 }
@@ -298,8 +290,8 @@ static const struct {
     const char *name, *ctype;
     size_t size;
 } types[] = {
-    {"int8", "int8_t", 1},   {"int16", "int16_t", 2},  {"int32", "int32_t", 4},
-    {"int64", "int64_t", 8}, {"float", "float", 4},    {"double", "double", 8},
+    {"int8", "int8_t", 1},          {"int16", "int16_t", 2}, {"int32", "int32_t", 4},
+    {"int64", "int64_t", 8},        {"float", "float", 4},   {"double", "double", 8},
     {"complex", "gen_complex", 16},
 };
 
@@ -315,8 +307,7 @@ static void parse_array(lexer *lx, input *in)
     int ecol = lx->tcol;
     a.desc.ndims = num_list(lx, v, "extents", 0);
     for (int d = 0; d < a.desc.ndims; d++) {
-        if (v[d] < 1)
-            fail_at(lx, a.line, ecol, "extent of dimension %d is %lld", d + 1, v[d]);
+        if (v[d] < 1) fail_at(lx, a.line, ecol, "extent of dimension %d is %lld", d + 1, v[d]);
         a.desc.extent[d] = (size_t)v[d];
     }
     char tname[NAME_LEN];
@@ -328,10 +319,11 @@ static void parse_array(lexer *lx, input *in)
             a.desc.elem_size = types[i].size;
         }
     if (a.type == NULL)
-        fail_at(lx, a.line, tcol, "unknown element type '%s' (int8 int16 int32 int64 float "
-                "double complex)", tname);
-    if (!is_word(lx, "dist"))
-        FAIL_TOK(lx, "expected 'dist', found %s", tok_desc(lx));
+        fail_at(lx, a.line, tcol,
+                "unknown element type '%s' (int8 int16 int32 int64 float "
+                "double complex)",
+                tname);
+    if (!is_word(lx, "dist")) FAIL_TOK(lx, "expected 'dist', found %s", tok_desc(lx));
     next(lx);
     expect_punct(lx, '(');
     int nd = 0, at[DMSG_MAX_DIMS], atcol[DMSG_MAX_DIMS];
@@ -349,8 +341,7 @@ static void parse_array(lexer *lx, input *in)
             if (is_punct(lx, '(')) {
                 next(lx);
                 long long k = expect_num(lx, "a block size");
-                if (k < 1)
-                    FAIL_TOK(lx, "block size %lld < 1", k);
+                if (k < 1) FAIL_TOK(lx, "block size %lld < 1", k);
                 a.desc.block[nd] = (size_t)k;
                 expect_punct(lx, ')');
             }
@@ -362,22 +353,18 @@ static void parse_array(lexer *lx, input *in)
             FAIL_TOK(lx, "expected '*', 'block' or 'cyclic', found %s", tok_desc(lx));
         }
         nd++;
-        if (!is_punct(lx, ','))
-            break;
+        if (!is_punct(lx, ',')) break;
         next(lx);
     }
-    if (nd != a.desc.ndims)
-        FAIL_TOK(lx, "%d distributions for %d dimensions", nd, a.desc.ndims);
+    if (nd != a.desc.ndims) FAIL_TOK(lx, "%d distributions for %d dimensions", nd, a.desc.ndims);
     expect_punct(lx, ')');
-    if (!is_word(lx, "onto"))
-        FAIL_TOK(lx, "expected 'onto', found %s", tok_desc(lx));
+    if (!is_word(lx, "onto")) FAIL_TOK(lx, "expected 'onto', found %s", tok_desc(lx));
     next(lx);
     char gname[NAME_LEN];
     int gcol = lx->tcol;
     expect_ident(lx, gname, "a grid name");
     int g = find_grid(in, gname);
-    if (g < 0)
-        fail_at(lx, a.line, gcol, "unknown grid '%s'", gname);
+    if (g < 0) fail_at(lx, a.line, gcol, "unknown grid '%s'", gname);
     const grid *gr = &in->grids[g];
     a.desc.grid_ndims = gr->ndims;
     memcpy(a.desc.grid, gr->ext, sizeof gr->ext);
@@ -385,8 +372,7 @@ static void parse_array(lexer *lx, input *in)
     int nextg = 0;
     unsigned used = 0;
     for (int d = 0; d < nd; d++) {
-        if (a.desc.dist[d] == DMSG_DIST_NONE)
-            continue;
+        if (a.desc.dist[d] == DMSG_DIST_NONE) continue;
         int gd = at[d] >= 0 ? at[d] : nextg++;
         if (gd >= gr->ndims)
             fail_at(lx, a.line, atcol[d], "no grid dimension %d in %s (%d dimensions)", gd,
@@ -412,16 +398,14 @@ static void parse_array(lexer *lx, input *in)
             } else {
                 a.desc.pad[d] = (size_t)lo;
             }
-            if (d + 1 < a.desc.ndims)
-                expect_punct(lx, ',');
+            if (d + 1 < a.desc.ndims) expect_punct(lx, ',');
         }
         expect_punct(lx, ')');
     }
     if (dmsg_darray_init(&a.da, &a.desc) != DMSG_OK)
         fail_at(lx, a.line, a.col, "array %s: a BLOCK(k) too small for its extent, or too large",
                 a.name);
-    if (in->narrays == MAX_NAMES)
-        fail_at(lx, a.line, a.col, "more than %d arrays", MAX_NAMES);
+    if (in->narrays == MAX_NAMES) fail_at(lx, a.line, a.col, "more than %d arrays", MAX_NAMES);
     in->arrays[in->narrays++] = a;
     expect_eol(lx);
 }
@@ -435,8 +419,7 @@ static int parse_ref(lexer *lx, const input *in, dmsg_section *sec, int *trip, i
     int line = lx->tline, col = lx->tcol;
     expect_ident(lx, name, "an array name");
     int ai = find_array(in, name);
-    if (ai < 0)
-        fail_at(lx, line, col, "unknown array '%s'", name);
+    if (ai < 0) fail_at(lx, line, col, "unknown array '%s'", name);
     const dmsg_darray_desc *d = &in->arrays[ai].desc;
     memset(sec, 0, sizeof *sec);
     *ntrip = 0;
@@ -451,8 +434,7 @@ static int parse_ref(lexer *lx, const input *in, dmsg_section *sec, int *trip, i
     next(lx);
     for (int k = 0;; k++) {
         int scol = lx->tcol;
-        if (k == d->ndims)
-            fail_at(lx, line, scol, "%s has %d dimensions", name, d->ndims);
+        if (k == d->ndims) fail_at(lx, line, scol, "%s has %d dimensions", name, d->ndims);
         long long ext = (long long)d->extent[k], lo = 0, hi = ext - 1, step = 1;
         int has_lo = 0, has_hi = 0, triplet = 0;
         if (!is_punct(lx, ':')) {
@@ -470,31 +452,25 @@ static int parse_ref(lexer *lx, const input *in, dmsg_section *sec, int *trip, i
                 next(lx);
                 int stcol = lx->tcol;
                 step = expect_snum(lx, "a step");
-                if (step == 0)
-                    fail_at(lx, line, stcol, "step 0");
+                if (step == 0) fail_at(lx, line, stcol, "step 0");
             }
         }
         if (step < 0) { /* A(::-1) runs from the top down */
-            if (!has_lo)
-                lo = ext - 1;
-            if (!has_hi)
-                hi = 0;
+            if (!has_lo) lo = ext - 1;
+            if (!has_hi) hi = 0;
         }
-        if (!triplet)
-            hi = lo;
-        long long cnt = step > 0 ? (hi < lo ? 0 : (hi - lo) / step + 1)
-                                 : (lo < hi ? 0 : (lo - hi) / -step + 1);
+        if (!triplet) hi = lo;
+        long long cnt =
+            step > 0 ? (hi < lo ? 0 : (hi - lo) / step + 1) : (lo < hi ? 0 : (lo - hi) / -step + 1);
         long long last = lo + (cnt - 1) * step;
         if (cnt > 0 && (lo < 0 || lo >= ext || last < 0 || last >= ext))
             fail_at(lx, line, scol, "%s subscript %d of %s: index %lld outside 0..%lld", side,
                     k + 1, name, lo < 0 || lo >= ext ? lo : last, ext - 1);
-        if (lo < 0 || hi < 0)
-            fail_at(lx, line, scol, "negative bound in an empty section");
+        if (lo < 0 || hi < 0) fail_at(lx, line, scol, "negative bound in an empty section");
         sec->lo[k] = (size_t)lo;
         sec->hi[k] = (size_t)hi;
         sec->step[k] = (ptrdiff_t)step;
-        if (triplet)
-            trip[(*ntrip)++] = k;
+        if (triplet) trip[(*ntrip)++] = k;
         if (is_punct(lx, ')')) {
             if (k + 1 != d->ndims)
                 FAIL_TOK(lx, "%s has %d dimensions, %d subscripts given", name, d->ndims, k + 1);
@@ -508,8 +484,7 @@ static int parse_ref(lexer *lx, const input *in, dmsg_section *sec, int *trip, i
 static size_t sec_count(const dmsg_section *s, int k)
 {
     ptrdiff_t st = s->step[k];
-    if (st > 0)
-        return s->hi[k] < s->lo[k] ? 0 : (s->hi[k] - s->lo[k]) / (size_t)st + 1;
+    if (st > 0) return s->hi[k] < s->lo[k] ? 0 : (s->hi[k] - s->lo[k]) / (size_t)st + 1;
     return s->lo[k] < s->hi[k] ? 0 : (s->lo[k] - s->hi[k]) / (size_t)(-st) + 1;
 }
 
@@ -538,26 +513,22 @@ static void parse_stmt(lexer *lx, input *in, const char *label, int line, int co
     }
     int scol = lx->tcol;
     s.src = parse_ref(lx, in, &s.ssec, st, &nst, "source");
-    if (transpose)
-        expect_punct(lx, ')');
+    if (transpose) expect_punct(lx, ')');
     int perm[DMSG_MAX_DIMS];
     for (int k = 0; k < DMSG_MAX_DIMS; k++)
         perm[k] = k;
     if (transpose) {
-        if (nst != 2)
-            fail_at(lx, line, scol, "transpose of a section with %d ranges, not 2", nst);
+        if (nst != 2) fail_at(lx, line, scol, "transpose of a section with %d ranges, not 2", nst);
         perm[0] = 1;
         perm[1] = 0;
     }
     if (is_word(lx, "perm")) {
         int pcol = lx->tcol;
-        if (transpose)
-            FAIL_TOK(lx, "perm after transpose");
+        if (transpose) FAIL_TOK(lx, "perm after transpose");
         next(lx);
         long long v[DMSG_MAX_DIMS];
         int n = num_list(lx, v, "perm entries", 0);
-        if (n != nst)
-            fail_at(lx, line, pcol, "perm has %d entries, the source %d ranges", n, nst);
+        if (n != nst) fail_at(lx, line, pcol, "perm has %d entries, the source %d ranges", n, nst);
         unsigned seen = 0;
         for (int k = 0; k < n; k++) {
             if (v[k] >= n || (seen & (1u << v[k])))
@@ -589,8 +560,7 @@ static void parse_stmt(lexer *lx, input *in, const char *label, int line, int co
             fail_at(lx, line, rcol, "range %d: %zu elements on the left, %zu on the right", k + 1,
                     cb, ca);
     }
-    if (in->nstmts == MAX_NAMES)
-        fail_at(lx, line, col, "more than %d statements", MAX_NAMES);
+    if (in->nstmts == MAX_NAMES) fail_at(lx, line, col, "more than %d statements", MAX_NAMES);
     in->stmts[in->nstmts++] = s;
 }
 
@@ -611,8 +581,7 @@ static void parse(const char *file, const char *text, input *in)
         if (is_word(&lx, "pes")) {
             next(&lx);
             long long n = expect_num(&lx, "a PE count");
-            if (n < 1 || n > 4096)
-                fail_at(&lx, line, col, "pes %lld not in 1..4096", n);
+            if (n < 1 || n > 4096) fail_at(&lx, line, col, "pes %lld not in 1..4096", n);
             in->npes = (int)n;
             expect_eol(&lx);
         } else if (is_word(&lx, "grid")) {
@@ -639,8 +608,7 @@ static void parse(const char *file, const char *text, input *in)
             }
         }
     }
-    if (in->nstmts == 0)
-        fail_at(&lx, lx.line, 1, "no statements");
+    if (in->nstmts == 0) fail_at(&lx, lx.line, 1, "no statements");
     int maxg = 1;
     for (int i = 0; i < in->narrays; i++)
         maxg = in->arrays[i].da.grid_pes > maxg ? in->arrays[i].da.grid_pes : maxg;
@@ -663,7 +631,7 @@ typedef struct gpeer {
 typedef struct gstmt {
     dmsg_piece *pieces;
     size_t npieces;
-    gpeer *peers; /* senders in rank order, each partners staggered */
+    gpeer *peers;       /* senders in rank order, each partners staggered */
     size_t *peer_first; /* npes + 1 */
     size_t npeers;
     uint64_t *recv_msgs;
@@ -726,8 +694,7 @@ static void build_stmt(const input *in, const stmt *s, gen_mech mech, const plan
                 fprintf(stderr, "dmsg-gen: out of memory\n");
                 exit(1);
             }
-            if (n == 0)
-                continue;
+            if (n == 0) continue;
             if (g->npieces + n > cap) {
                 cap = 2 * (g->npieces + n);
                 g->pieces = xrealloc(g->pieces, cap * sizeof *g->pieces);
@@ -790,9 +757,12 @@ static const char *dist_name(const dmsg_darray_desc *d, int k, char *buf, size_t
         else
             snprintf(buf, len, "block@%d", d->onto[k]);
         break;
-    case DMSG_DIST_CYCLIC: snprintf(buf, len, "cyclic(%zu)@%d", d->block[k] ? d->block[k] : 1,
-                                    d->onto[k]); break;
-    default: snprintf(buf, len, "*"); break;
+    case DMSG_DIST_CYCLIC:
+        snprintf(buf, len, "cyclic(%zu)@%d", d->block[k] ? d->block[k] : 1, d->onto[k]);
+        break;
+    default:
+        snprintf(buf, len, "*");
+        break;
     }
     return buf;
 }
@@ -801,12 +771,18 @@ static const char *dist_name(const dmsg_darray_desc *d, int k, char *buf, size_t
 static const char *elem_ctype(size_t e)
 {
     switch (e) {
-    case 1: return "uint8_t";
-    case 2: return "uint16_t";
-    case 4: return "uint32_t";
-    case 8: return "uint64_t";
-    case 16: return "gen_complex";
-    default: return NULL;
+    case 1:
+        return "uint8_t";
+    case 2:
+        return "uint16_t";
+    case 4:
+        return "uint32_t";
+    case 8:
+        return "uint64_t";
+    case 16:
+        return "gen_complex";
+    default:
+        return NULL;
     }
 }
 
@@ -816,26 +792,29 @@ static void emit_pack_loops(FILE *o, size_t e)
 {
     const char *t = elem_ctype(e);
     for (int scatter = 0; scatter < 2; scatter++) {
-        fprintf(o, "\n/* %s of %zu-byte elements: the section l at %s %s a contiguous buffer,\n"
-                   " * the innermost dimension unrolled by 8. */\n",
+        fprintf(o,
+                "\n/* %s of %zu-byte elements: the section l at %s %s a contiguous buffer,\n"
+                " * the innermost dimension unrolled by 8. */\n",
                 scatter ? "Scatter" : "Gather", e, scatter ? "dst" : "src",
                 scatter ? "from" : "into");
         if (scatter)
-            fprintf(o, "static void scatter_%zu(char *sec, const dmsg_layout *l, const char *buf)\n",
+            fprintf(o,
+                    "static void scatter_%zu(char *sec, const dmsg_layout *l, const char *buf)\n",
                     e);
         else
             fprintf(o, "static void gather_%zu(char *buf, const char *sec, const dmsg_layout *l)\n",
                     e);
-        fprintf(o, "{\n"
-                   "    size_t idx[DMSG_MAX_DIMS] = {0};\n"
-                   "    const size_t n = l->count[0];\n"
-                   "    const ptrdiff_t s = l->stride[0];\n"
-                   "    for (;;) {\n"
-                   "        %schar *p = sec;\n"
-                   "        for (int d = 1; d < l->ndims; d++)\n"
-                   "            p += (ptrdiff_t)idx[d] * l->stride[d];\n"
-                   "        size_t i = 0;\n"
-                   "        for (; i + 8 <= n; i += 8, p += 8 * s, buf += 8 * %zu) {\n",
+        fprintf(o,
+                "{\n"
+                "    size_t idx[DMSG_MAX_DIMS] = {0};\n"
+                "    const size_t n = l->count[0];\n"
+                "    const ptrdiff_t s = l->stride[0];\n"
+                "    for (;;) {\n"
+                "        %schar *p = sec;\n"
+                "        for (int d = 1; d < l->ndims; d++)\n"
+                "            p += (ptrdiff_t)idx[d] * l->stride[d];\n"
+                "        size_t i = 0;\n"
+                "        for (; i + 8 <= n; i += 8, p += 8 * s, buf += 8 * %zu) {\n",
                 scatter ? "" : "const ", e);
         const char *fmt = scatter ? "            memcpy(p + %d * s, buf + %d * %zu, sizeof(%s));\n"
                                   : "            memcpy(buf + %d * %zu, p + %d * s, sizeof(%s));\n";
@@ -845,43 +824,45 @@ static void emit_pack_loops(FILE *o, size_t e)
             else
                 fprintf(o, fmt, k, e, k, t);
         }
-        fprintf(o, "        }\n"
-                   "        for (; i < n; i++, p += s, buf += %zu)\n"
-                   "            memcpy(%s, sizeof(%s));\n"
-                   "        int d = 1;\n"
-                   "        while (d < l->ndims && ++idx[d] == l->count[d])\n"
-                   "            idx[d++] = 0;\n"
-                   "        if (d >= l->ndims)\n"
-                   "            return;\n"
-                   "    }\n"
-                   "}\n",
+        fprintf(o,
+                "        }\n"
+                "        for (; i < n; i++, p += s, buf += %zu)\n"
+                "            memcpy(%s, sizeof(%s));\n"
+                "        int d = 1;\n"
+                "        while (d < l->ndims && ++idx[d] == l->count[d])\n"
+                "            idx[d++] = 0;\n"
+                "        if (d >= l->ndims)\n"
+                "            return;\n"
+                "    }\n"
+                "}\n",
                 e, scatter ? "p, buf" : "buf, p", t);
     }
 }
 
 static void emit_header(FILE *o, const input *in, const char *machine, const char *mech)
 {
-    fprintf(o, "/*\n * Generated by dmsg-gen from %s for %d PEs; mechanism: %s", in->file,
-            in->npes, mech);
-    if (machine != NULL)
-        fprintf(o, " (model of machine %s)", machine);
-    fprintf(o, ".\n * Do not edit: edit the description and generate again.\n *\n"
-               " *   dmsgrun -n %d ./prog [runs]\n *\n"
-               " * Every statement function is one communication step of the deposit model:\n"
-               " * a dmsg_sync for clearance, deposits to the partners in staggered order\n"
-               " * (pieces and counts computed at generation time), and one dmsg_await of\n"
-               " * the number of deposits this PE receives. main() checks every element\n"
-               " * against a serial evaluation of the statements.\n */\n",
+    fprintf(o, "/*\n * Generated by dmsg-gen from %s for %d PEs; mechanism: %s", in->file, in->npes,
+            mech);
+    if (machine != NULL) fprintf(o, " (model of machine %s)", machine);
+    fprintf(o,
+            ".\n * Do not edit: edit the description and generate again.\n *\n"
+            " *   dmsgrun -n %d ./prog [runs]\n *\n"
+            " * Every statement function is one communication step of the deposit model:\n"
+            " * a dmsg_sync for clearance, deposits to the partners in staggered order\n"
+            " * (pieces and counts computed at generation time), and one dmsg_await of\n"
+            " * the number of deposits this PE receives. main() checks every element\n"
+            " * against a serial evaluation of the statements.\n */\n",
             in->npes);
-    fprintf(o, "#include <dmsg.h>\n#include <dmsg_plan.h>\n#include <stdint.h>\n"
-               "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
-               "#define GEN_NPES %d\n\n"
-               "typedef struct gen_complex {\n    double re, im;\n} gen_complex;\n\n"
-               "/* One partner of a sender: pieces [first, first + n) of the statement's table;\n"
-               " * packed: gathered into one deposit at stage_off of the partner's staging\n"
-               " * area (bytes long), else one section deposit per piece. */\n"
-               "typedef struct gen_peer {\n    int pe, packed;\n    uint32_t first, n;\n"
-               "    size_t bytes, stage_off;\n} gen_peer;\n",
+    fprintf(o,
+            "#include <dmsg.h>\n#include <dmsg_plan.h>\n#include <stdint.h>\n"
+            "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+            "#define GEN_NPES %d\n\n"
+            "typedef struct gen_complex {\n    double re, im;\n} gen_complex;\n\n"
+            "/* One partner of a sender: pieces [first, first + n) of the statement's table;\n"
+            " * packed: gathered into one deposit at stage_off of the partner's staging\n"
+            " * area (bytes long), else one section deposit per piece. */\n"
+            "typedef struct gen_peer {\n    int pe, packed;\n    uint32_t first, n;\n"
+            "    size_t bytes, stage_off;\n} gen_peer;\n",
             in->npes);
 }
 
@@ -907,8 +888,8 @@ static void emit_arrays(FILE *o, const input *in)
 #define ROW(field, fmt)                                                                            \
     do {                                                                                           \
         fprintf(o, "     ." #field " = {");                                                        \
-        for (int k = 0; k < (strcmp(#field, "grid") == 0 ? d->grid_ndims : d->ndims); k++)        \
-            fprintf(o, "%s" fmt, k ? ", " : "", d->field[k]);                                     \
+        for (int k = 0; k < (strcmp(#field, "grid") == 0 ? d->grid_ndims : d->ndims); k++)         \
+            fprintf(o, "%s" fmt, k ? ", " : "", d->field[k]);                                      \
         fprintf(o, "},\n");                                                                        \
     } while (0)
         ROW(extent, "%zu");
@@ -947,7 +928,9 @@ static void emit_stmt(FILE *o, const input *in, const stmt *s, const gstmt *g, i
         emit_layout(o, &pc->dst);
         fprintf(o, ", %zu},\n", pc->elems);
     }
-    fprintf(o, "};\n\n/* Partners of each sender, staggered: sender p's are [first[p], first[p+1]). */\n");
+    fprintf(
+        o,
+        "};\n\n/* Partners of each sender, staggered: sender p's are [first[p], first[p+1]). */\n");
     fprintf(o, "static const gen_peer %s_peers[%zu] = {\n", s->label, g->npeers ? g->npeers : 1);
     for (size_t i = 0; i < g->npeers; i++) {
         const gpeer *pr = &g->peers[i];
@@ -983,48 +966,54 @@ static void emit_stmt(FILE *o, const input *in, const stmt *s, const gstmt *g, i
         free(cnt);
         fprintf(o, "static _Alignas(64) char %s_sendbuf[%zu];\n", s->label, g->send_max);
     }
-    fprintf(o, "\n/* %s: %s = %s (the arrays' storage on this PE). */\n", s->label, B->name,
-            A->name);
+    fprintf(o, "\n/* %s: %s (%s, %s: the arrays' storage on this PE) */\n", s->label, s->text,
+            B->name, A->name);
     fprintf(o, "static int stmt_%s(char *%s, const char *%s, char *stage, dmsg_ctr ctr)\n{\n",
             s->label, B->name, A->name);
-    fprintf(o, "    const int me = dmsg_pe();\n"
-               "    int st = dmsg_sync(); /* clearance: every PE is done with its part of %s */\n"
-               "    if (st != DMSG_OK)\n        return st;\n", B->name);
+    fprintf(o,
+            "    const int me = dmsg_pe();\n"
+            "    int st = dmsg_sync(); /* clearance: every PE is done with its part of %s */\n"
+            "    if (st != DMSG_OK)\n        return st;\n",
+            B->name);
     fprintf(o, "    for (uint32_t i = %s_first[me]; i < %s_first[me + 1]; i++) {\n", s->label,
             s->label);
     fprintf(o, "        const gen_peer *pr = &%s_peers[i];\n", s->label);
     fprintf(o, "        const dmsg_piece *pc = &%s_pieces[pr->first], *end = pc + pr->n;\n",
             s->label);
     if (packed) {
-        fprintf(o, "        if (pr->packed) { /* gather, then one contiguous deposit */\n"
-                   "            char *buf = %s_sendbuf;\n"
-                   "            for (; pc < end; buf += pc->elems * %zu, pc++)\n"
-                   "                gather_%zu(buf, %s + pc->src_off, &pc->src);\n"
-                   "            st = dmsg_deposit(stage + pr->stage_off, %s_sendbuf, pr->bytes, "
-                   "pr->pe, ctr);\n"
-                   "            if (st != DMSG_OK)\n                return st;\n"
-                   "            continue;\n        }\n",
+        fprintf(o,
+                "        if (pr->packed) { /* gather, then one contiguous deposit */\n"
+                "            char *buf = %s_sendbuf;\n"
+                "            for (; pc < end; buf += pc->elems * %zu, pc++)\n"
+                "                gather_%zu(buf, %s + pc->src_off, &pc->src);\n"
+                "            st = dmsg_deposit(stage + pr->stage_off, %s_sendbuf, pr->bytes, "
+                "pr->pe, ctr);\n"
+                "            if (st != DMSG_OK)\n                return st;\n"
+                "            continue;\n        }\n",
                 s->label, e, e, A->name, s->label);
     }
     (void)has_stage;
-    fprintf(o, "        for (; pc < end; pc++) { /* chained: one section deposit per piece */\n"
-               "            st = dmsg_deposit_section(%s + pc->dst_off, &pc->dst, %s + pc->src_off,\n"
-               "                                      &pc->src, %zu, pr->pe, ctr);\n"
-               "            if (st != DMSG_OK)\n                return st;\n"
-               "        }\n    }\n",
+    fprintf(o,
+            "        for (; pc < end; pc++) { /* chained: one section deposit per piece */\n"
+            "            st = dmsg_deposit_section(%s + pc->dst_off, &pc->dst, %s + pc->src_off,\n"
+            "                                      &pc->src, %zu, pr->pe, ctr);\n"
+            "            if (st != DMSG_OK)\n                return st;\n"
+            "        }\n    }\n",
             B->name, A->name, e);
-    fprintf(o, "    st = dmsg_await(ctr, %s_recv[me]); /* my part of %s has landed */\n"
-               "    if (st != DMSG_OK)\n        return st;\n",
+    fprintf(o,
+            "    st = dmsg_await(ctr, %s_recv[me]); /* my part of %s has landed */\n"
+            "    if (st != DMSG_OK)\n        return st;\n",
             s->label, B->name);
     if (packed)
-        fprintf(o, "    for (uint32_t u = %s_unpack_first[me]; u < %s_unpack_first[me + 1]; u++) {\n"
-                   "        const gen_peer *pr = &%s_peers[%s_unpack[u]];\n"
-                   "        const char *buf = stage + pr->stage_off;\n"
-                   "        for (const dmsg_piece *pc = &%s_pieces[pr->first], *end = pc + pr->n; "
-                   "pc < end;\n"
-                   "             buf += pc->elems * %zu, pc++)\n"
-                   "            scatter_%zu(%s + pc->dst_off, &pc->dst, buf);\n"
-                   "    }\n",
+        fprintf(o,
+                "    for (uint32_t u = %s_unpack_first[me]; u < %s_unpack_first[me + 1]; u++) {\n"
+                "        const gen_peer *pr = &%s_peers[%s_unpack[u]];\n"
+                "        const char *buf = stage + pr->stage_off;\n"
+                "        for (const dmsg_piece *pc = &%s_pieces[pr->first], *end = pc + pr->n; "
+                "pc < end;\n"
+                "             buf += pc->elems * %zu, pc++)\n"
+                "            scatter_%zu(%s + pc->dst_off, &pc->dst, buf);\n"
+                "    }\n",
                 s->label, s->label, s->label, s->label, s->label, e, e, B->name);
     (void)s;
     fprintf(o, "    (void)stage;\n    return DMSG_OK;\n}\n");
@@ -1051,12 +1040,11 @@ static void emit_serial(FILE *o, const input *in, const stmt *s)
     char ia[512] = "", ib[512] = "";
     for (int d = B->desc.ndims - 1; d >= 0; d--) {
         int da = s->perm[d];
-        if (da < 0)
-            continue;
+        if (da < 0) continue;
         size_t cnt = sec_count(&s->dsec, d);
         m *= (long long)cnt;
-        fprintf(o, "%*sfor (long long t%d = 0; t%d < %zu; t%d++)\n", 4 * (depth + 1), "", d, d,
-                cnt, d);
+        fprintf(o, "%*sfor (long long t%d = 0; t%d < %zu; t%d++)\n", 4 * (depth + 1), "", d, d, cnt,
+                d);
         depth++;
         size_t la = strlen(ia), lb = strlen(ib);
         snprintf(ia + la, sizeof ia - la, " + t%d * %lld", d, (long long)s->ssec.step[da] * ga[da]);
@@ -1070,12 +1058,13 @@ static void emit_serial(FILE *o, const input *in, const stmt *s)
 
 static void emit_main(FILE *o, const input *in, size_t stage)
 {
-    fprintf(o, "\n/* ---- driver */\n\n"
-               "/* Byte j of element lin of array a, before any statement ran. */\n"
-               "static unsigned char initial(int a, size_t lin, size_t j)\n{\n"
-               "    uint64_t x = (lin + 1) * 0x9E3779B97F4A7C15ull ^ ((uint64_t)(a + 1) << 40) ^ "
-               "(j * 131);\n"
-               "    x ^= x >> 29;\n    return (unsigned char)(x * 0xBF58476D1CE4E5B9ull >> 56);\n}\n");
+    fprintf(o,
+            "\n/* ---- driver */\n\n"
+            "/* Byte j of element lin of array a, before any statement ran. */\n"
+            "static unsigned char initial(int a, size_t lin, size_t j)\n{\n"
+            "    uint64_t x = (lin + 1) * 0x9E3779B97F4A7C15ull ^ ((uint64_t)(a + 1) << 40) ^ "
+            "(j * 131);\n"
+            "    x ^= x >> 29;\n    return (unsigned char)(x * 0xBF58476D1CE4E5B9ull >> 56);\n}\n");
     fprintf(o, "\nstatic size_t elements(const dmsg_darray *a)\n{\n    size_t n = 1;\n"
                "    for (int d = 0; d < a->desc.ndims; d++)\n        n *= a->desc.extent[d];\n"
                "    return n;\n}\n"
@@ -1083,22 +1072,23 @@ static void emit_main(FILE *o, const input *in, size_t stage)
                "    for (int d = 0; d < a->desc.ndims; d++) {\n"
                "        g[d] = lin %% a->desc.extent[d];\n        lin /= a->desc.extent[d];\n"
                "    }\n}\n");
-    fprintf(o, "\n/* Copies image elements this PE owns into (or compares them with) its\n"
-               " * storage; returns the number of differing elements when comparing. */\n"
-               "static size_t local_part(const dmsg_darray *a, unsigned char *img, int compare,\n"
-               "                         const char *name)\n{\n"
-               "    size_t n = elements(a), e = a->desc.elem_size, bad = 0, g[DMSG_MAX_DIMS], off;\n"
-               "    int pe;\n"
-               "    for (size_t lin = 0; lin < n; lin++) {\n"
-               "        unlinear(a, lin, g);\n"
-               "        if (dmsg_darray_locate(a, g, &pe, &off) != DMSG_OK || pe != dmsg_pe())\n"
-               "            continue;\n"
-               "        unsigned char *mine = (unsigned char *)a->base + off;\n"
-               "        if (!compare) {\n            memcpy(mine, img + lin * e, e);\n"
-               "        } else if (memcmp(mine, img + lin * e, e) != 0 && bad++ < 5) {\n"
-               "            fprintf(stderr, \"PE %%d: %%s element %%zu differs from the serial "
-               "evaluation\\n\",\n"
-               "                    dmsg_pe(), name, lin);\n        }\n    }\n    return bad;\n}\n");
+    fprintf(o,
+            "\n/* Copies image elements this PE owns into (or compares them with) its\n"
+            " * storage; returns the number of differing elements when comparing. */\n"
+            "static size_t local_part(const dmsg_darray *a, unsigned char *img, int compare,\n"
+            "                         const char *name)\n{\n"
+            "    size_t n = elements(a), e = a->desc.elem_size, bad = 0, g[DMSG_MAX_DIMS], off;\n"
+            "    int pe;\n"
+            "    for (size_t lin = 0; lin < n; lin++) {\n"
+            "        unlinear(a, lin, g);\n"
+            "        if (dmsg_darray_locate(a, g, &pe, &off) != DMSG_OK || pe != dmsg_pe())\n"
+            "            continue;\n"
+            "        unsigned char *mine = (unsigned char *)a->base + off;\n"
+            "        if (!compare) {\n            memcpy(mine, img + lin * e, e);\n"
+            "        } else if (memcmp(mine, img + lin * e, e) != 0 && bad++ < 5) {\n"
+            "            fprintf(stderr, \"PE %%d: %%s element %%zu differs from the serial "
+            "evaluation\\n\",\n"
+            "                    dmsg_pe(), name, lin);\n        }\n    }\n    return bad;\n}\n");
     fprintf(o, "\n#define CHECK(call)                                                            "
                "     \\\n"
                "    do {                                                                        "
@@ -1114,27 +1104,28 @@ static void emit_main(FILE *o, const input *in, size_t stage)
                "        }                                                                       "
                "   \\\n"
                "    } while (0)\n");
-    fprintf(o, "\nint main(int argc, char **argv)\n{\n"
-               "    CHECK(dmsg_init());\n"
-               "    if (dmsg_npes() != GEN_NPES) {\n"
-               "        if (dmsg_pe() == 0)\n"
-               "            fprintf(stderr, \"generated for %%d PEs, started on %%d\\n\", GEN_NPES, "
-               "dmsg_npes());\n"
-               "        dmsg_finalize();\n        return 2;\n    }\n"
-               "    long runs = argc > 1 ? strtol(argv[1], NULL, 10) : 2;\n"
-               "    dmsg_darray arr[NARRAYS];\n"
-               "    unsigned char *img[NARRAYS];\n"
-               "    for (int a = 0; a < NARRAYS; a++) {\n"
-               "        CHECK(dmsg_darray_init(&arr[a], &array_desc[a]));\n"
-               "        CHECK(dmsg_darray_alloc(&arr[a]));\n"
-               "        size_t n = elements(&arr[a]), e = arr[a].desc.elem_size;\n"
-               "        img[a] = malloc(n * e);\n"
-               "        if (img[a] == NULL) {\n            fprintf(stderr, \"out of memory\\n\");\n"
-               "            return 1;\n        }\n"
-               "        for (size_t i = 0; i < n * e; i++)\n"
-               "            img[a][i] = initial(a, i / e, i %% e);\n"
-               "        local_part(&arr[a], img[a], 0, array_name[a]);\n    }\n"
-               "    char *stage = NULL;\n");
+    fprintf(o,
+            "\nint main(int argc, char **argv)\n{\n"
+            "    CHECK(dmsg_init());\n"
+            "    if (dmsg_npes() != GEN_NPES) {\n"
+            "        if (dmsg_pe() == 0)\n"
+            "            fprintf(stderr, \"generated for %%d PEs, started on %%d\\n\", GEN_NPES, "
+            "dmsg_npes());\n"
+            "        dmsg_finalize();\n        return 2;\n    }\n"
+            "    long runs = argc > 1 ? strtol(argv[1], NULL, 10) : 2;\n"
+            "    dmsg_darray arr[NARRAYS];\n"
+            "    unsigned char *img[NARRAYS];\n"
+            "    for (int a = 0; a < NARRAYS; a++) {\n"
+            "        CHECK(dmsg_darray_init(&arr[a], &array_desc[a]));\n"
+            "        CHECK(dmsg_darray_alloc(&arr[a]));\n"
+            "        size_t n = elements(&arr[a]), e = arr[a].desc.elem_size;\n"
+            "        img[a] = malloc(n * e);\n"
+            "        if (img[a] == NULL) {\n            fprintf(stderr, \"out of memory\\n\");\n"
+            "            return 1;\n        }\n"
+            "        for (size_t i = 0; i < n * e; i++)\n"
+            "            img[a][i] = initial(a, i / e, i %% e);\n"
+            "        local_part(&arr[a], img[a], 0, array_name[a]);\n    }\n"
+            "    char *stage = NULL;\n");
     if (stage > 0)
         fprintf(o, "    CHECK(dmsg_alloc(%zu, (void **)&stage)); /* packed chunks land here */\n",
                 stage);
@@ -1154,21 +1145,21 @@ static void emit_main(FILE *o, const input *in, size_t stage)
         fprintf(o, "        serial_%s(img[ARR_%s], img[ARR_%s]);\n", s->label,
                 in->arrays[s->dst].name, in->arrays[s->src].name);
     }
-    fprintf(o, "    }\n    size_t bad = 0;\n"
-               "    for (int a = 0; a < NARRAYS; a++)\n"
-               "        bad += local_part(&arr[a], img[a], 1, array_name[a]);\n"
-               "    if (dmsg_pe() == 0)\n"
-               "        printf(\"%d statements x %%ld runs on %%d PEs: %%.3f ms per run\\n\", runs,\n"
-               "               dmsg_npes(), runs > 0 ? t / (double)runs * 1e3 : 0.0);\n"
-               "    if (bad)\n        fprintf(stderr, \"PE %%d: %%zu elements FAILED\\n\", "
-               "dmsg_pe(), bad);\n"
-               "    else if (dmsg_pe() == 0)\n        printf(\"OK\\n\");\n"
-               "    CHECK(dmsg_ctr_destroy(ctr));\n"
-               "    for (int a = NARRAYS - 1; a >= 0; a--) {\n"
-               "        CHECK(dmsg_darray_free(&arr[a]));\n        free(img[a]);\n    }\n",
+    fprintf(o,
+            "    }\n    size_t bad = 0;\n"
+            "    for (int a = 0; a < NARRAYS; a++)\n"
+            "        bad += local_part(&arr[a], img[a], 1, array_name[a]);\n"
+            "    if (dmsg_pe() == 0)\n"
+            "        printf(\"%d statements x %%ld runs on %%d PEs: %%.3f ms per run\\n\", runs,\n"
+            "               dmsg_npes(), runs > 0 ? t / (double)runs * 1e3 : 0.0);\n"
+            "    if (bad)\n        fprintf(stderr, \"PE %%d: %%zu elements FAILED\\n\", "
+            "dmsg_pe(), bad);\n"
+            "    else if (dmsg_pe() == 0)\n        printf(\"OK\\n\");\n"
+            "    CHECK(dmsg_ctr_destroy(ctr));\n"
+            "    for (int a = NARRAYS - 1; a >= 0; a--) {\n"
+            "        CHECK(dmsg_darray_free(&arr[a]));\n        free(img[a]);\n    }\n",
             in->nstmts);
-    if (stage > 0)
-        fprintf(o, "    CHECK(dmsg_free(stage));\n");
+    if (stage > 0) fprintf(o, "    CHECK(dmsg_free(stage));\n");
     fprintf(o, "    CHECK(dmsg_finalize());\n    return bad ? 1 : 0;\n}\n");
 }
 
@@ -1186,8 +1177,7 @@ static char *read_file(const char *path)
     size_t r;
     while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
         n += r;
-        if (n + 1 == cap)
-            buf = xrealloc(buf, cap *= 2);
+        if (n + 1 == cap) buf = xrealloc(buf, cap *= 2);
     }
     fclose(f);
     buf[n] = '\0';
@@ -1263,18 +1253,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "dmsg-gen: %s: %s\n", out, strerror(errno));
         return 1;
     }
-    const char *mech_name = mech == MECH_PACK ? "pack" : mech == MECH_DIRECT ? "direct"
-                            : machine != NULL ? "model" : "direct (no machine given)";
+    const char *mech_name = mech == MECH_PACK     ? "pack"
+                            : mech == MECH_DIRECT ? "direct"
+                            : machine != NULL     ? "model"
+                                                  : "direct (no machine given)";
     emit_header(o, &in, machine, mech_name);
     emit_arrays(o, &in);
     int sizes[17] = {0};
     for (int i = 0; i < in.nstmts; i++)
         for (size_t k = 0; k < gs[i].npeers; k++)
-            if (gs[i].peers[k].packed)
-                sizes[in.arrays[in.stmts[i].src].desc.elem_size] = 1;
+            if (gs[i].peers[k].packed) sizes[in.arrays[in.stmts[i].src].desc.elem_size] = 1;
     for (size_t e = 1; e <= 16; e++)
-        if (sizes[e])
-            emit_pack_loops(o, e);
+        if (sizes[e]) emit_pack_loops(o, e);
     for (int i = 0; i < in.nstmts; i++) {
         emit_stmt(o, &in, &in.stmts[i], &gs[i], stage > 0);
         emit_serial(o, &in, &in.stmts[i]);

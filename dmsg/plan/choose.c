@@ -26,8 +26,7 @@ struct plan_model {
 dmsg_status plan_model_open(const char *machine, plan_model **out)
 {
     plan_model *pm = malloc(sizeof *pm);
-    if (pm == NULL)
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+    if (pm == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
     char err[256];
     if (dmsg_machine_load(machine, &pm->m, err, sizeof err) != DMSG_OK) {
         free(pm);
@@ -50,8 +49,7 @@ const char *plan_model_name(const plan_model *pm)
 /* Model pattern of one side: 1 (contiguous) or a stride in 64-bit words. */
 static long pat(size_t elem, size_t count0, ptrdiff_t stride)
 {
-    if (count0 <= 1 || stride == (ptrdiff_t)elem)
-        return 1;
+    if (count0 <= 1 || stride == (ptrdiff_t)elem) return 1;
     long words = labs((long)stride) / 8;
     return words < 1 ? 1 : words;
 }
@@ -95,10 +93,8 @@ void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, s
         double mbs = dmsg_ctm_remote_mbs(m, x, y, DMSG_MECH_AUTO, c, &used, NULL, 0);
         td += m->overhead_us * 1e-6 + secs(b, mbs);
         if (used == DMSG_MECH_PACKED) { /* the transport's own gather and scatter */
-            if (x != 1)
-                td += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0));
-            if (y != 1)
-                td += secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0));
+            if (x != 1) td += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0));
+            if (y != 1) td += secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0));
         }
         /* Packing: gather by a local copy, scatter by the receiver's. */
         tp += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0)) +
@@ -122,8 +118,7 @@ static int default_machine(char *out, size_t len)
     if (tp != NULL && strcmp(tp, "sim") == 0) {
         dmsg_config cfg;
         char err[128];
-        if (dmsg_env_load(&cfg, err, sizeof err) != DMSG_OK)
-            return 0;
+        if (dmsg_env_load(&cfg, err, sizeof err) != DMSG_OK) return 0;
         snprintf(out, len, "%s", cfg.machine);
         return 1;
     }
@@ -135,8 +130,7 @@ static int default_machine(char *out, size_t len)
     else
         return 0;
     FILE *f = fopen(out, "r");
-    if (f == NULL)
-        return 0;
+    if (f == NULL) return 0;
     fclose(f);
     return 1;
 }
@@ -146,12 +140,10 @@ dmsg_status plan_choose(dmsg_plan *pl, const char *machine)
     char path[512];
     plan_model *pm = NULL;
     pl->machine[0] = '\0';
-    if (machine == NULL && default_machine(path, sizeof path))
-        machine = path;
+    if (machine == NULL && default_machine(path, sizeof path)) machine = path;
     if (machine != NULL) {
         dmsg_status st = plan_model_open(machine, &pm);
-        if (st != DMSG_OK)
-            return st;
+        if (st != DMSG_OK) return st;
         snprintf(pl->machine, sizeof pl->machine, "%s", plan_model_name(pm));
     }
     for (int i = 0; i < pl->nto; i++) {
@@ -163,9 +155,15 @@ dmsg_status plan_choose(dmsg_plan *pl, const char *machine)
                                &pr->mbs_pack);
         switch (pl->mech) {
         case DMSG_PLAN_PACK:
-        case DMSG_PLAN_MEASURE: pr->packable = cand; break;
-        case DMSG_PLAN_MODEL: pr->packable = cand && pr->mbs_pack > pr->mbs_direct; break;
-        default: pr->packable = 0; break;
+        case DMSG_PLAN_MEASURE:
+            pr->packable = cand;
+            break;
+        case DMSG_PLAN_MODEL:
+            pr->packable = cand && pr->mbs_pack > pr->mbs_direct;
+            break;
+        default:
+            pr->packable = 0;
+            break;
         }
     }
     plan_model_close(pm);

@@ -11,11 +11,16 @@
 static const char *type_of(size_t e)
 {
     switch (e) {
-    case 1: return "int8";
-    case 2: return "int16";
-    case 4: return "int32";
-    case 16: return "complex";
-    default: return "double";
+    case 1:
+        return "int8";
+    case 2:
+        return "int16";
+    case 4:
+        return "int32";
+    case 16:
+        return "complex";
+    default:
+        return "double";
     }
 }
 
@@ -67,8 +72,7 @@ static int subscripts(const dmsg_darray_desc *d, const dmsg_section *s, const in
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
-        return 2;
+    if (argc != 3) return 2;
     uint64_t seed = strtoull(argv[1], NULL, 10);
     int npes = atoi(argv[2]);
     dmsg_darray_desc da, db;
@@ -81,8 +85,7 @@ int main(int argc, char **argv)
     array("B", "GB", &db);
     int mb[DMSG_MAX_DIMS] = {0}, ma[DMSG_MAX_DIMS] = {0}, tb[DMSG_MAX_DIMS], ta[DMSG_MAX_DIMS];
     for (int k = 0; k < db.ndims; k++)
-        if (as.perm[k] >= 0)
-            mb[k] = 1, ma[as.perm[k]] = 1;
+        if (as.perm[k] >= 0) mb[k] = 1, ma[as.perm[k]] = 1;
     printf("B");
     int n = subscripts(&db, &as.dsec, mb, tb);
     printf(" = A");
@@ -91,8 +94,7 @@ int main(int argc, char **argv)
     printf(" perm(");
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
-            if (ta[j] == as.perm[tb[i]])
-                printf("%s%d", i ? ", " : "", j);
+            if (ta[j] == as.perm[tb[i]]) printf("%s%d", i ? ", " : "", j);
     printf(")\n");
     return 0;
 }
