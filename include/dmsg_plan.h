@@ -317,6 +317,59 @@ typedef struct dmsg_plan_partner_info {
  */
 int dmsg_plan_partner(const dmsg_plan *plan, int i, dmsg_plan_partner_info *info);
 
+/* -------------------------------------------------------- irregular plans */
+
+/** How an irregular plan moves its elements. */
+enum dmsg_iplan_mech {
+    DMSG_IPLAN_INDEXED = 0, /**< owners gather, one indexed deposit per requester */
+    DMSG_IPLAN_ADP = 1,     /**< owners send address-data records (4, 8, 16-byte elements) */
+    DMSG_IPLAN_FETCH = 2    /**< requesters fetch by index, every owner's fetch in flight */
+};
+
+typedef struct dmsg_iplan dmsg_iplan;
+
+/**
+ * Collective: the inspector of the gather dst[i] = src(idx[i]), i < n, for
+ * index lists known only at run time (ghost exchanges, A = B(idx)). idx[i]
+ * are linear global indices of src (dimension 0 fastest); dst is n elements
+ * of symmetric memory at the same symmetric address on every PE (n may
+ * differ between PEs; the deposits write there). Groups the indices by
+ * owner; for the deposit mechanisms each PE then sends every owner the list
+ * of what it must deposit where (one exchange). src must have storage.
+ * Errors, on every PE alike: DMSG_ERR_NULL, DMSG_ERR_ARG (mechanism; ADP with
+ * another element size; src without storage), DMSG_ERR_RANGE (an index
+ * outside src; dst not symmetric for n elements), DMSG_ERR_PE (src's grid
+ * larger than the job), DMSG_ERR_NOMEM, and those of dmsg_alloc and
+ * dmsg_ctr_create.
+ */
+int dmsg_iplan_create(const dmsg_darray *src, const size_t *idx, size_t n, void *dst, int mech,
+                      dmsg_iplan **plan);
+
+/**
+ * Collective: runs the gather once: dmsg_sync (clearance: dst free, src
+ * final), then the owners' deposits and an await of one deposit per owner
+ * this PE asked (deposit mechanisms), or the fetches, the local scatter into
+ * dst and a closing dmsg_sync (fetch: owners may change src only after every
+ * PE has fetched). On return this PE's dst holds its elements.
+ * Errors: DMSG_ERR_NULL, and the transfers' and waits' errors.
+ */
+int dmsg_iplan_execute(dmsg_iplan *plan);
+
+/** Collective: frees the plan (a barrier). NULL is a collective no-op. */
+int dmsg_iplan_destroy(dmsg_iplan *plan);
+
+/** What an irregular plan does on this PE. */
+typedef struct dmsg_iplan_info {
+    int mech;            /**< enum dmsg_iplan_mech */
+    int partners;        /**< deposits: requesters this PE serves; fetch: owners it asks */
+    uint64_t elements;   /**< elements this PE sends (deposits) or fetches per execution */
+    uint64_t recv_msgs;  /**< deposits awaited per execution (0 for fetch) */
+    uint64_t executions; /**< completed executions */
+} dmsg_iplan_info;
+
+/** Local: fills *info. Errors: DMSG_ERR_NULL. */
+int dmsg_iplan_get_info(const dmsg_iplan *plan, dmsg_iplan_info *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "dmsg.h"
+#include "dmsg_plan.h"
 #include "dmsg/xfer/xfer.h"
 #include "bench_sizes.h"
 
@@ -537,6 +538,139 @@ static void worker_transpose_n(size_t n, double budget_s)
     CK(dmsg_free(t.a));
 }
 
+/* --------------------------------------------------------------- plans */
+
+/* A plan-executed transpose (include/dmsg_plan.h) next to the hand-written
+ * section-deposit one above: the same arrays, attached as distributed
+ * arrays (rows by blocks), B = transpose(A). */
+struct pl_tr_arg {
+    struct tr_arg t; /* first: tr_verify and the tr_* steps take it */
+    dmsg_plan *plan;
+};
+
+static void pl_tr_step(void *arg)
+{
+    CK(dmsg_plan_execute(((struct pl_tr_arg *)arg)->plan));
+}
+
+static void pl_attach(dmsg_darray *a, const dmsg_darray_desc *d, void *sym, size_t bytes)
+{
+    CK(dmsg_darray_init(a, d));
+    CK(dmsg_darray_attach(a, sym, bytes));
+}
+
+static void worker_plan_transpose(size_t n, double budget_s)
+{
+    struct pl_tr_arg p = {{0}, NULL};
+    struct tr_arg *t = &p.t;
+    t->n = n;
+    t->nb = n / (size_t)g_np;
+    size_t blk = t->nb * n * ELEM;
+    CK(dmsg_alloc(blk, (void **)&t->a));
+    CK(dmsg_alloc(blk, (void **)&t->b));
+    CK(dmsg_ctr_create(&t->ctr));
+    t->la = xmalloc(blk);
+    t->lb = xmalloc(blk);
+    dmsg_darray_desc d = {.ndims = 2,
+                          .extent = {n, n},
+                          .elem_size = ELEM,
+                          .grid_ndims = 1,
+                          .grid = {g_np},
+                          .dist = {DMSG_DIST_NONE, DMSG_DIST_BLOCK}};
+    dmsg_darray A, B;
+    pl_attach(&A, &d, t->a, blk);
+    pl_attach(&B, &d, t->b, blk);
+    dmsg_assign as;
+    CK(dmsg_assign_init(&as, &B, &A));
+    as.perm[0] = 1;
+    as.perm[1] = 0;
+    CK(dmsg_plan_create(&as, NULL, &p.plan));
+    tr_verify(t, tr_dmsg_step, "hand", 0);
+    tr_verify(t, pl_tr_step, "plan", 0);
+    struct step st[2] = {{tr_dmsg_step, t, 0, 0}, {pl_tr_step, &p, 0, 0}};
+    static const char *names[2] = {"hand", "plan"};
+    double s[2][MAX_REPS];
+    int reps = measure_single(st, 2, 1, budget_s, s);
+    for (int i = 0; i < 2; i++) {
+        for (int r = 0; r < reps; r++)
+            s[i][r] = (double)blk / s[i][r] / 1e6;
+        report("plantr", (long)n, names[i], s[i], reps, 1, "MB/s");
+    }
+    CK(dmsg_plan_destroy(p.plan));
+    free(t->la);
+    free(t->lb);
+    CK(dmsg_ctr_destroy(t->ctr));
+    CK(dmsg_free(t->b));
+    CK(dmsg_free(t->a));
+}
+
+/* BLOCK -> CYCLIC(k) redistribution of m doubles by a plan; the MPI
+ * reference does the same with MPI_Alltoallw of vector types and with
+ * pack + MPI_Alltoallv (tools/mpi/dmsg-bench-mpi.c). */
+struct pl_rd_arg {
+    dmsg_plan *plan;
+};
+
+static void pl_rd_step(void *arg)
+{
+    CK(dmsg_plan_execute(((struct pl_rd_arg *)arg)->plan));
+}
+
+static void worker_plan_redist(size_t m, size_t k, double budget_s)
+{
+    dmsg_darray_desc da = {.ndims = 1,
+                           .extent = {m},
+                           .elem_size = 8,
+                           .grid_ndims = 1,
+                           .grid = {g_np},
+                           .dist = {DMSG_DIST_BLOCK}};
+    dmsg_darray_desc db = da;
+    db.dist[0] = DMSG_DIST_CYCLIC;
+    db.block[0] = k;
+    dmsg_darray A, B;
+    CK(dmsg_darray_init(&A, &da));
+    CK(dmsg_darray_init(&B, &db));
+    CK(dmsg_darray_alloc(&A));
+    CK(dmsg_darray_alloc(&B));
+    size_t na, nb;
+    CK(dmsg_darray_local_extent(&A, g_me, &na));
+    CK(dmsg_darray_local_extent(&B, g_me, &nb));
+    for (size_t l = 0; l < na; l++) {
+        size_t g;
+        CK(dmsg_darray_global(&A, g_me, &l, &g));
+        ((double *)A.base)[l] = (double)g;
+    }
+    dmsg_assign as;
+    CK(dmsg_assign_init(&as, &B, &A));
+    struct pl_rd_arg p = {NULL};
+    CK(dmsg_plan_create(&as, NULL, &p.plan));
+    pl_rd_step(&p);
+    CK(dmsg_sync());
+    size_t bad = 0;
+    for (size_t l = 0; l < nb; l++) {
+        size_t g;
+        CK(dmsg_darray_global(&B, g_me, &l, &g));
+        bad += ((double *)B.base)[l] != (double)g;
+    }
+    double worst = (double)bad;
+    max_over_pes(&worst, 1);
+    if (bcast_long(worst > 0)) {
+        fprintf(stderr, "dmsg-bench: redist m=%zu k=%zu: %zu wrong elements on PE %d\n", m, k, bad,
+                g_me);
+        exit(1);
+    }
+    enum { REPS = 5 };
+    struct step st = {pl_rd_step, &p, 0, 0};
+    double s[1][MAX_REPS];
+    measure_set(&st, 1, 2, budget_s, REPS, s);
+    for (int r = 0; r < REPS; r++)
+        s[0][r] = (double)(na * 8) / s[0][r] / 1e6;
+    report("redist", (long)k, "plan", s[0], REPS, 1, "MB/s");
+    CK(dmsg_plan_destroy(p.plan));
+    CK(dmsg_darray_free(&B));
+    CK(dmsg_darray_free(&A));
+}
+
 /* ------------------------------------------------------------- barrier */
 
 static void barrier_step(void *arg)
@@ -590,6 +724,11 @@ static int worker_main(int argc, char **argv)
             worker_transpose_n((size_t)atol(argv[i]), budget_s);
     } else if (strcmp(test, "barrier") == 0) {
         worker_barrier(budget_s);
+    } else if (strcmp(test, "plantr") == 0) {
+        for (int i = 4; i < argc; i++)
+            worker_plan_transpose((size_t)atol(argv[i]), budget_s);
+    } else if (strcmp(test, "redist") == 0 && argc > 5) {
+        worker_plan_redist((size_t)atol(argv[4]), (size_t)atol(argv[5]), budget_s);
     } else {
         fprintf(stderr, "dmsg-bench: unknown worker test '%s'\n", test);
         return 2;
@@ -666,7 +805,14 @@ struct opts {
     const char *mpiexec;
 };
 
-enum { TEST_PINGPONG = 1, TEST_BW = 2, TEST_TRANSPOSE = 4, TEST_BARRIER = 8, TEST_ALL = 15 };
+enum {
+    TEST_PINGPONG = 1,
+    TEST_BW = 2,
+    TEST_TRANSPOSE = 4,
+    TEST_BARRIER = 8,
+    TEST_PLAN = 16,
+    TEST_ALL = 31
+};
 
 /* Reads a child's stdout until it ends or the deadline passes, feeding
  * result lines to add_line. Returns 0 when the deadline killed it. */
@@ -813,6 +959,23 @@ static void run_mpi(const struct opts *o, int np, const char *test, long budget_
         argv[k++] = rest[i];
     argv[k] = NULL;
     run_job(o, (char *const *)argv, NULL, o->quick ? 60 : 120);
+}
+
+/* Plans: the plan-executed transpose beside the hand-written one (2 and 4
+ * PEs), and the BLOCK -> CYCLIC(k) redistribution beside MPICH's two ways. */
+static const long g_plantr_sizes[] = {1024, 2048};
+static const int g_plan_pes[] = {2, 4};
+#define REDIST_M (1L << 22) /* doubles: 32 MB in all */
+#define REDIST_K 16
+
+/* As run_mpi, with two arguments after the budget. */
+static void run_mpi2(const struct opts *o, int np, const char *test, long budget_ms, const char *a1,
+                     const char *a2)
+{
+    char both[80];
+    snprintf(both, sizeof both, "%s %s", a1, a2);
+    /* run_mpi passes one argument; the MPI program splits "M K" itself. */
+    run_mpi(o, np, test, budget_ms, both);
 }
 
 /* ------------------------------------------------------ table printing */
@@ -1003,6 +1166,40 @@ static void table_barrier(void)
               find_result("barrier", 4, 0, "mpi"), "mpi", NULL, &t4);
 }
 
+/* The plan rows: a plan-executed transpose against the hand-written section
+ * deposits of the same transpose (target: within 5%), and the BLOCK ->
+ * CYCLIC(k) redistribution against the better of MPICH's MPI_Alltoallw with
+ * vector types and pack + MPI_Alltoallv (target: 2x). */
+static void table_plan(void)
+{
+    struct target tt = {0, 0.95}, tr = {0, 2.0};
+    print_header("plan transpose: dmsg_plan_execute vs hand-written section deposits, N x N "
+                 "complex, MB/s per PE",
+                 "# N", "plan(MB/s)", "hand(MB/s)", "plan/hand", "PEs");
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            int np = g_plan_pes[i];
+            long n = g_plantr_sizes[j];
+            struct result pes = {.best = np, .median = np};
+            print_row("plantr", np, n, find_result("plantr", np, n, "plan"),
+                      find_result("plantr", np, n, "hand"), "hand", &pes, &tt);
+        }
+    print_header("redist: BLOCK -> CYCLIC(16) of 4M doubles by a plan vs MPICH, MB/s per PE",
+                 "# PEs", "plan(MB/s)", "MPI(MB/s)", "plan/MPI", "MPI-by");
+    for (int i = 0; i < 2; i++) {
+        int np = g_plan_pes[i];
+        const struct result *w = find_result("redist", np, REDIST_K, "mpi-a2aw");
+        const struct result *pk = find_result("redist", np, REDIST_K, "mpi-pack");
+        const struct result *best = !w ? pk : !pk ? w : (pk->best > w->best ? pk : w);
+        row_printf("# %d PEs: MPI reference = %s", np,
+                   !best       ? "none"
+                   : best == w ? "MPI_Alltoallw (vector types)"
+                               : "pack + MPI_Alltoallv");
+        print_row("redist", np, np, find_result("redist", np, REDIST_K, "plan"), best,
+                  best == w ? "mpi-a2aw" : "mpi-pack", NULL, &tr);
+    }
+}
+
 /* -------------------------------------------------------------- driver */
 
 static void usage(FILE *f)
@@ -1011,7 +1208,7 @@ static void usage(FILE *f)
             "usage: dmsg-bench [--all | --test NAME ...] [--quick] [--csv FILE] [-v]\n"
             "  Measures dmsg side by side with its references and prints dmsg/reference ratios.\n"
             "  --all          every test (the default when no --test is given)\n"
-            "  --test NAME    pingpong | bw | transpose | barrier (repeatable)\n"
+            "  --test NAME    pingpong | bw | transpose | barrier | plan (repeatable)\n"
             "  --quick        short run (fewer rounds, smaller budgets; under 30 s)\n"
             "  --csv FILE     also write the figures as CSV\n"
             "  -v             show the launched commands and the workers' raw lines\n"
@@ -1023,8 +1220,8 @@ static void usage(FILE *f)
 
 static int parse_test(const char *s)
 {
-    static const char *names[] = {"pingpong", "bw", "transpose", "barrier"};
-    for (int i = 0; i < 4; i++)
+    static const char *names[] = {"pingpong", "bw", "transpose", "barrier", "plan"};
+    for (int i = 0; i < 5; i++)
         if (!strcmp(s, names[i])) return 1 << i;
     return 0;
 }
@@ -1093,6 +1290,25 @@ static void run_pair(const struct opts *o, int round, int np, const char *test, 
 
 static const long g_tr_sizes[] = {1024, 2048, 4096};
 
+static void run_plan(const struct opts *o, int round)
+{
+    static char m[32], k[32];
+    snprintf(m, sizeof m, "%ld", REDIST_M);
+    snprintf(k, sizeof k, "%d", REDIST_K);
+    const char *tr_extra[] = {"1024", "2048", NULL}, *rd_extra[] = {m, k, NULL};
+    for (int i = 0; i < 2; i++) {
+        int np = g_plan_pes[i];
+        run_dmsg(o, np, "plantr", o->quick ? 300 : 1000, tr_extra, NULL);
+        if (round % 2 == 0) {
+            run_dmsg(o, np, "redist", o->quick ? 300 : 1000, rd_extra, NULL);
+            run_mpi2(o, np, "redist", o->quick ? 300 : 1000, m, k);
+        } else {
+            run_mpi2(o, np, "redist", o->quick ? 300 : 1000, m, k);
+            run_dmsg(o, np, "redist", o->quick ? 300 : 1000, rd_extra, NULL);
+        }
+    }
+}
+
 static void run_all(const struct opts *o, size_t bw_max)
 {
     int rounds = o->quick ? 1 : 4;
@@ -1116,6 +1332,7 @@ static void run_all(const struct opts *o, size_t bw_max)
         if (o->tests & TEST_BW) run_pair(o, r, 2, "bw", o->quick ? 40 : 150, bw_extra, maxb);
         if ((o->tests & TEST_TRANSPOSE) && (r < 3 || o->quick))
             run_dmsg(o, 2, "transpose", o->quick ? 400 : 1500, tr_extra, seg_env);
+        if (o->tests & TEST_PLAN) run_plan(o, r);
     }
 }
 
@@ -1176,6 +1393,7 @@ static void print_tables(const struct opts *o, size_t bw_max)
     if (o->tests & TEST_BW) table_bw(bw_max);
     if (o->tests & TEST_TRANSPOSE) table_transpose(g_tr_sizes, 3);
     if (o->tests & TEST_BARRIER) table_barrier();
+    if (o->tests & TEST_PLAN) table_plan();
 }
 
 static int driver_main(int argc, char **argv)

@@ -49,7 +49,7 @@ check_program() {
 }
 
 for d in tests/gen/*.dgen; do
-    for m in "--mech direct" "--mech pack" "-m t3d" "-m paragon"; do
+    for m in "--mech direct" "--mech pack" "-m t3d" "-m paragon" "--mech direct --store adp"; do
         # shellcheck disable=SC2086
         check_program "$d" "$(basename "$d") $m" $m
     done

@@ -34,6 +34,7 @@ extern const pe_case pe_alloc_cases[];
 extern const pe_case pe_error_cases[];
 extern const pe_case pe_crash_cases[];
 extern const pe_case pe_plan_cases[];
+extern const pe_case pe_iplan_cases[];
 
 /* ------------------------------------------------------------ reporting */
 

@@ -2,7 +2,8 @@
  * dmsg-bench-mpi - the MPI (MPICH) reference side of dmsg-bench.
  *
  * Usage: mpiexec -n P dmsg-bench-mpi TEST [BUDGET_MS]
- *   TEST is pingpong (needs 2 ranks), bw (2 ranks) or barrier (any count).
+ *   TEST is pingpong (needs 2 ranks), bw (2 ranks), barrier (any count) or
+ *   redist (BLOCK -> CYCLIC(k) of M doubles; argument "M K").
  *   BUDGET_MS is the wall time one measurement may take (default 1000).
  *
  * Rank 0 prints one machine-readable line per figure on stdout:
@@ -48,6 +49,21 @@ static void report(const char *test, long param, const double *samples, int n, i
     double med = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
     if (g_rank == 0) {
         printf("R %s %d %ld mpi %.6g %.6g %s\n", test, g_npes, param, best, med, unit);
+        fflush(stdout);
+    }
+}
+
+/* As report, under another name than "mpi" (a test with several ways). */
+static void report_named(const char *test, long param, const char *name, const double *samples,
+                         int n, int higher_better, const char *unit)
+{
+    double v[MAX_REPS];
+    memcpy(v, samples, (size_t)n * sizeof v[0]);
+    sort_doubles(v, n);
+    double best = higher_better ? v[n - 1] : v[0];
+    double med = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    if (g_rank == 0) {
+        printf("R %s %d %ld %s %.6g %.6g %s\n", test, g_npes, param, name, best, med, unit);
         fflush(stdout);
     }
 }
@@ -188,10 +204,118 @@ static void test_barrier(double budget_s)
     report("barrier", 0, s, REPS, 0, "us");
 }
 
+/* BLOCK -> CYCLIC(k) redistribution of m doubles (m a multiple of P*P*k),
+ * the reference of dmsg-bench's plan row, in MPICH's two usual ways. From
+ * my block, the elements rank q owns are count runs of k at a stride of
+ * P*k; at q they are contiguous. */
+struct rd_arg {
+    double *a, *b, *pack;
+    int *scount, *sdispl, *pdispl, *rcount, *rdispl, *wsc, *wsd, *wrc, *wrd;
+    MPI_Datatype *stype, *rtype;
+    size_t blk, k, count;
+};
+
+/* MPI_Alltoallw: a vector type per destination, contiguous receives. */
+static void rd_a2aw_step(void *arg)
+{
+    struct rd_arg *r = arg;
+    MPI_Alltoallw(r->a, r->wsc, r->wsd, r->stype, r->b, r->wrc, r->wrd, r->rtype, MPI_COMM_WORLD);
+}
+
+/* Pack each destination's runs into one buffer, then MPI_Alltoallv. */
+static void rd_pack_step(void *arg)
+{
+    struct rd_arg *r = arg;
+    size_t P = (size_t)g_npes, k = r->k;
+    for (size_t q = 0; q < P; q++) {
+        const double *src = r->a + r->sdispl[q]; /* q's first run in my block */
+        double *dst = r->pack + r->pdispl[q];
+        for (size_t c = 0; c < r->count; c++)
+            memcpy(dst + c * k, src + c * P * k, k * sizeof(double));
+    }
+    MPI_Alltoallv(r->pack, r->scount, r->pdispl, MPI_DOUBLE, r->b, r->rcount, r->rdispl, MPI_DOUBLE,
+                  MPI_COMM_WORLD);
+}
+
+static void test_redist(double budget_s, size_t m, size_t k)
+{
+    enum { REPS = 5 };
+    size_t P = (size_t)g_npes, me = (size_t)g_rank, blk = m / P;
+    if (m % (P * P * k) != 0) {
+        if (g_rank == 0) fprintf(stderr, "dmsg-bench-mpi: redist: m %% (P*P*k) != 0\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    struct rd_arg r = {0};
+    r.blk = blk;
+    r.k = k;
+    r.count = blk / k / P; /* runs of k from my block to each rank */
+    r.a = malloc(blk * sizeof(double));
+    r.b = malloc(blk * sizeof(double));
+    r.pack = malloc(blk * sizeof(double));
+    int *ints = calloc(9 * P, sizeof(int));
+    r.stype = malloc(2 * P * sizeof(MPI_Datatype));
+    if (!r.a || !r.b || !r.pack || !ints || !r.stype) {
+        fprintf(stderr, "dmsg-bench-mpi: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    r.rtype = r.stype + P;
+    r.scount = ints, r.sdispl = ints + P, r.rcount = ints + 2 * P, r.rdispl = ints + 3 * P;
+    r.wsc = ints + 4 * P, r.wsd = ints + 5 * P, r.wrc = ints + 6 * P, r.wrd = ints + 7 * P;
+    r.pdispl = ints + 8 * P;
+    size_t b0 = me * blk / k; /* my first global run of k */
+    for (size_t i = 0; i < blk; i++)
+        r.a[i] = (double)(me * blk + i);
+    MPI_Datatype vec;
+    MPI_Type_vector((int)r.count, (int)k, (int)(P * k), MPI_DOUBLE, &vec);
+    for (size_t q = 0; q < P; q++) {
+        size_t first = (q + P - b0 % P) % P; /* my first run that q owns */
+        r.sdispl[q] = (int)(first * k);      /* elements (pack step) */
+        r.scount[q] = (int)(r.count * k);
+        r.wsc[q] = 1;
+        r.wsd[q] = (int)(first * k * sizeof(double));
+        r.stype[q] = vec;
+        /* From rank p: its runs owned by me land after those of ranks < p. */
+        r.rcount[q] = (int)(r.count * k);
+        r.rdispl[q] = (int)(q * r.count * k);
+        r.wrc[q] = (int)(r.count * k);
+        r.wrd[q] = (int)(q * r.count * k * sizeof(double));
+        r.rtype[q] = MPI_DOUBLE;
+        r.pdispl[q] = (int)(q * r.count * k); /* the packed buffer, by destination */
+    }
+    MPI_Type_commit(&vec);
+    step_fn steps[2] = {rd_a2aw_step, rd_pack_step};
+    static const char *names[2] = {"mpi-a2aw", "mpi-pack"};
+    for (int v = 0; v < 2; v++) {
+        memset(r.b, 0xff, blk * sizeof(double));
+        steps[v](&r);
+        /* Check: local element l of cyclic(k) is global ((l/k)*P + me)*k + l%k. */
+        size_t bad = 0;
+        for (size_t l = 0; l < blk; l++)
+            bad += r.b[l] != (double)(((l / k) * P + me) * k + l % k);
+        if (bad) {
+            fprintf(stderr, "dmsg-bench-mpi: redist %s: %zu wrong elements on rank %d\n", names[v],
+                    bad, g_rank);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        double s[REPS];
+        measure(steps[v], &r, 2, budget_s / 2, REPS, s);
+        for (int i = 0; i < REPS; i++)
+            s[i] = (double)(blk * sizeof(double)) / s[i] / 1e6;
+        report_named("redist", (long)k, names[v], s, REPS, 1, "MB/s");
+    }
+    MPI_Type_free(&vec);
+    free(r.a);
+    free(r.b);
+    free(r.pack);
+    free(ints);
+    free(r.stype);
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: mpiexec -n P dmsg-bench-mpi pingpong|bw|barrier [BUDGET_MS "
-                    "[MAX_BYTES]]\n");
+                    "[MAX_BYTES]]\n"
+                    "       mpiexec -n P dmsg-bench-mpi redist BUDGET_MS \"M K\"\n");
 }
 
 int main(int argc, char **argv)
@@ -216,6 +340,15 @@ int main(int argc, char **argv)
         test_pingpong(budget_s);
     } else if (strcmp(argv[1], "bw") == 0) {
         test_bw(budget_s, max_bytes);
+    } else if (strcmp(argv[1], "redist") == 0 && argc > 3) {
+        /* dmsg-bench passes "M K" as one argument. */
+        unsigned long m = 0, k = 0;
+        if (sscanf(argv[3], "%lu %lu", &m, &k) != 2 || k == 0) {
+            if (g_rank == 0) usage();
+            rc = 2;
+        } else {
+            test_redist(budget_s, m, k);
+        }
     } else {
         if (g_rank == 0) usage();
         rc = 2;
