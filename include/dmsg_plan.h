@@ -294,6 +294,8 @@ typedef struct dmsg_plan_info {
     double model_pack_mbs;    /**< the same, packed */
     double measured_direct_s; /**< MEASURE: slowest PE's time of the direct execution (0 before) */
     double measured_pack_s;   /**< the same, packed */
+    double measured_direct_mbs; /**< MEASURE: send_bytes over measured_direct_s (0 before) */
+    double measured_pack_mbs;   /**< the same, packed */
     uint64_t executions;      /**< completed executions */
     char machine[32];         /**< the model's machine name ("" without one) */
 } dmsg_plan_info;

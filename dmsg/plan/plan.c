@@ -267,6 +267,8 @@ int dmsg_plan_get_info(const dmsg_plan *pl, dmsg_plan_info *info)
     t.model_pack_mbs = tpack > 0 ? bytes / tpack : 0;
     t.measured_direct_s = pl->measured[0];
     t.measured_pack_s = pl->measured[1];
+    t.measured_direct_mbs = pl->measured[0] > 0 ? bytes / pl->measured[0] / 1e6 : 0;
+    t.measured_pack_mbs = pl->measured[1] > 0 ? bytes / pl->measured[1] / 1e6 : 0;
     t.executions = pl->execs;
     memcpy(t.machine, pl->machine, sizeof t.machine);
     *info = t;

@@ -95,6 +95,10 @@ static int run_statement(uint64_t seed, int mech, int runs, long max_len)
     PE_OK(dmsg_plan_get_info(plan, &info));
     PE_CHECK(info.executions == (uint64_t)runs, "executions %llu",
              (unsigned long long)info.executions);
+    if (mech == DMSG_PLAN_MEASURE && pe_n() > 1 && info.send_bytes > 0)
+        PE_CHECK(info.measured_direct_s > 0 && info.measured_pack_s > 0 &&
+                     info.measured_direct_mbs > 0 && info.measured_pack_mbs > 0,
+                 "MEASURE: no measured times after %d executions", runs);
     if (mech == DMSG_PLAN_DIRECT)
         PE_CHECK(info.partners_packed == 0 && info.send_msgs == info.pieces,
                  "direct plan packs %d partners", info.partners_packed);
