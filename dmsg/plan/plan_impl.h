@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "dmsg_plan.h"
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 /* ---------------------------------------------------------- darray.c */
 
