@@ -62,6 +62,7 @@ enum dmsg_status_code {
     DMSG_ERR_UNSUPPORTED = -15, /**< the selected transport cannot do this */
     DMSG_ERR_HANDLE = -16,      /**< invalid or unused request handle */
     DMSG_ERR_ENV = -17,         /**< invalid value in an environment setting */
+    DMSG_ERR_SIZE = -18,        /**< message larger than the receive buffer, or unpack past its end */
 };
 
 /** Returns a static, human-readable string for a status code (never NULL). */

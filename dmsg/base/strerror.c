@@ -22,6 +22,7 @@ const char *dmsg_strerror(int status)
     case DMSG_ERR_UNSUPPORTED: return "not supported by this transport";
     case DMSG_ERR_HANDLE: return "invalid or retired request handle";
     case DMSG_ERR_ENV: return "invalid environment setting";
+    case DMSG_ERR_SIZE: return "message does not fit the receive buffer";
     default: return "unknown dmsg status";
     }
 }

@@ -25,7 +25,7 @@ const char *pe_status_name(int st)
         "DMSG_ERR_RANGE",    "DMSG_ERR_OVERFLOW",   "DMSG_ERR_NOMEM",    "DMSG_ERR_COLLECTIVE",
         "DMSG_ERR_COUNTER",  "DMSG_ERR_NOT_INIT",   "DMSG_ERR_STATE",    "DMSG_ERR_TIMEOUT",
         "DMSG_ERR_TRANSPORT", "DMSG_ERR_ABORTED",   "DMSG_ERR_ALIGN",    "DMSG_ERR_UNSUPPORTED",
-        "DMSG_ERR_HANDLE",   "DMSG_ERR_ENV",
+        "DMSG_ERR_HANDLE",   "DMSG_ERR_ENV",        "DMSG_ERR_SIZE",
     };
     if (st <= 0 && -st < (int)(sizeof names / sizeof names[0]))
         return names[-st];

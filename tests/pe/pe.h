@@ -35,6 +35,8 @@ extern const pe_case pe_error_cases[];
 extern const pe_case pe_crash_cases[];
 extern const pe_case pe_plan_cases[];
 extern const pe_case pe_iplan_cases[];
+extern const pe_case pe_postal_cases[];
+extern const pe_case pe_rr_cases[];
 
 /* ------------------------------------------------------------ reporting */
 

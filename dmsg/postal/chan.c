@@ -1,0 +1,585 @@
+/* Channels: see chan.h for the protocol. */
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/postal/chan.h"
+
+static uint64_t pad64(uint64_t n)
+{
+    return (n + CHAN_HDR - 1) & ~(uint64_t)(CHAN_HDR - 1);
+}
+
+size_t chan_max_len(const chan *c)
+{
+    return c->ring / 2 - CHAN_HDR;
+}
+
+static void free_arrays(chan *c)
+{
+    if (c->tx)
+        for (int p = 0; p < c->npes; p++)
+            free(c->tx[p].fp);
+    if (c->rx)
+        for (int p = 0; p < c->npes; p++) {
+            free(c->rx[p].fp);
+            free(c->rx[p].done);
+        }
+    free(c->tx);
+    free(c->rx);
+    free(c->pair);
+    free(c->touched);
+    c->tx = NULL;
+    c->rx = NULL;
+    c->pair = NULL;
+    c->touched = NULL;
+}
+
+static dmsg_status alloc_arrays(chan *c)
+{
+    int n = c->npes;
+    c->tx = calloc((size_t)n, sizeof *c->tx);
+    c->rx = calloc((size_t)n, sizeof *c->rx);
+    c->pair = calloc((size_t)n, sizeof *c->pair);
+    c->touched = calloc((size_t)n, 1);
+    if (!c->tx || !c->rx || !c->pair || !c->touched)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "channel tables for %d PEs", n);
+    for (int p = 0; p < n; p++) {
+        c->tx[p].fp = calloc(c->cap, sizeof *c->tx[p].fp);
+        c->rx[p].fp = calloc(c->cap, sizeof *c->rx[p].fp);
+        c->rx[p].done = calloc(c->cap, 1);
+        if (!c->tx[p].fp || !c->rx[p].fp || !c->rx[p].done)
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "channel tables for %d PEs", n);
+    }
+    return DMSG_OK;
+}
+
+/* Counters are collective, so every PE reaches the same verdict; on failure
+ * the ones made so far are destroyed again. */
+static dmsg_status make_counters(chan *c)
+{
+    dmsg_status st = dmsg_ctr_create(&c->bell);
+    if (st)
+        return st;
+    if ((st = dmsg_ctr_create(&c->fin)))
+        goto err_bell;
+    int made = 0;
+    for (; made < c->npes; made++)
+        if ((st = dmsg_ctr_create(&c->pair[made])))
+            goto err_pairs;
+    return DMSG_OK;
+
+err_pairs:
+    while (made-- > 0)
+        dmsg_ctr_destroy(c->pair[made]);
+    dmsg_ctr_destroy(c->fin);
+err_bell:
+    dmsg_ctr_destroy(c->bell);
+    return st;
+}
+
+dmsg_status chan_open(chan *c, size_t ring, uint64_t qlimit)
+{
+    dmsg_status st;
+    memset(c, 0, sizeof *c);
+    c->me = dmsg_pe();
+    c->npes = dmsg_npes();
+    c->ring = ring;
+    c->cap = ring / CHAN_HDR;
+    c->qlimit = qlimit;
+    size_t total;
+    if (__builtin_mul_overflow(ring, (size_t)c->npes, &total))
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "mailbox of %zu bytes for %d PEs", ring, c->npes);
+    /* The local tables may fail on one PE only: agree before the collectives. */
+    dmsg_status local = ring < 4 * CHAN_HDR
+                            ? DMSG_FAIL(DMSG_ERR_NOMEM, "mailbox of %zu bytes", ring)
+                            : alloc_arrays(c);
+    if ((st = dmsg_alloc(local ? 0 : total, (void **)&c->rings)))
+        goto err_arrays;
+    if (local) {
+        st = local;
+        goto err_rings;
+    }
+    if ((st = dmsg_alloc(CHAN_HDR, (void **)&c->scratch)))
+        goto err_rings;
+    if ((st = make_counters(c)))
+        goto err_scratch;
+    c->open = 1;
+    return DMSG_OK;
+
+err_scratch:
+    dmsg_free(c->scratch);
+err_rings:
+    dmsg_free(c->rings);
+err_arrays:
+    free_arrays(c);
+    return st;
+}
+
+uint64_t chan_queued(const chan *c)
+{
+    uint64_t n = 0;
+    for (int p = 0; p < c->npes; p++)
+        n += c->tx[p].qcount;
+    return n;
+}
+
+/* ------------------------------------------------------------ sending */
+
+static uint64_t ring_free(const chan *c, const chan_tx *t)
+{
+    return c->ring - (t->wpos - t->cpos);
+}
+
+/* Footprint of a message of len payload bytes written at the current position. */
+static uint64_t footprint(const chan *c, const chan_tx *t, uint64_t len, int *wrap)
+{
+    uint64_t tail = c->ring - t->wpos % c->ring;
+    *wrap = CHAN_HDR + pad64(len) > tail;
+    return *wrap ? tail + pad64(len) : CHAN_HDR + pad64(len);
+}
+
+/* Deposits one message (header already in buf) into pe's ring for this PE.
+ * A wrapped message is two deposits, the header first, completed in order. */
+static dmsg_status deposit_msg(chan *c, int pe, char *buf, uint64_t len, uint64_t fp, int wrap)
+{
+    chan_tx *t = &c->tx[pe];
+    char *ring = c->rings + (size_t)c->me * c->ring;
+    uint64_t pos = t->wpos % c->ring;
+    dmsg_status st;
+    if (!wrap) {
+        st = dmsg_deposit(ring + pos, buf, CHAN_HDR + len, pe, c->pair[c->me]);
+    } else {
+        st = dmsg_deposit(ring + pos, buf, CHAN_HDR, pe, c->pair[c->me]);
+        if (!st)
+            st = dmsg_quiet();
+        if (!st)
+            st = dmsg_deposit(ring, buf + CHAN_HDR, len, pe, c->pair[c->me]);
+    }
+    if (st)
+        return st;
+    t->fp[t->sent % c->cap] = (uint32_t)fp;
+    t->sent++;
+    t->wpos += fp;
+    c->touched[pe] = 1;
+    c->st.transfer_bytes += CHAN_HDR + len;
+    return DMSG_OK;
+}
+
+/* Fills the fields of a header that are decided when it is deposited. */
+static void stamp(chan *c, int pe, chan_hdr *h, uint64_t len, int wrap)
+{
+    chan_rx *r = &c->rx[pe];
+    h->len = len;
+    h->seq = c->tx[pe].seq++;
+    h->wrap = (uint32_t)wrap;
+    h->queued = (uint32_t)(c->tx[pe].qcount > UINT32_MAX ? UINT32_MAX : c->tx[pe].qcount);
+    h->credit = r->freed - r->reported; /* room reported with the message */
+    r->reported = r->freed;
+    r->unrep_bytes = 0;
+}
+
+/* Sends a message if it fits, keeping a STUCK notice's room in reserve. */
+static dmsg_status try_deposit(chan *c, int pe, char *buf, uint64_t len, int *sent)
+{
+    chan_tx *t = &c->tx[pe];
+    int wrap;
+    uint64_t fp = footprint(c, t, len, &wrap);
+    *sent = 0;
+    if (fp + CHAN_HDR > ring_free(c, t))
+        return DMSG_OK;
+    chan_hdr h;
+    memcpy(&h, buf, sizeof h);
+    stamp(c, pe, &h, len, wrap);
+    memcpy(buf, &h, sizeof h);
+    dmsg_status st = deposit_msg(c, pe, buf, len, fp, wrap);
+    if (!st)
+        *sent = 1;
+    return st;
+}
+
+static dmsg_status send_stuck(chan *c, int pe)
+{
+    chan_tx *t = &c->tx[pe];
+    int wrap;
+    if (t->stuck_sent || footprint(c, t, 0, &wrap) > ring_free(c, t))
+        return DMSG_OK;
+    char buf[CHAN_HDR] = {0};
+    chan_hdr h = {.type = CHAN_T_STUCK};
+    stamp(c, pe, &h, 0, 0);
+    memcpy(buf, &h, sizeof h);
+    dmsg_status st = deposit_msg(c, pe, buf, 0, CHAN_HDR, 0);
+    if (!st) {
+        t->stuck_sent = 1;
+        c->st.control++;
+    }
+    return st;
+}
+
+/* Sends queued messages to pe while they fit, in order. */
+static dmsg_status push_queue(chan *c, int pe)
+{
+    chan_tx *t = &c->tx[pe];
+    dmsg_status st = DMSG_OK;
+    while (t->qhead) {
+        chan_qmsg *q = t->qhead;
+        int sent;
+        t->qcount--; /* the header tells how many stay queued behind it */
+        st = try_deposit(c, pe, q->buf, q->len, &sent);
+        if (st || !sent) {
+            t->qcount++;
+            break;
+        }
+        t->qhead = q->next;
+        if (!t->qhead)
+            t->qtail = NULL;
+        t->qbytes -= q->len;
+        free(q);
+    }
+    if (!st && t->qhead)
+        st = send_stuck(c, pe);
+    if (!t->qhead)
+        t->stuck_sent = 0;
+    return st;
+}
+
+/* Completes every deposit issued since the last bells, then rings them. */
+static dmsg_status ring_bells(chan *c)
+{
+    int any = 0;
+    for (int p = 0; p < c->npes; p++)
+        any |= c->touched[p];
+    if (!any)
+        return DMSG_OK;
+    dmsg_status st = dmsg_quiet();
+    for (int p = 0; !st && p < c->npes; p++)
+        if (c->touched[p]) {
+            st = dmsg_deposit(c->scratch, c->scratch, 0, p, c->bell);
+            c->touched[p] = 0;
+            c->st.control++;
+        }
+    return st;
+}
+
+dmsg_status chan_kick(chan *c, int pe)
+{
+    c->touched[pe] = 1;
+    return ring_bells(c);
+}
+
+dmsg_status chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len)
+{
+    chan_tx *t = &c->tx[pe];
+    memcpy(buf, h, sizeof *h);
+    dmsg_status st;
+    if (!t->qhead) {
+        int sent;
+        if ((st = try_deposit(c, pe, buf, len, &sent)))
+            return st;
+        if (sent) {
+            c->st.sent++;
+            return ring_bells(c);
+        }
+        /* Room may have come back since the last look. */
+        if ((st = chan_progress(c)))
+            return st;
+        if (!t->qhead) {
+            if ((st = try_deposit(c, pe, buf, len, &sent)))
+                return st;
+            if (sent) {
+                c->st.sent++;
+                return ring_bells(c);
+            }
+        }
+    }
+    if (t->qbytes + len > c->qlimit) {
+        if ((st = chan_progress(c)))
+            return st;
+        if (t->qbytes + len > c->qlimit)
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "mailbox of PE %d full and %llu bytes queued for it",
+                             pe, (unsigned long long)t->qbytes);
+    }
+    chan_qmsg *q = malloc(sizeof *q + CHAN_HDR + len);
+    if (!q)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "queueing a message of %zu bytes", len);
+    q->next = NULL;
+    q->len = len;
+    memcpy(q->buf, buf, CHAN_HDR + len);
+    if (t->qtail)
+        t->qtail->next = q;
+    else
+        t->qhead = q;
+    t->qtail = q;
+    t->qbytes += len;
+    t->qcount++;
+    c->st.sent++;
+    c->st.queued++;
+    c->st.queue_bytes += len;
+    if ((st = push_queue(c, pe)))
+        return st;
+    return ring_bells(c);
+}
+
+/* ---------------------------------------------------------- receiving */
+
+/* The sender learnt that n more of its messages to pe were freed. */
+static void acked(chan *c, int pe, uint64_t n)
+{
+    chan_tx *t = &c->tx[pe];
+    if (n > t->sent - t->acked)
+        n = t->sent - t->acked; /* cannot happen in a correct peer; never trust past what was sent */
+    for (uint64_t i = 0; i < n; i++, t->acked++)
+        t->cpos += t->fp[t->acked % c->cap];
+}
+
+/* Frees ring room in ring order up to the first message still in use. */
+static void free_prefix(chan *c, int src)
+{
+    chan_rx *r = &c->rx[src];
+    while (r->freed < r->walked && r->done[r->freed % c->cap]) {
+        r->unrep_bytes += r->fp[r->freed % c->cap];
+        r->freed++;
+    }
+}
+
+static void ring_done(chan *c, int src, uint64_t idx)
+{
+    c->rx[src].done[idx % c->cap] = 1;
+    free_prefix(c, src);
+}
+
+static void append(chan *c, chan_msg *m)
+{
+    m->next = NULL;
+    if (c->tail)
+        c->tail->next = m;
+    else
+        c->head = m;
+    c->tail = m;
+    c->nmsgs++;
+}
+
+/* Walks the landed part of src's ring: everything the byte tally covers. */
+static dmsg_status walk(chan *c, int src)
+{
+    chan_rx *r = &c->rx[src];
+    uint64_t msgs, bytes;
+    dmsg_status st = dmsg_ctr_read(c->pair[src], &msgs, &bytes);
+    if (st)
+        return st;
+    char *ring = c->rings + (size_t)src * c->ring;
+    uint64_t off = 0, deps = 0, landed = 0;
+    while (bytes - off >= CHAN_HDR) {
+        chan_hdr h;
+        uint64_t pos = r->rpos % c->ring;
+        memcpy(&h, ring + pos, sizeof h);
+        if (bytes - off < CHAN_HDR + h.len) {
+            landed = 1; /* a wrapped message's header without its payload yet */
+            break;
+        }
+        uint64_t fp = h.wrap ? c->ring - pos + pad64(h.len) : CHAN_HDR + pad64(h.len);
+        uint64_t idx = r->walked++;
+        r->fp[idx % c->cap] = (uint32_t)fp;
+        r->done[idx % c->cap] = 0;
+        r->rpos += fp;
+        off += CHAN_HDR + h.len;
+        deps += h.wrap ? 2 : 1;
+        acked(c, src, h.credit);
+        if (h.type == CHAN_T_STUCK) {
+            r->stuck = 1;
+            ring_done(c, src, idx);
+            continue;
+        }
+        if (h.queued == 0)
+            r->stuck = 0;
+        chan_msg *m = malloc(sizeof *m);
+        if (!m)
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "message descriptor");
+        m->h = h;
+        m->src = src;
+        m->data = ring + (h.wrap ? 0 : pos + CHAN_HDR);
+        m->spilled = 0;
+        m->idx = idx;
+        append(c, m);
+    }
+    /* The rest of the message tally are room reports: a lower bound, since
+     * the tallies were read messages first. */
+    uint64_t reports = msgs > deps + landed ? msgs - deps - landed : 0;
+    acked(c, src, reports);
+    if (off && (st = dmsg_await_bytes(c->pair[src], off)))
+        return st;
+    if (deps + reports && (st = dmsg_await(c->pair[src], deps + reports)))
+        return st;
+    r->bytes += off;
+    return DMSG_OK;
+}
+
+/* Room reports owed: all of them to a stuck sender, else once a quarter of
+ * its ring is free and unreported. */
+static dmsg_status report_room(chan *c, int src)
+{
+    chan_rx *r = &c->rx[src];
+    uint64_t n = r->freed - r->reported;
+    if (n == 0 || (!r->stuck && r->unrep_bytes < c->ring / 4))
+        return DMSG_OK;
+    for (uint64_t i = 0; i < n; i++) {
+        dmsg_status st = dmsg_deposit(c->scratch, c->scratch, 0, src, c->pair[c->me]);
+        if (st)
+            return st;
+        r->reported++;
+        c->st.control++;
+    }
+    r->unrep_bytes = 0;
+    c->touched[src] = 1;
+    return DMSG_OK;
+}
+
+dmsg_status chan_progress(chan *c)
+{
+    dmsg_status st;
+    for (int p = 0; p < c->npes; p++)
+        if ((st = walk(c, p)))
+            return st;
+    for (int p = 0; p < c->npes; p++) {
+        if (c->tx[p].qhead && (st = push_queue(c, p)))
+            return st;
+        if ((st = report_room(c, p)))
+            return st;
+    }
+    return ring_bells(c);
+}
+
+/* Copies a message's payload out of the ring, so its room can be freed. */
+dmsg_status chan_spill(chan *c, chan_msg *m)
+{
+    if (m->spilled || !c->rx[m->src].stuck)
+        return DMSG_OK;
+    char *copy = malloc(m->h.len ? m->h.len : 1);
+    if (!copy)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "spilling a message of %llu bytes",
+                         (unsigned long long)m->h.len);
+    dmsg_status st = m->h.len ? dmsg_fetch(copy, m->data, m->h.len, c->me) : DMSG_OK;
+    if (st) {
+        free(copy);
+        return st;
+    }
+    m->data = copy;
+    m->spilled = 1;
+    ring_done(c, m->src, m->idx);
+    c->st.spilled++;
+    c->st.spill_bytes += m->h.len;
+    return DMSG_OK;
+}
+
+dmsg_status chan_wait(chan *c)
+{
+    dmsg_status st;
+    int spilt = 0;
+    for (chan_msg *m = c->head; m; m = m->next)
+        if (!m->spilled && c->rx[m->src].stuck) {
+            if ((st = chan_spill(c, m)))
+                return st;
+            spilt = 1;
+        }
+    if (spilt)
+        return chan_progress(c); /* the room reports go out before this PE sleeps */
+    uint64_t rung;
+    if ((st = dmsg_ctr_read(c->bell, &rung, NULL)))
+        return st;
+    return dmsg_await(c->bell, rung ? rung : 1);
+}
+
+void chan_unlink(chan *c, chan_msg *m)
+{
+    chan_msg **pp = &c->head, *prev = NULL;
+    while (*pp && *pp != m) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (!*pp)
+        return;
+    *pp = m->next;
+    if (c->tail == m)
+        c->tail = prev;
+    c->nmsgs--;
+    m->next = NULL;
+}
+
+void chan_release(chan *c, chan_msg *m)
+{
+    if (m->spilled)
+        free(m->data);
+    else
+        ring_done(c, m->src, m->idx);
+    free(m);
+}
+
+void chan_consume(chan *c, chan_msg *m)
+{
+    chan_unlink(c, m);
+    chan_release(c, m);
+}
+
+/* ------------------------------------------------------------- closing */
+
+/* Every PE delivers its queue while dropping what reaches it, then tells
+ * every PE it is done; once all are done no ring deposit can follow. */
+static dmsg_status drain_all(chan *c)
+{
+    dmsg_status st;
+    int told = 0;
+    for (;;) {
+        if ((st = chan_progress(c)))
+            return st;
+        while (c->head)
+            chan_consume(c, c->head);
+        for (int p = 0; p < c->npes; p++)
+            c->rx[p].stuck = 1; /* report all room at once */
+        if ((st = chan_progress(c)))
+            return st;
+        if (!told && chan_queued(c) == 0) {
+            for (int p = 0; p < c->npes && !st; p++) {
+                st = dmsg_deposit(c->scratch, c->scratch, 0, p, c->fin);
+                c->touched[p] = 1;
+            }
+            if (st || (st = ring_bells(c)))
+                return st;
+            told = 1;
+        }
+        uint64_t done;
+        if ((st = dmsg_ctr_read(c->fin, &done, NULL)))
+            return st;
+        if (told && done >= (uint64_t)c->npes)
+            return dmsg_await(c->fin, (uint64_t)c->npes);
+        if ((st = chan_wait(c)))
+            return st;
+    }
+}
+
+dmsg_status chan_close(chan *c)
+{
+    dmsg_status st = drain_all(c);
+    while (c->head)
+        chan_consume(c, c->head);
+    for (int p = 0; p < c->npes; p++)
+        while (c->tx[p].qhead) {
+            chan_qmsg *q = c->tx[p].qhead;
+            c->tx[p].qhead = q->next;
+            free(q);
+        }
+    /* The collectives run even after a failed drain, so the PEs stay in step
+     * as far as they can; the first error is the one returned. */
+    for (int p = 0; p < c->npes; p++) {
+        dmsg_status s2 = dmsg_ctr_destroy(c->pair[p]);
+        st = st ? st : s2;
+    }
+    dmsg_status s2 = dmsg_ctr_destroy(c->fin);
+    st = st ? st : s2;
+    s2 = dmsg_ctr_destroy(c->bell);
+    st = st ? st : s2;
+    s2 = dmsg_free(c->scratch);
+    st = st ? st : s2;
+    s2 = dmsg_free(c->rings);
+    st = st ? st : s2;
+    free_arrays(c);
+    c->open = 0;
+    return st;
+}

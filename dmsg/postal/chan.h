@@ -1,0 +1,150 @@
+/* Channels: ordered, flow-controlled message rings between every pair of PEs,
+ * built only from public deposits and counters. The postal layer carries its
+ * messages on one, RRMSG its control messages on another.
+ *
+ * Layout. Every PE owns, in symmetric memory, one ring of `ring` bytes per
+ * sender. A message is a 64-byte header and its payload, deposited straight
+ * into the receiver's ring for this sender; when the payload does not fit
+ * before the ring's end it goes to the ring's start (the header stays).
+ *
+ * Trust. Deposited data may be read only once a counter says it landed, so
+ * each sender p has its own counter pair[p]: a ring deposit from p counts its
+ * bytes and one message there; a room report from p (a zero-byte deposit)
+ * counts one message. After every batch of deposits the sender waits for
+ * them to complete (dmsg_quiet) before it rings the receiver's bell (a
+ * zero-byte deposit on counter `bell`). So the deposits of one pair land in
+ * the order issued, the byte tally names exactly which ring deposits are
+ * complete, and a PE woken by its bell finds everything the bell announced.
+ *
+ * Room. A receiver frees ring room in ring order once messages are consumed,
+ * and reports the number freed to the sender inside the headers it sends
+ * back, or with zero-byte room reports when the sender is stuck or much room
+ * is unreported. A sender whose message does not fit queues a copy and sends
+ * a 64-byte STUCK notice (room for it is always reserved); a receiver that
+ * must wait moves unmatched messages of stuck senders out of its ring. */
+#ifndef DMSG_POSTAL_CHAN_H
+#define DMSG_POSTAL_CHAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dmsg.h"
+#include "dmsg/core/status.h"
+
+#define CHAN_HDR 64
+
+/* Header of every ring message (exactly CHAN_HDR bytes). */
+typedef struct chan_hdr {
+    uint32_t type;    /* user type (1 ..), or CHAN_T_STUCK */
+    int32_t tag;
+    uint64_t len;     /* payload bytes */
+    uint64_t seq;     /* per-pair message number, from 0 */
+    uint32_t wrap;    /* payload starts at the ring's start */
+    uint32_t queued;  /* messages still queued at the sender for this receiver */
+    uint64_t credit;  /* this many more of the receiver's messages to the sender were freed */
+    uint64_t aux[3];  /* for the channel's user */
+} chan_hdr;
+
+enum { CHAN_T_STUCK = 0xFFFFu };
+
+/* A landed message not yet consumed (receiver side). */
+typedef struct chan_msg {
+    struct chan_msg *next;
+    chan_hdr h;
+    int src;
+    char *data;      /* payload: in the ring (symmetric memory) or in spill memory */
+    int spilled;
+    uint64_t idx;    /* ring order within its pair */
+} chan_msg;
+
+typedef struct chan_qmsg {
+    struct chan_qmsg *next;
+    size_t len;      /* payload bytes; buf holds the header and the payload */
+    char buf[];
+} chan_qmsg;
+
+typedef struct chan_tx {  /* this PE sending to one PE */
+    uint64_t wpos, cpos;  /* ring bytes written, ring bytes known freed (cumulative) */
+    uint64_t sent, acked; /* ring messages deposited, of them known freed */
+    uint32_t *fp;         /* footprint of each message not known freed, by sent % cap */
+    chan_qmsg *qhead, *qtail;
+    uint64_t qbytes, qcount;
+    int stuck_sent;       /* a STUCK notice is out and the queue has not emptied since */
+    uint64_t seq;
+} chan_tx;
+
+typedef struct chan_rx {  /* this PE receiving from one PE */
+    uint64_t bytes;       /* deposit bytes walked and consumed on the counter */
+    uint64_t rpos;        /* ring position of the next header (cumulative) */
+    uint64_t walked;      /* ring messages walked */
+    uint64_t freed;       /* ring messages freed, a prefix of the walked ones */
+    uint64_t reported;    /* freed messages reported to the sender */
+    uint64_t unrep_bytes; /* ring bytes freed but not reported */
+    uint32_t *fp;         /* footprint per walked message, by index % cap */
+    uint8_t *done;        /* consumed flag per walked message, by index % cap */
+    int stuck;            /* the sender has messages queued for us */
+} chan_rx;
+
+typedef struct chan_stats {
+    uint64_t sent, queued, spilled, control, transfer_bytes, queue_bytes, spill_bytes;
+} chan_stats;
+
+typedef struct chan {
+    int open, me, npes;
+    size_t ring;          /* bytes per sender */
+    size_t cap;           /* ring / CHAN_HDR: most messages a ring can hold */
+    uint64_t qlimit;      /* queue bytes per receiver */
+    char *rings;          /* symmetric: npes rings */
+    char *scratch;        /* symmetric: target of zero-byte deposits */
+    dmsg_ctr *pair;       /* pair[p]: deposits from p */
+    dmsg_ctr bell, fin;
+    chan_tx *tx;
+    chan_rx *rx;
+    chan_msg *head, *tail;/* landed messages in the order found */
+    uint64_t nmsgs;       /* entries in that list */
+    uint8_t *touched;     /* per PE: deposits issued since the last bell */
+    chan_stats st;
+} chan;
+
+/* Collective: rings of `ring` bytes per sender, queues of qlimit bytes. */
+dmsg_status chan_open(chan *c, size_t ring, uint64_t qlimit);
+/* Collective: delivers every queued message of every PE, drops what was never
+ * received, frees everything. */
+dmsg_status chan_close(chan *c);
+
+/* Largest payload a message may carry. */
+size_t chan_max_len(const chan *c);
+
+/* Sends a message: buf holds CHAN_HDR bytes of room followed by len payload
+ * bytes (buf is local memory; its header room is overwritten). h gives type,
+ * tag and aux; the rest is filled here. Delivered now or queued.
+ * DMSG_ERR_NOMEM: the queue for pe is full (nothing sent). */
+dmsg_status chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len);
+
+/* One progress pass: finds landed messages, room reports, pushes queued
+ * messages and owed room reports, rings bells. */
+dmsg_status chan_progress(chan *c);
+
+/* Called when the caller found nothing and is about to wait: makes room for
+ * stuck senders, then blocks until a bell rings (or returns at once if one
+ * already rang). */
+dmsg_status chan_wait(chan *c);
+
+/* Moves a message the caller holds out of the ring if its sender is stuck
+ * (call before chan_wait for messages not in the landed list). */
+dmsg_status chan_spill(chan *c, chan_msg *m);
+
+/* Removes m from the landed list and frees its ring room (and spill memory). */
+void chan_consume(chan *c, chan_msg *m);
+/* Unlinks m from the landed list without freeing it (the caller holds it). */
+void chan_unlink(chan *c, chan_msg *m);
+/* Frees a message the caller holds. */
+void chan_release(chan *c, chan_msg *m);
+
+/* Rings pe's bell after completing this PE's deposits (for deposits the
+ * channel's user made itself, e.g. RRMSG data). */
+dmsg_status chan_kick(chan *c, int pe);
+
+/* Messages queued at this PE for any receiver. */
+uint64_t chan_queued(const chan *c);
+
+#endif

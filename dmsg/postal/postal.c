@@ -1,0 +1,115 @@
+/* The postal layer's lifetime: init, flush, finalize, statistics. */
+#include <stdint.h>
+#include <string.h>
+#include "dmsg/core/state.h"
+#include "dmsg/postal/postal.h"
+
+postal_state dmsg_postal_g;
+
+int dmsg_postal_init(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    DMSG_REQUIRE_INIT();
+    if (g->started)
+        return DMSG_FAIL(DMSG_ERR_STATE, "dmsg_postal_init twice");
+    postal_state n;
+    memset(&n, 0, sizeof n);
+    dmsg_status st = chan_open(&n.ch, dmsg_g.cfg.postal_mailbox, dmsg_g.cfg.postal_queue);
+    if (st)
+        return st;
+    size_t room = CHAN_HDR + chan_max_len(&n.ch);
+    if ((st = dmsg_alloc(room, (void **)&n.sbuf)))
+        goto err_chan;
+    if ((st = dmsg_alloc(room, (void **)&n.pbuf)))
+        goto err_sbuf;
+    n.started = 1;
+    *g = n;
+    return DMSG_OK;
+
+err_sbuf:
+    dmsg_free(n.sbuf);
+err_chan:
+    chan_close(&n.ch);
+    return st;
+}
+
+int dmsg_postal_finalize(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    POSTAL_REQUIRE();
+    if (g->active) {
+        chan_release(&g->ch, g->active);
+        g->active = NULL;
+    }
+    dmsg_status st = chan_close(&g->ch);
+    dmsg_status s2 = dmsg_free(g->pbuf);
+    st = st ? st : s2;
+    s2 = dmsg_free(g->sbuf);
+    st = st ? st : s2;
+    memset(g, 0, sizeof *g);
+    return st;
+}
+
+int dmsg_postal_flush(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    POSTAL_REQUIRE();
+    double t0 = dmsg_wtime();
+    dmsg_status st;
+    while (!(st = chan_progress(&g->ch)) && chan_queued(&g->ch))
+        if ((st = chan_wait(&g->ch)))
+            break;
+    g->st.send_time += dmsg_wtime() - t0;
+    return st;
+}
+
+int dmsg_postal_stats_get(dmsg_postal_stats *stats)
+{
+    postal_state *g = &dmsg_postal_g;
+    POSTAL_REQUIRE();
+    if (!stats)
+        return DMSG_FAIL(DMSG_ERR_NULL, "stats is NULL");
+    dmsg_postal_stats s = g->st;
+    const chan_stats *c = &g->ch.st;
+    s.queued = c->queued;
+    s.spilled = c->spilled;
+    s.control = c->control;
+    s.transfer_bytes = c->transfer_bytes;
+    s.queue_bytes = c->queue_bytes;
+    s.spill_bytes = c->spill_bytes;
+    s.unreceived = g->ch.nmsgs;
+    *stats = s;
+    return DMSG_OK;
+}
+
+dmsg_status postal_check_strided(const void *data, long n, long stride, size_t elem_size,
+                                 size_t *bytes, size_t *span)
+{
+    if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8 && elem_size != 16)
+        return DMSG_FAIL(DMSG_ERR_ARG, "element size %zu (1, 2, 4, 8 or 16)", elem_size);
+    if (n < 0)
+        return DMSG_FAIL(DMSG_ERR_ARG, "negative count %ld", n);
+    if (stride < 1)
+        return DMSG_FAIL(DMSG_ERR_ARG, "stride %ld (at least 1)", stride);
+    if (n > 0 && !data)
+        return DMSG_FAIL(DMSG_ERR_NULL, "data is NULL");
+    size_t b, s, step;
+    if (__builtin_mul_overflow((size_t)n, elem_size, &b) ||
+        __builtin_mul_overflow((size_t)stride, elem_size, &step) || step > PTRDIFF_MAX ||
+        __builtin_mul_overflow((size_t)(n ? n - 1 : 0), (size_t)stride, &s) ||
+        __builtin_mul_overflow(s, elem_size, &s) || __builtin_add_overflow(s, elem_size, &s) ||
+        s > PTRDIFF_MAX)
+        return DMSG_FAIL(DMSG_ERR_OVERFLOW, "%ld elements every %ld of %zu bytes", n, stride,
+                         elem_size);
+    *bytes = b;
+    *span = n ? s : 0;
+    return DMSG_OK;
+}
+
+void postal_layouts(long n, long stride, size_t elem_size, dmsg_layout *packed,
+                    dmsg_layout *user)
+{
+    *packed = (dmsg_layout){.ndims = 1, .count = {(size_t)n}, .stride = {(ptrdiff_t)elem_size}};
+    *user = (dmsg_layout){.ndims = 1, .count = {(size_t)n},
+                          .stride = {(ptrdiff_t)((size_t)stride * elem_size)}};
+}

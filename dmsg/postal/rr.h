@@ -1,0 +1,69 @@
+/* The RRMSG layer's state and protocol engine, shared by rr.c (lifetime and
+ * progress) and rr_req.c (starting and completing transfers). */
+#ifndef DMSG_POSTAL_RR_H
+#define DMSG_POSTAL_RR_H
+
+#include "dmsg_rr.h"
+#include "dmsg/postal/chan.h"
+
+/* Control message types on the channel. */
+enum { RR_T_REQ = 1, RR_T_RESP, RR_T_ACK };
+
+/* What a request carries and a receive expects. */
+enum { RR_K_CONTIG, RR_K_SECTION, RR_K_GATHERED };
+
+/* Request states. */
+enum { RR_S_IDLE = 0, RR_S_WAIT_RESP, RR_S_WAIT_ACK, RR_S_POSTED, RR_S_WAIT_DATA, RR_S_DONE };
+
+#define RR_MAGIC 0x52524d53u
+#define RR_RING (16 * 1024)
+
+/* The payload of a response. */
+typedef struct rr_resp {
+    uint64_t sreq;   /* the sender's request id */
+    int32_t status;  /* DMSG_OK, or why the receiver refused */
+    int32_t kind;    /* RR_K_CONTIG or RR_K_SECTION */
+    int64_t off;     /* destination, from the channel's rings (a symmetric address) */
+    uint64_t elem;
+    dmsg_layout dl;
+} rr_resp;
+
+typedef struct rr_fifo {
+    dmsg_rr_req *head, *tail;
+} rr_fifo;
+
+typedef struct rr_state {
+    int started;
+    chan ch;
+    dmsg_ctr *data;    /* data[p]: data deposits from p */
+    rr_fifo sends;     /* sends waiting for a response or an ack */
+    rr_fifo posted;    /* receives not yet matched, in posting order */
+    rr_fifo *expect;   /* per source: matched receives waiting for data, in response order */
+    uint64_t active;   /* requests started and not retired */
+    dmsg_rr_stats st;
+} rr_state;
+
+extern rr_state dmsg_rr_g;
+
+#define RR_REQUIRE()                                                                               \
+    do {                                                                                           \
+        if (!dmsg_rr_g.started)                                                                    \
+            return DMSG_FAIL(DMSG_ERR_STATE, "%s before dmsg_rr_init", __func__);                 \
+    } while (0)
+
+void rr_fifo_push(rr_fifo *f, dmsg_rr_req *r);
+/* Removes r from f (anywhere in it); returns 1 if it was there. */
+int rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r);
+
+/* Sends a request's REQ control message (it is then in `sends`). */
+dmsg_status rr_send_request(dmsg_rr_req *r);
+
+/* One progress pass: answers requests, deposits data, acknowledges. */
+dmsg_status rr_progress(void);
+
+/* Elements and byte extent [lo, hi) of a layout of elem-byte elements;
+ * checks ndims, overflow and (when `written`) that no two elements overlap. */
+dmsg_status rr_layout_span(const dmsg_layout *l, size_t elem, int written, size_t *n,
+                           ptrdiff_t *lo, ptrdiff_t *hi);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * dmsg_postal.h - the postal baseline: PVM 3-style send / receive on top of
+ * dmsg's deposits, for measuring conventional message passing against the
+ * deposit model in the same job, on the same transport.
+ *
+ * The model in one paragraph: a sender packs typed, strided data into its send
+ * buffer (a copy), sends it to a PE with a tag and goes on at once; the
+ * message is deposited into a mailbox in the receiver's symmetric memory,
+ * where it waits until a receive matches it by source and tag (wildcards
+ * allowed); the receiver then unpacks it into its own data (another copy).
+ * Messages of one sender to one receiver are received in the order sent.
+ * docs/baselines.md describes the protocol, the copies and the settings.
+ *
+ * Buffering. Each PE keeps DMSG_POSTAL_MAILBOX bytes of mailbox per sender.
+ * When a receiver's mailbox is full, the sender keeps the message in a queue
+ * of its own (at most DMSG_POSTAL_QUEUE bytes per receiver) and delivers it
+ * when the receiver has made room; a receiver that must wait makes room by
+ * moving unmatched messages out of a full mailbox. Nothing is lost or
+ * overwritten. The largest message is DMSG_POSTAL_MAILBOX / 2 - 64 bytes.
+ *
+ * Progress. Queued messages move, and mailbox room is reported, only while
+ * the PE is inside a postal call: every blocking call (recv, recv_bytes,
+ * flush, finalize) drives progress until it can return, so a program that is
+ * correct with unbounded buffering cannot deadlock. dmsg_sync and
+ * dmsg_finalize do not deliver queued postal messages: call
+ * dmsg_postal_flush first if a step relies on them being in the mailboxes.
+ *
+ * Threads, errors, timeouts: as dmsg.h. One thread per PE calls the postal
+ * layer. A call that fails has no effect, except where noted. Waits are
+ * bounded by DMSG_TIMEOUT and return DMSG_ERR_TIMEOUT.
+ */
+#ifndef DMSG_POSTAL_H
+#define DMSG_POSTAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dmsg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Wildcard for the source PE or the tag of a receive or probe. */
+#define DMSG_POSTAL_ANY (-1)
+
+/** What a received (or probed) message is. */
+typedef struct dmsg_postal_info {
+    int src;      /**< sending PE */
+    int tag;      /**< the sender's tag */
+    size_t bytes; /**< packed bytes in the message */
+} dmsg_postal_info;
+
+/**
+ * Starts the postal layer. Collective (every PE, after dmsg_init): allocates
+ * the mailboxes (DMSG_POSTAL_MAILBOX bytes per PE of the job), a send buffer
+ * and npes + 1 deposit counters, and ends with a barrier, so every PE may send
+ * as soon as it returns.
+ * Errors: DMSG_ERR_NOT_INIT, DMSG_ERR_STATE (already started), DMSG_ERR_NOMEM
+ * (segment too small for the mailboxes, or DMSG_MAX_COUNTERS too low), and
+ * the errors of the collectives.
+ */
+int dmsg_postal_init(void);
+
+/**
+ * Ends the postal layer. Collective: first delivers every message this PE
+ * still has queued (driving progress, so the others' queues drain too), then
+ * a barrier, then frees the mailboxes. Messages never received are dropped
+ * (dmsg_postal_stats_get tells how many, before the call).
+ * Errors: DMSG_ERR_STATE (not started), the waits' errors.
+ */
+int dmsg_postal_finalize(void);
+
+/**
+ * Waits until every message this PE has sent is in its receiver's mailbox
+ * (none left in the sender queue). Local, but needs the receivers to enter
+ * a postal call (or to be waiting in one) to make room.
+ * Errors: DMSG_ERR_STATE, DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED.
+ */
+int dmsg_postal_flush(void);
+
+/* ------------------------------------------------------------- sending */
+
+/**
+ * Clears the send buffer for a new message (as pvm_initsend). Local.
+ * Errors: DMSG_ERR_STATE (layer not started).
+ */
+int dmsg_postal_initsend(void);
+
+/**
+ * Appends n elements of elem_size bytes (1, 2, 4, 8 or 16) to the send
+ * buffer, taken from data every `stride` elements (as pvm_pk*): element i is
+ * at data + i * stride * elem_size. A copy; data may be reused on return.
+ * n == 0 appends nothing (data may then be NULL).
+ * Errors: DMSG_ERR_STATE, DMSG_ERR_NULL, DMSG_ERR_ARG (elem_size, n < 0,
+ * stride < 1), DMSG_ERR_OVERFLOW (the extent overflows), DMSG_ERR_NOMEM (the
+ * message would exceed the largest message size).
+ */
+int dmsg_postal_pk(const void *data, long n, long stride, size_t elem_size);
+
+/** Typed forms of dmsg_postal_pk, as PVM's pvm_pkbyte ... pvm_pkdcplx. */
+int dmsg_postal_pk_byte(const int8_t *data, long n, long stride);
+int dmsg_postal_pk_short(const int16_t *data, long n, long stride);
+int dmsg_postal_pk_int(const int32_t *data, long n, long stride);
+int dmsg_postal_pk_long(const int64_t *data, long n, long stride);
+int dmsg_postal_pk_float(const float *data, long n, long stride);
+int dmsg_postal_pk_double(const double *data, long n, long stride);
+/** Complex numbers as pairs: 8 bytes (float re, im) and 16 bytes (double). */
+int dmsg_postal_pk_cplx(const float *data, long n, long stride);
+int dmsg_postal_pk_dcplx(const double *data, long n, long stride);
+
+/**
+ * Sends the send buffer to PE pe with tag (>= 0). Returns as soon as the send
+ * buffer may be reused (it keeps its contents, so the same message can be
+ * sent again); never waits for the receiver. The message is in pe's mailbox
+ * on return, or in this PE's queue when that mailbox is full.
+ * Errors: DMSG_ERR_STATE, DMSG_ERR_PE, DMSG_ERR_ARG (tag < 0), DMSG_ERR_NOMEM
+ * (pe's mailbox is full and the queue for pe holds DMSG_POSTAL_QUEUE bytes:
+ * nothing is sent; receive something, or flush, and retry).
+ */
+int dmsg_postal_send(int pe, int tag);
+
+/**
+ * Sends `bytes` contiguous bytes from buf to pe with tag, without touching
+ * the send buffer (as pvm_psend). The bytes are still copied into the
+ * message. Errors: as dmsg_postal_send, DMSG_ERR_NULL (buf NULL with
+ * bytes > 0), DMSG_ERR_NOMEM (larger than the largest message).
+ */
+int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes);
+
+/* ----------------------------------------------------------- receiving */
+
+/**
+ * Blocks until a message from src (or DMSG_POSTAL_ANY) with tag (or
+ * DMSG_POSTAL_ANY) is there, and makes it the active receive buffer (as
+ * pvm_recv); the previous active buffer is released first. Of the messages that
+ * match, the first to arrive is taken; between one sender and this PE that is
+ * the first sent. info (may be NULL) receives source, tag and size.
+ * Errors: DMSG_ERR_STATE, DMSG_ERR_PE (src), DMSG_ERR_ARG (tag < -1),
+ * DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED.
+ */
+int dmsg_postal_recv(int src, int tag, dmsg_postal_info *info);
+
+/**
+ * As dmsg_postal_recv, but does not block (as pvm_nrecv): *found = 1 and the
+ * message is the active receive buffer, or *found = 0 (the previous active
+ * buffer is released either way). Errors: as dmsg_postal_recv, DMSG_ERR_NULL (found).
+ */
+int dmsg_postal_nrecv(int src, int tag, int *found, dmsg_postal_info *info);
+
+/**
+ * Tells whether a matching message is there, without receiving it (as
+ * pvm_probe): *found = 1 and info describes it, or *found = 0 (info is left
+ * alone). Does not block. Errors: as dmsg_postal_nrecv.
+ */
+int dmsg_postal_probe(int src, int tag, int *found, dmsg_postal_info *info);
+
+/**
+ * Takes the next n elements of elem_size bytes out of the active receive
+ * buffer and stores them every `stride` elements at data (as pvm_upk*), in
+ * the order they were packed. A copy.
+ * Errors: DMSG_ERR_STATE (no active buffer), DMSG_ERR_NULL, DMSG_ERR_ARG,
+ * DMSG_ERR_OVERFLOW, DMSG_ERR_SIZE (fewer bytes left in the message: nothing
+ * is written and the position stays).
+ */
+int dmsg_postal_upk(void *data, long n, long stride, size_t elem_size);
+
+/** Typed forms of dmsg_postal_upk. */
+int dmsg_postal_upk_byte(int8_t *data, long n, long stride);
+int dmsg_postal_upk_short(int16_t *data, long n, long stride);
+int dmsg_postal_upk_int(int32_t *data, long n, long stride);
+int dmsg_postal_upk_long(int64_t *data, long n, long stride);
+int dmsg_postal_upk_float(float *data, long n, long stride);
+int dmsg_postal_upk_double(double *data, long n, long stride);
+int dmsg_postal_upk_cplx(float *data, long n, long stride);
+int dmsg_postal_upk_dcplx(double *data, long n, long stride);
+
+/**
+ * Describes the active receive buffer (as pvm_bufinfo).
+ * Errors: DMSG_ERR_STATE (none), DMSG_ERR_NULL.
+ */
+int dmsg_postal_bufinfo(dmsg_postal_info *info);
+
+/**
+ * Releases the active receive buffer now instead of at the next receive, so
+ * its mailbox room goes back to the sender sooner. No-op without one.
+ * Errors: DMSG_ERR_STATE (layer not started).
+ */
+int dmsg_postal_release(void);
+
+/**
+ * Blocking receive of a whole message into `cap` contiguous bytes at buf (as
+ * pvm_precv); the active receive buffer is not used (nor released). info
+ * (may be NULL) receives source, tag and size.
+ * Errors: as dmsg_postal_recv, DMSG_ERR_NULL (buf NULL with cap > 0),
+ * DMSG_ERR_SIZE (the first matching message is larger than cap: nothing is
+ * written, the message stays to be received, info is not set).
+ */
+int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_info *info);
+
+/* ------------------------------------------------------------ measuring */
+
+/** What this PE's postal layer did since dmsg_postal_init (dmsg_postal_stats_get). */
+typedef struct dmsg_postal_stats {
+    uint64_t sent;          /**< messages sent */
+    uint64_t received;      /**< messages received */
+    uint64_t queued;        /**< sends that found the mailbox full and were queued */
+    uint64_t spilled;       /**< messages moved out of a full mailbox by a waiting receiver */
+    uint64_t control;       /**< control deposits: room reports and wake-ups */
+    uint64_t unreceived;    /**< messages now in this PE's mailbox, not yet received */
+    uint64_t pack_bytes;    /**< copy S.P: user data into the send buffer */
+    uint64_t queue_bytes;   /**< copy S.T: send buffer into the sender queue */
+    uint64_t transfer_bytes;/**< deposits into mailboxes, headers included */
+    uint64_t spill_bytes;   /**< copy R.T: mailbox into receiver memory, when spilled */
+    uint64_t unpack_bytes;  /**< copy R.U: receive buffer into user data */
+    double pack_time;       /**< seconds (dmsg_wtime) in pack calls */
+    double send_time;       /**< in sends: buffer management, transfer, control */
+    double recv_time;       /**< in receives and probes: matching, waiting, control */
+    double unpack_time;     /**< in unpack calls */
+} dmsg_postal_stats;
+
+/**
+ * This PE's postal counts and times. Local. Errors: DMSG_ERR_STATE, DMSG_ERR_NULL.
+ */
+int dmsg_postal_stats_get(dmsg_postal_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DMSG_POSTAL_H */

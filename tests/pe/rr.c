@@ -1,0 +1,163 @@
+/* The RRMSG baseline on several PEs: a dense all-to-all of transposed
+ * blocks (receives posted first, sections at both ends), neighbour
+ * exchanges with blocking sends, indexed sources, wildcards and the refusal
+ * of a request that does not fit, all checked element by element. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg_rr.h"
+#include "pe.h"
+
+static double val(int from, int to, int r, long i)
+{
+    return (double)from * 1e6 + (double)to * 1e4 + (double)r * 1e2 + (double)i * 1e-3;
+}
+
+/* B = transpose(A) by blocks of b x b: every PE posts a section receive per
+ * source, then sends every partner its block column as a section, transposed
+ * at the destination. */
+static int alltoall(void)
+{
+    int n = pe_n(), me = pe_me();
+    const size_t b = 24;
+    size_t row = b * (size_t)n; /* doubles per row of the local row block */
+    double *a = malloc(b * row * sizeof *a);
+    double *bm = pe_alloc(b * row * sizeof *bm);
+    dmsg_rr_req *reqs = malloc(2 * (size_t)n * sizeof *reqs);
+    dmsg_rr_info *infos = malloc(2 * (size_t)n * sizeof *infos);
+    PE_CHECK(a && bm && reqs && infos, "allocation");
+    PE_OK(dmsg_rr_init());
+    for (int rnd = 0; rnd < 3; rnd++) {
+        for (size_t i = 0; i < b; i++)
+            for (size_t j = 0; j < row; j++)
+                a[i * row + j] = val(me, (int)(j / b), rnd, (long)(i * row + j));
+        for (size_t k = 0; k < b * row; k++)
+            bm[k] = -1;
+        for (int k = 0; k < n; k++) {
+            int from = (me - k + n) % n;
+            /* from's block lands transposed in columns from*b .. from*b + b - 1 */
+            dmsg_layout dl = pe_l2(b, (ptrdiff_t)(row * 8), b, 8);
+            PE_OK(dmsg_rr_irecv_section(from, rnd, bm + (size_t)from * b, &dl, 8, &reqs[k]));
+        }
+        for (int k = 0; k < n; k++) {
+            int to = (me + k) % n;
+            dmsg_layout sl = pe_l2(b, 8, b, (ptrdiff_t)(row * 8));
+            PE_OK(dmsg_rr_isend_section(to, rnd, a + (size_t)to * b, &sl, 8, &reqs[n + k]));
+        }
+        PE_OK(dmsg_rr_waitall(2 * n, reqs, infos));
+        for (int k = 0; k < n; k++) {
+            int from = (me - k + n) % n;
+            PE_CHECK(infos[k].src == from && infos[k].tag == rnd && infos[k].bytes == b * b * 8,
+                     "receive from %d: info %d/%d/%zu", from, infos[k].src, infos[k].tag,
+                     infos[k].bytes);
+        }
+        for (size_t i = 0; i < b; i++)
+            for (int from = 0; from < n; from++)
+                for (size_t j = 0; j < b; j++) {
+                    /* bm[i][from*b + j] = A_from[j][me*b + i] */
+                    double want = val(from, me, rnd, (long)(j * row + (size_t)me * b + i));
+                    double got = bm[i * row + (size_t)from * b + j];
+                    PE_CHECK(got == want, "round %d: B[%zu][%zu] from %d: %g, expected %g", rnd,
+                             i, (size_t)from * b + j, from, got, want);
+                }
+    }
+    dmsg_rr_stats st;
+    PE_OK(dmsg_rr_stats_get(&st));
+    PE_CHECK(st.sends == 3 * (uint64_t)n && st.recvs == 3 * (uint64_t)n, "stats %llu sends %llu recvs",
+             (unsigned long long)st.sends, (unsigned long long)st.recvs);
+    PE_OK(dmsg_rr_finalize());
+    PE_OK(dmsg_free(bm));
+    free(a);
+    free(reqs);
+    free(infos);
+    return 0;
+}
+
+/* Ring neighbours: post both receives, blocking sends both ways, wait. */
+static int neighbour(void)
+{
+    int me = pe_me(), up = pe_up(1), down = pe_down(1);
+    const size_t cnt = 1000;
+    double *ghost = pe_alloc(2 * cnt * sizeof *ghost), *row = malloc(cnt * sizeof *row);
+    PE_CHECK(ghost && row, "allocation");
+    PE_OK(dmsg_rr_init());
+    for (int it = 0; it < 20; it++) {
+        dmsg_rr_req r[2];
+        PE_OK(dmsg_rr_irecv(down, 1, ghost, cnt * 8, &r[0]));
+        PE_OK(dmsg_rr_irecv(up, 2, ghost + cnt, cnt * 8, &r[1]));
+        for (size_t i = 0; i < cnt; i++)
+            row[i] = val(me, up, it, (long)i);
+        PE_OK(dmsg_rr_send(up, 1, row, cnt * 8));
+        for (size_t i = 0; i < cnt; i++)
+            row[i] = val(me, down, it, (long)i);
+        PE_OK(dmsg_rr_send(down, 2, row, cnt * 8));
+        PE_OK(dmsg_rr_waitall(2, r, NULL));
+        for (size_t i = 0; i < cnt; i++) {
+            PE_CHECK(ghost[i] == val(down, me, it, (long)i), "it %d from below %zu", it, i);
+            PE_CHECK(ghost[cnt + i] == val(up, me, it, (long)i), "it %d from above %zu", it, i);
+        }
+    }
+    PE_OK(dmsg_rr_finalize());
+    PE_OK(dmsg_free(ghost));
+    free(row);
+    return 0;
+}
+
+/* Indexed sources into a contiguous and into a strided destination, from
+ * any source; a request larger than the receive is refused on both sides. */
+static int indexed_and_errors(void)
+{
+    int me = pe_me(), up = pe_up(1), down = pe_down(1);
+    const size_t cnt = 300;
+    int64_t *src = malloc(2 * cnt * sizeof *src);
+    size_t *idx = malloc(cnt * sizeof *idx);
+    int64_t *dst = pe_alloc(3 * cnt * sizeof *dst);
+    PE_CHECK(src && idx && dst, "allocation");
+    for (size_t i = 0; i < 2 * cnt; i++)
+        src[i] = me * 100000 + (int64_t)i;
+    for (size_t i = 0; i < cnt; i++)
+        idx[i] = (i * 7) % (2 * cnt);
+    PE_OK(dmsg_rr_init());
+    dmsg_rr_req r[2];
+    dmsg_rr_info info;
+    /* contiguous destination */
+    PE_OK(dmsg_rr_irecv(DMSG_RR_ANY, 5, dst, cnt * 8, &r[0]));
+    PE_OK(dmsg_rr_isend_gathered(up, 5, src, idx, cnt, 8, &r[1]));
+    PE_OK(dmsg_rr_wait(&r[1], NULL));
+    PE_OK(dmsg_rr_wait(&r[0], &info));
+    PE_CHECK(info.src == down && info.tag == 5 && info.bytes == cnt * 8, "info %d %d %zu",
+             info.src, info.tag, info.bytes);
+    for (size_t i = 0; i < cnt; i++)
+        PE_CHECK(dst[i] == down * 100000 + (int64_t)idx[i], "gathered element %zu", i);
+    /* every third element of a strided destination */
+    for (size_t i = 0; i < 3 * cnt; i++)
+        dst[i] = -7;
+    dmsg_layout dl = pe_l1(cnt, 24);
+    PE_OK(dmsg_rr_irecv_section(down, DMSG_RR_ANY, dst, &dl, 8, &r[0]));
+    PE_OK(dmsg_rr_isend_gathered(up, 6, src, idx, cnt, 8, &r[1]));
+    PE_OK(dmsg_rr_waitall(2, r, NULL));
+    for (size_t i = 0; i < 3 * cnt; i++)
+        PE_CHECK(dst[i] == (i % 3 ? -7 : down * 100000 + (int64_t)idx[i / 3]),
+                 "strided element %zu: %lld", i, (long long)dst[i]);
+    /* too large for the receive: both sides learn, nothing is written */
+    for (size_t i = 0; i < 3 * cnt; i++)
+        dst[i] = -7;
+    PE_OK(dmsg_rr_irecv(down, 7, dst, 8, &r[0]));
+    PE_OK(dmsg_rr_isend(up, 7, src, 16, &r[1]));
+    PE_EXPECT(dmsg_rr_wait(&r[1], NULL), DMSG_ERR_SIZE);
+    PE_EXPECT(dmsg_rr_wait(&r[0], NULL), DMSG_ERR_SIZE);
+    PE_CHECK(dst[0] == -7, "refused destination written: %lld", (long long)dst[0]);
+    PE_EXPECT(dmsg_rr_wait(&r[0], NULL), DMSG_ERR_HANDLE);
+    PE_OK(dmsg_rr_finalize());
+    PE_OK(dmsg_free(dst));
+    free(src);
+    free(idx);
+    return 0;
+}
+
+const pe_case pe_rr_cases[] = {
+    {"rr_alltoall", alltoall, 0},
+    {"rr_neighbour", neighbour, 0},
+    {"rr_indexed_errors", indexed_and_errors, 0},
+    {NULL, NULL, 0},
+};
