@@ -36,6 +36,8 @@
 
 #include "dmsg.h"
 #include "dmsg_plan.h"
+#include "dmsg_postal.h"
+#include "dmsg_rr.h"
 #include "dmsg/xfer/xfer.h"
 #include "bench_sizes.h"
 
@@ -252,26 +254,76 @@ static void pingpong_step(void *arg)
     }
 }
 
+/* The postal baseline's round trip: pack 8 bytes, send, receive, unpack
+ * (the PVM way: pvm_initsend, pvm_pklong, pvm_send, pvm_recv, pvm_upklong). */
+static void pingpong_postal_step(void *arg)
+{
+    struct pp_arg *a = arg;
+    int64_t v = (int64_t)++a->seq, got = -1;
+    int peer = g_me == 0 ? 1 : 0;
+    if (g_me > 1) return;
+    if (g_me == 1) {
+        CK(dmsg_postal_recv(peer, 0, NULL));
+        CK(dmsg_postal_upk_long(&got, 1, 1));
+        if (got != v) pp_fail((uint64_t)got, (uint64_t)v);
+    }
+    CK(dmsg_postal_initsend());
+    CK(dmsg_postal_pk_long(&v, 1, 1));
+    CK(dmsg_postal_send(peer, 0));
+    if (g_me == 0) {
+        CK(dmsg_postal_recv(peer, 0, NULL));
+        CK(dmsg_postal_upk_long(&got, 1, 1));
+        if (got != v) pp_fail((uint64_t)got, (uint64_t)v);
+    }
+}
+
+/* The RRMSG baseline's round trip: each way a blocking send (request,
+ * response, data, acknowledgement) into the partner's posted receive. */
+static void pingpong_rr_step(void *arg)
+{
+    struct pp_arg *a = arg;
+    uint64_t v = ++a->seq;
+    if (g_me == 0) {
+        CK(dmsg_rr_send(1, 0, &v, sizeof v));
+        CK(dmsg_rr_recv(1, 0, (void *)a->buf, sizeof v, NULL));
+        if (*a->buf != v) pp_fail(*a->buf, v);
+    } else if (g_me == 1) {
+        CK(dmsg_rr_recv(0, 0, (void *)a->buf, sizeof v, NULL));
+        if (*a->buf != v) pp_fail(*a->buf, v);
+        CK(dmsg_rr_send(0, 0, &v, sizeof v));
+    }
+}
+
 /* Measures the literal deposit+await round trip and, interleaved, the same
- * with the data read; the checked form runs first (its warm-up verifies the
- * data path before anything is timed). */
+ * with the data read, and the postal and RRMSG round trips; the checked form
+ * runs first (its warm-up verifies the data path before anything is timed). */
 static void worker_pingpong(double budget_s)
 {
     enum { REPS = 11 };
-    void *buf;
+    void *buf, *rbuf;
     dmsg_ctr ctr;
     CK(dmsg_alloc(64, &buf));
+    CK(dmsg_alloc(64, &rbuf));
     CK(dmsg_ctr_create(&ctr));
+    CK(dmsg_postal_init());
+    CK(dmsg_rr_init());
     struct pp_arg plain = {buf, ctr, 0, 0}, reading = {buf, ctr, 0, 1};
-    struct step st[2] = {{pingpong_step, &reading, 0, 0}, {pingpong_step, &plain, 0, 0}};
-    double s[2][MAX_REPS];
-    measure_set(st, 2, 2000, budget_s, REPS, s);
-    for (int i = 0; i < 2; i++)
+    struct pp_arg postal = {NULL, 0, 0, 1}, rr = {rbuf, 0, 0, 1};
+    struct step st[4] = {{pingpong_step, &reading, 0, 0}, {pingpong_step, &plain, 0, 0},
+                         {pingpong_postal_step, &postal, 0, 0}, {pingpong_rr_step, &rr, 0, 0}};
+    double s[4][MAX_REPS];
+    measure_set(st, 4, 2000, budget_s, REPS, s);
+    for (int i = 0; i < 4; i++)
         for (int r = 0; r < REPS; r++)
             s[i][r] = s[i][r] / 2.0 * 1e6;
     report("pingpong", 8, "dmsg", s[1], REPS, 0, "us");
     report("pingpong", 8, "dmsg-read", s[0], REPS, 0, "us");
+    report("pingpong", 8, "postal", s[2], REPS, 0, "us");
+    report("pingpong", 8, "rrmsg", s[3], REPS, 0, "us");
+    CK(dmsg_rr_finalize());
+    CK(dmsg_postal_finalize());
     CK(dmsg_ctr_destroy(ctr));
+    CK(dmsg_free(rbuf));
     CK(dmsg_free(buf));
 }
 
@@ -303,6 +355,40 @@ static void bw_dmsg_step(void *arg)
     }
 }
 
+/* The same window as postal messages, received into PE 1's private buffer
+ * and answered by an 8-byte message: pack, mailbox, unpack copies. */
+static void bw_postal_step(void *arg)
+{
+    struct bw_arg *a = arg;
+    int64_t ack = 0;
+    if (g_me == 0) {
+        for (int w = 0; w < a->win; w++)
+            CK(dmsg_postal_send_bytes(1, 1, a->src, a->bytes));
+        CK(dmsg_postal_recv_bytes(1, 2, &ack, sizeof ack, NULL));
+    } else if (g_me == 1) {
+        for (int w = 0; w < a->win; w++)
+            CK(dmsg_postal_recv_bytes(0, 1, a->ldst, a->bytes, NULL));
+        CK(dmsg_postal_send_bytes(0, 2, &ack, sizeof ack));
+    }
+}
+
+/* The same window as RRMSG transfers into PE 1's symmetric buffer: PE 1
+ * posts every receive first, PE 0 starts every send, both wait for all (a
+ * send completes with the receiver's acknowledgement, after the data landed). */
+static void bw_rr_step(void *arg)
+{
+    struct bw_arg *a = arg;
+    dmsg_rr_req reqs[64];
+    if (g_me > 1) return;
+    for (int w = 0; w < a->win; w++) {
+        if (g_me == 0)
+            CK(dmsg_rr_isend(1, 1, a->src, a->bytes, &reqs[w]));
+        else
+            CK(dmsg_rr_irecv(0, 1, a->dst, a->bytes, &reqs[w]));
+    }
+    CK(dmsg_rr_waitall(a->win, reqs, NULL));
+}
+
 /* The same window as local memcpy calls on PE 0: the single-copy limit. */
 static void bw_memcpy_step(void *arg)
 {
@@ -327,18 +413,25 @@ static void worker_bw(double budget_s, size_t max_bytes)
     CK(dmsg_alloc(max_bytes, (void **)&a.dst));
     CK(dmsg_ctr_create(&a.data));
     CK(dmsg_ctr_create(&a.ack));
+    CK(dmsg_postal_init());
+    CK(dmsg_rr_init());
     for (size_t bytes = 8; bytes <= max_bytes; bytes = next_size(bytes, max_bytes)) {
         a.bytes = bytes;
         a.win = bw_window_len(bytes);
-        struct step st[2] = {{bw_dmsg_step, &a, 0, 0}, {bw_memcpy_step, &a, 0, 1}};
-        double s[2][MAX_REPS];
-        measure_set(st, 2, 2, budget_s, REPS, s);
-        for (int i = 0; i < 2; i++)
+        struct step st[4] = {{bw_dmsg_step, &a, 0, 0}, {bw_memcpy_step, &a, 0, 1},
+                             {bw_postal_step, &a, 0, 0}, {bw_rr_step, &a, 0, 0}};
+        double s[4][MAX_REPS];
+        measure_set(st, 4, 2, budget_s, REPS, s);
+        for (int i = 0; i < 4; i++)
             for (int r = 0; r < REPS; r++)
                 s[i][r] = (double)bytes * a.win / s[i][r] / 1e6;
         report("bw", (long)bytes, "dmsg", s[0], REPS, 1, "MB/s");
         report("bw", (long)bytes, "memcpy", s[1], REPS, 1, "MB/s");
+        report("bw", (long)bytes, "postal", s[2], REPS, 1, "MB/s");
+        report("bw", (long)bytes, "rrmsg", s[3], REPS, 1, "MB/s");
     }
+    CK(dmsg_rr_finalize());
+    CK(dmsg_postal_finalize());
     CK(dmsg_ctr_destroy(a.ack));
     CK(dmsg_ctr_destroy(a.data));
     CK(dmsg_free(a.dst));
@@ -698,6 +791,15 @@ static int worker_main(int argc, char **argv)
     }
     const char *test = argv[2];
     double budget_s = atof(argv[3]) / 1000.0;
+    /* The postal mailbox holds a whole bw window of the largest messages, so
+     * that the baseline is measured without its sender queue (a setting of
+     * the caller's wins). */
+    if (strcmp(test, "bw") == 0) {
+        char box[32];
+        size_t maxb = argc > 4 ? (size_t)atol(argv[4]) : (size_t)4 << 20;
+        snprintf(box, sizeof box, "%zu", 4 * maxb + ((size_t)1 << 20));
+        setenv("DMSG_POSTAL_MAILBOX", box, 0);
+    }
     CK(dmsg_init());
     g_me = dmsg_pe();
     g_np = dmsg_npes();
@@ -1115,6 +1217,56 @@ static void table_bw(size_t max_bytes)
                   find_result("bw", 2, (long)b, "mpi"), b == max_bytes ? &t : NULL);
 }
 
+/* One baseline library's figure next to dmsg's and MPI's of the same run. */
+static void baseline_row(const char *test, long param, const char *lib)
+{
+    const struct result *b = find_result(test, 2, param, lib), *d = find_result(test, 2, param, "dmsg"),
+                        *m = find_result(test, 2, param, "mpi");
+    char bv[32], dv[32], mv[32], rd[32], rm[32], rdm[32];
+    fmt_val(bv, sizeof bv, value_of(b));
+    fmt_val(dv, sizeof dv, value_of(d));
+    fmt_val(mv, sizeof mv, value_of(m));
+    fmt_ratio(rd, sizeof rd, value_of(b) / value_of(d));
+    fmt_ratio(rm, sizeof rm, value_of(b) / value_of(m));
+    fmt_ratio(rdm, sizeof rdm, median_of(b) / median_of(d));
+    row_printf("%-8s %-10ld %12s %12s %12s %10s %10s %10s", lib, param, bv, dv, mv, rd, rdm, rm);
+    if (!g_csv)
+        return;
+    const struct result *refs[2] = {d, m};
+    const char *names[2] = {"dmsg", "mpi"};
+    for (int i = 0; i < 2; i++)
+        fprintf(g_csv, "%s-%s,2,%ld,%.6g,%.6g,%s,%.6g,%.6g,%s,%.6g,%.6g,,\n", test, lib, param,
+                value_of(b), median_of(b), names[i], value_of(refs[i]), median_of(refs[i]),
+                b ? b->unit : "", value_of(b) / value_of(refs[i]),
+                median_of(b) / median_of(refs[i]));
+}
+
+/* The postal and RRMSG baselines (dmsg_postal.h, dmsg_rr.h) measured in the
+ * same jobs as dmsg's figures, interleaved with them. */
+static void table_baselines(int pingpong, size_t bw_max)
+{
+    const char *libs[2] = {"postal", "rrmsg"};
+    if (pingpong) {
+        printf("\n# baselines, pingpong: 8 bytes packed/sent/received/unpacked (postal) and sent "
+               "by request/response/data/ack (rrmsg), half round trip in us, vs dmsg deposit+await "
+               "and MPI, 2 PEs (ratio > 1: slower)\n");
+        row_printf("%-8s %-10s %12s %12s %12s %10s %10s %10s", "# lib", "Size(B)", "lib(us)",
+                   "dmsg(us)", "MPI(us)", "lib/dmsg", "ratio(med)", "lib/MPI");
+        for (int l = 0; l < 2; l++)
+            baseline_row("pingpong", 8, libs[l]);
+    }
+    if (bw_max) {
+        printf("\n# baselines, bw: windows of postal messages (send_bytes/recv_bytes) and RRMSG "
+               "transfers (receives posted first) PE 0 -> PE 1 in MB/s, vs contiguous deposits "
+               "and MPI, 2 PEs (ratio < 1: slower)\n");
+        row_printf("%-8s %-10s %12s %12s %12s %10s %10s %10s", "# lib", "Size(B)", "lib(MB/s)",
+                   "dmsg(MB/s)", "MPI(MB/s)", "lib/dmsg", "ratio(med)", "lib/MPI");
+        for (int l = 0; l < 2; l++)
+            for (size_t b = 8; b <= bw_max; b = next_size(b, bw_max))
+                baseline_row("bw", (long)b, libs[l]);
+    }
+}
+
 /* The local limit is the faster of the copy engine and the hand loop. The
  * last column is a diagnosis, not a reference: the engine's local transpose
  * run by both PEs at once (what the memory system gives each of two copies). */
@@ -1391,6 +1543,8 @@ static void print_tables(const struct opts *o, size_t bw_max)
                        "ratio,ratio_median,target,met\n");
     if (o->tests & TEST_PINGPONG) table_pingpong();
     if (o->tests & TEST_BW) table_bw(bw_max);
+    if (o->tests & (TEST_PINGPONG | TEST_BW))
+        table_baselines(o->tests & TEST_PINGPONG, o->tests & TEST_BW ? bw_max : 0);
     if (o->tests & TEST_TRANSPOSE) table_transpose(g_tr_sizes, 3);
     if (o->tests & TEST_BARRIER) table_barrier();
     if (o->tests & TEST_PLAN) table_plan();
