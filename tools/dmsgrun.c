@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "dmsg/boot/job.h"
 #include "dmsg/core/config.h"
+#include "dmsg/postal/settings.h"
 
 #define GRACE_SECONDS 2.0
 #define TICK_NS 20000000L
@@ -229,7 +230,10 @@ int main(int argc, char **argv)
             setenv("DMSG_TRANSPORT", optarg, 1);
             break;
         case 'h': usage(stdout); return 0;
-        case 'E': dmsg_config_print(stdout); return 0;
+        case 'E':
+            dmsg_config_print(stdout);
+            dmsg_postal_config_print(stdout);
+            return 0;
         default: usage(stderr); return 2;
         }
     }
@@ -240,8 +244,9 @@ int main(int argc, char **argv)
     }
 
     dmsg_config cfg;
+    dmsg_postal_config pcfg;
     char err[256];
-    if (dmsg_config_load(&cfg, err, sizeof err)) {
+    if (dmsg_config_load(&cfg, err, sizeof err) || dmsg_postal_config_load(&pcfg, err, sizeof err)) {
         fprintf(stderr, "dmsgrun: %s\n", err);
         return 2;
     }

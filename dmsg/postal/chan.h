@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "dmsg.h"
-#include "dmsg/core/status.h"
+#include "dmsg/base/status.h"
 
 #define CHAN_HDR 64
 

@@ -1,20 +1,31 @@
 /* The postal layer's lifetime: init, flush, finalize, statistics. */
 #include <stdint.h>
 #include <string.h>
-#include "dmsg/core/state.h"
+#include <stdio.h>
 #include "dmsg/postal/postal.h"
+#include "dmsg/postal/settings.h"
 
 postal_state dmsg_postal_g;
 
 int dmsg_postal_init(void)
 {
     postal_state *g = &dmsg_postal_g;
-    DMSG_REQUIRE_INIT();
+    if (dmsg_pe() < 0)
+        return DMSG_FAIL(DMSG_ERR_NOT_INIT, "dmsg_postal_init before dmsg_init");
     if (g->started)
         return DMSG_FAIL(DMSG_ERR_STATE, "dmsg_postal_init twice");
+    dmsg_postal_config cfg;
+    char err[256];
+    dmsg_status st = dmsg_postal_config_load(&cfg, err, sizeof err);
+    if (st) {
+        /* Nothing can run: rank 0 says why, as dmsg_init does for its settings. */
+        if (dmsg_pe() == 0)
+            fprintf(stderr, "dmsg: %s\n", err);
+        return DMSG_FAIL(st, "%s", err);
+    }
     postal_state n;
     memset(&n, 0, sizeof n);
-    dmsg_status st = chan_open(&n.ch, dmsg_g.cfg.postal_mailbox, dmsg_g.cfg.postal_queue);
+    st = chan_open(&n.ch, cfg.mailbox, cfg.queue);
     if (st)
         return st;
     size_t room = CHAN_HDR + chan_max_len(&n.ch);

@@ -319,3 +319,19 @@ Test(postal_tiny, queue_limit)
         cr_assert_eq(dmsg_postal_recv_bytes(0, 0, buf, sizeof buf, NULL), DMSG_OK);
     cr_assert_eq(dmsg_postal_send_bytes(0, 0, buf, sizeof buf), DMSG_OK, "room again");
 }
+
+Test(postal_states, bad_settings)
+{
+    cr_assert_eq(dmsg_init(), DMSG_OK);
+    setenv("DMSG_POSTAL_MAILBOX", "512", 1);
+    cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV);
+    setenv("DMSG_POSTAL_MAILBOX", "lots", 1);
+    cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV);
+    setenv("DMSG_POSTAL_MAILBOX", "2K", 1);
+    setenv("DMSG_POSTAL_QUEUE", "-1", 1);
+    cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV);
+    unsetenv("DMSG_POSTAL_QUEUE");
+    cr_assert_eq(dmsg_postal_init(), DMSG_OK, "a corrected retry");
+    cr_assert_eq(dmsg_postal_finalize(), DMSG_OK);
+    cr_assert_eq(dmsg_finalize(), DMSG_OK);
+}

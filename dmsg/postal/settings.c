@@ -1,0 +1,48 @@
+/* The postal layer's settings rows. */
+#include <stddef.h>
+#include "dmsg/core/config.h"
+#include "dmsg/postal/settings.h"
+#include "dmsg/transport/transport.h"
+
+#define F(field) DMSG_ENV_FIELD(dmsg_postal_config, field)
+
+static const dmsg_env_entry rows[] = {
+    {"DMSG_POSTAL_MAILBOX", DMSG_ENV_SIZE, "256K",
+     "postal: mailbox bytes each PE keeps for each sender (1K .. 4G); the largest message is "
+     "half of it minus 64 bytes",
+     F(mailbox)},
+    {"DMSG_POSTAL_QUEUE", DMSG_ENV_SIZE, "64M",
+     "postal: bytes a sender may hold queued for one receiver whose mailbox is full; beyond it "
+     "a send returns DMSG_ERR_NOMEM",
+     F(queue)},
+};
+
+static const dmsg_env_table table = {rows, sizeof rows / sizeof rows[0],
+                                     sizeof(dmsg_postal_config)};
+
+dmsg_status dmsg_postal_config_load(dmsg_postal_config *c, char *err, size_t errlen)
+{
+    dmsg_postal_config n;
+    dmsg_status st = dmsg_env_load(&table, &n, err, errlen);
+    if (st)
+        return st;
+    if (n.mailbox < 1024 || n.mailbox > ((uint64_t)1 << 32)) {
+        snprintf(err, errlen, "DMSG_POSTAL_MAILBOX must be between 1K and 4G");
+        return DMSG_ERR_ENV;
+    }
+    n.mailbox &= ~(uint64_t)63; /* ring positions are multiples of a header */
+    *c = n;
+    return DMSG_OK;
+}
+
+/* In the columns of the tables dmsg_config_print prints before these rows. */
+void dmsg_postal_config_print(FILE *f)
+{
+    int wname = 0, wdef = 0;
+    dmsg_env_widths(&dmsg_config_table, &wname, &wdef);
+    for (size_t i = 0; i < dmsg_tp_count; i++)
+        if (dmsg_tp_all[i]->settings)
+            dmsg_env_widths(dmsg_tp_all[i]->settings, &wname, &wdef);
+    dmsg_env_widths(&table, &wname, &wdef);
+    dmsg_env_print(f, &table, wname, wdef);
+}

@@ -1,0 +1,23 @@
+/* The settings of the postal layer: its own rows, read by dmsg_postal_init
+ * and checked and printed by dmsgrun next to the core's (--help-env). */
+#ifndef DMSG_POSTAL_SETTINGS_H
+#define DMSG_POSTAL_SETTINGS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "dmsg/base/status.h"
+
+typedef struct dmsg_postal_config {
+    uint64_t mailbox; /* DMSG_POSTAL_MAILBOX: bytes per sender in each PE's mailbox */
+    uint64_t queue;   /* DMSG_POSTAL_QUEUE: bytes queued at a sender per receiver */
+} dmsg_postal_config;
+
+/* Fills c from the environment (defaults for unset or empty variables).
+ * DMSG_ERR_ENV with a message naming the variable in err; c is set only on
+ * success. */
+dmsg_status dmsg_postal_config_load(dmsg_postal_config *c, char *err, size_t errlen);
+
+/* Prints the rows (name, default, help), as the core's table. */
+void dmsg_postal_config_print(FILE *f);
+
+#endif
