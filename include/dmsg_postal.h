@@ -213,9 +213,11 @@ typedef struct dmsg_postal_stats {
     uint64_t spill_bytes;   /**< copy R.T: mailbox into receiver memory, when spilled */
     uint64_t unpack_bytes;  /**< copy R.U: receive buffer into user data */
     double pack_time;       /**< seconds (dmsg_wtime) in pack calls */
-    double send_time;       /**< in sends: buffer management, transfer, control */
-    double recv_time;       /**< in receives and probes: matching, waiting, control */
+    double send_time;       /**< in sends and flushes: transfer, control, buffer management */
+    double recv_time;       /**< in receives and probes: waiting, matching, control */
     double unpack_time;     /**< in unpack calls */
+    double match_time;      /**< of send_time and recv_time: reading headers, matching */
+    double manage_time;     /**< of send_time and recv_time: queue copies, spills, room reports */
 } dmsg_postal_stats;
 
 /**

@@ -26,6 +26,7 @@ small_args() {
     transpose) echo "96 3" ;;
     halo) echo "60 200" ;;
     gather) echo "600 500" ;;
+    styles) echo "64 20" ;;
     *) echo "" ;;
     esac
 }

@@ -297,12 +297,14 @@ dmsg_status chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len)
             return DMSG_FAIL(DMSG_ERR_NOMEM, "mailbox of PE %d full and %llu bytes queued for it",
                              pe, (unsigned long long)t->qbytes);
     }
+    double t0 = dmsg_wtime();
     chan_qmsg *q = malloc(sizeof *q + CHAN_HDR + len);
     if (!q)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "queueing a message of %zu bytes", len);
     q->next = NULL;
     q->len = len;
     memcpy(q->buf, buf, CHAN_HDR + len);
+    c->st.t_manage += dmsg_wtime() - t0;
     if (t->qtail)
         t->qtail->next = q;
     else
@@ -367,6 +369,7 @@ static dmsg_status walk(chan *c, int src)
         return st;
     char *ring = c->rings + (size_t)src * c->ring;
     uint64_t off = 0, deps = 0, landed = 0;
+    double t0 = dmsg_wtime();
     while (bytes - off >= CHAN_HDR) {
         chan_hdr h;
         uint64_t pos = r->rpos % c->ring;
@@ -404,6 +407,7 @@ static dmsg_status walk(chan *c, int src)
      * the tallies were read messages first. */
     uint64_t reports = msgs > deps + landed ? msgs - deps - landed : 0;
     acked(c, src, reports);
+    c->st.t_scan += dmsg_wtime() - t0;
     if (off && (st = dmsg_await_bytes(c->pair[src], off)))
         return st;
     if (deps + reports && (st = dmsg_await(c->pair[src], deps + reports)))
@@ -420,6 +424,7 @@ static dmsg_status report_room(chan *c, int src)
     uint64_t n = r->freed - r->reported;
     if (n == 0 || (!r->stuck && r->unrep_bytes < c->ring / 4))
         return DMSG_OK;
+    double t0 = dmsg_wtime();
     for (uint64_t i = 0; i < n; i++) {
         dmsg_status st = dmsg_deposit(c->scratch, c->scratch, 0, src, c->pair[c->me]);
         if (st)
@@ -427,6 +432,7 @@ static dmsg_status report_room(chan *c, int src)
         r->reported++;
         c->st.control++;
     }
+    c->st.t_manage += dmsg_wtime() - t0;
     r->unrep_bytes = 0;
     c->touched[src] = 1;
     return DMSG_OK;
@@ -452,6 +458,7 @@ dmsg_status chan_spill(chan *c, chan_msg *m)
 {
     if (m->spilled || !c->rx[m->src].stuck)
         return DMSG_OK;
+    double t0 = dmsg_wtime();
     char *copy = malloc(m->h.len ? m->h.len : 1);
     if (!copy)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "spilling a message of %llu bytes",
@@ -466,6 +473,7 @@ dmsg_status chan_spill(chan *c, chan_msg *m)
     ring_done(c, m->src, m->idx);
     c->st.spilled++;
     c->st.spill_bytes += m->h.len;
+    c->st.t_manage += dmsg_wtime() - t0;
     return DMSG_OK;
 }
 

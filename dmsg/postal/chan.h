@@ -86,6 +86,8 @@ typedef struct chan_rx {  /* this PE receiving from one PE */
 
 typedef struct chan_stats {
     uint64_t sent, queued, spilled, control, transfer_bytes, queue_bytes, spill_bytes;
+    double t_scan;   /* seconds reading the headers of landed messages (part of matching) */
+    double t_manage; /* seconds managing buffers: queue copies, spills, room reports */
 } chan_stats;
 
 typedef struct chan {

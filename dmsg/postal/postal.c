@@ -89,6 +89,8 @@ int dmsg_postal_stats_get(dmsg_postal_stats *stats)
     s.queue_bytes = c->queue_bytes;
     s.spill_bytes = c->spill_bytes;
     s.unreceived = g->ch.nmsgs;
+    s.match_time += c->t_scan;
+    s.manage_time = c->t_manage;
     *stats = s;
     return DMSG_OK;
 }

@@ -17,10 +17,13 @@ static dmsg_status check_match(int src, int tag)
 /* The first landed message that matches, in arrival order. */
 static chan_msg *find(int src, int tag)
 {
-    for (chan_msg *m = dmsg_postal_g.ch.head; m; m = m->next)
-        if ((src == DMSG_POSTAL_ANY || m->src == src) && (tag == DMSG_POSTAL_ANY || m->h.tag == tag))
-            return m;
-    return NULL;
+    double t0 = dmsg_wtime();
+    chan_msg *m = dmsg_postal_g.ch.head;
+    while (m && !((src == DMSG_POSTAL_ANY || m->src == src) &&
+                  (tag == DMSG_POSTAL_ANY || m->h.tag == tag)))
+        m = m->next;
+    dmsg_postal_g.st.match_time += dmsg_wtime() - t0;
+    return m;
 }
 
 static void describe(const chan_msg *m, dmsg_postal_info *info)

@@ -8,6 +8,14 @@
 #include "dmsg_rr.h"
 #include "pe.h"
 
+/* PE_BASELINE_ITERS caps the iterations (as in postal.c). */
+static int iters(int want)
+{
+    const char *v = getenv("PE_BASELINE_ITERS");
+    int cap = v ? atoi(v) : want;
+    return cap > 0 && cap < want ? cap : want;
+}
+
 static double val(int from, int to, int r, long i)
 {
     return (double)from * 1e6 + (double)to * 1e4 + (double)r * 1e2 + (double)i * 1e-3;
@@ -81,7 +89,7 @@ static int neighbour(void)
     double *ghost = pe_alloc(2 * cnt * sizeof *ghost), *row = malloc(cnt * sizeof *row);
     PE_CHECK(ghost && row, "allocation");
     PE_OK(dmsg_rr_init());
-    for (int it = 0; it < 20; it++) {
+    for (int it = 0; it < iters(20); it++) {
         dmsg_rr_req r[2];
         PE_OK(dmsg_rr_irecv(down, 1, ghost, cnt * 8, &r[0]));
         PE_OK(dmsg_rr_irecv(up, 2, ghost + cnt, cnt * 8, &r[1]));
@@ -155,7 +163,14 @@ static int indexed_and_errors(void)
     return 0;
 }
 
+/* Every case above in one job (as postal_all). */
+static int all(void)
+{
+    return alltoall() || neighbour() || indexed_and_errors();
+}
+
 const pe_case pe_rr_cases[] = {
+    {"rr_all", all, 0},
     {"rr_alltoall", alltoall, 0},
     {"rr_neighbour", neighbour, 0},
     {"rr_indexed_errors", indexed_and_errors, 0},

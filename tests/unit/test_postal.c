@@ -271,6 +271,18 @@ Test(postal_tiny, flow_control_10000)
     cr_assert_gt(st.queued, 9900u, "the tiny mailbox did not make the sender queue");
     for (int32_t k = 0; k < 10000; k++)
         cr_assert_eq(recv_int(0, DMSG_POSTAL_ANY, NULL), k);
+    /* every copy stage is counted */
+    cr_assert_eq(dmsg_postal_stats_get(&st), DMSG_OK);
+    cr_assert_eq(st.received, 10000u);
+    cr_assert_eq(st.pack_bytes, 40000u);
+    cr_assert_eq(st.unpack_bytes, 40000u);
+    cr_assert_eq(st.queue_bytes, 4u * st.queued);
+    /* a header and 4 data bytes per message, plus 64-byte stuck notices */
+    cr_assert_geq(st.transfer_bytes, 10000u * (64 + 4));
+    cr_assert_eq((st.transfer_bytes - 10000u * (64 + 4)) % 64, 0u);
+    cr_assert_eq(st.unreceived, 0u);
+    cr_assert_geq(st.manage_time, 0.0);
+    cr_assert_geq(st.match_time, 0.0);
     int found;
     cr_assert_eq(dmsg_postal_probe(DMSG_POSTAL_ANY, DMSG_POSTAL_ANY, &found, NULL), DMSG_OK);
     cr_assert_eq(found, 0);
@@ -287,6 +299,7 @@ Test(postal_tiny, out_of_order_spills)
     dmsg_postal_stats st;
     cr_assert_eq(dmsg_postal_stats_get(&st), DMSG_OK);
     cr_assert_gt(st.spilled, 0u);
+    cr_assert_eq(st.spill_bytes, 4u * st.spilled);
     for (int32_t k = 0; k < 50; k++)
         cr_assert_eq(recv_int(0, 1, NULL), k);
 }
