@@ -2,7 +2,10 @@
  * data and transport: dmsg deposits with counters, postal send/receive
  * (dmsg_postal.h) and RRMSG request/response (dmsg_rr.h).
  *
- *   dmsgrun -n 4 styles [N [ITERS [STYLE]]]     STYLE: dmsg, postal, rrmsg (default: all)
+ *   dmsgrun -n 4 styles [N [ITERS [STYLE [sync]]]]   STYLE: dmsg, postal, rrmsg or all
+ *
+ * With `sync`, every iteration ends with a dmsg_sync: the PEs run in lock
+ * step, which a simulated machine times exactly (docs/baselines.md, Limits).
  *
  * Every PE sends a row of N doubles to each ring neighbour per iteration and
  * checks what it got. PE 0 prints the time per iteration of each style and
@@ -16,7 +19,7 @@
 #include "dmsg_rr.h"
 #include "check.h"
 
-static int me, np, up, down;
+static int me, np, up, down, lock;
 static size_t n;
 static double *row, *ghost; /* ghost: symmetric, [parity][below, above][n] */
 
@@ -56,6 +59,8 @@ static int run_dmsg(int iters, dmsg_ctr ctr[2])
         CHECK(dmsg_await(ctr[p], 2));
         if (verify(mine, mine + n, it, "dmsg"))
             return 1;
+        if (lock)
+            CHECK(dmsg_sync());
     }
     return 0;
 }
@@ -71,6 +76,8 @@ static int run_postal(int iters)
         CHECK(dmsg_postal_recv_bytes(up, 2 * it + 1, ghost + n, n * sizeof *row, NULL));
         if (verify(ghost, ghost + n, it, "postal"))
             return 1;
+        if (lock)
+            CHECK(dmsg_sync());
     }
     return 0;
 }
@@ -89,6 +96,8 @@ static int run_rr(int iters)
         CHECK(dmsg_rr_waitall(4, r, NULL));
         if (verify(ghost, ghost + n, it, "rrmsg"))
             return 1;
+        if (lock)
+            CHECK(dmsg_sync());
     }
     return 0;
 }
@@ -97,11 +106,12 @@ int main(int argc, char **argv)
 {
     n = argc > 1 ? (size_t)atol(argv[1]) : 1024;
     int iters = argc > 2 ? atoi(argv[2]) : 100;
-    const char *only = argc > 3 ? argv[3] : NULL;
+    const char *only = argc > 3 && strcmp(argv[3], "all") ? argv[3] : NULL;
     const char *names[3] = {"dmsg", "postal", "rrmsg"};
-    if (n == 0 || iters < 1 ||
+    lock = argc > 4 && !strcmp(argv[4], "sync");
+    if (n == 0 || iters < 1 || (argc > 4 && !lock) ||
         (only && strcmp(only, names[0]) && strcmp(only, names[1]) && strcmp(only, names[2]))) {
-        fprintf(stderr, "usage: styles [N [ITERS [dmsg|postal|rrmsg]]]\n");
+        fprintf(stderr, "usage: styles [N [ITERS [dmsg|postal|rrmsg|all [sync]]]]\n");
         return 2;
     }
     CHECK(dmsg_init());
@@ -134,8 +144,8 @@ int main(int argc, char **argv)
         CHECK(dmsg_sync()); /* nobody deposits into the ghosts of the next style early */
     }
     if (me == 0) {
-        printf("styles: %d PEs, rows of %zu doubles to both neighbours, %d iterations (%s)\n", np,
-               n, iters, dmsg_transport_name());
+        printf("styles: %d PEs, rows of %zu doubles to both neighbours, %d iterations%s (%s)\n",
+               np, n, iters, lock ? " in lock step" : "", dmsg_transport_name());
         for (int s = 0; s < 3; s++)
             if (!only || !strcmp(only, names[s]))
                 printf("  %-7s %10.2f us per iteration  %6.2f x dmsg\n", names[s], t[s] * 1e6,
