@@ -6,8 +6,17 @@
  * environment, and watches them. When a PE fails -- killed by a signal, a
  * non-zero exit, or an exit after dmsg_init without dmsg_finalize -- it says
  * which PE and how, raises the job's abort flag, and stops the others
- * (SIGTERM, then SIGKILL after a grace period). PEs die with dmsgrun too
- * (PR_SET_PDEATHSIG), so no job outlives its launcher.
+ * (SIGTERM, then SIGKILL after a grace period).
+ *
+ * A PE may be started through a wrapper that forks (sh -c, /usr/bin/time),
+ * so the process dmsgrun forks is not always the dmsg program. Each PE
+ * therefore runs in a process group of its own, and every signal goes to
+ * the whole group. dmsgrun is a child subreaper, so descendants orphaned by
+ * a wrapper that exits are reparented to it, and at the end of the job it
+ * kills and reaps whatever is left of every PE's tree. For the one case it
+ * cannot handle itself, its own death by SIGKILL, a guardian process holds
+ * the read end of a pipe that only dmsgrun writes to: when dmsgrun dies the
+ * pipe closes and the guardian kills every PE's process group.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,8 +37,8 @@
 #define TICK_NS 20000000L
 
 typedef struct pe_proc {
-    pid_t pid;
-    int done;   /* reaped */
+    pid_t pid;  /* also the PE's process group */
+    int done;   /* exited (left unreaped until the end, so the group id stays ours) */
     int status; /* wait status */
 } pe_proc;
 
@@ -62,6 +72,12 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static void nap(long ns)
+{
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+}
+
 static void set_env_int(const char *name, long v)
 {
     char buf[32];
@@ -69,17 +85,93 @@ static void set_env_int(const char *name, long v)
     setenv(name, buf, 1);
 }
 
+/* ------------------------------------------------------------- guardian */
+
+/* The guardian reads PE process group ids (int32) from the pipe. A 0 means
+ * dmsgrun has cleaned up itself; end of file without it means dmsgrun died,
+ * and the guardian kills every group it was told of. It lives in a group of
+ * its own so that a signal to dmsgrun's group does not take it along. */
+static void guardian_main(int rd)
+{
+    int32_t groups[DMSG_MAX_PES];
+    int n = 0;
+    setpgid(0, 0);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    for (;;) {
+        int32_t g;
+        ssize_t got = read(rd, &g, sizeof g);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got == (ssize_t)sizeof g && g == 0)
+            _exit(0);
+        if (got != (ssize_t)sizeof g)
+            break;
+        if (n < DMSG_MAX_PES)
+            groups[n++] = g;
+    }
+    for (int i = 0; i < n; i++)
+        kill(-groups[i], SIGKILL);
+    _exit(0);
+}
+
+/* Starts the guardian; returns the write end of its pipe (close-on-exec, so
+ * no PE holds it), or -1 (the job then runs without that protection). */
+static int guardian_start(pid_t *pid_out)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(p[1]);
+        guardian_main(p[0]);
+    }
+    setpgid(pid, pid);
+    close(p[0]);
+    *pid_out = pid;
+    return p[1];
+}
+
+static void guardian_tell(int wr, int32_t v)
+{
+    if (wr >= 0)
+        (void)!write(wr, &v, sizeof v);
+}
+
+/* ------------------------------------------------------------------ PEs */
+
 static pid_t spawn(int rank, int npes, int fd, pid_t parent, char **argv)
 {
     pid_t pid = fork();
-    if (pid != 0)
+    if (pid != 0) {
+        if (pid > 0)
+            setpgid(pid, pid); /* also here, so the group exists before any signal */
         return pid;
+    }
+    setpgid(0, 0);
     /* Die with the launcher, even if it is killed with SIGKILL. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    /* A process group other than the terminal's foreground group is stopped
+     * when it reads the terminal: PEs do not get it as standard input. */
+    if (isatty(0)) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0) {
+            dup2(null, 0);
+            close(null);
+        }
+    }
     set_env_int(DMSG_BOOT_ENV_FD, fd);
     set_env_int(DMSG_BOOT_ENV_RANK, rank);
     set_env_int(DMSG_BOOT_ENV_NPES, npes);
@@ -88,11 +180,13 @@ static pid_t spawn(int rank, int npes, int fd, pid_t parent, char **argv)
     _exit(127);
 }
 
+/* Signals every PE's whole process group, also of PEs that have exited:
+ * what a wrapper left running is still in the group. */
 static void signal_all(pe_proc *pes, int n, int sig)
 {
     for (int i = 0; i < n; i++)
-        if (pes[i].pid > 0 && !pes[i].done)
-            kill(pes[i].pid, sig);
+        if (pes[i].pid > 0)
+            kill(-pes[i].pid, sig);
 }
 
 /* Describes a PE's end; returns the exit status dmsgrun should report (0 = fine). */
@@ -124,27 +218,35 @@ static int judge(int rank, const pe_proc *p, const dmsg_job_hdr *h, int any_join
     return 0;
 }
 
+/* Notes PEs that have exited, leaving them unreaped (WNOWAIT): while its
+ * leader is a zombie, a PE's process group id cannot be reused, so a later
+ * kill of the group never hits a stranger. */
 static int reap(pe_proc *pes, int n)
 {
     int changed = 0;
-    for (;;) {
-        int st;
-        pid_t pid = waitpid(-1, &st, WNOHANG);
-        if (pid <= 0)
-            return changed;
-        for (int i = 0; i < n; i++)
-            if (pes[i].pid == pid) {
-                pes[i].done = 1;
-                pes[i].status = st;
-                changed = 1;
-            }
+    for (int i = 0; i < n; i++) {
+        if (pes[i].pid <= 0 || pes[i].done)
+            continue;
+        siginfo_t si;
+        si.si_pid = 0;
+        if (waitid(P_PID, (id_t)pes[i].pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+            si.si_pid != pes[i].pid)
+            continue;
+        pes[i].done = 1;
+        /* The wait status waitpid would have given. */
+        if (si.si_code == CLD_EXITED)
+            pes[i].status = (si.si_status & 0xff) << 8;
+        else
+            pes[i].status = (si.si_status & 0x7f) | (si.si_code == CLD_DUMPED ? 0x80 : 0);
+        changed = 1;
     }
+    return changed;
 }
 
 static int all_done(const pe_proc *pes, int n)
 {
     for (int i = 0; i < n; i++)
-        if (!pes[i].done)
+        if (pes[i].pid > 0 && !pes[i].done)
             return 0;
     return 1;
 }
@@ -157,8 +259,7 @@ static void stop_job(pe_proc *pes, int n, dmsg_job_hdr *h)
     signal_all(pes, n, SIGTERM);
     double kill_at = now() + GRACE_SECONDS;
     while (!all_done(pes, n)) {
-        struct timespec ts = {0, TICK_NS};
-        nanosleep(&ts, NULL);
+        nap(TICK_NS);
         reap(pes, n);
         if (now() > kill_at) {
             signal_all(pes, n, SIGKILL);
@@ -167,12 +268,46 @@ static void stop_job(pe_proc *pes, int n, dmsg_job_hdr *h)
     }
 }
 
+/* Kills and reaps everything left below dmsgrun: the PEs' process groups,
+ * then any child (PE leaders, descendants reparented to this subreaper,
+ * even those that left their group), until no child is left. Only then
+ * is the guardian told that its work is done. */
+static void clean_up(pe_proc *pes, int n, int guard_wr, pid_t guard_pid)
+{
+    signal_all(pes, n, SIGKILL);
+    guardian_tell(guard_wr, 0);
+    if (guard_wr >= 0)
+        close(guard_wr);
+    double give_up = now() + 10.0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+    for (;;) {
+        int st;
+        while (waitpid(-1, &st, WNOHANG) > 0)
+            ;
+        FILE *f = fopen(path, "r");
+        int left = 0;
+        long pid;
+        while (f && fscanf(f, "%ld", &pid) == 1) {
+            left++;
+            if ((pid_t)pid != guard_pid)
+                kill((pid_t)pid, SIGKILL);
+        }
+        if (f)
+            fclose(f);
+        if (!f && errno == ENOENT) /* no children file: wait for what we know */
+            left = waitpid(-1, &st, WNOHANG) >= 0 || errno != ECHILD;
+        if (left == 0 || now() > give_up)
+            return;
+        nap(TICK_NS / 4);
+    }
+}
+
 static int watch(pe_proc *pes, int n, dmsg_job_hdr *h)
 {
     char why[256];
     for (;;) {
-        struct timespec ts = {0, TICK_NS};
-        nanosleep(&ts, NULL);
+        nap(TICK_NS);
         reap(pes, n);
         if (got_signal) {
             fprintf(stderr, "dmsgrun: received signal %d (%s); stopping the job\n",
@@ -250,6 +385,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "dmsgrun: %s\n", err);
         return 2;
     }
+    /* Descendants a wrapper leaves behind become our children, so the job
+     * can wait for them and end them. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    pid_t guard_pid = -1;
+    int guard_wr = guardian_start(&guard_pid);
+
     int fd;
     dmsg_job_hdr *h;
     if (dmsg_job_create((uint32_t)npes, cfg.seg_size, cfg.max_counters, &fd) ||
@@ -277,6 +418,7 @@ int main(int argc, char **argv)
             rc = 2;
             break;
         }
+        guardian_tell(guard_wr, (int32_t)pes[started].pid);
     }
     /* The PEs hold the region now; our descriptor would only keep it alive. */
     close(fd);
@@ -285,6 +427,7 @@ int main(int argc, char **argv)
     } else {
         rc = watch(pes, (int)npes, h);
     }
+    clean_up(pes, started, guard_wr, guard_pid);
     dmsg_job_unmap(h);
     free(pes);
     return rc;

@@ -261,11 +261,17 @@ static void describe_cmd(const char *const *argv, const char *const *env, char *
     }
 }
 
-/* Waits for the job with a deadline; on expiry kills its process group. */
-static void wait_job(pid_t pid, double timeout, job_result *r)
+/* Waits for the job with a deadline; on expiry kills its process group.
+ * With sig != 0, sends sig to the job's first process (only to it) once
+ * signal_after seconds have passed. */
+static void wait_job(pid_t pid, double timeout, double signal_after, int sig, job_result *r)
 {
     double t0 = now();
     for (;;) {
+        if (sig && now() - t0 >= signal_after) {
+            kill(pid, sig);
+            sig = 0;
+        }
         pid_t w = waitpid(pid, &r->status, WNOHANG);
         if (w == pid)
             break;
@@ -284,7 +290,8 @@ static void wait_job(pid_t pid, double timeout, job_result *r)
     r->seconds = now() - t0;
 }
 
-int job_run(const char *const *argv, const char *const *env, double timeout, job_result *r)
+static int run(const char *const *argv, const char *const *env, double timeout,
+               double signal_after, int sig, job_result *r)
 {
     static unsigned seq;
     memset(r, 0, sizeof *r);
@@ -318,7 +325,7 @@ int job_run(const char *const *argv, const char *const *env, double timeout, job
         rc = -1;
     } else {
         setpgid(pid, pid); /* also here, so the group exists before any kill */
-        wait_job(pid, timeout, r);
+        wait_job(pid, timeout, signal_after, sig, r);
         check_leftovers(marker, r);
         check_shm(shm_before, r);
     }
@@ -330,6 +337,17 @@ int job_run(const char *const *argv, const char *const *env, double timeout, job
     free(envp);
     free(shm_before);
     return rc;
+}
+
+int job_run(const char *const *argv, const char *const *env, double timeout, job_result *r)
+{
+    return run(argv, env, timeout, 0, 0, r);
+}
+
+int job_run_signaled(const char *const *argv, const char *const *env, double timeout,
+                     double signal_after, int sig, job_result *r)
+{
+    return run(argv, env, timeout, signal_after, sig, r);
 }
 
 void job_free(job_result *r)

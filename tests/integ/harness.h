@@ -29,6 +29,11 @@ typedef struct job_result {
 int job_run(const char *const *argv, const char *const *env, double timeout, job_result *r);
 void job_free(job_result *r);
 
+/* As job_run, but sends sig to the job's first process alone (dmsgrun, not
+ * its PEs) after signal_after seconds, as a user or a batch system would. */
+int job_run_signaled(const char *const *argv, const char *const *env, double timeout,
+                     double signal_after, int sig, job_result *r);
+
 /* $DMSG_BUILD/<rel> in a static buffer (one of a few rotating buffers). */
 const char *job_path(const char *rel);
 

@@ -63,9 +63,39 @@ static int no_finalize(void)
     exit(2);
 }
 
+/* Computes forever outside dmsg: only a signal ends it. */
+static void spin_forever(void)
+{
+    for (volatile unsigned long i = 0;; i++)
+        ;
+}
+
+/* PE 0 fails after a barrier; the others are busy outside dmsg and never
+ * notice the job's abort flag: only dmsgrun's signals can end them. */
+static int crash_spinners(void)
+{
+    if (dmsg_sync() != DMSG_OK)
+        exit(2);
+    if (dmsg_pe() == 0)
+        exit(3);
+    spin_forever();
+    return 1;
+}
+
+/* Every PE joins and then computes forever (the launcher is killed). */
+static int spin_all(void)
+{
+    if (dmsg_sync() != DMSG_OK)
+        exit(2);
+    spin_forever();
+    return 1;
+}
+
 const pe_case pe_crash_cases[] = {
     {"crash_segv", crash_segv, 0},
     {"crash_exit", crash_exit, 0},
     {"no_finalize", no_finalize, PE_MANUAL_INIT},
+    {"crash_spinners", crash_spinners, 0},
+    {"spin_all", spin_all, 0},
     {NULL, NULL, 0},
 };

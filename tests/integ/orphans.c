@@ -1,0 +1,132 @@
+/* Every PE's whole process tree ends with the job, also when the PE is
+ * started through a wrapper that forks (sh -c, /usr/bin/time), when the
+ * wrapper leaves a background process behind, and when dmsgrun itself is
+ * stopped or killed, at any moment of start-up. The harness finds a job's
+ * processes wherever they were reparented (by a marker in their
+ * environment) and checks /dev/shm. DMSG_TIMEOUT is unset: only the
+ * launcher's signals may end the PEs. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *const no_timeout[] = {"DMSG_TIMEOUT", NULL};
+
+static void require_built(void)
+{
+    cr_assert(access(job_path("bin/dmsgrun"), X_OK) == 0 &&
+                  access(job_path("tests/pe_prog"), X_OK) == 0,
+              "%s or %s missing: build first (make all tests) and set DMSG_BUILD",
+              job_path("bin/dmsgrun"), job_path("tests/pe_prog"));
+}
+
+static void expect_nothing_left(const job_result *r)
+{
+    cr_expect(!r->timed_out, "%s: %s\n--- stderr:\n%s", r->cmd, job_how(r), job_tail(r->err, 2000));
+    cr_expect(r->leftover[0] == '\0', "%s: processes left after the job: %s", r->cmd, r->leftover);
+    cr_expect(r->new_shm[0] == '\0', "%s: new /dev/shm entries: %s", r->cmd, r->new_shm);
+}
+
+/* dmsgrun -n 2 <wrapper...> pe_prog crash_spinners: PE 0 fails, PE 1 spins
+ * outside dmsg below its wrapper. */
+static void expect_wrapped_crash_cleaned(const char *const *wrapper)
+{
+    require_built();
+    const char *argv[16] = {job_path("bin/dmsgrun"), "-n", "2"};
+    int k = 3;
+    for (int i = 0; wrapper[i]; i++)
+        argv[k++] = wrapper[i];
+    argv[k] = NULL;
+    job_result r;
+    cr_assert(job_run(argv, no_timeout, JOB_WATCHDOG, &r) == 0, "could not start dmsgrun");
+    cr_expect(!r.timed_out && !job_exited_ok(&r), "%s: expected a failure, got %s", r.cmd,
+              job_how(&r));
+    cr_expect(r.seconds < 10.0, "%s: the job took %.1f s to end", r.cmd, r.seconds);
+    cr_expect(job_names_pe(r.err, 0), "%s: stderr does not name PE 0:\n%s", r.cmd,
+              job_tail(r.err, 2000));
+    expect_nothing_left(&r);
+    job_free(&r);
+}
+
+Test(orphans, sh_wrapper_after_crash, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_wrapped_crash_cleaned(
+        (const char *const[]){"sh", "-c", "\"$0\" crash_spinners; true", job_path("tests/pe_prog"),
+                              NULL});
+}
+
+Test(orphans, time_wrapper_after_crash, .timeout = 2 * JOB_WATCHDOG)
+{
+    cr_assert(access("/usr/bin/time", X_OK) == 0, "/usr/bin/time missing (tools/install-deps.sh)");
+    expect_wrapped_crash_cleaned(
+        (const char *const[]){"/usr/bin/time", job_path("tests/pe_prog"), "crash_spinners", NULL});
+}
+
+/* Two wrappers deep: the PE's parent is a shell whose parent is a shell. */
+Test(orphans, nested_wrappers_after_crash, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_wrapped_crash_cleaned((const char *const[]){
+        "sh", "-c", "sh -c '\"$0\" crash_spinners; true' \"$0\"; true", job_path("tests/pe_prog"),
+        NULL});
+}
+
+/* A successful job whose wrapper started a background process: it must not
+ * outlive the job. */
+Test(orphans, background_child_of_wrapper, .timeout = 2 * JOB_WATCHDOG)
+{
+    require_built();
+    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "2", "sh", "-c",
+                          "sleep 1000 & \"$0\" sync_empty", job_path("tests/pe_prog"), NULL};
+    job_result r;
+    cr_assert(job_run(argv, no_timeout, JOB_WATCHDOG, &r) == 0, "could not start dmsgrun");
+    cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 2000));
+    cr_expect(r.seconds < 10.0, "%s: the job took %.1f s to end", r.cmd, r.seconds);
+    expect_nothing_left(&r);
+    job_free(&r);
+}
+
+/* dmsgrun is stopped (sig) or killed after `after` seconds while its PEs run
+ * below a wrapper. */
+static void expect_launcher_death_cleaned(int sig, double after, const char *pe_case)
+{
+    require_built();
+    char script[64];
+    snprintf(script, sizeof script, "\"$0\" %s; true", pe_case);
+    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "3", "sh", "-c", script,
+                          job_path("tests/pe_prog"), NULL};
+    job_result r;
+    cr_assert(job_run_signaled(argv, no_timeout, JOB_WATCHDOG, after, sig, &r) == 0,
+              "could not start dmsgrun");
+    cr_expect(r.seconds < after + 10.0, "%s: the job took %.1f s to end after signal %d", r.cmd,
+              r.seconds, sig);
+    expect_nothing_left(&r);
+    job_free(&r);
+}
+
+Test(orphans, launcher_sigterm, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_launcher_death_cleaned(SIGTERM, 1.0, "spin_all");
+}
+
+Test(orphans, launcher_sigkill, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_launcher_death_cleaned(SIGKILL, 1.0, "spin_all");
+}
+
+/* The launcher dies at random moments of start-up (fork, exec, dmsg_init,
+ * the first barrier). */
+Test(orphans, launcher_killed_during_init, .timeout = 8 * JOB_WATCHDOG)
+{
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    for (int i = 0; i < 10; i++) {
+        double after = (double)(rand() % 300) / 1000.0;
+        int sig = (i % 2) ? SIGKILL : SIGTERM;
+        cr_log_info("round %d: signal %d after %.3f s", i, sig, after);
+        expect_launcher_death_cleaned(sig, after, "spin_all");
+    }
+}
