@@ -10,6 +10,12 @@
 /* Seconds a PMI answer (a start-up barrier: all PEs must arrive) may take. */
 #define BOOT_PMI_TIMEOUT 120.0
 
+/* Set once this process has joined a launcher's job. The launcher's
+ * variables are gone then (they are unset so that programs this one starts
+ * do not join the job), so a second dmsg_init must not quietly become a
+ * singleton. */
+static int joined_launcher;
+
 /* Start-up failures under a launcher are printed even without DMSG_DEBUG
  * (nothing runs, and the user must learn why), by rank 0 only, or by every
  * process when the launcher does not say ranks. */
@@ -26,6 +32,18 @@ static void say(const dmsg_launcher *l, const char *fmt, ...)
     fprintf(stderr, "dmsg: %s\n", msg);
 }
 
+/* The launcher's variables are this process's alone once it has joined: a
+ * dmsg program it starts (system("./other")) must be a job of its own, not
+ * a second copy of this rank in its parent's job. */
+static void forget_launcher(const dmsg_launcher *l)
+{
+    static const char *const pmi[] = {"PMI_FD", "PMI_RANK", "PMI_SIZE", NULL};
+    static const char *const pmix[] = {"PMIX_NAMESPACE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE",
+                                       "OMPI_COMM_WORLD_RANK", "SLURM_STEP_NUM_TASKS", NULL};
+    for (const char *const *v = l->kind == DMSG_LAUNCHER_PMI ? pmi : pmix; *v; v++)
+        unsetenv(*v);
+}
+
 static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l)
 {
     dmsg_kvs *k;
@@ -37,6 +55,8 @@ static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l)
         say(l, "started by %s (%s is set), but cannot join its job: %s", l->name, l->var, why);
         return st;
     }
+    forget_launcher(l);
+    joined_launcher = 1;
     *b = (dmsg_boot){.kind = DMSG_BOOT_PMI,
                      .rank = rank,
                      .npes = npes,
@@ -49,11 +69,14 @@ static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l)
 
 dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters)
 {
+    if (joined_launcher)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT,
+                         "this process has already joined its launcher's job once");
     /* dmsgrun's protocol wins: it is set only by the local launcher. */
-    if (getenv(DMSG_BOOT_ENV_FD))
-        return dmsg_boot_local(b, seg_size, max_counters);
     dmsg_launcher l;
     dmsg_launcher_detect(&l);
+    if (getenv(DMSG_BOOT_ENV_FD))
+        l.kind = DMSG_LAUNCHER_NONE;
     switch (l.kind) {
     case DMSG_LAUNCHER_PMI:
     case DMSG_LAUNCHER_PMIX:
@@ -69,7 +92,10 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
     case DMSG_LAUNCHER_NONE:
         break;
     }
-    return dmsg_boot_local(b, seg_size, max_counters);
+    dmsg_status st = dmsg_boot_local(b, seg_size, max_counters);
+    if (st == DMSG_OK && b->kind == DMSG_BOOT_LOCAL)
+        joined_launcher = 1;
+    return st;
 }
 
 int dmsg_boot_env_rank(void)

@@ -1,6 +1,7 @@
 /* Local launcher protocol: dmsgrun passes the job region fd, the rank and the
  * job size in the environment. Without them the process is a 1-PE job. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include "dmsg/boot/job.h"
 
@@ -34,6 +35,14 @@ dmsg_status dmsg_boot_local(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
         env_int(DMSG_BOOT_ENV_RANK, 0, npes - 1, &rank) != 1)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "launcher environment (%s, %s, %s) is invalid",
                          DMSG_BOOT_ENV_FD, DMSG_BOOT_ENV_RANK, DMSG_BOOT_ENV_NPES);
+    /* The launcher's variables and descriptor are this process's alone: a
+     * dmsg program it starts (system("./other")) must not join this job. */
+    if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s=%ld is not an open descriptor", DMSG_BOOT_ENV_FD,
+                         fd);
+    unsetenv(DMSG_BOOT_ENV_FD);
+    unsetenv(DMSG_BOOT_ENV_RANK);
+    unsetenv(DMSG_BOOT_ENV_NPES);
     *b = (dmsg_boot){.kind = DMSG_BOOT_LOCAL, .rank = (int)rank, .npes = (int)npes, .fd = (int)fd};
     return DMSG_OK;
 }

@@ -2,6 +2,7 @@
  * answer is read up to its newline with a bounded wait, so a process manager
  * that dies leaves an error instead of a hang. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,8 @@ dmsg_status dmsg_pmi_init(dmsg_pmi **out, int *rank, int *size, double timeout)
     if (!p)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "PMI state");
     p->fd = (int)fd;
+    /* The connection is this process's: programs it starts must not inherit it. */
+    fcntl(p->fd, F_SETFD, FD_CLOEXEC);
     p->timeout = timeout > 0 ? timeout : 60;
     dmsg_status st = call(p, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init");
     if (st)

@@ -4,12 +4,15 @@
  * cost model gives plausible but wrong simulated times. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dmsg/model/machine.h"
 
@@ -593,10 +596,24 @@ dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine
     return DMSG_OK;
 }
 
+/* Opens a regular file only: opening a FIFO (or a terminal) would wait for
+ * a writer, and dmsg_init would hang without a word. */
+static FILE *open_regular(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+    if (!f)
+        close(fd);
+    return f;
+}
+
 /* Reads a whole (small) file; NULL if it cannot be opened or is too big. */
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_regular(path);
     if (!f)
         return NULL;
     size_t cap = 1 << 16, n = 0;
@@ -617,11 +634,8 @@ static char *read_text(const char *path)
 
 static int is_file(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    fclose(f);
-    return 1;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static dmsg_status load_file(const char *path, dmsg_machine *m, char *err, size_t len)
@@ -629,7 +643,7 @@ static dmsg_status load_file(const char *path, dmsg_machine *m, char *err, size_
     char *text = read_text(path);
     if (!text) {
         parse_ctx pc = {path, 0, err, len};
-        return perr(&pc, "cannot read (missing, unreadable, over 64 KiB, or binary)");
+        return perr(&pc, "cannot read (missing, unreadable, not a regular file, over 64 KiB, or binary)");
     }
     dmsg_status st = dmsg_machine_parse(text, path, m, err, len);
     free(text);

@@ -66,6 +66,8 @@ PE_CASE(err_adp)
 PE_CASE(err_counter)
 PE_CASE(err_strerror)
 PE_CASE(err_lifecycle)
+/* launch.c */
+PE_CASE(nested_job)
 
 static const char *const timeout_env[] = {"DMSG_TIMEOUT=0.5", NULL};
 PE_CASE_ENV(err_timeout, timeout_env)

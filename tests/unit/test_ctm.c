@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dmsg/model/ctm.h"
@@ -511,4 +512,26 @@ Test(machine, builtins_match_machine_files)
                      "machines_builtin.c with dmsg-ctm builtins", path, strlen(b), n);
         cr_assert_eq(memcmp(b, buf, n), 0, "%s differs from its built-in copy", path);
     }
+}
+
+/* A machine description that names a FIFO (or any non-regular file) is an
+ * error at once; opening it would wait for a writer forever. */
+Test(machine, fifo_is_rejected_without_waiting, .timeout = 10)
+{
+    char dir[] = "/tmp/dmsg-ctm-fifo-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/t3d.machine", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    dmsg_machine m;
+    memset(&m, 0x5a, sizeof m);
+    char err[512] = "";
+    cr_expect_eq(dmsg_machine_load(path, &m, err, sizeof err), DMSG_ERR_ARG);
+    cr_expect(strstr(err, "not a regular file"), "%s", err);
+    /* By name through DMSG_MACHINE_DIR: the FIFO is skipped, the built-in wins. */
+    setenv("DMSG_MACHINE_DIR", dir, 1);
+    cr_expect_eq(dmsg_machine_load("t3d", &m, err, sizeof err), DMSG_OK, "%s", err);
+    unsetenv("DMSG_MACHINE_DIR");
+    remove(path);
+    rmdir(dir);
 }
