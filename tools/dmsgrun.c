@@ -303,12 +303,83 @@ static void clean_up(pe_proc *pes, int n, int guard_wr, pid_t guard_pid)
     }
 }
 
-static int watch(pe_proc *pes, int n, dmsg_job_hdr *h)
+/* ---------------------------------------------------------------- stalls */
+
+/* What dmsgrun last saw of each PE, to notice a job that makes no progress. */
+typedef struct stall_watch {
+    double limit;       /* DMSG_STALL_REPORT seconds; 0 = never report */
+    double changed;     /* when any PE's wait word or state last changed */
+    double next;        /* the next report, while nothing changes */
+    double interval;    /* seconds to the next report; doubles after each */
+    uint32_t *word;     /* per PE: wait word << 8 | state | done << 4 */
+    double *since;      /* per PE: when its word last changed */
+} stall_watch;
+
+static uint32_t pe_word(const pe_proc *p, const dmsg_job_hdr *h, int i)
+{
+    return (uint32_t)atomic_load_explicit(&h->pe_wait[i], memory_order_relaxed) << 8 |
+           (uint32_t)p->done << 4 | atomic_load_explicit(&h->pe_state[i], memory_order_relaxed);
+}
+
+static void describe_pe(int i, const pe_proc *p, uint32_t w, double t, const dmsg_job_hdr *h)
+{
+    unsigned op = (w >> 8) & DMSG_WAIT_OP_MASK, state = w & 0xf;
+    fprintf(stderr, "dmsgrun:   PE %d (pid %d) ", i, (int)p->pid);
+    if (p->done)
+        fprintf(stderr, "has exited\n");
+    else if (state == DMSG_PE_NONE)
+        fprintf(stderr, "has not called dmsg_init (for %.0f s)\n", t);
+    else if (state == DMSG_PE_FINALIZED)
+        fprintf(stderr, "has left the job (dmsg_finalize returned %.0f s ago)\n", t);
+    else if (op != DMSG_WAIT_NONE)
+        fprintf(stderr, "waits in %s (for %.0f s)\n", dmsg_job_wait_name(op), t);
+    else
+        fprintf(stderr, "runs outside dmsg (for %.0f s): computing, or stuck in its own code\n", t);
+    (void)h;
+}
+
+/* Says which PE waits where once nothing has changed for the limit while
+ * some PE waits in dmsg, and again after twice as long, and so on. */
+static void check_stall(stall_watch *sw, const pe_proc *pes, int n, const dmsg_job_hdr *h)
+{
+    if (sw->limit <= 0)
+        return;
+    double t = now();
+    int waiting = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t w = pe_word(&pes[i], h, i);
+        if (w != sw->word[i]) {
+            sw->word[i] = w;
+            sw->since[i] = t;
+            sw->changed = t;
+            sw->interval = sw->limit;
+            sw->next = t + sw->limit;
+        }
+        waiting |= !pes[i].done && (w & 0xf) == DMSG_PE_INIT && ((w >> 8) & DMSG_WAIT_OP_MASK);
+    }
+    if (!waiting || t < sw->next)
+        return;
+    enum { SHOWN = 16 };
+    fprintf(stderr, "dmsgrun: the job has made no progress for %.0f s (DMSG_STALL_REPORT=%g):\n",
+            t - sw->changed, sw->limit);
+    for (int i = 0; i < n && i < SHOWN; i++)
+        describe_pe(i, &pes[i], sw->word[i], t - sw->since[i], h);
+    if (n > SHOWN)
+        fprintf(stderr, "dmsgrun:   ... and %d more PEs\n", n - SHOWN);
+    fprintf(stderr, "dmsgrun: still waiting; DMSG_TIMEOUT ends such waits with DMSG_ERR_TIMEOUT. "
+                    "Next report in %.0f s.\n",
+            2 * sw->interval);
+    sw->interval *= 2;
+    sw->next = t + sw->interval;
+}
+
+static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw)
 {
     char why[256];
     for (;;) {
         nap(TICK_NS);
         reap(pes, n);
+        check_stall(sw, pes, n, h);
         if (got_signal) {
             fprintf(stderr, "dmsgrun: received signal %d (%s); stopping the job\n",
                     (int)got_signal, strsignal(got_signal));
@@ -422,11 +493,23 @@ int main(int argc, char **argv)
     }
     /* The PEs hold the region now; our descriptor would only keep it alive. */
     close(fd);
+    stall_watch sw = {.limit = cfg.stall_report,
+                      .changed = now(),
+                      .word = calloc((size_t)npes, sizeof *sw.word),
+                      .since = calloc((size_t)npes, sizeof *sw.since)};
+    sw.interval = sw.limit;
+    sw.next = sw.changed + sw.limit;
+    if (!sw.word || !sw.since)
+        sw.limit = 0; /* no memory for reports: the job still runs */
+    for (int i = 0; i < started; i++)
+        sw.since[i] = sw.changed;
     if (rc) {
         stop_job(pes, started, h);
     } else {
-        rc = watch(pes, (int)npes, h);
+        rc = watch(pes, (int)npes, h, &sw);
     }
+    free(sw.word);
+    free(sw.since);
     clean_up(pes, started, guard_wr, guard_pid);
     dmsg_job_unmap(h);
     free(pes);

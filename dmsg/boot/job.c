@@ -6,6 +6,22 @@
 #include <unistd.h>
 #include "dmsg/boot/job.h"
 
+_Static_assert(sizeof(dmsg_job_hdr) <= DMSG_JOB_AREA_OFF, "job header overlaps the job area");
+
+const char *dmsg_job_wait_name(unsigned word)
+{
+    switch (word & DMSG_WAIT_OP_MASK) {
+    case DMSG_WAIT_SYNC: return "dmsg_sync";
+    case DMSG_WAIT_QUIET: return "dmsg_quiet";
+    case DMSG_WAIT_AWAIT: return "dmsg_await";
+    case DMSG_WAIT_FETCH: return "a blocking fetch";
+    case DMSG_WAIT_REQ: return "dmsg_wait (a non-blocking fetch)";
+    case DMSG_WAIT_COLL: return "a collective (dmsg_alloc, dmsg_free, dmsg_ctr_create/destroy)";
+    case DMSG_WAIT_FINALIZE: return "dmsg_finalize";
+    default: return "no dmsg call";
+    }
+}
+
 size_t dmsg_job_ctl_size(uint32_t max_counters)
 {
     size_t bytes = (size_t)max_counters * DMSG_CTR_SLOT_BYTES + 4096;

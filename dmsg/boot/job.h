@@ -29,6 +29,24 @@
 
 enum dmsg_pe_state { DMSG_PE_NONE = 0, DMSG_PE_INIT = 1, DMSG_PE_FINALIZED = 2 };
 
+/* Where a PE waits, so that dmsgrun can say what a job that makes no
+ * progress is stuck on. A PE's wait word holds the call it waits in (low 4
+ * bits; DMSG_WAIT_NONE outside any dmsg wait) and a count of the waits it
+ * entered (high 12 bits), so that a run of short waits never looks like one
+ * long wait. */
+enum dmsg_wait_op {
+    DMSG_WAIT_NONE = 0,
+    DMSG_WAIT_SYNC,
+    DMSG_WAIT_QUIET,
+    DMSG_WAIT_AWAIT,
+    DMSG_WAIT_FETCH,
+    DMSG_WAIT_REQ,
+    DMSG_WAIT_COLL,
+    DMSG_WAIT_FINALIZE,
+};
+#define DMSG_WAIT_OP_MASK 0xfu
+#define DMSG_WAIT_SERIAL_STEP 0x10u
+
 typedef struct dmsg_job_hdr {
     uint64_t magic;
     uint32_t npes;
@@ -39,7 +57,11 @@ typedef struct dmsg_job_hdr {
     uint64_t total_size; /* bytes of the whole region */
     _Atomic uint32_t abort;            /* set by the launcher when the job is torn down */
     _Atomic uint32_t pe_state[DMSG_MAX_PES];
+    _Atomic uint16_t pe_wait[DMSG_MAX_PES]; /* wait words (enum dmsg_wait_op) */
 } dmsg_job_hdr;
+
+/* The call a wait word names, for messages ("dmsg_sync", ...). */
+const char *dmsg_job_wait_name(unsigned word);
 
 /* Bytes of one deposit counter in a control area (the shm transport lays
  * it out: messages, futex words and bytes on separate cache lines). */

@@ -65,7 +65,9 @@ dmsg_status dmsg_coll_check(uint64_t op, uint64_t arg, dmsg_status local)
     dmsg_state *g = &dmsg_g;
     uint64_t mine[4] = {op, arg, g->coll_seq++, (uint64_t)(int64_t)local};
     uint64_t(*all)[4] = g->coll_buf; /* allocated at init: nothing here may fail alone */
+    dmsg_wait_enter(DMSG_WAIT_COLL);
     dmsg_status st = g->tp.ops->allgather(&g->tp, mine, sizeof mine, all);
+    dmsg_wait_leave();
     /* Every PE sees the same gathered rows, so every PE reaches the same
      * verdict: disagreement first, then the lowest-ranked PE's own error. */
     for (int p = 0; !st && p < g->tp.npes; p++)

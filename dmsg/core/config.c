@@ -20,6 +20,10 @@ static const dmsg_env_entry rows[] = {
      "seconds any single wait (await, sync, collective, init) may block before it returns "
      "DMSG_ERR_TIMEOUT; 0 = no limit",
      F(timeout)},
+    {"DMSG_STALL_REPORT", DMSG_ENV_SECONDS, "60",
+     "dmsgrun: seconds without progress (PEs waiting in dmsg, nobody's state changing) after "
+     "which dmsgrun says which PE waits where (again after twice as long, ...); 0 = never",
+     F(stall_report)},
     {"DMSG_SPIN", DMSG_ENV_LONG, "-1",
      "polls before a waiting PE sleeps (futex); -1 = automatic (short when PEs outnumber cores)",
      F(spin)},

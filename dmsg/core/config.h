@@ -15,6 +15,7 @@ typedef struct dmsg_config {
     uint64_t seg_size;     /* DMSG_SEGMENT_SIZE, bytes, page-rounded */
     uint32_t max_counters; /* DMSG_MAX_COUNTERS */
     double timeout;        /* DMSG_TIMEOUT, seconds per wait; 0 = forever */
+    double stall_report;   /* DMSG_STALL_REPORT: dmsgrun reports a job without progress; 0 = never */
     long spin;             /* DMSG_SPIN, polls before sleeping; -1 = automatic */
     uint64_t tile_bytes;   /* DMSG_TILE_BYTES */
     int debug;             /* DMSG_DEBUG */

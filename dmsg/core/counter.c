@@ -52,7 +52,10 @@ static int await(dmsg_ctr ctr, int bytes_mode, uint64_t n)
     dmsg_status st = dmsg_ctr_slot(ctr, 0, &slot);
     if (st || n == 0)
         return st;
-    return g->tp.ops->ctr_wait(&g->tp, slot, bytes_mode, n);
+    dmsg_wait_enter(DMSG_WAIT_AWAIT);
+    st = g->tp.ops->ctr_wait(&g->tp, slot, bytes_mode, n);
+    dmsg_wait_leave();
+    return st;
 }
 
 int dmsg_await(dmsg_ctr ctr, uint64_t msgs)

@@ -13,8 +13,12 @@ static int fetch(dmsg_op *op, dmsg_req *req)
     dmsg_status st = dmsg_op_check(op);
     if (st)
         return st;
-    if (!req)
-        return tp->ops->get(tp, op);
+    if (!req) {
+        dmsg_wait_enter(DMSG_WAIT_FETCH);
+        st = tp->ops->get(tp, op);
+        dmsg_wait_leave();
+        return st;
+    }
     req->seq = 0;
     req->priv[0] = req->priv[1] = NULL;
     if ((st = tp->ops->get_nb(tp, op, req)))
@@ -102,7 +106,9 @@ int dmsg_wait(dmsg_req *req)
 {
     int done = 0;
     dmsg_status st;
+    dmsg_wait_enter(DMSG_WAIT_REQ);
     while ((st = dmsg_test(req, &done)) == DMSG_OK && !done)
         ;
+    dmsg_wait_leave();
     return st;
 }

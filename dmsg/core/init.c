@@ -46,6 +46,7 @@ int dmsg_init(void)
     if (st)
         goto err_boot;
     g->seg = g->tp.seg;
+    g->wait_word = g->boot.hdr ? &g->boot.hdr->pe_wait[g->boot.rank] : NULL;
     st = dmsg_heap_init(&g->heap, g->tp.seg_size);
     if (st)
         goto err_tp;
@@ -74,7 +75,10 @@ int dmsg_finalize(void)
     dmsg_state *g = &dmsg_g;
     DMSG_REQUIRE_INIT();
     /* Complete everything in flight everywhere before anyone unmaps. */
+    dmsg_wait_enter(DMSG_WAIT_FINALIZE);
     dmsg_status st = g->tp.ops->barrier(&g->tp);
+    dmsg_wait_leave();
+    g->wait_word = NULL;
     g->tp.ops->finalize(&g->tp);
     dmsg_boot_end(&g->boot);
     free(g->coll_buf);

@@ -2,7 +2,9 @@
 #ifndef DMSG_CORE_STATE_H
 #define DMSG_CORE_STATE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
+#include "dmsg/boot/job.h"
 #include "dmsg/core/config.h"
 #include "dmsg/core/heap.h"
 #include "dmsg/transport/transport.h"
@@ -18,9 +20,31 @@ typedef struct dmsg_state {
     uint32_t *ctr_gen;       /* per slot: generation; odd = live (identical on all PEs) */
     uint64_t coll_seq;       /* number of checked collectives so far */
     uint64_t (*coll_buf)[4]; /* npes rows for dmsg_coll_check */
+    uint16_t wait_serial;    /* waits entered, in the wait word's units */
+    /* This PE's wait word in the job region (boot/job.h) under dmsgrun, on
+     * every transport; NULL without a job region. */
+    _Atomic uint16_t *wait_word;
 } dmsg_state;
 
 extern dmsg_state dmsg_g;
+
+/* Marks the start and the end of a call that may wait for other PEs in the
+ * job region's wait word (dmsg/boot/job.h), for dmsgrun's report of a job
+ * that makes no progress. Two plain stores to a word of this PE's. */
+static inline void dmsg_wait_enter(unsigned op)
+{
+    if (dmsg_g.wait_word) {
+        dmsg_g.wait_serial = (uint16_t)(dmsg_g.wait_serial + DMSG_WAIT_SERIAL_STEP);
+        atomic_store_explicit(dmsg_g.wait_word, (uint16_t)(dmsg_g.wait_serial | op),
+                              memory_order_relaxed);
+    }
+}
+
+static inline void dmsg_wait_leave(void)
+{
+    if (dmsg_g.wait_word)
+        atomic_store_explicit(dmsg_g.wait_word, dmsg_g.wait_serial, memory_order_relaxed);
+}
 
 #define DMSG_REQUIRE_INIT()                                                                     \
     do {                                                                                        \

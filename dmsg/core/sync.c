@@ -4,12 +4,19 @@
 int dmsg_sync(void)
 {
     DMSG_REQUIRE_INIT();
+    dmsg_wait_enter(DMSG_WAIT_SYNC);
     dmsg_status st = dmsg_g.tp.ops->quiet(&dmsg_g.tp);
-    return st ? st : dmsg_g.tp.ops->barrier(&dmsg_g.tp);
+    if (!st)
+        st = dmsg_g.tp.ops->barrier(&dmsg_g.tp);
+    dmsg_wait_leave();
+    return st;
 }
 
 int dmsg_quiet(void)
 {
     DMSG_REQUIRE_INIT();
-    return dmsg_g.tp.ops->quiet(&dmsg_g.tp);
+    dmsg_wait_enter(DMSG_WAIT_QUIET);
+    dmsg_status st = dmsg_g.tp.ops->quiet(&dmsg_g.tp);
+    dmsg_wait_leave();
+    return st;
 }

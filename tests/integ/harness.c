@@ -193,14 +193,36 @@ static int listed(const char *list, const char *name, size_t n)
     return 0;
 }
 
+/* 1 if the entry is named after a live process outside this job, as the
+ * libfabric shm provider names its files ("<pid>:..."): another user's job
+ * running at the same time on this shared machine, not a leftover of ours. */
+static int others_live_entry(const char *name, size_t n, const char *marker)
+{
+    size_t digits = 0;
+    while (digits < n && isdigit((unsigned char)name[digits]))
+        digits++;
+    if (digits == 0 || digits > 9 || digits >= n || name[digits] != ':')
+        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%.*s/environ", (int)digits, name);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0; /* dead (or gone): it may have been ours */
+    static char buf[256 * 1024];
+    ssize_t len = read(fd, buf, sizeof buf);
+    close(fd);
+    return len >= 0 && memmem(buf, (size_t)len, marker, strlen(marker) + 1) == NULL;
+}
+
 /* Entries in `after` that were not in `before`. */
-static void shm_diff(const char *before, const char *after, char *out, size_t out_len)
+static void shm_diff(const char *before, const char *after, const char *marker, char *out,
+                     size_t out_len)
 {
     out[0] = '\0';
     for (const char *p = after; *p;) {
         const char *nl = strchr(p, '\n');
         size_t l = nl ? (size_t)(nl - p) : strlen(p);
-        if (!listed(before, p, l)) {
+        if (!listed(before, p, l) && !others_live_entry(p, l, marker)) {
             size_t used = strlen(out);
             snprintf(out + used, out_len - used, "%s/dev/shm/%.*s", used ? ", " : "", (int)l, p);
         }
@@ -209,14 +231,14 @@ static void shm_diff(const char *before, const char *after, char *out, size_t ou
 }
 
 /* Entries that appeared during the job; others' short-lived files get a moment to go. */
-static void check_shm(const char *before, job_result *r)
+static void check_shm(const char *before, const char *marker, job_result *r)
 {
     double t0 = now();
     do {
         char *after = shm_list();
         if (after == NULL)
             return;
-        shm_diff(before, after, r->new_shm, sizeof r->new_shm);
+        shm_diff(before, after, marker, r->new_shm, sizeof r->new_shm);
         free(after);
         if (r->new_shm[0] == '\0')
             return;
@@ -327,7 +349,7 @@ static int run(const char *const *argv, const char *const *env, double timeout,
         setpgid(pid, pid); /* also here, so the group exists before any kill */
         wait_job(pid, timeout, signal_after, sig, r);
         check_leftovers(marker, r);
-        check_shm(shm_before, r);
+        check_shm(shm_before, marker, r);
     }
     r->out = slurp(out_fd);
     r->err = slurp(err_fd);

@@ -17,7 +17,7 @@ static const pe_case *const tables[] = {
     pe_counter_cases, pe_sync_cases,    pe_alloc_cases,   pe_error_cases, pe_crash_cases,
     pe_plan_cases, pe_iplan_cases,
     pe_postal_cases,  pe_rr_cases,
-    pe_launch_cases,
+    pe_launch_cases,  pe_hang_cases,
 };
 
 static const pe_case *find_case(const char *name)

@@ -38,6 +38,7 @@ extern const pe_case pe_iplan_cases[];
 extern const pe_case pe_postal_cases[];
 extern const pe_case pe_rr_cases[];
 extern const pe_case pe_launch_cases[];
+extern const pe_case pe_hang_cases[];
 
 /* ------------------------------------------------------------ reporting */
 

@@ -36,6 +36,7 @@ Test(env, defaults)
     cr_assert_eq(c.seg_size, 128ull << 20);
     cr_assert_eq(c.max_counters, 256);
     cr_assert_eq(c.timeout, 0.0);
+    cr_assert_eq(c.stall_report, 60.0, "a silent hang is reported after a minute by default");
     cr_assert_eq(c.spin, -1);
     cr_assert_eq(c.tile_bytes, 64u << 10);
     cr_assert_eq(c.debug, 0);

@@ -1,0 +1,96 @@
+/* A job that hangs without an error is described, not silent: with nothing
+ * changing for DMSG_STALL_REPORT seconds while a PE waits in dmsg, dmsgrun
+ * says which PE waits in which call and which runs outside dmsg. The jobs
+ * never end by themselves (DMSG_TIMEOUT unset); the test stops dmsgrun. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *const env[] = {"DMSG_TIMEOUT", "DMSG_STALL_REPORT=1", NULL};
+
+static job_result run_hang(const char *pe_case, const char *const *with_env)
+{
+    cr_assert(access(job_path("bin/dmsgrun"), X_OK) == 0 &&
+                  access(job_path("tests/pe_prog"), X_OK) == 0,
+              "build first (make all tests) and set DMSG_BUILD");
+    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "3", job_path("tests/pe_prog"), pe_case,
+                          NULL};
+    job_result r;
+    cr_assert(job_run_signaled(argv, with_env, JOB_WATCHDOG, 4.0, SIGTERM, &r) == 0,
+              "could not start dmsgrun");
+    cr_expect(!r.timed_out, "%s: %s", r.cmd, job_how(&r));
+    cr_expect(r.leftover[0] == '\0', "%s: processes left: %s", r.cmd, r.leftover);
+    return r;
+}
+
+/* The line of the report that describes PE pe, or NULL. */
+static const char *report_line(const char *err, int pe, char *line, size_t len)
+{
+    char key[32];
+    snprintf(key, sizeof key, "  PE %d (pid", pe);
+    const char *p = err ? strstr(err, key) : NULL;
+    if (!p)
+        return NULL;
+    size_t n = strcspn(p, "\n");
+    snprintf(line, len, "%.*s", (int)n, p);
+    return line;
+}
+
+static void expect_line(const job_result *r, int pe, const char *what)
+{
+    char line[256];
+    const char *l = report_line(r->err, pe, line, sizeof line);
+    cr_expect(l != NULL && strstr(l, what) != NULL,
+              "%s: the report does not say that PE %d %s:\n%s", r->cmd, pe, what,
+              job_tail(r->err, 3000));
+}
+
+Test(hangs, spinning_pe_is_reported, .timeout = 2 * JOB_WATCHDOG)
+{
+    job_result r = run_hang("hang_spin", env);
+    cr_expect(job_contains(r.err, "no progress"), "%s: no report of the hang:\n%s", r.cmd,
+              job_tail(r.err, 3000));
+    expect_line(&r, 0, "waits in dmsg_sync");
+    expect_line(&r, 1, "runs outside dmsg");
+    expect_line(&r, 2, "runs outside dmsg");
+    job_free(&r);
+}
+
+Test(hangs, early_finalize_is_reported, .timeout = 2 * JOB_WATCHDOG)
+{
+    job_result r = run_hang("hang_early_finalize", env);
+    cr_expect(job_contains(r.err, "no progress"), "%s: no report of the hang:\n%s", r.cmd,
+              job_tail(r.err, 3000));
+    expect_line(&r, 0, "waits in dmsg_finalize");
+    expect_line(&r, 1, "waits in dmsg_await");
+    expect_line(&r, 2, "waits in dmsg_await");
+    job_free(&r);
+}
+
+/* DMSG_STALL_REPORT=0 turns the reports off. */
+Test(hangs, report_can_be_turned_off, .timeout = 2 * JOB_WATCHDOG)
+{
+    static const char *const off[] = {"DMSG_TIMEOUT", "DMSG_STALL_REPORT=0", NULL};
+    job_result r = run_hang("hang_spin", off);
+    cr_expect(!job_contains(r.err, "no progress"), "%s: reported although turned off:\n%s", r.cmd,
+              job_tail(r.err, 3000));
+    job_free(&r);
+}
+
+/* A job whose PEs are in dmsg_sync most of the time for 2 s, barrier after
+ * barrier, progresses: no report, although each sample of the wait words
+ * is likely to find them in dmsg_sync. */
+Test(hangs, progressing_job_is_not_reported, .timeout = 2 * JOB_WATCHDOG)
+{
+    static const char *const quick[] = {"DMSG_TIMEOUT=20", "DMSG_STALL_REPORT=0.3", NULL};
+    job_result r;
+    cr_assert(job_run_case("busy_syncs", 3, quick, &r) == 0, "could not start the job");
+    cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 2000));
+    cr_expect(!job_contains(r.err, "no progress"), "%s: a progressing job was reported:\n%s",
+              r.cmd, job_tail(r.err, 3000));
+    job_free(&r);
+}

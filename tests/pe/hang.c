@@ -1,0 +1,63 @@
+/* Jobs that hang without any error: the ones dmsgrun must describe (which
+ * PE waits where) when nothing has changed for DMSG_STALL_REPORT seconds.
+ * They never end by themselves; the suite stops dmsgrun. */
+#include <stdlib.h>
+#include "pe.h"
+
+/* PE 0 waits in a barrier; the others compute forever outside dmsg. */
+static int hang_spin(void)
+{
+    if (dmsg_pe() == 0) {
+        dmsg_sync();
+        exit(2);
+    }
+    for (volatile unsigned long i = 0;; i++)
+        ;
+    return 1;
+}
+
+/* PE 0 leaves through dmsg_finalize while the others await a deposit that
+ * never comes. */
+static int hang_early_finalize(void)
+{
+    dmsg_ctr c;
+    PE_OK(dmsg_ctr_create(&c));
+    if (dmsg_pe() == 0) {
+        dmsg_finalize();
+        exit(2);
+    }
+    dmsg_await(c, 1);
+    exit(2);
+}
+
+/* Barriers back to back for about two seconds: every PE is in dmsg_sync
+ * most of the time, but the job progresses and must not be reported. */
+static int busy_syncs(void)
+{
+    int *stop;
+    PE_OK(dmsg_alloc(sizeof *stop, (void **)&stop));
+    double t0 = dmsg_wtime();
+    for (;;) {
+        /* The flag is read between two barriers and deposited after the
+         * second, so that no PE reads it while PE 0 deposits it. */
+        PE_OK(dmsg_sync());
+        int done = *stop;
+        PE_OK(dmsg_sync());
+        if (done)
+            break;
+        if (dmsg_pe() == 0 && dmsg_wtime() - t0 > 2.0) {
+            int one = 1;
+            for (int p = 0; p < dmsg_npes(); p++)
+                PE_OK(dmsg_deposit(stop, &one, sizeof one, p, DMSG_CTR_NONE));
+        }
+    }
+    PE_OK(dmsg_free(stop));
+    return 0;
+}
+
+const pe_case pe_hang_cases[] = {
+    {"busy_syncs", busy_syncs, 0},
+    {"hang_spin", hang_spin, 0},
+    {"hang_early_finalize", hang_early_finalize, 0},
+    {NULL, NULL, 0},
+};
