@@ -24,8 +24,11 @@ static dmsg_status parse_size(const char *s, uint64_t *out)
     case 'T': shift = 40; end++; break;
     default: break;
     }
-    if (toupper((unsigned char)*end) == 'B' || (*end == 'i' && toupper((unsigned char)end[1]) == 'B'))
-        end += (*end == 'i') ? 2 : 1;
+    /* "iB" only after a multiplier (2GiB): "1iB" is a typo, not 1 byte. */
+    if (shift && *end == 'i' && toupper((unsigned char)end[1]) == 'B')
+        end += 2;
+    else if (toupper((unsigned char)*end) == 'B')
+        end++;
     if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
         return DMSG_ERR_ENV;
     *out = (uint64_t)v << shift;
@@ -60,9 +63,11 @@ dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t 
         *(uint32_t *)out = (uint32_t)v;
         return DMSG_OK;
     }
-    case DMSG_ENV_SECONDS: {
+    case DMSG_ENV_SECONDS:
+    case DMSG_ENV_BOUND: {
         double v = strtod(s, &end);
-        if (outlen != sizeof v || errno || *end || end == s || !isfinite(v) || v < 0)
+        if (outlen != sizeof v || errno || *end || end == s || !isfinite(v) || v < 0 ||
+            (type == DMSG_ENV_BOUND && v == 0))
             return DMSG_ERR_ENV;
         *(double *)out = v;
         return DMSG_OK;

@@ -14,9 +14,10 @@
 
 typedef enum {
     DMSG_ENV_STRING,  /* char[]: non-empty, shorter than the field */
-    DMSG_ENV_SIZE,    /* uint64_t: bytes, suffix K, M, G, T (optionally B or iB) */
+    DMSG_ENV_SIZE,    /* uint64_t: bytes, suffix K, M, G, T (optionally B; iB after K..T) */
     DMSG_ENV_UINT,    /* uint32_t */
     DMSG_ENV_SECONDS, /* double >= 0 (also any non-negative factor) */
+    DMSG_ENV_BOUND,   /* double > 0: a limit that must exist (0 is not "none") */
     DMSG_ENV_LONG,    /* long >= -1 */
     DMSG_ENV_BOOL,    /* int: 0/no/false/off or 1/yes/true/on */
 } dmsg_env_type;

@@ -93,11 +93,20 @@ Test(env, bad_values_rejected)
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "12Q", &v, sizeof v), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "99999999999999999999", &v, sizeof v), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "17179869184G", &v, sizeof v), DMSG_ERR_ENV);
+    /* "iB" belongs to a multiplier: alone it is a typo, not a byte count. */
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "1iB", &v, sizeof v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "4096iB", &v, sizeof v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "4KiBB", &v, sizeof v), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_UINT, "4294967296", &u, sizeof u), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_UINT, "x", &u, sizeof u), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "-1", &d, sizeof d), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "nan", &d, sizeof d), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "0.25", &d, sizeof d), DMSG_OK);
+    /* A bound must exist: 0 is refused, not read as "none" or as the default. */
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOUND, "0", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOUND, "-2", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOUND, "0.5", &d, sizeof d), DMSG_OK);
+    cr_assert_eq(d, 0.5);
     cr_assert_eq(d, 0.25);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "-2", &l, sizeof l), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOOL, "maybe", &b, sizeof b), DMSG_ERR_ENV);
@@ -134,6 +143,11 @@ Test(env, range_rules)
     setenv("DMSG_TRANSPORT", "a-name-that-is-far-too-long", 1);
     cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_TRANSPORT", "shm", 1);
+    /* 0 would silently mean the default bound of 60 s. */
+    setenv("DMSG_OFI_TIMEOUT", "0", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_OFI_TIMEOUT") != NULL, "message: %s", err);
+    setenv("DMSG_OFI_TIMEOUT", "0.5", 1);
     cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK);
     cr_assert_eq(c.max_counters, 8);
     cr_assert_eq(c.tile_bytes, 8192);
