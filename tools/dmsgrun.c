@@ -147,7 +147,7 @@ static void guardian_tell(int wr, int32_t v)
 
 /* ------------------------------------------------------------------ PEs */
 
-static pid_t spawn(int rank, int npes, int fd, pid_t parent, char **argv)
+static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, char **argv)
 {
     pid_t pid = fork();
     if (pid != 0) {
@@ -160,6 +160,10 @@ static pid_t spawn(int rank, int npes, int fd, pid_t parent, char **argv)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
+    /* The guardian learns of this group before the program (or a wrapper's
+     * child) can start: if dmsgrun is killed right after the fork, the
+     * guardian still ends the whole group. The pipe end closes at exec. */
+    guardian_tell(guard_wr, (int32_t)getpid());
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
@@ -483,7 +487,7 @@ int main(int argc, char **argv)
     pid_t self = getpid();
     int rc = 0, started = 0;
     for (; started < npes; started++) {
-        pes[started].pid = spawn(started, (int)npes, fd, self, &argv[optind]);
+        pes[started].pid = spawn(started, (int)npes, fd, self, guard_wr, &argv[optind]);
         if (pes[started].pid < 0) {
             fprintf(stderr, "dmsgrun: fork of PE %d failed: %s\n", started, strerror(errno));
             rc = 2;
