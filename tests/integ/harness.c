@@ -88,9 +88,58 @@ static char **build_env(const char *const *env, const char *marker)
 
 /* ---------------------------------------------------------- /proc, /dev/shm */
 
+/* The processes of one job: its first process (dmsgrun or the program) and
+ * every descendant seen while it ran or left behind after it. Only files
+ * named after these pids are the job's: the host is shared, and other
+ * jobs (other users', or other test runs) create and remove /dev/shm files
+ * at any time. */
+#define JOB_PIDS_MAX 4096
+typedef struct job_pids {
+    pid_t pid[JOB_PIDS_MAX];
+    int n;
+} job_pids;
+
+static int pids_has(const job_pids *s, pid_t pid)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->pid[i] == pid)
+            return 1;
+    return 0;
+}
+
+static void pids_add(job_pids *s, pid_t pid)
+{
+    if (pid > 0 && s->n < JOB_PIDS_MAX && !pids_has(s, pid))
+        s->pid[s->n++] = pid;
+}
+
+/* Adds the live descendants of the known pids (/proc/PID/task/PID/children;
+ * dmsgrun is a child subreaper, so orphaned grandchildren stay below it). */
+static void pids_walk(job_pids *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)s->pid[i], (int)s->pid[i]);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            continue;
+        ssize_t len = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        buf[len > 0 ? len : 0] = '\0';
+        for (char *p = buf, *end; *p; p = end) {
+            long child = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            pids_add(s, (pid_t)child);
+        }
+    }
+}
+
 /* Finds live processes whose environment holds the marker; describes them
- * in `desc` and, if kill_them, sends them SIGKILL (they belong to our job). */
-static int scan_marked(const char *marker, char *desc, size_t desc_len, int kill_them)
+ * in `desc`, adds them to the job's pids and, if kill_them, sends them
+ * SIGKILL (they belong to our job). */
+static int scan_marked(const char *marker, char *desc, size_t desc_len, int kill_them,
+                       job_pids *pids)
 {
     DIR *d = opendir("/proc");
     if (d == NULL)
@@ -114,6 +163,7 @@ static int scan_marked(const char *marker, char *desc, size_t desc_len, int kill
         close(fd);
         if (len <= 0 || memmem(buf, (size_t)len, marker, mlen) == NULL)
             continue;
+        pids_add(pids, pid);
         char comm[64] = "?";
         snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
         FILE *f = fopen(path, "r");
@@ -135,18 +185,18 @@ static int scan_marked(const char *marker, char *desc, size_t desc_len, int kill
 }
 
 /* Waits briefly for marked processes to go away; records and kills the rest. */
-static void check_leftovers(const char *marker, job_result *r)
+static void check_leftovers(const char *marker, job_result *r, job_pids *pids)
 {
     char scratch[512];
     double t0 = now();
     do {
         scratch[0] = '\0';
-        if (scan_marked(marker, scratch, sizeof scratch, 0) == 0)
+        if (scan_marked(marker, scratch, sizeof scratch, 0, pids) == 0)
             return;
         nap(0.02);
     } while (now() - t0 < 2.0);
     r->leftover[0] = '\0';
-    scan_marked(marker, r->leftover, sizeof r->leftover, 1);
+    scan_marked(marker, r->leftover, sizeof r->leftover, 1, pids);
 }
 
 /* Newline-separated names in /dev/shm. */
@@ -193,36 +243,30 @@ static int listed(const char *list, const char *name, size_t n)
     return 0;
 }
 
-/* 1 if the entry is named after a live process outside this job, as the
- * libfabric shm provider names its files ("<pid>:..."): another user's job
- * running at the same time on this shared machine, not a leftover of ours. */
-static int others_live_entry(const char *name, size_t n, const char *marker)
+/* 1 if the entry is one of the job's: named after one of its processes as
+ * the libfabric shm provider names its files ("<pid>:..."), or with dmsg's
+ * own prefix (dmsg itself creates no named file; one would be a bug). */
+static int job_entry(const char *name, size_t n, const job_pids *pids)
 {
+    if (n >= 4 && strncmp(name, "dmsg", 4) == 0)
+        return 1;
     size_t digits = 0;
     while (digits < n && isdigit((unsigned char)name[digits]))
         digits++;
     if (digits == 0 || digits > 9 || digits >= n || name[digits] != ':')
         return 0;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%.*s/environ", (int)digits, name);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return 0; /* dead (or gone): it may have been ours */
-    static char buf[256 * 1024];
-    ssize_t len = read(fd, buf, sizeof buf);
-    close(fd);
-    return len >= 0 && memmem(buf, (size_t)len, marker, strlen(marker) + 1) == NULL;
+    return pids_has(pids, (pid_t)strtol(name, NULL, 10));
 }
 
-/* Entries in `after` that were not in `before`. */
-static void shm_diff(const char *before, const char *after, const char *marker, char *out,
+/* The job's entries in `after` that were not in `before`. */
+static void shm_diff(const char *before, const char *after, const job_pids *pids, char *out,
                      size_t out_len)
 {
     out[0] = '\0';
     for (const char *p = after; *p;) {
         const char *nl = strchr(p, '\n');
         size_t l = nl ? (size_t)(nl - p) : strlen(p);
-        if (!listed(before, p, l) && !others_live_entry(p, l, marker)) {
+        if (!listed(before, p, l) && job_entry(p, l, pids)) {
             size_t used = strlen(out);
             snprintf(out + used, out_len - used, "%s/dev/shm/%.*s", used ? ", " : "", (int)l, p);
         }
@@ -230,20 +274,14 @@ static void shm_diff(const char *before, const char *after, const char *marker, 
     }
 }
 
-/* Entries that appeared during the job; others' short-lived files get a moment to go. */
-static void check_shm(const char *before, const char *marker, job_result *r)
+/* The job's entries that appeared during the job and are still there. */
+static void check_shm(const char *before, const job_pids *pids, job_result *r)
 {
-    double t0 = now();
-    do {
-        char *after = shm_list();
-        if (after == NULL)
-            return;
-        shm_diff(before, after, marker, r->new_shm, sizeof r->new_shm);
-        free(after);
-        if (r->new_shm[0] == '\0')
-            return;
-        nap(0.05);
-    } while (now() - t0 < 1.0);
+    char *after = shm_list();
+    if (after == NULL)
+        return;
+    shm_diff(before, after, pids, r->new_shm, sizeof r->new_shm);
+    free(after);
 }
 
 /* ------------------------------------------------------------------ running */
@@ -286,10 +324,12 @@ static void describe_cmd(const char *const *argv, const char *const *env, char *
 /* Waits for the job with a deadline; on expiry kills its process group.
  * With sig != 0, sends sig to the job's first process (only to it) once
  * signal_after seconds have passed. */
-static void wait_job(pid_t pid, double timeout, double signal_after, int sig, job_result *r)
+static void wait_job(pid_t pid, double timeout, double signal_after, int sig, job_result *r,
+                     job_pids *pids)
 {
     double t0 = now();
     for (;;) {
+        pids_walk(pids);
         if (sig && now() - t0 >= signal_after) {
             kill(pid, sig);
             sig = 0;
@@ -347,9 +387,11 @@ static int run(const char *const *argv, const char *const *env, double timeout,
         rc = -1;
     } else {
         setpgid(pid, pid); /* also here, so the group exists before any kill */
-        wait_job(pid, timeout, signal_after, sig, r);
-        check_leftovers(marker, r);
-        check_shm(shm_before, marker, r);
+        job_pids pids = {.n = 0};
+        pids_add(&pids, pid);
+        wait_job(pid, timeout, signal_after, sig, r, &pids);
+        check_leftovers(marker, r, &pids);
+        check_shm(shm_before, &pids, r);
     }
     r->out = slurp(out_fd);
     r->err = slurp(err_fd);

@@ -1,6 +1,7 @@
 /* Runs dmsg jobs for the integration suite: dmsgrun (or a program alone)
  * with captured stdout/stderr, a watchdog that kills the whole job after a
- * deadline, and checks that the job left no process and no /dev/shm entry.
+ * deadline, and checks that the job left no process and none of its
+ * processes left a /dev/shm entry.
  *
  * Paths come from $DMSG_BUILD (default "build"): $DMSG_BUILD/bin/dmsgrun
  * and $DMSG_BUILD/tests/pe_prog. */
@@ -19,7 +20,7 @@ typedef struct job_result {
     char *out;         /* captured stdout, NUL-terminated */
     char *err;         /* captured stderr, NUL-terminated */
     char leftover[512];/* processes of the job still alive after it ended ("" if none) */
-    char new_shm[512]; /* /dev/shm entries that appeared during the job ("" if none) */
+    char new_shm[512]; /* /dev/shm entries the job's processes left ("" if none) */
     char cmd[512];     /* the command line, for messages */
 } job_result;
 

@@ -102,12 +102,12 @@ Test(env, bad_values_rejected)
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "-1", &d, sizeof d), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "nan", &d, sizeof d), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "0.25", &d, sizeof d), DMSG_OK);
+    cr_assert_eq(d, 0.25);
     /* A bound must exist: 0 is refused, not read as "none" or as the default. */
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOUND, "0", &d, sizeof d), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOUND, "-2", &d, sizeof d), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOUND, "0.5", &d, sizeof d), DMSG_OK);
     cr_assert_eq(d, 0.5);
-    cr_assert_eq(d, 0.25);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "-2", &l, sizeof l), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOOL, "maybe", &b, sizeof b), DMSG_ERR_ENV);
     cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOOL, "yes", &b, sizeof b), DMSG_OK);
