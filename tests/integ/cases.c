@@ -48,6 +48,7 @@ PE_CASE(ctr_pingpong)
 PE_CASE(ctr_exhaust)
 /* sync.c */
 PE_CASE(sync_rounds)
+PE_CASE(deposit_rounds)
 PE_CASE(sync_empty)
 PE_CASE(quiet_orders)
 /* alloc.c */

@@ -73,7 +73,40 @@ static int quiet_orders(void)
     return 0;
 }
 
+/* Rounds of deposit, await, sync, as a time-stepped program runs them: each
+ * PE deposits its round number to the next PE, awaits the one deposit from
+ * the previous PE, checks it and syncs. PE 0 prints the time per round
+ * ("round_us N") for tests/ofi/oversub.sh, which compares transports
+ * running it side by side. PE_ROUNDS sets the number of rounds (default 200). */
+static int deposit_rounds(void)
+{
+    const char *e = getenv("PE_ROUNDS");
+    long rounds = e ? strtol(e, NULL, 10) : 200;
+    PE_CHECK(rounds > 0, "PE_ROUNDS=%s: expected a positive number", e);
+    dmsg_ctr c;
+    PE_OK(dmsg_ctr_create(&c));
+    uint64_t *box = pe_alloc(2 * sizeof(uint64_t));
+    PE_CHECK(box != NULL, "alloc failed");
+    PE_OK(dmsg_sync());
+    double t0 = dmsg_wtime();
+    for (long r = 0; r < rounds; r++) {
+        uint64_t v = (uint64_t)r + 1;
+        PE_OK(dmsg_deposit(&box[r % 2], &v, sizeof v, pe_up(1), c));
+        PE_OK(dmsg_await(c, 1));
+        PE_CHECK(box[r % 2] == v, "round %ld: expected %llu from PE %d got %llu", r,
+                 (unsigned long long)v, pe_down(1), (unsigned long long)box[r % 2]);
+        PE_OK(dmsg_sync());
+    }
+    double dt = dmsg_wtime() - t0;
+    if (pe_me() == 0)
+        printf("round_us %.1f\n", dt / (double)rounds * 1e6);
+    PE_OK(dmsg_free(box));
+    PE_OK(dmsg_ctr_destroy(c));
+    return 0;
+}
+
 const pe_case pe_sync_cases[] = {
+    {"deposit_rounds", deposit_rounds, 0},
     {"sync_rounds", sync_rounds, 0},
     {"sync_empty", sync_empty, 0},
     {"quiet_orders", quiet_orders, 0},

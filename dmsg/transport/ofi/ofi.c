@@ -178,6 +178,11 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
         goto out_free;
     s->rank = tp->rank;
     s->npes = tp->npes;
+    /* Counted against this host's cores even when PEs are spread over
+     * hosts: sleeping early costs a wake-up, spinning on a shared core
+     * starves the PE we wait for. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    s->oversubscribed = cores > 0 && s->npes > cores;
     if ((st = open_endpoint(s, count, boot->kind != DMSG_BOOT_PMI, &plan, why, sizeof why))) {
         say_why(tp->rank, plan.say, why);
         goto out_close;
@@ -219,9 +224,14 @@ static void ofi_finalize(dmsg_tp *tp)
      * providers send from our progress: serve briefly before closing (a
      * peer that then still waits ends at its timeout, not in a hang). */
     double until = dmsg_clock_now() + OFI_LINGER;
-    while (dmsg_clock_now() < until && ofi_progress(s) == DMSG_OK)
+    ofi_backoff b = {0};
+    double spin_until = 0;
+    for (long i = 0; dmsg_clock_now() < until && ofi_progress(s) == DMSG_OK; i++) {
         if (s->tx_pending == 0 && s->npes == 1)
             break;
+        if (ofi_spun(s, i, &spin_until))
+            ofi_idle(s, &b);
+    }
     close_all(s);
     tp->seg = NULL;
     dmsg_boot_leave(s->boot);

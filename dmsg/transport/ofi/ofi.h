@@ -74,12 +74,18 @@ dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
 #define OFI_WINDOW 64        /* operations of one transfer in flight at once */
 #define OFI_LINGER 0.05      /* seconds a finishing PE keeps serving its peers */
 #define OFI_ABORT_GRACE 2.0  /* seconds a failed wait lets dmsgrun name a dead PE */
+#define OFI_SPIN_S 50e-6     /* seconds a wait polls before it sleeps (automatic) */
+#define OFI_SPIN_OVERSUB 16  /* polls before it sleeps when PEs outnumber cores */
+#define OFI_SLEEP_MS 10      /* longest sleep on the CQ's descriptor: abort and deadline checks */
+#define OFI_BACKOFF_MAX_NS 256000L /* longest sleep of a wait without a descriptor */
 
 /* Remote CQ data: top 4 bits say what it is. */
 #define OFI_SIG_SHIFT 60
 enum { OFI_SIG_DEPOSIT = 1, OFI_SIG_TOKEN = 2 };
 /* DEPOSIT: slot in bits 44..59, payload bytes in bits 0..43 (segments are <= 1 TiB).
- * TOKEN: barrier parity in bit 0, round in bit 1, "sent engine messages" in bit 2. */
+ * TOKEN: barrier parity in bit 0, round in bit 1, "engine messages were sent" in bit 2,
+ * dissemination step in bits 3..6. */
+#define OFI_BAR_STEPS 10 /* dissemination steps for DMSG_MAX_PES PEs */
 
 /* Deposit engine messages (ofi_engine.c): header, records, packed data. */
 #define OFI_ENG_MAGIC 0x47454d44u /* "DMEG" */
@@ -183,6 +189,7 @@ typedef struct ofi_fab {
     struct fid_domain *domain;
     struct fid_av *av;
     struct fid_cq *cq;
+    int wait_fd;              /* the CQ's wait object (FI_WAIT_FD), -1 without */
     struct fid_ep *ep;
     struct fid_mr *mr;
     struct fid_cntr *rcntr;   /* remote write counter, only for the probe */
@@ -267,13 +274,14 @@ typedef struct ofi_state {
     size_t inject_max;        /* deposits up to this size are injected (copied by the provider) */
     uint64_t tx_pending;      /* operations issued and not yet completed locally */
     struct {
-        uint32_t tokens[2][2]; /* tokens received, per parity and round */
+        uint32_t tokens[2][2][OFI_BAR_STEPS]; /* tokens received, per parity, round, step */
         int any_engine[2];     /* per parity: a round-1 token said "engine messages sent" */
         uint64_t count;        /* barriers so far (parity) */
     } bar;                     /* the barrier (ofi_ctr.c) */
     double timeout;           /* seconds per wait; never 0 (DMSG_OFI_TIMEOUT) */
     dmsg_status failed;       /* first asynchronous error */
     int rank, npes;
+    int oversubscribed;       /* more PEs than cores: waits sleep almost at once */
     dmsg_tp *tp;
 } ofi_state;
 
@@ -309,6 +317,13 @@ dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what);
 dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
                           const char *what);
 dmsg_status ofi_quiet(dmsg_tp *tp);
+/* Sleeping when a wait has nothing to do (ofi_idle): state of the fallback
+ * backoff for providers without a wait descriptor; start at {0}. */
+typedef struct ofi_backoff {
+    long ns;
+} ofi_backoff;
+int ofi_spun(const ofi_state *s, long i, double *until);
+void ofi_idle(ofi_state *s, ofi_backoff *b);
 dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st);
 dmsg_status ofi_flush(ofi_state *s, int pe);
 dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline);

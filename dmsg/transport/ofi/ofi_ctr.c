@@ -24,11 +24,14 @@ void ofi_on_signal(ofi_state *s, uint64_t data)
         }
         break;
     }
-    case OFI_SIG_TOKEN:
-        s->bar.tokens[data & 1][(data >> 1) & 1]++;
+    case OFI_SIG_TOKEN: {
+        unsigned step = (unsigned)(data >> 3) & 0xf;
+        if (step < OFI_BAR_STEPS)
+            s->bar.tokens[data & 1][(data >> 1) & 1][step]++;
         if ((data & 6) == 4)
             s->bar.any_engine[data & 1] = 1;
         break;
+    }
     default: break;
     }
 }
@@ -162,13 +165,15 @@ dmsg_status ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *b
 
 typedef struct tok_need {
     ofi_batch *b;
-    int parity, round;
+    int parity, round, step, last;
 } tok_need;
 
+/* The token of this step is in; at the last step also every token this PE
+ * sent has completed (the message header they send from lives until then). */
 static int tokens_in(ofi_state *s, const void *arg)
 {
     const tok_need *t = arg;
-    return t->b->pending == 0 && s->bar.tokens[t->parity][t->round] >= (uint32_t)(s->npes - 1);
+    return (!t->last || t->b->pending == 0) && s->bar.tokens[t->parity][t->round][t->step] > 0;
 }
 
 /* Where remote CQ data does not arrive (sockets), a token is a deposit
@@ -192,34 +197,46 @@ static dmsg_status post_token_msg(ofi_state *s, int pe, const ofi_eng_hdr *h, of
     return DMSG_OK;
 }
 
-static dmsg_status token_round(ofi_state *s, int parity, int round, int flag)
+/* One dissemination round: at step k this PE sends a token to the PE 2^k
+ * above it and waits for the one from the PE 2^k below, so after
+ * ceil(log2 npes) steps every PE has heard, directly or through others, from
+ * every PE that entered: npes log npes tokens instead of npes^2, which
+ * matters most when PEs share cores. In round 0 a token's flag says that
+ * the sender or a PE it heard from sent engine messages; after the last
+ * step every PE knows whether any did. */
+static dmsg_status token_round(ofi_state *s, int parity, int round, int mine)
 {
-    uint64_t tok = ((uint64_t)OFI_SIG_TOKEN << OFI_SIG_SHIFT) | (uint64_t)parity |
-                   ((uint64_t)round << 1) | ((uint64_t)flag << 2);
     ofi_batch b = {0};
     dmsg_status st = DMSG_OK;
-    ofi_eng_hdr h = {.magic = OFI_ENG_MAGIC, .sig = tok}; /* lives until b is done */
-    for (int i = 1; i < s->npes && !st; i++)
-        st = s->msg_tokens ? post_token_msg(s, (s->rank + i) % s->npes, &h, &b)
-                           : post_signal(s, (s->rank + i) % s->npes, tok, &b);
-    tok_need t = {&b, parity, round};
-    dmsg_status w = ofi_wait_pred(s, tokens_in, &t, "the other PEs at a barrier");
-    if (st || (st = w))
-        return st;
+    ofi_eng_hdr h[OFI_BAR_STEPS]; /* live until b is done */
+    for (int k = 0; (1 << k) < s->npes && !st; k++) {
+        int flag = round == 0 && (mine || s->bar.any_engine[parity]);
+        uint64_t tok = ((uint64_t)OFI_SIG_TOKEN << OFI_SIG_SHIFT) | (uint64_t)parity |
+                       ((uint64_t)round << 1) | ((uint64_t)flag << 2) | ((uint64_t)k << 3);
+        int pe = (s->rank + (1 << k)) % s->npes;
+        h[k] = (ofi_eng_hdr){.magic = OFI_ENG_MAGIC, .sig = tok};
+        st = s->msg_tokens ? post_token_msg(s, pe, &h[k], &b) : post_signal(s, pe, tok, &b);
+        tok_need t = {&b, parity, round, k, (2 << k) >= s->npes};
+        /* After a failed post, wait for what was posted before leaving. */
+        dmsg_status w = st ? ofi_wait_batch(s, &b, "barrier tokens")
+                           : ofi_wait_pred(s, tokens_in, &t, "the other PEs at a barrier");
+        if (st || (st = w))
+            return st;
+        s->bar.tokens[parity][round][k]--;
+    }
     if (b.status)
         return ofi_peer_failed(s, b.status);
-    s->bar.tokens[parity][round] -= (uint32_t)(s->npes - 1);
     return DMSG_OK;
 }
 
-/* Quiet (every operation of this PE is delivered), then one token to every
- * peer; when all peers' tokens are in, everything issued before the barrier
- * anywhere is visible. Tokens of a faster PE's next barrier count on the
+/* Quiet (every operation of this PE is delivered), then a dissemination
+ * round of tokens; when it ends, every PE has entered, so everything issued
+ * before the barrier anywhere is visible. Tokens of a faster PE's next barrier count on the
  * other parity. Deposit engine messages are delivered into a receive buffer
  * but stored only when the target reads them; the target does so before it
  * sees the sender's token (tokens travel behind messages), yet a third PE
  * could pass the barrier before that. So when any PE sent engine messages
- * (round-1 tokens say so, and all PEs see all of them), a second round of
+ * (round-0 tokens carry it to every PE), a second round of
  * tokens follows, sent only after each PE has stored what it received. */
 dmsg_status ofi_barrier(dmsg_tp *tp)
 {

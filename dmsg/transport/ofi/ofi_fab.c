@@ -193,6 +193,26 @@ static void caps_from_info(const struct fi_info *info, ofi_caps *c)
     c->rcntr_mr = -1;
 }
 
+/* The CQ, with a file descriptor to sleep on where the provider gives one:
+ * a PE with nothing to do then leaves its core to the PEs it waits for
+ * (ofi_progress.c, ofi_idle). Providers without one get a CQ without. */
+static int open_cq(ofi_fab *f)
+{
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_FD};
+    f->wait_fd = -1;
+    if (fi_cq_open(f->domain, &cq, &f->cq, NULL) == 0) {
+        int fd = -1;
+        if (fi_control(&f->cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0) {
+            f->wait_fd = fd;
+            return 0;
+        }
+        fi_close(&f->cq->fid);
+        f->cq = NULL;
+    }
+    cq.wait_obj = FI_WAIT_NONE;
+    return fi_cq_open(f->domain, &cq, &f->cq, NULL);
+}
+
 /* Fabric, domain, address table, CQ, endpoint, bindings, name. One
  * failure path: `call` names the step that failed, and ofi_fab_close
  * closes whatever was opened. */
@@ -211,9 +231,7 @@ static dmsg_status open_objects(ofi_fab *f, int how, const char *prov, char *why
     if ((rc = fi_av_open(f->domain, &av, &f->av, NULL)))
         goto fail;
     call = "fi_cq_open";
-    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_DATA, .size = 4096,
-                            .wait_obj = FI_WAIT_NONE};
-    if ((rc = fi_cq_open(f->domain, &cq, &f->cq, NULL)))
+    if ((rc = open_cq(f)))
         goto fail;
     call = "fi_endpoint";
     if ((rc = fi_endpoint(f->domain, info, &f->ep, NULL)))

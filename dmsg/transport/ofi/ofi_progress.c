@@ -3,6 +3,7 @@
  * polls the CQ: a PE blocked in an await or a barrier keeps serving the
  * traffic that targets it, and two PEs that deposit to each other and then
  * both wait cannot deadlock. */
+#include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -90,17 +91,66 @@ dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st)
     return st;
 }
 
+/* Whether a wait has polled long enough to sleep (i: polls so far; *until
+ * starts at 0). A poll here is a call into the provider, often a system
+ * call, so the automatic limit is a short time, not a count as on shm;
+ * when PEs outnumber cores the PE we wait for needs our core, so only a
+ * few polls. DMSG_SPIN, where set, counts polls. */
+int ofi_spun(const ofi_state *s, long i, double *until)
+{
+    if (s->tp && s->tp->conf.spin >= 0)
+        return i >= s->tp->conf.spin;
+    if (s->oversubscribed)
+        return i >= OFI_SPIN_OVERSUB;
+    double t = dmsg_clock_now();
+    if (*until == 0)
+        *until = t + OFI_SPIN_S;
+    return t >= *until;
+}
+
+void ofi_idle(ofi_state *s, ofi_backoff *b)
+{
+    /* Sleep on the CQ's file descriptor where every event of a wait
+     * arrives through the CQ: manual progress (dmsg reads the CQ, so the
+     * provider signals the descriptor when something arrives for it) and
+     * deposits counted by remote CQ data, not by counters. fi_trywait
+     * after an empty read says whether the sleep is safe: -FI_EAGAIN means
+     * something arrived in between, so poll again instead (fi_poll(3)). */
+    if (s->fab.wait_fd >= 0 && s->caps.manual && !s->by_counter) {
+        struct fid *f = &s->fab.cq->fid;
+        int rc = fi_trywait(s->fab.fabric, &f, 1);
+        if (rc == 0) {
+            struct pollfd p = {.fd = s->fab.wait_fd, .events = POLLIN};
+            poll(&p, 1, OFI_SLEEP_MS);
+            return;
+        }
+        if (rc == -FI_EAGAIN)
+            return;
+    }
+    /* No descriptor to sleep on: sleep a little, a little longer each time
+     * nothing came (the next poll finds what arrived meanwhile). */
+    if (b->ns == 0)
+        b->ns = 1000;
+    struct timespec ts = {0, b->ns};
+    nanosleep(&ts, NULL);
+    if (b->ns < OFI_BACKOFF_MAX_NS)
+        b->ns *= 2;
+}
+
 dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
                           const char *what)
 {
-    double deadline = 0;
-    for (unsigned long i = 0;; i++) {
+    double deadline = 0, spin_until = 0;
+    ofi_backoff b = {0};
+    for (long i = 0;; i++) {
         dmsg_status st = ofi_progress(s);
         if (st)
             return ofi_peer_failed(s, st);
         if (ready(s, arg))
             return DMSG_OK;
-        if ((i & 255) == 255) {
+        /* Every 256 polls while spinning, after every sleep later. */
+        int idle = ofi_spun(s, i, &spin_until);
+        if ((i & 255) == 255 || idle) {
             double t = dmsg_clock_now();
             if (deadline == 0)
                 deadline = t + s->timeout;
@@ -112,17 +162,8 @@ dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *),
             if (dmsg_boot_aborted(s->boot))
                 return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         }
-        /* PEs may outnumber cores, and with manual progress the PE we wait
-         * for must run to answer: give the core away after a short spin.
-         * With automatic progress (sockets) the provider's own threads do
-         * the work, and a yield alone leaves them little of a busy core:
-         * sleep a little instead. */
-        if (i > 2000 && !s->caps.manual) {
-            struct timespec ts = {0, 20 * 1000};
-            nanosleep(&ts, NULL);
-        } else if (i > 2000) {
-            sched_yield();
-        }
+        if (idle)
+            ofi_idle(s, &b);
     }
 }
 
@@ -184,6 +225,8 @@ dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline)
     else if (t > *deadline)
         return DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: send queue to PE %d stayed full", s->caps.prov,
                          pe);
+    else if (s->oversubscribed)
+        sched_yield(); /* the PE that drains the queue may need this core */
     return DMSG_OK;
 }
 

@@ -1,0 +1,48 @@
+#!/bin/sh
+# PEs outnumbering cores over ofi: every job of PES PEs (default 16) runs its
+# rounds of deposit, await and sync (pe_prog deposit_rounds) within LIMIT
+# seconds (default 60; before waits slept, 200 rounds over tcp;ofi_rxm took
+# 61 s), and the time per round is printed next to the shm transport's,
+# measured side by side in this run (best of two interleaved runs each, so
+# that a burst of load on the host hits both sides). With RATIO=R the run
+# also fails where a provider is more than R times slower than shm.
+# Usage: sh tests/ofi/oversub.sh BUILD PROVIDER...   (e.g. shm 'tcp;ofi_rxm')
+set -e
+build=$1
+shift
+pes=${PES:-16}
+ratio_max=${RATIO:-}
+limit=${LIMIT:-60}
+export PE_ROUNDS=${PE_ROUNDS:-200}
+run="$build/bin/dmsgrun -n $pes $build/tests/pe_prog deposit_rounds"
+
+# One job; prints its time per round in microseconds. Fails when the job
+# fails or does not end within the limit.
+round_us() {
+    out=$(timeout "$limit" env "$@" $run) || {
+        echo "FAIL: $pes PEs, $PE_ROUNDS rounds ($*): job failed or took over $limit s" >&2
+        return 1
+    }
+    echo "$out" | sed -n 's/^round_us //p'
+}
+
+best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b) ? a : b }'; }
+
+echo "== $pes PEs on $(nproc) cores, $PE_ROUNDS rounds of deposit/await/sync; load $(cut -d' ' -f1 /proc/loadavg)"
+printf '%-16s %12s %12s %8s\n' provider "ofi us/round" "shm us/round" ratio
+fail=0
+for p in "$@"; do
+    s1=$(round_us DMSG_TRANSPORT=shm) || exit 1
+    o1=$(round_us DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$p") || exit 1
+    s2=$(round_us DMSG_TRANSPORT=shm) || exit 1
+    o2=$(round_us DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$p") || exit 1
+    s=$(best "$s1" "$s2")
+    o=$(best "$o1" "$o2")
+    r=$(awk -v o="$o" -v s="$s" 'BEGIN { printf "%.1f", o / s }')
+    printf '%-16s %12s %12s %8s\n' "$p" "$o" "$s" "$r"
+    if [ -n "$ratio_max" ] && awk -v r="$r" -v m="$ratio_max" 'BEGIN { exit !(r > m) }'; then
+        echo "FAIL: provider $p is $r times slower per round than the shm transport (at most $ratio_max)" >&2
+        fail=1
+    fi
+done
+exit $fail
