@@ -151,6 +151,18 @@ fails_naming "a PMI socket that is not there is named" \
 fails_naming "a PMIx server that is not there is named" \
     "^dmsg: started by a PMIx launcher (PMIX_NAMESPACE is set), but cannot join its job: PMIx_Init" \
     PMIX_NAMESPACE=dmsg-test-none PMIX_RANK=0
+fails_naming "a libpmix that is not there is named (DMSG_PMIX_LIBRARY)" \
+    "^dmsg: started by a PMIx launcher (PMIX_NAMESPACE is set), but cannot join its job: cannot load the PMIx library libdmsg-no-such-pmix.so.9 (DMSG_PMIX_LIBRARY" \
+    PMIX_NAMESPACE=dmsg-test-none PMIX_RANK=0 DMSG_PMIX_LIBRARY=libdmsg-no-such-pmix.so.9
+notlib=$(mktemp) || exit 1
+echo "not a shared library" >"$notlib"
+fails_naming "a libpmix that cannot be loaded is named (DMSG_PMIX_LIBRARY)" \
+    "^dmsg: started by a PMIx launcher (PMIX_NAMESPACE is set), but cannot join its job: cannot load the PMIx library $notlib (DMSG_PMIX_LIBRARY" \
+    PMIX_NAMESPACE=dmsg-test-none PMIX_RANK=0 DMSG_PMIX_LIBRARY="$notlib"
+fails_naming "a library without PMIx's calls is named (DMSG_PMIX_LIBRARY)" \
+    "^dmsg: started by a PMIx launcher (PMIX_NAMESPACE is set), but cannot join its job: the PMIx library libm.so.6 (DMSG_PMIX_LIBRARY) has no PMIx_Init" \
+    PMIX_NAMESPACE=dmsg-test-none PMIX_RANK=0 DMSG_PMIX_LIBRARY=libm.so.6
+rm -f "$notlib"
 
 # Only rank 0 prints, so N processes give one line, not N.
 clean_env OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 timeout "$LIMIT" "$BUILD/examples/hello" \

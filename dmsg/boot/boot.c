@@ -44,13 +44,14 @@ static void forget_launcher(const dmsg_launcher *l)
         unsetenv(*v);
 }
 
-static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l)
+static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l, const char *pmix_library)
 {
     dmsg_kvs *k;
     int rank, npes;
     char why[512] = "";
     dmsg_kvs_proto proto = l->kind == DMSG_LAUNCHER_PMIX ? DMSG_KVS_PMIX : DMSG_KVS_PMI;
-    dmsg_status st = dmsg_kvs_open(proto, &k, &rank, &npes, BOOT_PMI_TIMEOUT, why, sizeof why);
+    dmsg_status st = dmsg_kvs_open(proto, pmix_library, &k, &rank, &npes, BOOT_PMI_TIMEOUT, why,
+                                   sizeof why);
     if (st) {
         say(l, "started by %s (%s is set), but cannot join its job: %s", l->name, l->var, why);
         return st;
@@ -67,7 +68,8 @@ static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l)
     return DMSG_OK;
 }
 
-dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters)
+dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters,
+                            const char *pmix_library)
 {
     if (joined_launcher)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT,
@@ -80,7 +82,7 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
     switch (l.kind) {
     case DMSG_LAUNCHER_PMI:
     case DMSG_LAUNCHER_PMIX:
-        return join_manager(b, &l);
+        return join_manager(b, &l, pmix_library);
     case DMSG_LAUNCHER_FOREIGN:
         if (l.size > 0)
             say(&l, "started by %s (%s=%ld), which dmsg cannot join: %s", l.name, l.var, l.size,

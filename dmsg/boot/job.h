@@ -132,7 +132,8 @@ dmsg_status dmsg_boot_local(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
  * PMIx under Open MPI's mpirun or srun --mpi=pmix), else a singleton. A
  * launcher of several processes that dmsg cannot join is an error, printed
  * (by rank 0) with the launcher's name: never N jobs of one PE. */
-dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters);
+dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters,
+                            const char *pmix_library);
 
 /* This PE's rank as the launcher announced it, read before dmsg_boot_start
  * (0 without a launcher or when it does not say): configuration errors are

@@ -11,8 +11,8 @@ struct dmsg_kvs {
     dmsg_pmix *pmix;
 };
 
-dmsg_status dmsg_kvs_open(dmsg_kvs_proto proto, dmsg_kvs **out, int *rank, int *size,
-                          double timeout, char *why, size_t whylen)
+dmsg_status dmsg_kvs_open(dmsg_kvs_proto proto, const char *pmix_library, dmsg_kvs **out,
+                          int *rank, int *size, double timeout, char *why, size_t whylen)
 {
     dmsg_kvs *k = calloc(1, sizeof *k);
     if (!k) {
@@ -21,7 +21,7 @@ dmsg_status dmsg_kvs_open(dmsg_kvs_proto proto, dmsg_kvs **out, int *rank, int *
     }
     dmsg_status st;
     if (proto == DMSG_KVS_PMIX) {
-        st = dmsg_pmix_init(&k->pmix, rank, size, timeout, why, whylen);
+        st = dmsg_pmix_init(&k->pmix, pmix_library, rank, size, timeout, why, whylen);
     } else {
         st = dmsg_pmi_init(&k->pmi, rank, size, timeout);
         if (st)

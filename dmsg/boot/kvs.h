@@ -12,10 +12,11 @@ typedef struct dmsg_kvs dmsg_kvs;
 
 typedef enum { DMSG_KVS_PMI, DMSG_KVS_PMIX } dmsg_kvs_proto;
 
-/* Connects; sets this process's rank and the job size. Every wait is
+/* Connects; sets this process's rank and the job size. pmix_library: the
+ * libpmix to open for DMSG_KVS_PMIX (DMSG_PMIX_LIBRARY). Every wait is
  * bounded by timeout seconds. On failure why says what went wrong. */
-dmsg_status dmsg_kvs_open(dmsg_kvs_proto proto, dmsg_kvs **out, int *rank, int *size,
-                          double timeout, char *why, size_t whylen);
+dmsg_status dmsg_kvs_open(dmsg_kvs_proto proto, const char *pmix_library, dmsg_kvs **out,
+                          int *rank, int *size, double timeout, char *why, size_t whylen);
 
 /* Publishes key=val (val: a string without spaces or '='). */
 dmsg_status dmsg_kvs_put(dmsg_kvs *k, const char *key, const char *val);

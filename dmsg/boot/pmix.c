@@ -21,13 +21,14 @@ struct dmsg_pmix {
     __typeof__(PMIx_Error_string) *error_string;
 };
 
-static dmsg_status load(dmsg_pmix *p, char *why, size_t whylen)
+static dmsg_status load(dmsg_pmix *p, const char *library, char *why, size_t whylen)
 {
     /* RTLD_GLOBAL: libpmix opens its own plugins, which look for its symbols. */
-    p->lib = dlopen(DMSG_PMIX_LIBRARY, RTLD_NOW | RTLD_GLOBAL);
+    p->lib = dlopen(library, RTLD_NOW | RTLD_GLOBAL);
     if (!p->lib) {
-        snprintf(why, whylen, "cannot load %s (Debian package libpmix2): %s", DMSG_PMIX_LIBRARY,
-                 dlerror());
+        snprintf(why, whylen,
+                 "cannot load the PMIx library %s (DMSG_PMIX_LIBRARY; Debian package libpmix2): %s",
+                 library, dlerror());
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s", why);
     }
     struct {
@@ -46,8 +47,8 @@ static dmsg_status load(dmsg_pmix *p, char *why, size_t whylen)
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         *syms[i].fn = dlsym(p->lib, syms[i].name);
         if (!*syms[i].fn) {
-            snprintf(why, whylen, "%s has no %s (PMIx 4 or later is needed)", DMSG_PMIX_LIBRARY,
-                     syms[i].name);
+            snprintf(why, whylen, "the PMIx library %s (DMSG_PMIX_LIBRARY) has no %s (PMIx 4 or "
+                     "later is needed)", library, syms[i].name);
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s", why);
         }
     }
@@ -78,8 +79,8 @@ static dmsg_status job_u32(dmsg_pmix *p, const char *key, uint32_t *out)
     return st;
 }
 
-dmsg_status dmsg_pmix_init(dmsg_pmix **out, int *rank, int *size, double timeout, char *why,
-                           size_t whylen)
+dmsg_status dmsg_pmix_init(dmsg_pmix **out, const char *library, int *rank, int *size,
+                           double timeout, char *why, size_t whylen)
 {
     dmsg_pmix *p = calloc(1, sizeof *p);
     if (!p) {
@@ -87,7 +88,7 @@ dmsg_status dmsg_pmix_init(dmsg_pmix **out, int *rank, int *size, double timeout
         return DMSG_FAIL(DMSG_ERR_NOMEM, "PMIx state");
     }
     p->timeout = timeout > 0 && timeout < 1e6 ? (int)(timeout + 0.999) : 0;
-    dmsg_status st = load(p, why, whylen);
+    dmsg_status st = load(p, library, why, whylen);
     if (st)
         goto err_lib;
     pmix_status_t rc = p->init(&p->me, NULL, 0);

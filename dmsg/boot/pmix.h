@@ -16,16 +16,15 @@
 
 typedef struct dmsg_pmix dmsg_pmix;
 
-/* The shared library opened (a name the dynamic loader searches). */
-#define DMSG_PMIX_LIBRARY "libpmix.so.2"
-
 /* Whether the environment shows a PMIx server is launcher.c's question. */
 
-/* Opens libpmix and connects to the launcher's PMIx server (PMIx_Init);
- * sets rank and job size. A fence may wait at most timeout seconds. On
- * failure why (whylen bytes) says what went wrong, for the user. */
-dmsg_status dmsg_pmix_init(dmsg_pmix **out, int *rank, int *size, double timeout, char *why,
-                           size_t whylen);
+/* Opens library (libpmix: a name the dynamic loader searches, or a path;
+ * DMSG_PMIX_LIBRARY) and connects to the launcher's PMIx server
+ * (PMIx_Init); sets rank and job size. A fence may wait at most timeout
+ * seconds. On failure why (whylen bytes) says what went wrong, naming the
+ * library, for the user. */
+dmsg_status dmsg_pmix_init(dmsg_pmix **out, const char *library, int *rank, int *size,
+                           double timeout, char *why, size_t whylen);
 
 /* Stores key=val (a string) for every process of the job to read. */
 dmsg_status dmsg_pmix_put(dmsg_pmix *p, const char *key, const char *val);

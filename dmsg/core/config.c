@@ -29,6 +29,10 @@ static const dmsg_env_entry rows[] = {
      F(spin)},
     {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "64K",
      "working set per side of one tile of a strided 2-D copy (transpose)", F(tile_bytes)},
+    {"DMSG_PMIX_LIBRARY", DMSG_ENV_STRING, "libpmix.so.2",
+     "the libpmix shared library opened under a PMIx launcher (Open MPI's mpirun, srun "
+     "--mpi=pmix): a name the dynamic loader searches, or a path",
+     F(pmix_library)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
 };

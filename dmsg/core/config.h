@@ -18,6 +18,7 @@ typedef struct dmsg_config {
     double stall_report;   /* DMSG_STALL_REPORT: dmsgrun reports a job without progress; 0 = never */
     long spin;             /* DMSG_SPIN, polls before sleeping; -1 = automatic */
     uint64_t tile_bytes;   /* DMSG_TILE_BYTES */
+    char pmix_library[256]; /* DMSG_PMIX_LIBRARY */
     int debug;             /* DMSG_DEBUG */
 } dmsg_config;
 

@@ -31,7 +31,7 @@ int dmsg_init(void)
                     g->cfg.transport, dmsg_transport_list());
         return DMSG_ERR_ENV;
     }
-    st = dmsg_boot_start(&g->boot, g->cfg.seg_size, g->cfg.max_counters);
+    st = dmsg_boot_start(&g->boot, g->cfg.seg_size, g->cfg.max_counters, g->cfg.pmix_library);
     if (st)
         return st;
     g->boot.timeout = g->cfg.timeout;
