@@ -29,6 +29,9 @@ LIB_SO    := $(BUILD)/lib/libdmsg.so.$(VERSION)
 
 EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 TOOLS     := $(patsubst tools/%.c,$(BUILD)/bin/%,$(filter-out $(NO_OFI),$(wildcard tools/*.c)))
+# dmsg-gen is several files (tools/dmsg-gen/gen.h lists them).
+GEN_SRCS  := $(wildcard tools/dmsg-gen/*.c)
+TOOLS     += $(if $(GEN_SRCS),$(BUILD)/bin/dmsg-gen)
 MPI_TOOLS := $(patsubst tools/mpi/%.c,$(BUILD)/bin/%,$(wildcard tools/mpi/*.c))
 
 UNIT_SRCS  := $(filter-out $(NO_OFI),$(wildcard tests/unit/*.c))
@@ -86,6 +89,10 @@ $(LIB_SO): $(LIB_OBJS) $(BUILD)/libdmsg.map
 	ln -sf libdmsg.so.$(SOVERSION) $(BUILD)/lib/libdmsg.so
 
 $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bin/dmsg-gen: $(GEN_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
