@@ -223,27 +223,45 @@ enum dmsg_plan_mech {
     DMSG_PLAN_MEASURE = 3 /**< time DIRECT and PACK on the first two executions, keep the faster */
 };
 
-/** Options of dmsg_plan_create; NULL means all defaults (zero). */
+/**
+ * Options of dmsg_plan_create. NULL options take the mechanism of the
+ * setting DMSG_PLAN_MECH (default model); a NULL machine takes
+ * DMSG_PLAN_MACHINE (default auto: on sim the simulated machine, on shm and
+ * ofi this host's description, cached or calibrated; docs/compiler.md 5).
+ */
 typedef struct dmsg_plan_opts {
     int mech;            /**< enum dmsg_plan_mech */
-    const char *machine; /**< machine for DMSG_PLAN_MODEL (name or file); NULL: the transport's */
+    const char *machine; /**< machine of the model (built-in name or file); NULL: as above */
 } dmsg_plan_opts;
+
+/** Where a plan's model came from (dmsg_plan_info.model_source). */
+enum dmsg_plan_model_source {
+    DMSG_PLAN_SRC_NONE = 0,      /**< no model (calibration off, nothing cached): direct */
+    DMSG_PLAN_SRC_NAMED = 1,     /**< the machine the options or DMSG_PLAN_MACHINE named */
+    DMSG_PLAN_SRC_SIM = 2,       /**< the machine the sim transport simulates */
+    DMSG_PLAN_SRC_CACHED = 3,    /**< this host's description from the cache */
+    DMSG_PLAN_SRC_CALIBRATED = 4 /**< this host, measured by this job's calibration */
+};
 
 typedef struct dmsg_plan dmsg_plan;
 
 /**
  * Collective: builds the plan of an assignment. Every PE passes the same
  * assignment (descriptions, sections, perm, options) and arrays with
- * storage. Each PE computes its own pieces in closed form; then one small
- * exchange checks that all PEs agree and tells each receiver which partners
- * pack, and the plan allocates its counter (dmsg_ctr_create) and, if a
- * partner packs, symmetric staging memory. Moves no array data.
+ * storage. Each PE computes its own pieces in closed form; on shm and ofi
+ * one small exchange gathers the strides the model needs and PE 0 provides
+ * the host description (cached, or a calibration of a few milliseconds the
+ * first time: docs/compiler.md 5); then one small exchange checks that all
+ * PEs agree and tells each receiver which partners pack, and the plan
+ * allocates its counter (dmsg_ctr_create) and, if a partner packs,
+ * symmetric staging memory. Moves no array data.
  * Errors, on every PE alike (the lowest ranked PE's error when several
  * fail): DMSG_ERR_NULL, DMSG_ERR_ARG, DMSG_ERR_RANGE, DMSG_ERR_PE (as
  * dmsg_assign_check; also arrays without storage or sharing it),
  * DMSG_ERR_COLLECTIVE (PEs passed different assignments), DMSG_ERR_ENV (an
- * unknown machine), DMSG_ERR_NOMEM, and the errors of dmsg_alloc and
- * dmsg_ctr_create.
+ * unknown machine, a DMSG_PLAN_* setting that is not valid, a cached host
+ * description that does not parse), DMSG_ERR_NOMEM, and the errors of
+ * dmsg_alloc, dmsg_ctr_create and the exchanges' deposits and barriers.
  */
 int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan **plan);
 
@@ -296,8 +314,11 @@ typedef struct dmsg_plan_info {
     double measured_pack_s;   /**< the same, packed */
     double measured_direct_mbs; /**< MEASURE: send_bytes over measured_direct_s (0 before) */
     double measured_pack_mbs;   /**< the same, packed */
-    uint64_t executions;      /**< completed executions */
-    char machine[32];         /**< the model's machine name ("" without one) */
+    uint64_t executions;        /**< completed executions */
+    char machine[32];           /**< the model's machine name ("" without one) */
+    int model_source;           /**< enum dmsg_plan_model_source */
+    int model_packed;           /**< partners the model would pack (whatever mech says) */
+    double calibration_s;       /**< seconds PE 0 measured for this plan (0: nothing measured) */
 } dmsg_plan_info;
 
 /** Local: fills *info. Errors: DMSG_ERR_NULL. */

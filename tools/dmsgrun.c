@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include "dmsg/boot/job.h"
 #include "dmsg/core/config.h"
+#include "dmsg/plan/settings.h"
 #include "dmsg/postal/settings.h"
 
 #define GRACE_SECONDS 2.0
@@ -443,6 +444,7 @@ int main(int argc, char **argv)
         case 'E':
             dmsg_config_print(stdout);
             dmsg_postal_config_print(stdout);
+            dmsg_plan_config_print(stdout);
             return 0;
         default: usage(stderr); return 2;
         }
@@ -456,7 +458,8 @@ int main(int argc, char **argv)
     dmsg_config cfg;
     dmsg_postal_config pcfg;
     char err[256];
-    if (dmsg_config_load(&cfg, err, sizeof err) || dmsg_postal_config_load(&pcfg, err, sizeof err)) {
+    if (dmsg_config_load(&cfg, err, sizeof err) || dmsg_postal_config_load(&pcfg, err, sizeof err) ||
+        dmsg_plan_config_check(err, sizeof err)) {
         fprintf(stderr, "dmsgrun: %s\n", err);
         return 2;
     }

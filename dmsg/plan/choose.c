@@ -35,6 +35,19 @@ dmsg_status plan_model_open(const char *machine, plan_model **out)
     return DMSG_OK;
 }
 
+dmsg_status plan_model_parse(const char *text, const char *fname, plan_model **out)
+{
+    plan_model *pm = malloc(sizeof *pm);
+    if (pm == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+    char err[256];
+    if (dmsg_machine_parse(text, fname, &pm->m, err, sizeof err) != DMSG_OK) {
+        free(pm);
+        return DMSG_FAIL(DMSG_ERR_ENV, "plan: %s", err);
+    }
+    *out = pm;
+    return DMSG_OK;
+}
+
 void plan_model_close(plan_model *pm)
 {
     free(pm);
@@ -53,7 +66,7 @@ static long pat(size_t elem, size_t count0, ptrdiff_t stride)
     return words < 1 ? 1 : words;
 }
 
-static void piece_pats(const dmsg_piece *pc, size_t elem, long *src, long *dst)
+void plan_piece_pats(const dmsg_piece *pc, size_t elem, long *src, long *dst)
 {
     dmsg_sect s;
     if (dmsg_sect_normalize(&s, &pc->dst, &pc->src, elem) && s.nd > 0) {
@@ -82,7 +95,7 @@ void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, s
     for (size_t k = 0; k < n; k++) {
         double b = (double)(pcs[k].elems * elem);
         long x, y;
-        piece_pats(&pcs[k], elem, &x, &y);
+        plan_piece_pats(&pcs[k], elem, &x, &y);
         bytes += b;
         if (self) {
             td += secs(b, dmsg_ctm_copy_mbs(m, x, y, NULL, 0));
@@ -108,42 +121,10 @@ void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, s
     *pack_mbs = self ? 0 : tp > 0 ? bytes / tp / 1e6 : 0;
 }
 
-/* The machine of DMSG_PLAN_MODEL when the caller names none: on sim the
- * simulated one; elsewhere a description of this host that `dmsg-ctm
- * measure --machine-out` wrote to the cache, if there is one. */
-static int default_machine(char *out, size_t len)
+void plan_choose(dmsg_plan *pl, const plan_model *pm)
 {
-    const char *tp = dmsg_transport_name();
-    if (tp != NULL && strcmp(tp, "sim") == 0) {
-        /* The sim transport validated DMSG_MACHINE at dmsg_init; t3d is its default. */
-        const char *m = getenv("DMSG_MACHINE");
-        snprintf(out, len, "%s", m != NULL && m[0] != '\0' ? m : "t3d");
-        return 1;
-    }
-    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (cache != NULL && cache[0] != '\0')
-        snprintf(out, len, "%s/dmsg/host.machine", cache);
-    else if (home != NULL && home[0] != '\0')
-        snprintf(out, len, "%s/.cache/dmsg/host.machine", home);
-    else
-        return 0;
-    FILE *f = fopen(out, "r");
-    if (f == NULL) return 0;
-    fclose(f);
-    return 1;
-}
-
-dmsg_status plan_choose(dmsg_plan *pl, const char *machine)
-{
-    char path[512];
-    plan_model *pm = NULL;
     pl->machine[0] = '\0';
-    if (machine == NULL && default_machine(path, sizeof path)) machine = path;
-    if (machine != NULL) {
-        dmsg_status st = plan_model_open(machine, &pm);
-        if (st != DMSG_OK) return st;
-        snprintf(pl->machine, sizeof pl->machine, "%s", plan_model_name(pm));
-    }
+    if (pm != NULL) snprintf(pl->machine, sizeof pl->machine, "%s", plan_model_name(pm));
     for (int i = 0; i < pl->nto; i++) {
         plan_peer *pr = &pl->to[i];
         const dmsg_piece *pcs = &pl->sendp.v[pr->first];
@@ -151,19 +132,18 @@ dmsg_status plan_choose(dmsg_plan *pl, const char *machine)
         if (pm != NULL)
             plan_model_predict(pm, pcs, pr->npieces, pl->elem, pr->pe == pl->me, &pr->mbs_direct,
                                &pr->mbs_pack);
+        pr->model_pack = cand && pm != NULL && pr->mbs_pack > pr->mbs_direct;
         switch (pl->mech) {
         case DMSG_PLAN_PACK:
         case DMSG_PLAN_MEASURE:
             pr->packable = cand;
             break;
         case DMSG_PLAN_MODEL:
-            pr->packable = cand && pr->mbs_pack > pr->mbs_direct;
+            pr->packable = pr->model_pack;
             break;
         default:
             pr->packable = 0;
             break;
         }
     }
-    plan_model_close(pm);
-    return DMSG_OK;
 }

@@ -5,23 +5,31 @@
 
 #include "dmsg/plan/plan_impl.h"
 
-/* Sets packable and the model predictions of every send partner of pl and
- * pl->machine. machine: a machine name or file for DMSG_PLAN_MODEL, NULL
- * for the transport's own. Errors: DMSG_ERR_ENV (unknown machine). */
-dmsg_status plan_choose(dmsg_plan *pl, const char *machine);
-
 /* A machine's copy-transfer model (dmsg/model). */
 typedef struct plan_model plan_model;
+
+/* Sets packable, model_pack and the model predictions of every send
+ * partner of pl, and pl->machine, by the model pm (NULL: no model; the
+ * model mechanism then keeps every partner direct). */
+void plan_choose(dmsg_plan *pl, const plan_model *pm);
 
 /* Loads a machine by built-in name or description file. Errors:
  * DMSG_ERR_ENV (unknown or malformed), DMSG_ERR_NOMEM. */
 dmsg_status plan_model_open(const char *machine, plan_model **pm);
+/* Parses a description held in memory (fname names it in messages).
+ * Errors: DMSG_ERR_ENV (malformed), DMSG_ERR_NOMEM. */
+dmsg_status plan_model_parse(const char *text, const char *fname, plan_model **pm);
 void plan_model_close(plan_model *pm); /* NULL is fine */
 const char *plan_model_name(const plan_model *pm);
 
 /* 1 if packing the n pieces of a pair can differ from depositing them
  * directly (not to oneself, not one piece contiguous at both ends). */
 int plan_pack_candidate(const dmsg_piece *pcs, size_t n, size_t elem, int self);
+
+/* The model patterns of a piece's source (*x) and destination (*y): 1
+ * (contiguous) or a stride in 64-bit words, of the innermost dimension the
+ * core reports to the transport. */
+void plan_piece_pats(const dmsg_piece *pc, size_t elem, long *x, long *y);
 
 /* Predicted throughput (MB/s of payload) of moving a pair's pieces
  * directly and packed (pack 0 for a pair with oneself). */

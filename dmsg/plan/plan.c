@@ -1,9 +1,9 @@
 /* Plans: building one (pieces per partner, the mechanism choice, one
  * agreement exchange, counter and staging memory), inspecting, destroying. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dmsg/plan/choose.h"
-#include "dmsg/plan/plan_impl.h"
+#include "dmsg/plan/calibrate.h"
 
 int plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
 {
@@ -175,10 +175,21 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
     pl->npes = npes;
     pl->me = me;
     pl->rowsz = (sizeof(xrow) + (size_t)npes * sizeof(uint64_t) + 63) / 64 * 64;
-    pl->mech = opts != NULL ? opts->mech : DMSG_PLAN_MODEL;
-    /* Every PE goes through the exchange even after a local error, so that
+    /* Every PE goes through the exchanges even after a local error, so that
      * all of them return the same status and none is left waiting. */
-    dmsg_status st = check_local(as, opts, npes, out);
+    plan_settings set;
+    char err[256];
+    dmsg_status st = plan_settings_load(&set, err, sizeof err);
+    if (st != DMSG_OK) {
+        if (me == 0) fprintf(stderr, "dmsg: %s\n", err); /* a configuration error: say why */
+        st = DMSG_FAIL(st, "plan_create: %s", err);
+        memset(&set, 0, sizeof set);
+    }
+    pl->mech = opts != NULL ? opts->mech : set.mech;
+    const char *machine = opts != NULL && opts->machine != NULL ? opts->machine
+                          : set.machine[0] != '\0'              ? set.machine
+                                                                : NULL;
+    if (st == DMSG_OK) st = check_local(as, opts, npes, out);
     if (st == DMSG_OK) {
         pl->src = *as->src;
         pl->dst = *as->dst;
@@ -186,19 +197,23 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
         st = build_side(pl, as, 1);
     }
     if (st == DMSG_OK) st = build_side(pl, as, 0);
-    if (st == DMSG_OK) st = plan_choose(pl, opts != NULL ? opts->machine : NULL);
-    xrow *row = calloc(1, pl->rowsz);
-    if (row == NULL && st == DMSG_OK) st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
-    int ast = dmsg_alloc((size_t)npes * pl->rowsz, (void **)&pl->xch);
+    uint64_t hash = 0;
+    if (as != NULL && as->src != NULL && as->dst != NULL)
+        hash = plan_hash_assign(as, pl->mech, machine);
+    int ast = dmsg_alloc(plan_xch_bytes(npes, pl->rowsz), (void **)&pl->xch);
     if (ast != DMSG_OK) {
-        free(row);
         free_local(pl);
         return ast;
     }
+    plan_model *pm = NULL;
+    st = plan_pick_model(pl, &set, machine, st, hash, &pm);
+    if (st == DMSG_OK) plan_choose(pl, pm);
+    plan_model_close(pm);
+    xrow *row = calloc(1, pl->rowsz);
+    if (row == NULL && st == DMSG_OK) st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
     if (row != NULL) {
         row->status = st;
-        if (as != NULL && as->src != NULL && as->dst != NULL)
-            row->hash = plan_hash_assign(as, pl->mech, opts != NULL ? opts->machine : NULL);
+        row->hash = hash;
         for (int i = 0; st == DMSG_OK && i < pl->nto; i++)
             if (pl->to[i].packable) row->packed[pl->to[i].pe] = pl->to[i].bytes;
     }
@@ -207,8 +222,10 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
     int xst = row != NULL ? plan_exchange(pl, row, pl->rowsz)
                           : plan_exchange(pl, &fallback, sizeof fallback);
     free(row);
-    if (xst != DMSG_OK) /* a failed barrier leaves the PEs out of step */
+    if (xst != DMSG_OK) { /* a failed barrier leaves the PEs out of step */
+        free_local(pl);
         return xst;
+    }
     st = verdict(pl);
     size_t stage = 0;
     if (st == DMSG_OK) stage = place_chunks(pl);
@@ -271,6 +288,10 @@ int dmsg_plan_get_info(const dmsg_plan *pl, dmsg_plan_info *info)
     t.measured_pack_mbs = pl->measured[1] > 0 ? bytes / pl->measured[1] / 1e6 : 0;
     t.executions = pl->execs;
     memcpy(t.machine, pl->machine, sizeof t.machine);
+    t.model_source = pl->model_source;
+    for (int i = 0; i < pl->nto; i++)
+        t.model_packed += pl->to[i].model_pack;
+    t.calibration_s = pl->cal_s;
     *info = t;
     return DMSG_OK;
 }

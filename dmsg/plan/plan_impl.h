@@ -52,6 +52,7 @@ typedef struct plan_peer {
     size_t first, npieces;       /* range in the plan's send or recv pieces */
     uint64_t bytes;              /* payload */
     int packable;                /* 1: this pair packs when packing is on */
+    int model_pack;              /* 1: the model predicts packing is faster */
     size_t stage_off;            /* send: my chunk in pe's staging; recv: pe's chunk in mine */
     double mbs_direct, mbs_pack; /* model predictions (send side; 0 without a model) */
 } plan_peer;
@@ -78,6 +79,8 @@ struct dmsg_plan {
     double t0, best[2]; /* MEASURE: this PE's best trial, direct and packed */
     double measured[2]; /* MEASURE: slowest PE's best, direct and packed */
     char machine[32];
+    int model_source; /* enum dmsg_plan_model_source */
+    double cal_s;     /* seconds PE 0 spent calibrating for this plan */
 };
 
 /* Deposits this PE sends and the messages it awaits with packing on/off. */

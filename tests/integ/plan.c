@@ -2,7 +2,31 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include "harness.h"
+
+/* Every test gets its own cache of host descriptions (DMSG_PLAN_CACHE), so
+ * that model plans on shm and ofi calibrate into it and never into the
+ * user's ~/.cache; removed afterwards. */
+static char cache_dir[64];
+
+static void cache_init(void)
+{
+    snprintf(cache_dir, sizeof cache_dir, "/tmp/dmsg-plan-cache-XXXXXX");
+    cr_assert(mkdtemp(cache_dir) != NULL, "mkdtemp failed");
+    setenv("DMSG_PLAN_CACHE", cache_dir, 1);
+}
+
+static void cache_fini(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
+    cr_expect(system(cmd) == 0, "cannot remove %s", cache_dir);
+}
+
+TestSuite(plan, .init = cache_init, .fini = cache_fini);
 
 static int plan_pes[] = {1, 2, 3, 4, 5, 8};
 
@@ -40,6 +64,43 @@ static const char *const sim64[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NU
 Test(plan, random_64_sim, .timeout = 4 * JOB_WATCHDOG)
 {
     expect_case_ok("plan_random_small", 64, sim64);
+}
+
+/* The host model on shm and ofi: calibration, cache, settings. */
+ParameterizedTestParameters(plan, calibrate)
+{
+    return cr_make_param_array(int, split_pes, sizeof split_pes / sizeof split_pes[0]);
+}
+ParameterizedTest(int *npes, plan, calibrate, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("plan_calibrate", *npes, NULL);
+}
+
+/* dmsgrun refuses a bad plan setting before it starts anything. */
+Test(plan, settings_refused_by_dmsgrun)
+{
+    static const char *const bad[] = {"DMSG_PLAN_MECH=fastest", NULL};
+    job_result r;
+    job_run_case("sync_empty", 1, bad, &r);
+    cr_expect(!job_exited_ok(&r), "DMSG_PLAN_MECH=fastest was accepted");
+    cr_expect(
+        job_contains(r.err, "DMSG_PLAN_MECH=fastest is not one of: model direct pack measure"),
+        "no clear message: %s", job_tail(r.err, 500));
+    job_free(&r);
+}
+
+/* The plan layer's rows in `dmsgrun --help-env`. */
+Test(plan, settings_listed)
+{
+    static const char *const names[] = {"DMSG_PLAN_MECH", "DMSG_PLAN_MACHINE",
+                                        "DMSG_PLAN_CALIBRATE", "DMSG_PLAN_CACHE"};
+    job_result r;
+    job_run((const char *const[]){job_path("bin/dmsgrun"), "--help-env", NULL}, NULL, 20, &r);
+    cr_expect(job_exited_ok(&r), "dmsgrun --help-env: %s", job_how(&r));
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cr_expect(job_contains(r.out, names[i]), "--help-env does not list %s:\n%s", names[i],
+                  job_tail(r.out, 3000));
+    job_free(&r);
 }
 
 /* Irregular plans on 1 to 5 PEs. */

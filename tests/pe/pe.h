@@ -35,6 +35,7 @@ extern const pe_case pe_error_cases[];
 extern const pe_case pe_crash_cases[];
 extern const pe_case pe_plan_cases[];
 extern const pe_case pe_iplan_cases[];
+extern const pe_case pe_calib_cases[];
 extern const pe_case pe_postal_cases[];
 extern const pe_case pe_rr_cases[];
 extern const pe_case pe_launch_cases[];
@@ -93,6 +94,12 @@ int pe_check_bytes(const void *buf, size_t n, unsigned char v, const char *what)
 int pe_check_equal(const void *got, const void *want, size_t n, const char *what);
 
 /* Guard value written around targets to prove nothing outside was touched. */
+/* Plans (plan.c): refills the plan's arrays, executes it once and compares
+ * this PE's part of the destination with a serial evaluation. */
+struct dmsg_plan;
+struct dmsg_assign;
+int pe_plan_verify(struct dmsg_plan *plan, const struct dmsg_assign *as);
+
 #define PE_GUARD 0xA5
 
 /* Byte offset of element k (row-major, dimension 0 fastest) of a layout. */

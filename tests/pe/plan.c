@@ -109,6 +109,22 @@ static int run_statement(uint64_t seed, int mech, int runs, long max_len)
     return 0;
 }
 
+int pe_plan_verify(dmsg_plan *plan, const dmsg_assign *as)
+{
+    unsigned char *want = malloc(as->dst->bytes);
+    PE_CHECK(want != NULL, "out of memory");
+    PE_OK(dmsg_sync()); /* nobody reads A or deposits into B while they are refilled */
+    PE_TRY(fill(as->src, 1, as->src->base));
+    PE_TRY(fill(as->dst, 2, as->dst->base));
+    PE_OK(dmsg_plan_execute(plan));
+    PE_TRY(expected(as, want));
+    dmsg_plan_info info;
+    PE_OK(dmsg_plan_get_info(plan, &info));
+    PE_TRY(compare(as, want, 0, info.mech));
+    free(want);
+    return 0;
+}
+
 static const int mechs[] = {DMSG_PLAN_DIRECT, DMSG_PLAN_PACK, DMSG_PLAN_MODEL, DMSG_PLAN_MEASURE};
 
 static int plan_random(void)

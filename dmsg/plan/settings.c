@@ -1,0 +1,99 @@
+/* The plan layer's settings rows. */
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/core/config.h"
+#include "dmsg/model/machine.h"
+#include "dmsg/plan/settings.h"
+#include "dmsg/transport/transport.h"
+#include "dmsg_plan.h"
+
+#define F(field) DMSG_ENV_FIELD(dmsg_plan_config, field)
+
+static const dmsg_env_entry rows[] = {
+    {"DMSG_PLAN_MECH", DMSG_ENV_STRING, "model",
+     "plan: mechanism of plans created without options: model (the copy-transfer model picks "
+     "direct or packed per partner), direct, pack, measure (time both, keep the faster)",
+     F(mech)},
+    {"DMSG_PLAN_MACHINE", DMSG_ENV_STRING, "auto",
+     "plan: machine of the model when the options name none: auto (on sim the simulated one, "
+     "else this host's cached description or a short calibration), a built-in or a file",
+     F(machine)},
+    {"DMSG_PLAN_CALIBRATE", DMSG_ENV_STRING, "auto",
+     "plan: auto (measure this host's copy rates the plan needs, a few ms, when no cached "
+     "description has them), off (no model without a machine: direct), refresh (measure again)",
+     F(calibrate)},
+    {"DMSG_PLAN_CACHE", DMSG_ENV_STRING, "auto",
+     "plan: directory of host descriptions; auto = $XDG_CACHE_HOME/dmsg, else ~/.cache/dmsg",
+     F(cache)},
+};
+
+static const dmsg_env_table table = {rows, sizeof rows / sizeof rows[0], sizeof(dmsg_plan_config)};
+
+static const dmsg_env_choice mechs[] = {{"model", DMSG_PLAN_MODEL},
+                                        {"direct", DMSG_PLAN_DIRECT},
+                                        {"pack", DMSG_PLAN_PACK},
+                                        {"measure", DMSG_PLAN_MEASURE}};
+static const dmsg_env_choice cals[] = {
+    {"auto", PLAN_CAL_AUTO}, {"off", PLAN_CAL_OFF}, {"refresh", PLAN_CAL_REFRESH}};
+
+/* A choice, or the message naming the variable and its allowed values. */
+static dmsg_status choose(const char *var, const char *val, const dmsg_env_choice *c, size_t n,
+                          int *out, char *err, size_t errlen)
+{
+    if (dmsg_env_choose(var, val, c, n, 0, out) == DMSG_OK) return DMSG_OK;
+    int at = snprintf(err, errlen, "%s=%s is not one of:", var, val);
+    for (size_t i = 0; i < n && at >= 0 && (size_t)at < errlen; i++)
+        at += snprintf(err + at, errlen - (size_t)at, " %s", c[i].name);
+    return DMSG_ERR_ENV;
+}
+
+dmsg_status plan_settings_load(plan_settings *s, char *err, size_t errlen)
+{
+    dmsg_plan_config c;
+    plan_settings n;
+    memset(&n, 0, sizeof n);
+    dmsg_status st = dmsg_env_load(&table, &c, err, errlen);
+    if (st == DMSG_OK)
+        st = choose("DMSG_PLAN_MECH", c.mech, mechs, sizeof mechs / sizeof mechs[0], &n.mech, err,
+                    errlen);
+    if (st == DMSG_OK)
+        st = choose("DMSG_PLAN_CALIBRATE", c.calibrate, cals, sizeof cals / sizeof cals[0],
+                    &n.calibrate, err, errlen);
+    if (st != DMSG_OK) return st;
+    if (strcmp(c.machine, "auto") != 0) {
+        dmsg_machine m;
+        char why[256];
+        if (dmsg_machine_load(c.machine, &m, why, sizeof why) != DMSG_OK) {
+            snprintf(err, errlen, "DMSG_PLAN_MACHINE=%s: %s", c.machine, why);
+            return DMSG_ERR_ENV;
+        }
+        memcpy(n.machine, c.machine, sizeof c.machine);
+    }
+    if (strcmp(c.cache, "auto") != 0) {
+        memcpy(n.cache, c.cache, sizeof c.cache);
+    } else {
+        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+        if (xdg != NULL && xdg[0] == '/')
+            snprintf(n.cache, sizeof n.cache, "%s/dmsg", xdg);
+        else if (home != NULL && home[0] != '\0')
+            snprintf(n.cache, sizeof n.cache, "%s/.cache/dmsg", home);
+    }
+    *s = n;
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_plan_config_check(char *err, size_t errlen)
+{
+    plan_settings s;
+    return plan_settings_load(&s, err, errlen);
+}
+
+void dmsg_plan_config_print(FILE *f)
+{
+    int wname = 0, wdef = 0;
+    dmsg_env_widths(&dmsg_config_table, &wname, &wdef);
+    for (size_t i = 0; i < dmsg_tp_count; i++)
+        if (dmsg_tp_all[i]->settings) dmsg_env_widths(dmsg_tp_all[i]->settings, &wname, &wdef);
+    dmsg_env_widths(&table, &wname, &wdef);
+    dmsg_env_print(f, &table, wname, wdef);
+}
