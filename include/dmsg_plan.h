@@ -342,11 +342,13 @@ int dmsg_plan_partner(const dmsg_plan *plan, int i, dmsg_plan_partner_info *info
 
 /* -------------------------------------------------------- irregular plans */
 
-/** How an irregular plan moves its elements. */
+/** How an irregular plan moves its elements. In a gather the owners of the
+ *  array's elements hold the values; in a scatter the PEs that name them do. */
 enum dmsg_iplan_mech {
-    DMSG_IPLAN_INDEXED = 0, /**< owners gather, one indexed deposit per requester */
-    DMSG_IPLAN_ADP = 1,     /**< owners send address-data records (4, 8, 16-byte elements) */
-    DMSG_IPLAN_FETCH = 2    /**< requesters fetch by index, every owner's fetch in flight */
+    DMSG_IPLAN_INDEXED = 0, /**< the holders gather the values, one indexed deposit per partner */
+    DMSG_IPLAN_ADP = 1,     /**< the holders send address-data records (4, 8, 16-byte elements) */
+    DMSG_IPLAN_FETCH = 2,   /**< the others fetch by index, every partner's fetch in flight */
+    DMSG_IPLAN_MODEL = 3    /**< scatter only: INDEXED or FETCH, as the model predicts faster */
 };
 
 typedef struct dmsg_iplan dmsg_iplan;
@@ -369,11 +371,40 @@ int dmsg_iplan_create(const dmsg_darray *src, const size_t *idx, size_t n, void 
                       dmsg_iplan **plan);
 
 /**
- * Collective: runs the gather once: dmsg_sync (clearance: dst free, src
- * final), then the owners' deposits and an await of one deposit per owner
- * this PE asked (deposit mechanisms), or the fetches, the local scatter into
- * dst and a closing dmsg_sync (fetch: owners may change src only after every
- * PE has fetched). On return this PE's dst holds its elements.
+ * Collective: the inspector of the scatter dst(idx[i]) = src[i], i < n: each
+ * PE writes its n elements of src (n may differ between PEs) to the linear
+ * global indices idx[i] of the distributed array dst (dimension 0 fastest).
+ * Repeated indices: within one PE's list the last one (the largest i) wins;
+ * an element several PEs name receives one of their values, unspecified
+ * which (as Fortran leaves A(idx) = B with repeated indices undefined).
+ * Mechanisms: DMSG_IPLAN_INDEXED and DMSG_IPLAN_ADP deposit from the
+ * holders into the owners (src may be any memory; no list exchange: every
+ * holder computes the owners' addresses); DMSG_IPLAN_FETCH has every owner
+ * fetch from the holders (src must be n elements of symmetric memory at
+ * the same address on every PE; the lists are handed to the owners in one
+ * exchange); DMSG_IPLAN_MODEL fetches where every PE's src is symmetric and
+ * the copy-transfer model of the machine (on sim the simulated one, else
+ * the setting DMSG_PLAN_MACHINE; without one: deposits) predicts the
+ * slowest PE finishes sooner, else deposits; every PE decides alike from
+ * the exchanged counts. src is read by every execution (it may change
+ * between them). Errors, on every PE alike: DMSG_ERR_NULL, DMSG_ERR_ARG
+ * (mechanism; ADP with another element size; dst without storage),
+ * DMSG_ERR_RANGE (an index outside dst; src not symmetric for FETCH),
+ * DMSG_ERR_PE (dst's grid larger than the job), DMSG_ERR_ENV (a bad
+ * DMSG_PLAN_MACHINE for MODEL), DMSG_ERR_NOMEM, and those of dmsg_alloc
+ * and dmsg_ctr_create.
+ */
+int dmsg_iplan_create_scatter(dmsg_darray *dst, const size_t *idx, size_t n, const void *src,
+                              int mech, dmsg_iplan **plan);
+
+/**
+ * Collective: runs the gather or scatter once: dmsg_sync (clearance: the
+ * targets are free everywhere, the values final), then the holders'
+ * deposits and an await of one deposit per partner that sends here
+ * (deposit mechanisms), or the fetches, the local placement and a closing
+ * dmsg_sync (fetch: the holders may change the values only after every PE
+ * has fetched). On return this PE's targets hold their elements (a
+ * gather's dst, its part of a scatter's array) and its values may change.
  * Errors: DMSG_ERR_NULL, and the transfers' and waits' errors.
  */
 int dmsg_iplan_execute(dmsg_iplan *plan);
@@ -383,11 +414,14 @@ int dmsg_iplan_destroy(dmsg_iplan *plan);
 
 /** What an irregular plan does on this PE. */
 typedef struct dmsg_iplan_info {
-    int mech;            /**< enum dmsg_iplan_mech */
-    int partners;        /**< deposits: requesters this PE serves; fetch: owners it asks */
-    uint64_t elements;   /**< elements this PE sends (deposits) or fetches per execution */
-    uint64_t recv_msgs;  /**< deposits awaited per execution (0 for fetch) */
-    uint64_t executions; /**< completed executions */
+    int mech;               /**< enum dmsg_iplan_mech, as requested */
+    int partners;           /**< partners this PE deposits to, or fetches from */
+    uint64_t elements;      /**< elements this PE deposits or fetches per execution */
+    uint64_t recv_msgs;     /**< deposits awaited per execution (0 for fetch) */
+    uint64_t executions;    /**< completed executions */
+    int fetches;            /**< 1 if the executor fetches (FETCH, or MODEL's choice) */
+    double model_deposit_s; /**< MODEL: predicted seconds of the slowest PE, depositing (0: none) */
+    double model_fetch_s;   /**< MODEL: the same, fetching */
 } dmsg_iplan_info;
 
 /** Local: fills *info. Errors: DMSG_ERR_NULL. */

@@ -107,7 +107,8 @@ int dmsg_assign_pieces(const dmsg_assign *as, int npes, int p, int q, dmsg_piece
     plan_pieces ps = {NULL, 0, 0};
     st = plan_pair_pieces(as, p, q, &ps);
     if (st == DMSG_OK) {
-        memcpy(out, ps.v, (ps.n < cap ? ps.n : cap) * sizeof *out);
+        if (cap > 0 && ps.n > 0) /* out may be NULL when only counting */
+            memcpy(out, ps.v, (ps.n < cap ? ps.n : cap) * sizeof *out);
         *n = ps.n;
     }
     plan_pieces_free(&ps);

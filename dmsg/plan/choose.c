@@ -58,6 +58,11 @@ const char *plan_model_name(const plan_model *pm)
     return pm->m.name;
 }
 
+const dmsg_machine *plan_model_machine(const plan_model *pm)
+{
+    return &pm->m;
+}
+
 /* Model pattern of one side: 1 (contiguous) or a stride in 64-bit words. */
 static long pat(size_t elem, size_t count0, ptrdiff_t stride)
 {

@@ -21,6 +21,7 @@ dmsg_status plan_model_open(const char *machine, plan_model **pm);
 dmsg_status plan_model_parse(const char *text, const char *fname, plan_model **pm);
 void plan_model_close(plan_model *pm); /* NULL is fine */
 const char *plan_model_name(const plan_model *pm);
+const struct dmsg_machine *plan_model_machine(const plan_model *pm);
 
 /* 1 if packing the n pieces of a pair can differ from depositing them
  * directly (not to oneself, not one piece contiguous at both ends). */

@@ -124,6 +124,43 @@ ParameterizedTest(int *npes, plan, iplan_errors, .timeout = 2 * JOB_WATCHDOG)
     expect_case_ok("iplan_errors", *npes, NULL);
 }
 
+/* Irregular scatters on 1 to 8 PEs, on 8 simulated PEs, and their errors. */
+static int scatter_pes[] = {1, 2, 3, 4, 5, 8};
+
+ParameterizedTestParameters(plan, iplan_scatter)
+{
+    return cr_make_param_array(int, scatter_pes, sizeof scatter_pes / sizeof scatter_pes[0]);
+}
+ParameterizedTest(int *npes, plan, iplan_scatter, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("iplan_scatter", *npes, NULL);
+}
+
+Test(plan, iplan_scatter_sim, .timeout = 2 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=paragon", NULL};
+    expect_case_ok("iplan_scatter", 8, sim);
+}
+
+ParameterizedTestParameters(plan, iplan_scatter_errors)
+{
+    return cr_make_param_array(int, split_pes, sizeof split_pes / sizeof split_pes[0]);
+}
+ParameterizedTest(int *npes, plan, iplan_scatter_errors, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("iplan_scatter_errors", *npes, NULL);
+}
+
+/* A scatter's model choice (deposit or fetch) against the simulator's clock. */
+Test(plan, iplan_scatter_model_sim, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const t3d[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
+    static const char *const paragon[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=paragon", NULL};
+    expect_case_ok("iplan_scatter_model_sim", 4, t3d);
+    expect_case_ok("iplan_scatter_model_sim", 4, paragon);
+    expect_case_ok("iplan_scatter_model_sim", 16, t3d);
+}
+
 /* The model's choice is the faster mechanism by the simulator's clock, for
  * every statement of the corpus, on the T3D and the Paragon. */
 static const char *const sim_t3d[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
