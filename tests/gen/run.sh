@@ -74,6 +74,24 @@ else
     fails=$((fails + 1))
 fi
 
+# Every statement of the corpus is also in the plan API's model check on sim
+# (tests/pe/plan_corpus.c names each as "FILE: LABEL ..."): a new statement
+# must be added there too.
+for d in tests/gen/*.dgen; do
+    k=0
+    for label in $(grep -vE '^[[:space:]]*(#|$|pes |grid |array )' "$d" |
+        sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\):.*/\1/p;t;s/.*/-/p'); do
+        k=$((k + 1))
+        [ "$label" = - ] && label=s$k
+        if grep -qF "\"$(basename "$d"): $label " tests/pe/plan_corpus.c; then
+            passes=$((passes + 1))
+        else
+            echo "FAIL $(basename "$d"): statement $label is not in tests/pe/plan_corpus.c"
+            fails=$((fails + 1))
+        fi
+    done
+done
+
 # Broken descriptions: the message must name file, line and column.
 expect_error() { # TEXT EXPECTED-MESSAGE
     printf '%s\n' "$1" > "$T/bad.dgen"

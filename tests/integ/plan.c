@@ -161,6 +161,15 @@ Test(plan, iplan_scatter_model_sim, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("iplan_scatter_model_sim", 16, t3d);
 }
 
+/* The same for every statement of dmsg-gen's corpus (tests/gen/*.dgen). */
+Test(plan, model_choice_gen_corpus_sim, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const t3d[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
+    static const char *const paragon[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=paragon", NULL};
+    expect_case_ok("plan_model_gen_corpus", 8, t3d);
+    expect_case_ok("plan_model_gen_corpus", 8, paragon);
+}
+
 /* The model's choice is the faster mechanism by the simulator's clock, for
  * every statement of the corpus, on the T3D and the Paragon. */
 static const char *const sim_t3d[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};

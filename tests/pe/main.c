@@ -16,6 +16,7 @@ static const pe_case *const tables[] = {
     pe_deposit_cases, pe_section_cases, pe_indexed_cases, pe_adp_cases,   pe_fetch_cases,
     pe_counter_cases, pe_sync_cases,    pe_alloc_cases,   pe_error_cases, pe_crash_cases,
     pe_plan_cases, pe_iplan_cases, pe_calib_cases, pe_iscatter_cases,
+    pe_corpus_cases,
     pe_postal_cases,  pe_rr_cases,
     pe_launch_cases,  pe_hang_cases,
 };

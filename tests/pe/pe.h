@@ -37,6 +37,7 @@ extern const pe_case pe_plan_cases[];
 extern const pe_case pe_iplan_cases[];
 extern const pe_case pe_calib_cases[];
 extern const pe_case pe_iscatter_cases[];
+extern const pe_case pe_corpus_cases[];
 extern const pe_case pe_postal_cases[];
 extern const pe_case pe_rr_cases[];
 extern const pe_case pe_launch_cases[];
