@@ -12,26 +12,6 @@
 #include "dmsg_plan.h"
 #include "pe.h"
 
-/* A transpose of 2-D double arrays (rows by blocks): strided pieces. */
-static int make(dmsg_darray *A, dmsg_darray *B, dmsg_assign *as)
-{
-    size_t n = 24 * (size_t)pe_n();
-    dmsg_darray_desc d = {.ndims = 2,
-                          .extent = {n, n},
-                          .elem_size = 8,
-                          .grid_ndims = 1,
-                          .grid = {pe_n()},
-                          .dist = {DMSG_DIST_NONE, DMSG_DIST_BLOCK}};
-    PE_OK(dmsg_darray_init(A, &d));
-    PE_OK(dmsg_darray_init(B, &d));
-    PE_OK(dmsg_darray_alloc(A));
-    PE_OK(dmsg_darray_alloc(B));
-    PE_OK(dmsg_assign_init(as, B, A));
-    as->perm[0] = 1;
-    as->perm[1] = 0;
-    return 0;
-}
-
 /* Creates the plan with opts, checks the result of one execution, returns
  * its info and destroys it. */
 static int plan_info(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan_info *info)
@@ -95,7 +75,7 @@ static int plan_calibrate(void)
     snprintf(dir, sizeof dir, "%s/auto", root);
     dmsg_darray A, B;
     dmsg_assign as;
-    PE_TRY(make(&A, &B, &as));
+    PE_TRY(pe_plan_transpose(&A, &B, &as, 24 * (size_t)pe_n(), 8));
     dmsg_plan_info info;
 
     /* Calibration off, nothing cached: no model, every partner direct. */

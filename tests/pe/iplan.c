@@ -8,7 +8,7 @@
 #include "tests/plan_rand.h"
 
 /* Writes the elements this PE owns of src from salt. */
-static int fill_src(const dmsg_darray *a, uint32_t salt)
+int pe_iplan_fill(const dmsg_darray *a, uint32_t salt)
 {
     size_t n = 1, g[DMSG_MAX_DIMS], e = a->desc.elem_size;
     for (int d = 0; d < a->desc.ndims; d++)
@@ -36,7 +36,7 @@ static int check_dst(const unsigned char *dst, const size_t *idx, size_t n, size
 }
 
 /* A 2-D source: (cyclic(3), block) on a grid of all PEs (2 x np/2 when even). */
-static int make_src(dmsg_darray *a, size_t elem)
+int pe_iplan_array(dmsg_darray *a, size_t elem)
 {
     int np = pe_n(), g0 = np % 2 == 0 ? 2 : 1;
     dmsg_darray_desc d = {.ndims = 2,
@@ -62,7 +62,7 @@ static int iplan_gather(void)
     for (int m = 0; m < 3; m++) {
         size_t e = elems[m];
         dmsg_darray src;
-        PE_TRY(make_src(&src, e));
+        PE_TRY(pe_iplan_array(&src, e));
         unsigned char *dst;
         PE_OK(dmsg_alloc(most * e, (void **)&dst));
         /* Lengths differ per PE; indices repeat and cover every owner. */
@@ -72,7 +72,7 @@ static int iplan_gather(void)
         prand r = {(uint64_t)pe_me() * 977 + (uint64_t)m};
         for (size_t i = 0; i < n; i++)
             idx[i] = (size_t)prand_range(&r, 0, (long)total - 1);
-        PE_TRY(fill_src(&src, 1));
+        PE_TRY(pe_iplan_fill(&src, 1));
         dmsg_iplan *ip;
         PE_OK(dmsg_iplan_create(&src, idx, n, dst, mechs[m], &ip));
         PE_OK(dmsg_iplan_execute(ip));
@@ -80,7 +80,7 @@ static int iplan_gather(void)
         /* Reuse: new source values, the same plan. The owners write src
          * only after a barrier (every PE has read its dst above). */
         PE_OK(dmsg_sync());
-        PE_TRY(fill_src(&src, 7));
+        PE_TRY(pe_iplan_fill(&src, 7));
         PE_OK(dmsg_iplan_execute(ip));
         PE_TRY(check_dst(dst, idx, n, e, 7, mechs[m]));
         dmsg_iplan_info info;
@@ -101,7 +101,7 @@ static int iplan_gather(void)
 static int iplan_errors(void)
 {
     dmsg_darray src;
-    PE_TRY(make_src(&src, 2));
+    PE_TRY(pe_iplan_array(&src, 2));
     unsigned char *dst;
     PE_OK(dmsg_alloc(64, (void **)&dst));
     memset(dst, 0x5a, 64);

@@ -13,25 +13,6 @@
 
 #define BEFORE 3 /* salt of dst's values before the scatter */
 
-/* A 2-D destination: (cyclic(3), block) on all PEs, with halo and padding. */
-static int make_dst(dmsg_darray *a, size_t elem)
-{
-    int np = pe_n(), g0 = np % 2 == 0 ? 2 : 1;
-    dmsg_darray_desc d = {.ndims = 2,
-                          .extent = {23, 17},
-                          .elem_size = elem,
-                          .grid_ndims = 2,
-                          .grid = {g0, np / g0},
-                          .dist = {DMSG_DIST_CYCLIC, DMSG_DIST_BLOCK},
-                          .block = {3, 0},
-                          .onto = {0, 1},
-                          .halo_lo = {1, 0},
-                          .pad = {0, 1}};
-    PE_OK(dmsg_darray_init(a, &d));
-    PE_OK(dmsg_darray_alloc(a));
-    return 0;
-}
-
 /* PE p's index list (any PE can compute any PE's): lengths differ, about a
  * third of the entries repeat an earlier one. */
 static size_t index_list(int p, int salt, size_t total, size_t *idx)
@@ -50,25 +31,9 @@ static unsigned char value(int p, size_t i, size_t j, uint32_t salt)
     return prand_byte(salt, (size_t)p * 4096 + i, j);
 }
 
-/* Writes the elements this PE owns of a from salt (prand_byte of the linear index). */
-static int fill_owned(const dmsg_darray *a, uint32_t salt)
-{
-    size_t n = a->desc.extent[0] * a->desc.extent[1], g[DMSG_MAX_DIMS], e = a->desc.elem_size;
-    for (size_t lin = 0; lin < n; lin++) {
-        int pe;
-        size_t off;
-        prand_unlinear(a, lin, g);
-        PE_OK(dmsg_darray_locate(a, g, &pe, &off));
-        if (pe == pe_me())
-            for (size_t j = 0; j < e; j++)
-                ((unsigned char *)a->base)[off + j] = prand_byte(salt, lin, j);
-    }
-    return 0;
-}
-
 /* Every element this PE owns against the serial evaluation: untouched if
  * no PE names it; else the value of the last entry naming it in one of the
- * lists of the PEs that name it. */
+ * lists of the PEs that name it. salt_list < 0: no lists (all untouched). */
 static int check_owned(const dmsg_darray *a, int salt_list, uint32_t salt_val, int mech)
 {
     size_t total = a->desc.extent[0] * a->desc.extent[1], e = a->desc.elem_size;
@@ -77,7 +42,7 @@ static int check_owned(const dmsg_darray *a, int salt_list, uint32_t salt_val, i
     PE_CHECK(idx != NULL && last != NULL, "out of memory");
     for (size_t k = 0; k < (size_t)pe_n() * total; k++)
         last[k] = -1;
-    for (int p = 0; p < pe_n(); p++) {
+    for (int p = 0; salt_list >= 0 && p < pe_n(); p++) {
         size_t n = index_list(p, salt_list, total, idx);
         for (size_t i = 0; i < n; i++)
             last[(size_t)p * total + idx[i]] = (long)i;
@@ -112,23 +77,6 @@ static int check_owned(const dmsg_darray *a, int salt_list, uint32_t salt_val, i
     return 0;
 }
 
-/* Every element this PE owns still holds its value from before. */
-static int check_owned_untouched(const dmsg_darray *a)
-{
-    size_t total = a->desc.extent[0] * a->desc.extent[1], e = a->desc.elem_size, g[DMSG_MAX_DIMS];
-    for (size_t lin = 0; lin < total; lin++) {
-        int pe;
-        size_t off;
-        prand_unlinear(a, lin, g);
-        PE_OK(dmsg_darray_locate(a, g, &pe, &off));
-        if (pe != pe_me()) continue;
-        for (size_t j = 0; j < e; j++)
-            PE_CHECK(((const unsigned char *)a->base)[off + j] == prand_byte(BEFORE, lin, j),
-                     "element %zu changed by a failed create", lin);
-    }
-    return 0;
-}
-
 static int fill_src(unsigned char *src, size_t n, size_t e, uint32_t salt)
 {
     for (size_t i = 0; i < n; i++)
@@ -145,12 +93,12 @@ static int iplan_scatter(void)
     for (int m = 0; m < 4; m++) {
         size_t e = elems[m], total = 23 * 17, idx[256];
         dmsg_darray dst;
-        PE_TRY(make_dst(&dst, e));
+        PE_TRY(pe_iplan_array(&dst, e));
         unsigned char *src;
         PE_OK(dmsg_alloc(256 * e, (void **)&src));
         int salt_list = m + 1;
         size_t n = index_list(pe_me(), salt_list, total, idx);
-        PE_TRY(fill_owned(&dst, BEFORE));
+        PE_TRY(pe_iplan_fill(&dst, BEFORE));
         PE_TRY(fill_src(src, n, e, 10));
         dmsg_iplan *ip;
         PE_OK(dmsg_iplan_create_scatter(&dst, idx, n, src, mechs[m], &ip));
@@ -158,7 +106,7 @@ static int iplan_scatter(void)
         PE_OK(dmsg_sync()); /* every PE's deposits have landed */
         PE_TRY(check_owned(&dst, salt_list, 10, mechs[m]));
         /* Reuse with new values (src may change between executions). */
-        PE_TRY(fill_owned(&dst, BEFORE));
+        PE_TRY(pe_iplan_fill(&dst, BEFORE));
         PE_TRY(fill_src(src, n, e, 20));
         PE_OK(dmsg_iplan_execute(ip));
         PE_OK(dmsg_sync());
@@ -241,8 +189,8 @@ static int iplan_scatter_model_sim(void)
 static int iplan_scatter_errors(void)
 {
     dmsg_darray dst;
-    PE_TRY(make_dst(&dst, 2));
-    PE_TRY(fill_owned(&dst, BEFORE));
+    PE_TRY(pe_iplan_array(&dst, 2));
+    PE_TRY(pe_iplan_fill(&dst, BEFORE));
     unsigned char *src, local[64];
     PE_OK(dmsg_alloc(64, (void **)&src));
     size_t idx[4] = {0, 5, 390, 7};
@@ -269,7 +217,7 @@ static int iplan_scatter_errors(void)
     PE_EXPECT(dmsg_iplan_create(&dst, idx, 4, src, DMSG_IPLAN_MODEL, &ip), DMSG_ERR_ARG);
     PE_CHECK(ip == NULL, "a failed create wrote its output");
     PE_OK(dmsg_sync());
-    PE_TRY(check_owned_untouched(&dst));
+    PE_TRY(check_owned(&dst, -1, 0, -1));
     /* A local src: the deposit mechanisms and the model (which then deposits) take it. */
     memset(local, 1, sizeof local);
     PE_OK(dmsg_iplan_create_scatter(&dst, idx, pe_me() % 2 ? 0 : 4, local, DMSG_IPLAN_MODEL, &ip));

@@ -101,6 +101,16 @@ int pe_check_equal(const void *got, const void *want, size_t n, const char *what
 struct dmsg_plan;
 struct dmsg_assign;
 int pe_plan_verify(struct dmsg_plan *plan, const struct dmsg_assign *as);
+/* n x n arrays A and B of elem-byte elements, rows by blocks, allocated;
+ * *as = the transpose B = A^T. */
+struct dmsg_darray;
+int pe_plan_transpose(struct dmsg_darray *A, struct dmsg_darray *B, struct dmsg_assign *as,
+                      size_t n, size_t elem);
+/* Irregular plans (iplan.c): a 2-D array (cyclic(3), block) over all PEs
+ * with halo and padding, allocated; and writing the elements this PE owns
+ * from salt (prand_byte of the linear index). */
+int pe_iplan_array(struct dmsg_darray *a, size_t elem);
+int pe_iplan_fill(const struct dmsg_darray *a, uint32_t salt);
 
 #define PE_GUARD 0xA5
 

@@ -153,12 +153,13 @@ static int plan_random_small(void)
 }
 
 /* 2-D BLOCK rows -> transpose: the plan of examples/transpose.c. */
-static int setup_transpose(dmsg_darray *A, dmsg_darray *B, dmsg_assign *as, size_t n)
+int pe_plan_transpose(struct dmsg_darray *A, struct dmsg_darray *B, struct dmsg_assign *as,
+                      size_t n, size_t elem)
 {
     int np = pe_n();
     dmsg_darray_desc d = {.ndims = 2,
                           .extent = {n, n},
-                          .elem_size = 16,
+                          .elem_size = elem,
                           .grid_ndims = 1,
                           .grid = {np},
                           .dist = {DMSG_DIST_NONE, DMSG_DIST_BLOCK}};
@@ -177,7 +178,7 @@ static int plan_transpose_split(void)
     dmsg_darray A, B;
     dmsg_assign as;
     size_t n = 8 * (size_t)pe_n();
-    PE_TRY(setup_transpose(&A, &B, &as, n));
+    PE_TRY(pe_plan_transpose(&A, &B, &as, n, 16));
     PE_TRY(fill(&A, 1, A.base));
     PE_TRY(fill(&B, 2, B.base));
     dmsg_plan *plan;
@@ -224,7 +225,7 @@ static int plan_errors(void)
     dmsg_darray A, B;
     dmsg_assign as, bad;
     size_t n = 4 * (size_t)pe_n();
-    PE_TRY(setup_transpose(&A, &B, &as, n));
+    PE_TRY(pe_plan_transpose(&A, &B, &as, n, 16));
     PE_TRY(fill(&A, 1, A.base));
     PE_TRY(fill(&B, 2, B.base));
     unsigned char *keep = malloc(B.bytes);
