@@ -161,7 +161,7 @@ Test(plan, iplan_scatter_model_sim, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("iplan_scatter_model_sim", 16, t3d);
 }
 
-/* The same for every statement of dmsg-gen's corpus (tests/gen/*.dgen). */
+/* The same for every statement of dmsg-gen's corpus (the .dgen files of tests/gen). */
 Test(plan, model_choice_gen_corpus_sim, .timeout = 4 * JOB_WATCHDOG)
 {
     static const char *const t3d[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
