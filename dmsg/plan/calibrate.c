@@ -37,6 +37,7 @@ static struct {
     char text[PLAN_CAL_TEXT];
     uint32_t covers; /* stride bits; all bits for a full dmsg-ctm description */
     int source;
+    int none; /* calibration off and nothing cached: the job has no model */
 } agreed;
 
 /* The header of the text area PE 0 fills. */
@@ -337,37 +338,52 @@ static void provide(const plan_settings *set, uint32_t need, void *sym, cal_hdr 
     hdr->covers = r.have;
 }
 
+int plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int *source,
+                   dmsg_status *st)
+{
+    *pm = NULL;
+    *source = DMSG_PLAN_SRC_NONE;
+    *st = DMSG_OK;
+    if (agreed.none && set->calibrate == PLAN_CAL_OFF) return 1;
+    int fresh = set->calibrate == PLAN_CAL_REFRESH && agreed.source != DMSG_PLAN_SRC_CALIBRATED;
+    if (agreed.text[0] == '\0' || (need & ~agreed.covers) != 0 || fresh) return 0;
+    *st = plan_model_parse(agreed.text, "host description", pm);
+    if (*st == DMSG_OK) *source = agreed.source;
+    return 1;
+}
+
 dmsg_status plan_cal_model(dmsg_plan *pl, const plan_settings *set, uint32_t need, char *text,
                            plan_model **pm, int *source, double *cal_s)
 {
     *pm = NULL;
     *source = DMSG_PLAN_SRC_NONE;
     *cal_s = 0;
-    int fresh = set->calibrate == PLAN_CAL_REFRESH && agreed.source != DMSG_PLAN_SRC_CALIBRATED;
-    if (agreed.text[0] == '\0' || (need & ~agreed.covers) != 0 || fresh) {
-        /* PE 0 provides, every PE reads: the same text everywhere. */
-        cal_hdr hdr;
-        char *body = text + sizeof hdr;
-        if (pl->me == 0) {
-            provide(set, need, text, &hdr, body); /* overhead deposits: into the header */
-            memcpy(text, &hdr, sizeof hdr);
-            size_t len = sizeof hdr + strlen(body) + 1;
-            for (int q = 1; q < pl->npes; q++) {
-                int st = dmsg_deposit(text, text, len, q, DMSG_CTR_NONE);
-                if (st != DMSG_OK) return st;
-            }
+    /* PE 0 provides, every PE reads: the same text everywhere. */
+    cal_hdr hdr;
+    char *body = text + sizeof hdr;
+    if (pl->me == 0) {
+        provide(set, need, text, &hdr, body); /* overhead deposits: into the header */
+        memcpy(text, &hdr, sizeof hdr);
+        size_t len = sizeof hdr + strlen(body) + 1;
+        for (int q = 1; q < pl->npes; q++) {
+            int st = dmsg_deposit(text, text, len, q, DMSG_CTR_NONE);
+            if (st != DMSG_OK) return st;
         }
-        int st = dmsg_sync();
-        if (st != DMSG_OK) return st;
-        memcpy(&hdr, text, sizeof hdr);
-        if (hdr.status != DMSG_OK) return (dmsg_status)hdr.status;
-        *cal_s = hdr.cal_s;
-        if (hdr.covers == 0) return DMSG_OK; /* calibration off, nothing cached */
-        snprintf(agreed.text, sizeof agreed.text, "%s", body);
-        agreed.covers = hdr.covers;
-        agreed.source = hdr.source;
     }
-    dmsg_status st = plan_model_parse(agreed.text, "host description", pm);
+    int st = dmsg_sync();
+    if (st != DMSG_OK) return st;
+    memcpy(&hdr, text, sizeof hdr);
+    if (hdr.status != DMSG_OK) return (dmsg_status)hdr.status;
+    *cal_s = hdr.cal_s;
+    if (hdr.covers == 0) { /* calibration off, nothing cached */
+        agreed.none = 1;
+        return DMSG_OK;
+    }
+    snprintf(agreed.text, sizeof agreed.text, "%s", body);
+    agreed.covers = hdr.covers;
+    agreed.source = hdr.source;
+    agreed.none = 0;
+    st = plan_model_parse(agreed.text, "host description", pm);
     if (st == DMSG_OK) *source = agreed.source;
     return st;
 }

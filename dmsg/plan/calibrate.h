@@ -22,31 +22,41 @@
  * around each piece's patterns, and stride 1. */
 uint32_t plan_cal_needs(const dmsg_plan *pl);
 
-/* Collective: after every PE's needs were gathered (need = their union;
- * the same on every PE), the host description that covers them: the one
- * this job already agreed on, else PE 0's cached file, else PE 0's cache
- * completed by a calibration of the missing strides (written back). text
- * is pl's shared text area. *pm gets the model (NULL with calibrate off and
- * nothing cached in this job), *source a DMSG_PLAN_SRC_*, *cal_s PE 0's
- * seconds of measuring (0 when nothing was measured). Errors: those of
- * dmsg_deposit and dmsg_sync, DMSG_ERR_ENV (a cached file that does not
- * parse: named in the message), DMSG_ERR_NOMEM. */
+/* Local: the model of the host description this job already agreed on,
+ * if it covers need (or, with calibration off, that the job has none).
+ * Returns 1 with *pm (NULL: no model), *source and *st (a parse error) set;
+ * 0 when the PEs must first agree on a description (plan_cal_model). */
+int plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int *source,
+                   dmsg_status *st);
+
+/* Collective, when some PE's needs are not known (need = the union of
+ * every PE's; the same on every PE): the host description that covers
+ * them: PE 0's full description from dmsg-ctm, else its cached calibration,
+ * completed by a calibration of the missing strides (written back). text is
+ * pl's shared text area. *pm gets the model (NULL with calibrate off and
+ * nothing cached), *source a DMSG_PLAN_SRC_*, *cal_s PE 0's seconds of
+ * measuring (0 when nothing was measured). Errors, the same on every PE
+ * but those of the deposits and the barrier: DMSG_ERR_ENV (a cached file
+ * that does not parse: PE 0 names it), DMSG_ERR_NOMEM. */
 dmsg_status plan_cal_model(dmsg_plan *pl, const plan_settings *set, uint32_t need, char *text,
                            plan_model **pm, int *source, double *cal_s);
 
 /* Bytes of a plan's exchange memory: the rows of the create and measure
- * exchanges (rowsz each), the rows of the model exchange, the text area. */
+ * exchanges (rowsz each), then the text area. */
 size_t plan_xch_bytes(int npes, size_t rowsz);
 
-/* The model of pl (model.c): on shm and ofi collective, every PE calls it
- * with its local status st and its statement's fingerprint hash; the needs
- * are gathered and, if every PE is fine and agrees, the host model is
- * provided. machine: the one the options or settings name, or NULL.
- * Returns st, or the first error on the way (the same on every PE for the
- * collective steps); sets *pm (NULL: no model), pl->model_source and
- * pl->cal_s. */
-dmsg_status plan_pick_model(dmsg_plan *pl, const plan_settings *set, const char *machine,
-                            dmsg_status st, uint64_t hash, plan_model **pm);
+/* The text area in pl's exchange memory. */
+char *plan_cal_text(const dmsg_plan *pl);
+
+/* Local (model.c): the model pl can have without asking the others: the
+ * machine named (the options' or DMSG_PLAN_MACHINE), on sim the simulated
+ * one, for the mechanisms that decide by the model on shm and ofi the host
+ * description this job agreed on. Sets *pm (NULL: none), pl->model_source,
+ * *need (the strides pl's pieces need) and *unknown = 1 when the PEs must
+ * first agree on a host description that covers them (plan_cal_model).
+ * Errors: DMSG_ERR_ENV (a machine that does not load). */
+dmsg_status plan_local_model(dmsg_plan *pl, const plan_settings *set, const char *machine,
+                             plan_model **pm, uint32_t *need, int *unknown);
 
 /* Forgets the description this process agreed on, so that the next plan
  * behaves as the first of a new job (for tests; every PE must call it). */

@@ -91,11 +91,14 @@ static dmsg_status check_local(const dmsg_assign *as, const dmsg_plan_opts *opts
     return DMSG_OK;
 }
 
-/* One row of the create exchange: hash, status, then per receiver the
- * bytes this PE packs for it (0: direct). */
+/* One row of the create exchange: hash, status, the strides the host
+ * model needs and whether this PE lacks a description that covers them,
+ * then per receiver the bytes this PE packs for it (0: direct). */
 typedef struct xrow {
     uint64_t hash;
     int64_t status;
+    uint64_t need;
+    uint64_t unknown;
     uint64_t packed[];
 } xrow;
 
@@ -113,6 +116,31 @@ dmsg_status plan_exchange(dmsg_plan *pl, const void *row, size_t len)
         if (st != DMSG_OK) return st;
     }
     return dmsg_sync();
+}
+
+/* The create exchange: this PE's row (its status st, the statement's
+ * hash, the host model's needs, the bytes it packs per receiver) to every
+ * PE. Returns the deposits' or barrier's error (the PEs are then out of
+ * step), else DMSG_OK: every row is readable. */
+static dmsg_status create_exchange(dmsg_plan *pl, dmsg_status st, uint64_t hash, uint32_t need,
+                                   int unknown)
+{
+    xrow *row = calloc(1, pl->rowsz);
+    if (row == NULL && st == DMSG_OK) st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
+    if (row != NULL) {
+        row->status = st;
+        row->hash = hash;
+        row->need = need;
+        row->unknown = (uint64_t)unknown;
+        for (int i = 0; st == DMSG_OK && i < pl->nto; i++)
+            if (pl->to[i].packable) row->packed[pl->to[i].pe] = pl->to[i].bytes;
+    }
+    /* A PE without a row still deposits one (status NOMEM) so nobody waits. */
+    xrow fallback = {0, DMSG_ERR_NOMEM, 0, 0};
+    int xst = row != NULL ? plan_exchange(pl, row, pl->rowsz)
+                          : plan_exchange(pl, &fallback, sizeof fallback);
+    free(row);
+    return xst;
 }
 
 /* The verdict of the exchange, the same on every PE. */
@@ -206,27 +234,40 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
         return ast;
     }
     plan_model *pm = NULL;
-    st = plan_pick_model(pl, &set, machine, st, hash, &pm);
+    uint32_t need = 0;
+    int unknown = 0;
+    if (st == DMSG_OK) st = plan_local_model(pl, &set, machine, &pm, &need, &unknown);
     if (st == DMSG_OK) plan_choose(pl, pm);
     plan_model_close(pm);
-    xrow *row = calloc(1, pl->rowsz);
-    if (row == NULL && st == DMSG_OK) st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
-    if (row != NULL) {
-        row->status = st;
-        row->hash = hash;
-        for (int i = 0; st == DMSG_OK && i < pl->nto; i++)
-            if (pl->to[i].packable) row->packed[pl->to[i].pe] = pl->to[i].bytes;
-    }
-    /* A PE without a row still deposits one (status NOMEM) so nobody waits. */
-    xrow fallback = {0, DMSG_ERR_NOMEM};
-    int xst = row != NULL ? plan_exchange(pl, row, pl->rowsz)
-                          : plan_exchange(pl, &fallback, sizeof fallback);
-    free(row);
+    int xst = create_exchange(pl, st, hash, need, unknown);
     if (xst != DMSG_OK) { /* a failed barrier leaves the PEs out of step */
         free_local(pl);
         return xst;
     }
     st = verdict(pl);
+    /* The first plan of a job that needs the host's model (or strides it has
+     * not seen): every PE learns that from the rows, PE 0 provides the
+     * description for the union of the needs, and the PEs choose again. */
+    uint32_t all = 0;
+    int any = 0;
+    for (int p = 0; st == DMSG_OK && p < npes; p++) {
+        all |= (uint32_t)row_of(pl, p)->need;
+        any |= row_of(pl, p)->unknown != 0;
+    }
+    if (any) {
+        st = plan_cal_model(pl, &set, all, plan_cal_text(pl), &pm, &pl->model_source, &pl->cal_s);
+        if (st == DMSG_OK) {
+            plan_choose(pl, pm);
+            xst = create_exchange(pl, st, hash, 0, 0);
+            if (xst != DMSG_OK) {
+                plan_model_close(pm);
+                free_local(pl);
+                return xst;
+            }
+            st = verdict(pl);
+        }
+        plan_model_close(pm);
+    }
     size_t stage = 0;
     if (st == DMSG_OK) stage = place_chunks(pl);
     /* Nobody reads the rows after the barrier inside ctr_create / alloc. */
