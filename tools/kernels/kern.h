@@ -135,6 +135,12 @@ static inline size_t kern_rows(size_t n, int np)
 /* Transposed pack of the b x b block at column block q of rows `src`
  * (row length n elements): buf[c][r] = src[r][q*b + c]. Cache-tiled. */
 void kern_pack_block(void *buf, const void *src, size_t n, size_t b, size_t q, size_t elem);
+/* Tiled transposed copy of a b x b block: dst[c * ldd + r] = src[r * lds + c]. */
+void kern_xpose_block(void *dst, size_t ldd, const void *src, size_t lds, size_t b, size_t elem);
+/* The block a PE keeps (column block me of its own rows), transposed straight
+ * into dst without a message: what the packing variants do with their own
+ * block, as a user of any library would. */
+void kern_local_block(void *dst, const void *src, size_t n, size_t b, size_t me, size_t elem);
 /* Unpacks a packed block from PE p into dst rows: dst[c][p*b + r] = buf[c][r]. */
 void kern_unpack_block(void *dst, const void *buf, size_t n, size_t b, size_t p, size_t elem);
 

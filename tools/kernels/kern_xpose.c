@@ -16,27 +16,37 @@ typedef struct cplx {
  * stay in cache (a row-by-row transpose is several times slower). */
 #define TILE 32
 
-#define PACK_LOOP(T)                                                                               \
+#define XPOSE_LOOP(T)                                                                              \
     do {                                                                                           \
-        T *d = buf;                                                                                \
-        const T *s = (const T *)src + q * b;                                                       \
+        T *d = dst;                                                                                \
+        const T *s = src;                                                                          \
         for (size_t r0 = 0; r0 < b; r0 += TILE)                                                    \
             for (size_t c0 = 0; c0 < b; c0 += TILE) {                                              \
                 size_t r1 = r0 + TILE < b ? r0 + TILE : b, c1 = c0 + TILE < b ? c0 + TILE : b;     \
                 for (size_t r = r0; r < r1; r++)                                                   \
                     for (size_t c = c0; c < c1; c++)                                               \
-                        d[c * b + r] = s[r * n + c];                                               \
+                        d[c * ldd + r] = s[r * lds + c];                                           \
             }                                                                                      \
     } while (0)
 
-void kern_pack_block(void *buf, const void *src, size_t n, size_t b, size_t q, size_t elem)
+void kern_xpose_block(void *dst, size_t ldd, const void *src, size_t lds, size_t b, size_t elem)
 {
     if (elem == 16)
-        PACK_LOOP(cplx);
+        XPOSE_LOOP(cplx);
     else if (elem == 8)
-        PACK_LOOP(uint64_t);
+        XPOSE_LOOP(uint64_t);
     else
-        kern_die("pack: element size %zu", elem);
+        kern_die("transpose: element size %zu", elem);
+}
+
+void kern_pack_block(void *buf, const void *src, size_t n, size_t b, size_t q, size_t elem)
+{
+    kern_xpose_block(buf, b, (const char *)src + q * b * elem, n, b, elem);
+}
+
+void kern_local_block(void *dst, const void *src, size_t n, size_t b, size_t me, size_t elem)
+{
+    kern_xpose_block((char *)dst + me * b * elem, n, (const char *)src + me * b * elem, n, b, elem);
 }
 
 void kern_unpack_block(void *dst, const void *buf, size_t n, size_t b, size_t p, size_t elem)

@@ -126,6 +126,10 @@ void kl_xpose_run(kl_xpose *p)
         int q = (me + k) % np;
         if (g_mode == M_ADP) {
             xpose_adp(p, q);
+        } else if (g_mode == M_PACKED && g_kernel_packs && q == me) {
+            KERN_TIC(t1); /* my own block: transposed in place, no message */
+            kern_local_block(p->dst, p->src, n, b, (size_t)me, elem);
+            KERN_TOC(t1, pack);
         } else if (g_mode == M_PACKED && g_kernel_packs) {
             KERN_TIC(t1);
             kern_pack_block(p->buf, p->src, n, b, (size_t)q, elem);
@@ -143,12 +147,13 @@ void kl_xpose_run(kl_xpose *p)
         }
     }
     KERN_TIC(t3);
-    CK(dmsg_await(p->ctr, (uint64_t)np));
+    CK(dmsg_await(p->ctr, (uint64_t)(g_mode == M_PACKED && g_kernel_packs ? np - 1 : np)));
     KERN_TOC(t3, xfer);
     if (g_mode == M_PACKED && g_kernel_packs) {
         KERN_TIC(t4);
         for (int s = 0; s < np; s++)
-            kern_unpack_block(p->dst, p->stage + (size_t)s * blk, n, b, (size_t)s, elem);
+            if (s != me)
+                kern_unpack_block(p->dst, p->stage + (size_t)s * blk, n, b, (size_t)s, elem);
         KERN_TOC(t4, pack);
     }
 }

@@ -3,7 +3,9 @@
  * would write each variant (built with MPICH's mpicc, started with its
  * mpiexec).
  *
- *   mpi-p2p    pack into a buffer, MPI_Isend / MPI_Irecv, unpack
+ *   mpi-p2p    pack into a buffer, MPI_Isend / MPI_Irecv, unpack (the transposes
+ *              send each block as soon as it is packed and transpose their
+ *              own block locally)
  *   mpi-ddt    derived datatypes (vector, indexed) at both ends, no packing
  *              (transpose, fft, fem; a halo of contiguous rows needs none)
  *   mpi-a2a    pack, MPI_Alltoall (transpose, fft) or MPI_Alltoallv (fem), unpack
@@ -255,31 +257,42 @@ void kl_xpose_run(kl_xpose *p)
     size_t b = p->b, n = p->n, elem = p->elem, blk = b * b * elem;
     int cnt = (int)(b * b * elem);
     if (g_mode == M_P2P || g_mode == M_A2A) {
-        KERN_TIC(t0);
-        for (int q = 0; q < np; q++)
-            kern_pack_block(p->sbuf + (size_t)q * blk, p->src, n, b, (size_t)q, elem);
-        KERN_TOC(t0, pack);
+        /* p2p: receives first; my own block never enters MPI, it is
+         * transposed locally while the messages are in flight. Alltoall
+         * takes every block, its own included. */
+        int a2a = g_mode == M_A2A, k0 = a2a ? 0 : 1;
         KERN_TIC(t1);
-        if (g_mode == M_A2A) {
-            MCK(MPI_Alltoall(p->sbuf, cnt, MPI_BYTE, p->rbuf, cnt, MPI_BYTE, MPI_COMM_WORLD));
-        } else {
-            for (int k = 0; k < np; k++) {
-                int q = (me + np - k) % np; /* receive from the PEs that send to me first */
-                MCK(MPI_Irecv(p->rbuf + (size_t)q * blk, cnt, MPI_BYTE, q, 0, MPI_COMM_WORLD,
-                              &p->req[nreq++]));
-            }
-            for (int k = 0; k < np; k++) {
-                int q = (me + k) % np;
-                MCK(MPI_Isend(p->sbuf + (size_t)q * blk, cnt, MPI_BYTE, q, 0, MPI_COMM_WORLD,
-                              &p->req[nreq++]));
-            }
+        for (int k = k0; !a2a && k < np; k++) {
+            int q = (me + np - k) % np; /* receive from the PEs that send to me first */
+            MCK(MPI_Irecv(p->rbuf + (size_t)q * blk, cnt, MPI_BYTE, q, 0, MPI_COMM_WORLD,
+                          &p->req[nreq++]));
         }
         KERN_TOC(t1, xfer);
+        for (int k = k0; k < np; k++) {
+            int q = (me + k) % np;
+            KERN_TIC(t0);
+            kern_pack_block(p->sbuf + (size_t)q * blk, p->src, n, b, (size_t)q, elem);
+            KERN_TOC(t0, pack);
+            KERN_TIC(t2);
+            if (!a2a)
+                MCK(MPI_Isend(p->sbuf + (size_t)q * blk, cnt, MPI_BYTE, q, 0, MPI_COMM_WORLD,
+                              &p->req[nreq++]));
+            KERN_TOC(t2, xfer);
+        }
+        KERN_TIC(t3);
+        if (a2a) {
+            MCK(MPI_Alltoall(p->sbuf, cnt, MPI_BYTE, p->rbuf, cnt, MPI_BYTE, MPI_COMM_WORLD));
+            KERN_TOC(t3, xfer);
+        } else {
+            kern_local_block(p->dst, p->src, n, b, (size_t)me, elem);
+            KERN_TOC(t3, pack);
+        }
         if (nreq) wait_all(nreq, p->req);
-        KERN_TIC(t2);
+        KERN_TIC(t4);
         for (int s = 0; s < np; s++)
-            kern_unpack_block(p->dst, p->rbuf + (size_t)s * blk, n, b, (size_t)s, elem);
-        KERN_TOC(t2, pack);
+            if (a2a || s != me)
+                kern_unpack_block(p->dst, p->rbuf + (size_t)s * blk, n, b, (size_t)s, elem);
+        KERN_TOC(t4, pack);
         return;
     }
     if (g_mode == M_FENCE || g_mode == M_PSCW) {

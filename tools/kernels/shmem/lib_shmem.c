@@ -163,7 +163,11 @@ void kl_xpose_run(kl_xpose *p)
     for (int k = 0; k < np; k++) {
         int q = (me + k) % np;
         char *d = p->dst + (size_t)me * b * elem; /* my column block of q's rows */
-        if (g_mode == M_PUTMEM) {
+        if (g_mode == M_PUTMEM && q == me) {
+            KERN_TIC(t0); /* my own block: transposed in place */
+            kern_local_block(p->dst, p->src, n, b, (size_t)me, elem);
+            KERN_TOC(t0, pack);
+        } else if (g_mode == M_PUTMEM) {
             KERN_TIC(t0);
             kern_pack_block(p->buf, p->src, n, b, (size_t)q, elem);
             KERN_TOC(t0, pack);
