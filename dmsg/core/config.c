@@ -27,8 +27,10 @@ static const dmsg_env_entry rows[] = {
     {"DMSG_SPIN", DMSG_ENV_LONG, "-1",
      "polls before a waiting PE sleeps (futex); -1 = automatic (short when PEs outnumber cores)",
      F(spin)},
-    {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "64K",
-     "working set per side of one tile of a strided 2-D copy (transpose)", F(tile_bytes)},
+    {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "0",
+     "working set per side of one tile of a strided 2-D copy (transpose); 0 = automatic by "
+     "element size (4K from 8-byte elements on, 64K below)",
+     F(tile_bytes)},
     {"DMSG_PMIX_LIBRARY", DMSG_ENV_STRING, "libpmix.so.2",
      "the libpmix shared library opened under a PMIx launcher (Open MPI's mpirun, srun "
      "--mpi=pmix): a name the dynamic loader searches, or a path",
@@ -51,8 +53,8 @@ static dmsg_status check_ranges(dmsg_config *c, char *err, size_t errlen)
         snprintf(err, errlen, "DMSG_MAX_COUNTERS must be between 1 and 65536");
         return DMSG_ERR_ENV;
     }
-    if (c->tile_bytes < 256 || c->tile_bytes > ((uint64_t)64 << 20)) {
-        snprintf(err, errlen, "DMSG_TILE_BYTES must be between 256 and 64M");
+    if (c->tile_bytes != 0 && (c->tile_bytes < 256 || c->tile_bytes > ((uint64_t)64 << 20))) {
+        snprintf(err, errlen, "DMSG_TILE_BYTES must be 0 (automatic) or between 256 and 64M");
         return DMSG_ERR_ENV;
     }
     return DMSG_OK;

@@ -5,12 +5,20 @@
  * while a tile is copied. Sections whose shapes differ are refined to a common
  * shape when the dimension boundaries line up, else walked by two odometers.
  *
- * Measured on 2048x2048 and 2000x2000 transposes (2-core Xeon, 48 KiB L1d and
- * 2 MiB L2 per core): tiles of 64 KiB per side (64x64 elements of 16 bytes)
- * were at or near the best for 4-, 8- and 16-byte elements, hence
- * DMSG_XFER_TILE_DEFAULT. Line blocks inside the tiles won clearly for 4-byte
- * elements (about 1.4x at 2048), were even for 8, and lost for 16 bytes at the
- * power-of-two size, so 16-byte elements use plain tiles. */
+ * Tile size. Measured on 2048x2048 and 2000x2000 transposes (2-core Xeon, 48
+ * KiB L1d and 2 MiB L2 per core), tiles of 64 KiB per side were at or near
+ * the best for 4-, 8- and 16-byte elements. On a 2-core EPYC (32 KiB L1d,
+ * 512 KiB L2 per core, 32 MiB L3), single-thread CPU time, blocks of N x N/2
+ * and N x N/4 of 2048x2048: 16-byte elements copied 7-45% faster with tiles
+ * of 2-4 KiB per side (16x16 elements) than with 64 KiB, and 2.4x faster
+ * where both sides fit in L3 (1024x512); 8-byte elements 1-10% faster at 2-4
+ * KiB; 4-byte elements were best at 64 KiB (2.7 against 1.7 GB/s at 2048 x
+ * 1024). Small tiles keep the few source lines a tile reads at a
+ * power-of-two row stride from evicting each other. So the automatic tile is
+ * 4 KiB from 8-byte elements on and 64 KiB below (dmsg_xfer_tile_auto);
+ * DMSG_TILE_BYTES overrides it. Line blocks inside the tiles won clearly for
+ * 4-byte elements (about 1.4x at 2048), were even for 8, and lost for 16
+ * bytes at the power-of-two size, so 16-byte elements use plain tiles. */
 #include <string.h>
 #include "dmsg/xfer/xfer_impl.h"
 
@@ -192,11 +200,16 @@ static size_t tile_edge(size_t tile_bytes, size_t elem, size_t block)
     return lo < block ? block : lo - lo % block;
 }
 
+size_t dmsg_xfer_tile_auto(size_t elem)
+{
+    return elem >= 8 ? DMSG_XFER_TILE_WIDE_ELEM : DMSG_XFER_TILE_SMALL_ELEM;
+}
+
 static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p)
 {
     int used[XFER_WORK_DIMS] = {0};
     int inner = pick_inner(w), partner = pick_partner(w, inner);
-    size_t tb = p && p->tile_bytes ? p->tile_bytes : DMSG_XFER_TILE_DEFAULT;
+    size_t tb = p && p->tile_bytes ? p->tile_bytes : dmsg_xfer_tile_auto(w->elem);
     pl->nd = 0;
     pl->elem = w->elem;
     pl->vec = pick_vec(w->elem);

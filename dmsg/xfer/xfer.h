@@ -52,12 +52,16 @@ int dmsg_sect_normalize(dmsg_sect *out, const dmsg_layout *dl, const dmsg_layout
 
 /* Tunables of the engine (from the environment table). */
 typedef struct dmsg_xfer_params {
-    size_t tile_bytes; /* bytes of one side of a square tile working set, e.g. 16 KiB */
+    size_t tile_bytes; /* bytes of one side of a square tile working set; 0 = automatic */
 } dmsg_xfer_params;
 
-/* tile_bytes used when params is NULL or its tile_bytes is 0 (measured: see
- * the notes at the top of dmsg/xfer/copy_sect.c). */
-#define DMSG_XFER_TILE_DEFAULT ((size_t)64 * 1024)
+/* The tile used when params is NULL or its tile_bytes is 0: chosen by the
+ * element size of the folded section (measured: see the notes at the top of
+ * dmsg/xfer/copy_sect.c): DMSG_XFER_TILE_SMALL_ELEM for elements below 8
+ * bytes, DMSG_XFER_TILE_WIDE_ELEM from 8 bytes on. */
+#define DMSG_XFER_TILE_SMALL_ELEM ((size_t)64 * 1024)
+#define DMSG_XFER_TILE_WIDE_ELEM ((size_t)4 * 1024)
+size_t dmsg_xfer_tile_auto(size_t elem);
 
 /* Copies a validated section (shapes may differ; totals are equal and > 0). */
 void dmsg_copy_section(char *dst, const dmsg_layout *dl, const char *src, const dmsg_layout *sl,

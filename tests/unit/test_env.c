@@ -38,7 +38,7 @@ Test(env, defaults)
     cr_assert_eq(c.timeout, 0.0);
     cr_assert_eq(c.stall_report, 60.0, "a silent hang is reported after a minute by default");
     cr_assert_eq(c.spin, -1);
-    cr_assert_eq(c.tile_bytes, 64u << 10);
+    cr_assert_eq(c.tile_bytes, 0, "0: the copy engine picks the tile by element size");
     cr_assert_eq(c.debug, 0);
     sim_settings s;
     cr_assert_eq(dmsg_env_load(&sim_env_table, &s, err, sizeof err), DMSG_OK);
@@ -139,6 +139,11 @@ Test(env, range_rules)
     setenv("DMSG_MAX_COUNTERS", "8", 1);
     setenv("DMSG_TILE_BYTES", "16", 1);
     cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    setenv("DMSG_TILE_BYTES", "255", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    setenv("DMSG_TILE_BYTES", "0", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK, "0 is automatic: %s", err);
+    cr_assert_eq(c.tile_bytes, 0);
     setenv("DMSG_TILE_BYTES", "8K", 1);
     setenv("DMSG_TRANSPORT", "a-name-that-is-far-too-long", 1);
     cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);

@@ -352,7 +352,7 @@ Test(copy, transposes)
 {
     static const size_t sizes[][2] = {{1, 1},   {1, 7},   {3, 5},   {16, 16}, {17, 33},
                                       {64, 64}, {100, 37}, {129, 65}, {255, 257}};
-    static const size_t tiles[] = {0, 256, 1000, 4096};
+    static const size_t tiles[] = {0, 256, 1000, 4096, 65536};
     const int perm[] = {1, 0};
     for (size_t e = 0; e < NELEMS; e++) {
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
@@ -365,6 +365,19 @@ Test(copy, transposes)
             }
         }
     }
+}
+
+/* The automatic tile follows the element size of the folded section: small
+ * tiles where they were measured faster (8 bytes and wider), large ones for
+ * narrow elements whose line blocks need room. */
+Test(copy, tile_auto_by_element_size)
+{
+    cr_assert_eq(dmsg_xfer_tile_auto(1), DMSG_XFER_TILE_SMALL_ELEM);
+    cr_assert_eq(dmsg_xfer_tile_auto(4), DMSG_XFER_TILE_SMALL_ELEM);
+    cr_assert_eq(dmsg_xfer_tile_auto(8), DMSG_XFER_TILE_WIDE_ELEM);
+    cr_assert_eq(dmsg_xfer_tile_auto(16), DMSG_XFER_TILE_WIDE_ELEM);
+    cr_assert_eq(dmsg_xfer_tile_auto(48), DMSG_XFER_TILE_WIDE_ELEM);
+    cr_assert_lt(DMSG_XFER_TILE_WIDE_ELEM, DMSG_XFER_TILE_SMALL_ELEM);
 }
 
 Test(copy, transpose_with_padding_and_reversal)
