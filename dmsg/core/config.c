@@ -29,7 +29,7 @@ static const dmsg_env_entry rows[] = {
      F(spin)},
     {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "0",
      "working set per side of one tile of a strided 2-D copy (transpose); 0 = automatic by "
-     "element size (4K from 8-byte elements on, 64K below)",
+     "element size (4K from 16-byte elements on, 64K below)",
      F(tile_bytes)},
     {"DMSG_PMIX_LIBRARY", DMSG_ENV_STRING, "libpmix.so.2",
      "the libpmix shared library opened under a PMIx launcher (Open MPI's mpirun, srun "

@@ -14,8 +14,10 @@
  * where both sides fit in L3 (1024x512); 8-byte elements 1-10% faster at 2-4
  * KiB; 4-byte elements were best at 64 KiB (2.7 against 1.7 GB/s at 2048 x
  * 1024). Small tiles keep the few source lines a tile reads at a
- * power-of-two row stride from evicting each other. So the automatic tile is
- * 4 KiB from 8-byte elements on and 64 KiB below (dmsg_xfer_tile_auto);
+ * power-of-two row stride from evicting each other. In the FFT kernel (8-byte
+ * elements, 4 PEs on the 2 cores) 64 KiB did better than 4 KiB in both of two
+ * loaded rounds, so 8-byte elements keep 64 KiB: the automatic tile is 4 KiB
+ * from 16-byte elements on and 64 KiB below (dmsg_xfer_tile_auto);
  * DMSG_TILE_BYTES overrides it. Line blocks inside the tiles won clearly for
  * 4-byte elements (about 1.4x at 2048), were even for 8, and lost for 16
  * bytes at the power-of-two size, so 16-byte elements use plain tiles. */
@@ -202,7 +204,7 @@ static size_t tile_edge(size_t tile_bytes, size_t elem, size_t block)
 
 size_t dmsg_xfer_tile_auto(size_t elem)
 {
-    return elem >= 8 ? DMSG_XFER_TILE_WIDE_ELEM : DMSG_XFER_TILE_SMALL_ELEM;
+    return elem >= 16 ? DMSG_XFER_TILE_WIDE_ELEM : DMSG_XFER_TILE_SMALL_ELEM;
 }
 
 static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p)

@@ -57,8 +57,8 @@ typedef struct dmsg_xfer_params {
 
 /* The tile used when params is NULL or its tile_bytes is 0: chosen by the
  * element size of the folded section (measured: see the notes at the top of
- * dmsg/xfer/copy_sect.c): DMSG_XFER_TILE_SMALL_ELEM for elements below 8
- * bytes, DMSG_XFER_TILE_WIDE_ELEM from 8 bytes on. */
+ * dmsg/xfer/copy_sect.c): DMSG_XFER_TILE_SMALL_ELEM for elements below 16
+ * bytes, DMSG_XFER_TILE_WIDE_ELEM from 16 bytes on. */
 #define DMSG_XFER_TILE_SMALL_ELEM ((size_t)64 * 1024)
 #define DMSG_XFER_TILE_WIDE_ELEM ((size_t)4 * 1024)
 size_t dmsg_xfer_tile_auto(size_t elem);

@@ -368,13 +368,13 @@ Test(copy, transposes)
 }
 
 /* The automatic tile follows the element size of the folded section: small
- * tiles where they were measured faster (8 bytes and wider), large ones for
- * narrow elements whose line blocks need room. */
+ * tiles where they were measured faster (16 bytes and wider), large ones for
+ * narrower elements. */
 Test(copy, tile_auto_by_element_size)
 {
     cr_assert_eq(dmsg_xfer_tile_auto(1), DMSG_XFER_TILE_SMALL_ELEM);
     cr_assert_eq(dmsg_xfer_tile_auto(4), DMSG_XFER_TILE_SMALL_ELEM);
-    cr_assert_eq(dmsg_xfer_tile_auto(8), DMSG_XFER_TILE_WIDE_ELEM);
+    cr_assert_eq(dmsg_xfer_tile_auto(8), DMSG_XFER_TILE_SMALL_ELEM);
     cr_assert_eq(dmsg_xfer_tile_auto(16), DMSG_XFER_TILE_WIDE_ELEM);
     cr_assert_eq(dmsg_xfer_tile_auto(48), DMSG_XFER_TILE_WIDE_ELEM);
     cr_assert_lt(DMSG_XFER_TILE_WIDE_ELEM, DMSG_XFER_TILE_SMALL_ELEM);
