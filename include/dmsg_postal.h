@@ -16,14 +16,18 @@
  * of its own (at most DMSG_POSTAL_QUEUE bytes per receiver) and delivers it
  * when the receiver has made room; a receiver that must wait makes room by
  * moving unmatched messages out of a full mailbox. Nothing is lost or
- * overwritten. The largest message is DMSG_POSTAL_MAILBOX / 2 - 64 bytes.
+ * overwritten. Messages may have any size up to DMSG_POSTAL_QUEUE: one
+ * longer than half a mailbox travels as fragments, which the receiver
+ * reassembles in its own memory as they land (as PVM does).
  *
  * Progress. Queued messages move, and mailbox room is reported, only while
  * the PE is inside a postal call: every blocking call (recv, recv_bytes,
- * flush, finalize) drives progress until it can return, so a program that is
- * correct with unbounded buffering cannot deadlock. dmsg_sync and
- * dmsg_finalize do not deliver queued postal messages: call
- * dmsg_postal_flush first if a step relies on them being in the mailboxes.
+ * flush, barrier, finalize) drives progress until it can return, so a
+ * program that is correct with unbounded buffering and synchronizes with
+ * postal calls cannot deadlock. dmsg_sync is not a postal call: a PE waiting
+ * in it delivers nothing, so a partner that waits for its queued messages
+ * waits for ever. Synchronize postal programs with dmsg_postal_barrier (as
+ * PVM programs use pvm_barrier).
  *
  * Threads, errors, timeouts: as dmsg.h. One thread per PE calls the postal
  * layer. A call that fails has no effect, except where noted. Waits are
@@ -52,9 +56,9 @@ typedef struct dmsg_postal_info {
 
 /**
  * Starts the postal layer. Collective (every PE, after dmsg_init): allocates
- * the mailboxes (DMSG_POSTAL_MAILBOX bytes per PE of the job), a send buffer
- * and npes + 1 deposit counters, and ends with a barrier, so every PE may send
- * as soon as it returns.
+ * the mailboxes (DMSG_POSTAL_MAILBOX bytes per PE of the job) and npes + 2
+ * deposit counters (one per sender, a wake-up and a finish counter), and ends
+ * with a barrier, so every PE may send as soon as it returns.
  * Errors: DMSG_ERR_NOT_INIT, DMSG_ERR_STATE (already started), DMSG_ERR_NOMEM
  * (segment too small for the mailboxes, or DMSG_MAX_COUNTERS too low), and
  * the errors of the collectives.
@@ -78,6 +82,17 @@ int dmsg_postal_finalize(void);
  */
 int dmsg_postal_flush(void);
 
+/**
+ * Barrier of the postal layer (as pvm_barrier over all PEs). Collective:
+ * drives progress until no PE has messages queued (making room for stuck
+ * senders as a waiting receive does), then ends with dmsg_sync. On return
+ * every message any PE sent before the call is in its receiver's mailbox
+ * (or already received); messages not received stay receivable.
+ * Errors: DMSG_ERR_STATE, DMSG_ERR_NOMEM (spill memory), DMSG_ERR_TIMEOUT,
+ * DMSG_ERR_ABORTED.
+ */
+int dmsg_postal_barrier(void);
+
 /* ------------------------------------------------------------- sending */
 
 /**
@@ -92,8 +107,8 @@ int dmsg_postal_initsend(void);
  * at data + i * stride * elem_size. A copy; data may be reused on return.
  * n == 0 appends nothing (data may then be NULL).
  * Errors: DMSG_ERR_STATE, DMSG_ERR_NULL, DMSG_ERR_ARG (elem_size, n < 0,
- * stride < 1), DMSG_ERR_OVERFLOW (the extent overflows), DMSG_ERR_NOMEM (the
- * message would exceed the largest message size).
+ * stride < 1), DMSG_ERR_OVERFLOW (the extent overflows), DMSG_ERR_NOMEM (no
+ * memory to grow the send buffer).
  */
 int dmsg_postal_pk(const void *data, long n, long stride, size_t elem_size);
 
@@ -114,8 +129,9 @@ int dmsg_postal_pk_dcplx(const double *data, long n, long stride);
  * sent again); never waits for the receiver. The message is in pe's mailbox
  * on return, or in this PE's queue when that mailbox is full.
  * Errors: DMSG_ERR_STATE, DMSG_ERR_PE, DMSG_ERR_ARG (tag < 0), DMSG_ERR_NOMEM
- * (pe's mailbox is full and the queue for pe holds DMSG_POSTAL_QUEUE bytes:
- * nothing is sent; receive something, or flush, and retry).
+ * (pe's mailbox is full and the message would take the queue for pe past
+ * DMSG_POSTAL_QUEUE bytes: nothing is sent; receive something, or flush, and
+ * retry).
  */
 int dmsg_postal_send(int pe, int tag);
 
@@ -123,7 +139,7 @@ int dmsg_postal_send(int pe, int tag);
  * Sends `bytes` contiguous bytes from buf to pe with tag, without touching
  * the send buffer (as pvm_psend). The bytes are still copied into the
  * message. Errors: as dmsg_postal_send, DMSG_ERR_NULL (buf NULL with
- * bytes > 0), DMSG_ERR_NOMEM (larger than the largest message).
+ * bytes > 0).
  */
 int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes);
 
@@ -210,7 +226,7 @@ typedef struct dmsg_postal_stats {
     uint64_t pack_bytes;    /**< copy S.P: user data into the send buffer */
     uint64_t queue_bytes;   /**< copy S.T: send buffer into the sender queue */
     uint64_t transfer_bytes;/**< deposits into mailboxes, headers included */
-    uint64_t spill_bytes;   /**< copy R.T: mailbox into receiver memory, when spilled */
+    uint64_t spill_bytes;   /**< copy R.T: mailbox into receiver memory (spills, reassembly of fragments) */
     uint64_t unpack_bytes;  /**< copy R.U: receive buffer into user data */
     double pack_time;       /**< seconds (dmsg_wtime) in pack calls */
     double send_time;       /**< in sends and flushes: transfer, control, buffer management */

@@ -13,6 +13,21 @@ size_t chan_max_len(const chan *c)
     return c->ring / 2 - CHAN_HDR;
 }
 
+dmsg_status chan_reserve(chan *c, int pe, uint64_t bytes)
+{
+    if (c->tx[pe].qbytes + bytes <= c->qlimit && bytes <= c->qlimit)
+        return DMSG_OK;
+    dmsg_status st = chan_progress(c);
+    if (st)
+        return st;
+    if (c->tx[pe].qbytes + bytes <= c->qlimit && bytes <= c->qlimit)
+        return DMSG_OK;
+    return DMSG_FAIL(DMSG_ERR_NOMEM,
+                     "%llu bytes for PE %d with %llu queued exceed DMSG_POSTAL_QUEUE (%llu)",
+                     (unsigned long long)bytes, pe, (unsigned long long)c->tx[pe].qbytes,
+                     (unsigned long long)c->qlimit);
+}
+
 static void free_arrays(chan *c)
 {
     if (c->tx)
@@ -401,6 +416,7 @@ static dmsg_status walk(chan *c, int src)
         m->data = ring + (h.wrap ? 0 : pos + CHAN_HDR);
         m->spilled = 0;
         m->idx = idx;
+        m->user = 0;
         append(c, m);
     }
     /* The rest of the message tally are room reports: a lower bound, since
@@ -477,6 +493,25 @@ dmsg_status chan_spill(chan *c, chan_msg *m)
     return DMSG_OK;
 }
 
+dmsg_status chan_own(chan *c, chan_msg *m, size_t cap)
+{
+    double t0 = dmsg_wtime();
+    char *copy = malloc(cap ? cap : 1);
+    if (!copy)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "a message of %zu bytes", cap);
+    if (m->h.len)
+        memcpy(copy, m->data, m->h.len);
+    if (m->spilled)
+        free(m->data);
+    else
+        ring_done(c, m->src, m->idx);
+    m->data = copy;
+    m->spilled = 1;
+    c->st.spill_bytes += m->h.len;
+    c->st.t_manage += dmsg_wtime() - t0;
+    return DMSG_OK;
+}
+
 dmsg_status chan_wait(chan *c)
 {
     dmsg_status st;
@@ -528,21 +563,24 @@ void chan_consume(chan *c, chan_msg *m)
 
 /* ------------------------------------------------------------- closing */
 
-/* Every PE delivers its queue while dropping what reaches it, then tells
- * every PE it is done; once all are done no ring deposit can follow. */
-static dmsg_status drain_all(chan *c)
+/* Every PE delivers its queue (spilling, or dropping, what reaches it),
+ * then tells every PE it is done; once all are done no ring deposit can
+ * follow until the next send. */
+dmsg_status chan_drain(chan *c, int drop)
 {
     dmsg_status st;
     int told = 0;
     for (;;) {
         if ((st = chan_progress(c)))
             return st;
-        while (c->head)
-            chan_consume(c, c->head);
-        for (int p = 0; p < c->npes; p++)
-            c->rx[p].stuck = 1; /* report all room at once */
-        if ((st = chan_progress(c)))
-            return st;
+        if (drop) {
+            while (c->head)
+                chan_consume(c, c->head);
+            for (int p = 0; p < c->npes; p++)
+                c->rx[p].stuck = 1; /* report all room at once */
+            if ((st = chan_progress(c)))
+                return st;
+        }
         if (!told && chan_queued(c) == 0) {
             for (int p = 0; p < c->npes && !st; p++) {
                 st = dmsg_deposit(c->scratch, c->scratch, 0, p, c->fin);
@@ -564,7 +602,7 @@ static dmsg_status drain_all(chan *c)
 
 dmsg_status chan_close(chan *c)
 {
-    dmsg_status st = drain_all(c);
+    dmsg_status st = chan_drain(c, 1);
     while (c->head)
         chan_consume(c, c->head);
     for (int p = 0; p < c->npes; p++)

@@ -54,6 +54,7 @@ typedef struct chan_msg {
     char *data;      /* payload: in the ring (symmetric memory) or in spill memory */
     int spilled;
     uint64_t idx;    /* ring order within its pair */
+    int user;        /* for the channel's user (0 when the message is found) */
 } chan_msg;
 
 typedef struct chan_qmsg {
@@ -82,6 +83,7 @@ typedef struct chan_rx {  /* this PE receiving from one PE */
     uint32_t *fp;         /* footprint per walked message, by index % cap */
     uint8_t *done;        /* consumed flag per walked message, by index % cap */
     int stuck;            /* the sender has messages queued for us */
+    chan_msg *open;       /* for the channel's user: a message of this sender it is building */
 } chan_rx;
 
 typedef struct chan_stats {
@@ -116,6 +118,11 @@ dmsg_status chan_close(chan *c);
 /* Largest payload a message may carry. */
 size_t chan_max_len(const chan *c);
 
+/* Whether `bytes` more payload for pe stay within the queue limit even if
+ * none of it fits the ring now (after one progress pass when they would
+ * not). DMSG_ERR_NOMEM: they would not; nothing changed. */
+dmsg_status chan_reserve(chan *c, int pe, uint64_t bytes);
+
 /* Sends a message: buf holds CHAN_HDR bytes of room followed by len payload
  * bytes (buf is local memory; its header room is overwritten). h gives type,
  * tag and aux; the rest is filled here. Delivered now or queued.
@@ -134,6 +141,17 @@ dmsg_status chan_wait(chan *c);
 /* Moves a message the caller holds out of the ring if its sender is stuck
  * (call before chan_wait for messages not in the landed list). */
 dmsg_status chan_spill(chan *c, chan_msg *m);
+
+/* Moves m's payload into private memory of cap bytes (cap >= its length;
+ * from the ring, or from its spill copy) and frees its ring room. For a
+ * message the caller will grow (reassembly of fragments). */
+dmsg_status chan_own(chan *c, chan_msg *m, size_t cap);
+
+/* Collective: drives progress until no PE has messages queued, making room
+ * for stuck senders (spilling, or with `drop` dropping every landed
+ * message), then agrees with every PE that all queues are empty. Landed
+ * messages that are kept stay receivable. */
+dmsg_status chan_drain(chan *c, int drop);
 
 /* Removes m from the landed list and frees its ring room (and spill memory). */
 void chan_consume(chan *c, chan_msg *m);

@@ -1,7 +1,9 @@
 /* The postal layer's lifetime: init, flush, finalize, statistics. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
 #include "dmsg/postal/settings.h"
 
@@ -28,20 +30,9 @@ int dmsg_postal_init(void)
     st = chan_open(&n.ch, cfg.mailbox, cfg.queue);
     if (st)
         return st;
-    size_t room = CHAN_HDR + chan_max_len(&n.ch);
-    if ((st = dmsg_alloc(room, (void **)&n.sbuf)))
-        goto err_chan;
-    if ((st = dmsg_alloc(room, (void **)&n.pbuf)))
-        goto err_sbuf;
     n.started = 1;
     *g = n;
     return DMSG_OK;
-
-err_sbuf:
-    dmsg_free(n.sbuf);
-err_chan:
-    chan_close(&n.ch);
-    return st;
 }
 
 int dmsg_postal_finalize(void)
@@ -52,12 +43,29 @@ int dmsg_postal_finalize(void)
         chan_release(&g->ch, g->active);
         g->active = NULL;
     }
-    dmsg_status st = chan_close(&g->ch);
-    dmsg_status s2 = dmsg_free(g->pbuf);
-    st = st ? st : s2;
-    s2 = dmsg_free(g->sbuf);
-    st = st ? st : s2;
+    dmsg_status st = chan_close(&g->ch); /* frees messages being reassembled too */
+    free(g->sbuf.p);
+    free(g->pbuf.p);
     memset(g, 0, sizeof *g);
+    return st;
+}
+
+int dmsg_postal_barrier(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    POSTAL_REQUIRE();
+    double t0 = dmsg_wtime();
+    dmsg_status st = DMSG_OK;
+    /* The active buffer must not hold room a stuck sender needs. */
+    if (g->active)
+        st = chan_spill(&g->ch, g->active);
+    if (!st)
+        st = chan_drain(&g->ch, 0);
+    if (!st)
+        st = postal_progress();
+    if (!st)
+        st = dmsg_sync();
+    g->st.recv_time += dmsg_wtime() - t0;
     return st;
 }
 
@@ -119,10 +127,19 @@ dmsg_status postal_check_strided(const void *data, long n, long stride, size_t e
     return DMSG_OK;
 }
 
-void postal_layouts(long n, long stride, size_t elem_size, dmsg_layout *packed,
-                    dmsg_layout *user)
+dmsg_status postal_copy(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride,
+                        size_t n, size_t elem_size)
 {
-    *packed = (dmsg_layout){.ndims = 1, .count = {(size_t)n}, .stride = {(ptrdiff_t)elem_size}};
-    *user = (dmsg_layout){.ndims = 1, .count = {(size_t)n},
-                          .stride = {(ptrdiff_t)((size_t)stride * elem_size)}};
+    if (n == 0)
+        return DMSG_OK;
+    char *d = dst;
+    const char *s = src;
+    if (dstride == (ptrdiff_t)elem_size && sstride == (ptrdiff_t)elem_size)
+        memcpy(d, s, n * elem_size);
+    else
+        for (size_t i = 0; i < n; i++, d += dstride, s += sstride)
+            memcpy(d, s, elem_size);
+    dmsg_work w = {.kind = DMSG_WORK_COPY, .n = n, .elem = elem_size, .src_stride = sstride,
+                   .dst_stride = dstride};
+    return dmsg_work_book(&w);
 }

@@ -7,12 +7,27 @@
 
 enum { POSTAL_T_MSG = 1 };
 
+/* A send buffer: CHAN_HDR bytes of room, then the packed message. Private
+ * memory that grows as it is packed (deposit sources may be any memory). */
+typedef struct postal_buf {
+    char *p;
+    size_t used, cap; /* packed bytes; bytes after the header room */
+} postal_buf;
+
+/* Message fragments. A message longer than a channel message goes as
+ * consecutive fragments (messages of one pair stay in order); the header's
+ * aux[0] holds the message's whole length, aux[1] the fragment's offset.
+ * The receiver copies fragments into one private buffer as they land, so
+ * they never hold mailbox room (postal_recv.c). */
+enum { POSTAL_AUX_TOTAL = 0, POSTAL_AUX_OFF = 1 };
+/* chan_msg.user: examined by the reassembly; complete and receivable. */
+enum { POSTAL_SEEN = 1, POSTAL_READY = 2 };
+
 typedef struct postal_state {
     int started;
     chan ch;
-    char *sbuf;        /* symmetric: CHAN_HDR room, then the packed message */
-    size_t sused;      /* packed bytes in sbuf */
-    char *pbuf;        /* symmetric: the same for dmsg_postal_send_bytes */
+    postal_buf sbuf;   /* the send buffer (pack, send) */
+    postal_buf pbuf;   /* dmsg_postal_send_bytes */
     chan_msg *active;  /* the active receive buffer, or NULL */
     size_t upos;       /* unpack position in it */
     dmsg_postal_stats st;
@@ -31,8 +46,13 @@ extern postal_state dmsg_postal_g;
 dmsg_status postal_check_strided(const void *data, long n, long stride, size_t elem_size,
                                  size_t *bytes, size_t *span);
 
-/* The 1-D layouts of n elements: packed (contiguous) and user side (strided). */
-void postal_layouts(long n, long stride, size_t elem_size, dmsg_layout *packed,
-                    dmsg_layout *user);
+/* Copies n elements of elem_size bytes, every sstride bytes from src to
+ * every dstride bytes at dst, and books the copy as modelled work (a local
+ * copy of those patterns on a simulated machine). */
+dmsg_status postal_copy(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride,
+                        size_t n, size_t elem_size);
+
+/* Finds landed messages and reassembles fragments (postal_recv.c). */
+dmsg_status postal_progress(void);
 
 #endif

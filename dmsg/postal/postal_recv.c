@@ -1,9 +1,69 @@
-/* The postal receive side: matching by source and tag, the active receive
- * buffer, unpacking. Unpacking is a fetch from this PE's own mailbox into the
- * user's strided elements (a local copy the copy engine makes); a message that
- * was moved out of a full mailbox is unpacked from its spill copy. */
+/* The postal receive side: reassembly of fragments, matching by source and
+ * tag, the active receive buffer, unpacking. Unpacking copies out of this
+ * PE's own mailbox (or the private copy of a spilled or reassembled
+ * message) into the user's strided elements, booked as a local copy. */
 #include <string.h>
 #include "dmsg/postal/postal.h"
+
+/* Takes one newly found message into the reassembly: a whole message is
+ * ready at once; the first fragment of a longer one moves into a private
+ * buffer of the whole length, and each later fragment of that sender is
+ * copied behind it and consumed, so fragments never hold mailbox room. */
+static dmsg_status reassemble(chan *c, chan_msg *m)
+{
+    uint64_t total = m->h.aux[POSTAL_AUX_TOTAL], off = m->h.aux[POSTAL_AUX_OFF];
+    chan_msg *first = c->rx[m->src].open;
+    m->user = POSTAL_SEEN;
+    if (!first && off == 0 && total == m->h.len) {
+        m->user = POSTAL_READY;
+        return DMSG_OK;
+    }
+    if (!first) {
+        if (off != 0 || total < m->h.len)
+            return DMSG_FAIL(DMSG_ERR_STATE, "fragment at %llu of a message from PE %d",
+                             (unsigned long long)off, m->src);
+        dmsg_status st = chan_own(c, m, (size_t)total);
+        if (st)
+            return st;
+        c->rx[m->src].open = m;
+        return DMSG_OK;
+    }
+    /* aux[OFF] of the first fragment counts the bytes assembled so far. */
+    if (off != first->h.len || off + m->h.len > total)
+        return DMSG_FAIL(DMSG_ERR_STATE, "fragment at %llu from PE %d, expected %llu",
+                         (unsigned long long)off, m->src, (unsigned long long)first->h.len);
+    double t0 = dmsg_wtime();
+    memcpy(first->data + off, m->data, m->h.len);
+    c->st.spill_bytes += m->h.len;
+    first->h.len += m->h.len;
+    c->st.t_manage += dmsg_wtime() - t0;
+    if (first->h.len == total) {
+        first->user = POSTAL_READY;
+        c->rx[m->src].open = NULL;
+    }
+    chan_consume(c, m);
+    return DMSG_OK;
+}
+
+/* Progress passes until reassembly frees no more mailbox room: the room it
+ * frees must be reported (and the queue pushed) before this PE may wait. */
+dmsg_status postal_progress(void)
+{
+    chan *c = &dmsg_postal_g.ch;
+    for (;;) {
+        dmsg_status st = chan_progress(c);
+        int took = 0;
+        for (chan_msg *m = c->head, *next; !st && m; m = next) {
+            next = m->next;
+            if (!m->user) {
+                took |= m->h.aux[POSTAL_AUX_TOTAL] != m->h.len || c->rx[m->src].open;
+                st = reassemble(c, m);
+            }
+        }
+        if (st || !took)
+            return st;
+    }
+}
 
 static dmsg_status check_match(int src, int tag)
 {
@@ -19,7 +79,7 @@ static chan_msg *find(int src, int tag)
 {
     double t0 = dmsg_wtime();
     chan_msg *m = dmsg_postal_g.ch.head;
-    while (m && !((src == DMSG_POSTAL_ANY || m->src == src) &&
+    while (m && !(m->user == POSTAL_READY && (src == DMSG_POSTAL_ANY || m->src == src) &&
                   (tag == DMSG_POSTAL_ANY || m->h.tag == tag)))
         m = m->next;
     dmsg_postal_g.st.match_time += dmsg_wtime() - t0;
@@ -39,7 +99,7 @@ static dmsg_status match(int src, int tag, int block, chan_msg **out)
     dmsg_status st;
     chan_msg *m = find(src, tag);
     while (!m) {
-        if ((st = chan_progress(c)))
+        if ((st = postal_progress()))
             return st;
         if ((m = find(src, tag)) || !block)
             break;
@@ -125,21 +185,13 @@ int dmsg_postal_probe(int src, int tag, int *found, dmsg_postal_info *info)
     return st;
 }
 
-/* Copies `bytes` packed bytes at offset `pos` of message m into n elements
- * every `stride` at data. */
+/* Copies the packed bytes at offset `pos` of message m into n elements
+ * every `stride` at data. Mailbox data have landed (a counter said so). */
 static dmsg_status unpack(const chan_msg *m, size_t pos, void *data, long n, long stride,
                           size_t elem_size)
 {
-    dmsg_layout packed, user;
-    postal_layouts(n, stride, elem_size, &packed, &user);
-    if (!m->spilled)
-        return dmsg_fetch_section(data, &user, m->data + pos, &packed, elem_size, dmsg_pe());
-    /* Spill copies are private memory, out of the copy engine's reach. */
-    const char *s = m->data + pos;
-    char *d = data;
-    for (long i = 0; i < n; i++)
-        memcpy(d + (size_t)i * (size_t)stride * elem_size, s + (size_t)i * elem_size, elem_size);
-    return DMSG_OK;
+    return postal_copy(data, (ptrdiff_t)((size_t)stride * elem_size), m->data + pos,
+                       (ptrdiff_t)elem_size, (size_t)n, elem_size);
 }
 
 int dmsg_postal_upk(void *data, long n, long stride, size_t elem_size)

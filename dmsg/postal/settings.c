@@ -8,12 +8,12 @@
 
 static const dmsg_env_entry rows[] = {
     {"DMSG_POSTAL_MAILBOX", DMSG_ENV_SIZE, "256K",
-     "postal: mailbox bytes each PE keeps for each sender (1K .. 4G); the largest message is "
-     "half of it minus 64 bytes",
+     "postal: mailbox bytes each PE keeps for each sender (1K .. 4G); a message longer than "
+     "half of it minus 64 bytes travels as fragments",
      F(mailbox)},
     {"DMSG_POSTAL_QUEUE", DMSG_ENV_SIZE, "64M",
-     "postal: bytes a sender may hold queued for one receiver whose mailbox is full; beyond it "
-     "a send returns DMSG_ERR_NOMEM",
+     "postal: bytes a sender may hold queued for one receiver whose mailbox is full, and the "
+     "largest message; beyond it a send returns DMSG_ERR_NOMEM",
      F(queue)},
 };
 

@@ -75,6 +75,7 @@ BASE_CASE(postal_wildcard_order, NULL)
 BASE_CASE(postal_late_receiver, late_env())
 BASE_CASE(postal_out_of_order, NULL)
 BASE_CASE(postal_pingpong, late_env())
+BASE_CASE(postal_large, NULL)
 BASE_CASE(rr_alltoall, NULL)
 BASE_CASE(rr_neighbour, late_env())
 BASE_CASE(rr_indexed_errors, NULL)
@@ -93,6 +94,7 @@ Test(baselines, pes8, .timeout = 700)
     expect_long("postal_alltoall", 8, NULL, JOB_WATCHDOG);
     expect_long("postal_neighbour", 8, NULL, JOB_WATCHDOG);
     expect_long("postal_late_receiver", 8, NULL, JOB_WATCHDOG);
+    expect_long("postal_large", 8, NULL, JOB_WATCHDOG);
     expect_long("rr_alltoall", 8, NULL, JOB_WATCHDOG);
     expect_long("rr_neighbour", 8, NULL, JOB_WATCHDOG);
 }
@@ -115,6 +117,8 @@ Test(baselines, tiny_mailbox, .timeout = 6 * JOB_WATCHDOG)
     expect_case_ok("postal_out_of_order", 2, tiny);
     expect_case_ok("postal_wildcard_order", 4, tiny);
     expect_case_ok("postal_neighbour", 4, tiny);
+    expect_case_ok("postal_large", 2, tiny);
+    expect_case_ok("postal_large", 4, tiny);
 }
 
 /* The same programs on the simulated T3D (virtual time; data moves as on
@@ -128,7 +132,7 @@ Test(baselines, sim_t3d, .timeout = 6 * JOB_WATCHDOG)
     static const char *const sim_tiny[] = {"DMSG_TRANSPORT=sim", "DMSG_POSTAL_MAILBOX=1K", NULL};
     static const char *const names[] = {"postal_alltoall", "postal_neighbour",
                                         "postal_wildcard_order", "postal_late_receiver",
-                                        "postal_out_of_order", "postal_pingpong",
+                                        "postal_out_of_order", "postal_pingpong", "postal_large",
                                         "rr_alltoall", "rr_neighbour", "rr_indexed_errors"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         expect_case_ok(names[i], 3, sim);

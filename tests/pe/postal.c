@@ -275,12 +275,72 @@ static int pingpong(void)
     return 0;
 }
 
+/* Mailbox bytes per sender (DMSG_POSTAL_MAILBOX, K or M suffix). */
+static long mailbox(void)
+{
+    const char *v = getenv("DMSG_POSTAL_MAILBOX");
+    long box = v ? atol(v) : 256;
+    return box * (v && strchr(v, 'M') ? 1048576 : 1024);
+}
+
+/* Messages of one to three mailboxes (fragments, queues and spills on both
+ * sides at once): every PE sends every PE, itself too, strided 16-byte
+ * elements, then receives from each in staggered order and ends the round
+ * with dmsg_postal_barrier (the kernels' pattern: a PE whose queue still
+ * holds messages for a partner must not block that partner). The last
+ * round's messages are received only after the barrier. */
+static int large(void)
+{
+    int n = pe_n(), me = pe_me();
+    long most = 3 * mailbox() / 16 + 64;
+    double *src = malloc((size_t)most * 2 * 16), *dst = malloc((size_t)most * 16 + 16);
+    PE_CHECK(src && dst, "malloc");
+    PE_OK(dmsg_postal_init());
+    for (int r = 0; r < 4; r++) {
+        for (int k = 0; k < n; k++) {
+            int to = (me + k) % n;
+            long len = mailbox() * (1 + r % 3) / 16 + 7 * me + 3 * to + r;
+            for (long i = 0; i < len; i++)
+                src[4 * i] = val(me, to, r, i), src[4 * i + 1] = -val(me, to, r, i);
+            PE_OK(dmsg_postal_initsend());
+            PE_OK(dmsg_postal_pk_dcplx(src, len, 2));
+            PE_OK(dmsg_postal_send(to, r));
+        }
+        if (r == 3)
+            PE_OK(dmsg_postal_barrier()); /* messages cross the barrier unreceived */
+        for (int k = 0; k < n; k++) {
+            int from = (me - k + n) % n;
+            long len = mailbox() * (1 + r % 3) / 16 + 7 * from + 3 * me + r;
+            dmsg_postal_info info;
+            PE_OK(dmsg_postal_recv(from, r, &info));
+            PE_CHECK(info.bytes == (size_t)len * 16, "round %d from %d: %zu bytes, expected %ld",
+                     r, from, info.bytes, len * 16);
+            dst[2 * len] = 12345;
+            PE_OK(dmsg_postal_upk_dcplx(dst, len, 1));
+            for (long i = 0; i < len; i++)
+                PE_CHECK(dst[2 * i] == val(from, me, r, i) && dst[2 * i + 1] == -val(from, me, r, i),
+                         "round %d from %d element %ld: %g %g", r, from, i, dst[2 * i],
+                         dst[2 * i + 1]);
+            PE_CHECK(dst[2 * len] == 12345, "written past the message");
+        }
+        if (r < 3)
+            PE_OK(dmsg_postal_barrier());
+    }
+    dmsg_postal_stats st;
+    PE_OK(dmsg_postal_stats_get(&st));
+    PE_CHECK(st.unreceived == 0, "%llu unreceived", (unsigned long long)st.unreceived);
+    PE_OK(dmsg_postal_finalize());
+    free(src);
+    free(dst);
+    return 0;
+}
+
 /* Every case above in one job (the integration suite over ofi, where
  * starting a job costs seconds). */
 static int all(void)
 {
-    int (*const fns[])(void) = {alltoall,      neighbour,    wildcard_order,
-                                late_receiver, out_of_order, pingpong};
+    int (*const fns[])(void) = {alltoall,     neighbour, wildcard_order, late_receiver,
+                                out_of_order, pingpong,  large};
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (fns[i]())
             return 1;
@@ -295,5 +355,6 @@ const pe_case pe_postal_cases[] = {
     {"postal_late_receiver", late_receiver, 0},
     {"postal_out_of_order", out_of_order, 0},
     {"postal_pingpong", pingpong, 0},
+    {"postal_large", large, 0},
     {NULL, NULL, 0},
 };

@@ -209,7 +209,7 @@ Test(postal, bad_input)
     cr_assert_eq(dmsg_postal_pk(v, 1, 1, 0), DMSG_ERR_ARG);
     cr_assert_eq(dmsg_postal_pk(v, LONG_MAX, 1, 16), DMSG_ERR_OVERFLOW);
     cr_assert_eq(dmsg_postal_pk(v, 2, LONG_MAX, 8), DMSG_ERR_OVERFLOW);
-    cr_assert_eq(dmsg_postal_pk(v, 1L << 40, 1, 1), DMSG_ERR_NOMEM, "larger than a message");
+    cr_assert_eq(dmsg_postal_pk(v, 1L << 40, 1, 1), DMSG_ERR_NOMEM, "larger than DMSG_POSTAL_QUEUE");
     cr_assert_eq(dmsg_postal_send(-1, 0), DMSG_ERR_PE);
     cr_assert_eq(dmsg_postal_send(1, 0), DMSG_ERR_PE);
     cr_assert_eq(dmsg_postal_send(0, -1), DMSG_ERR_ARG);
@@ -304,13 +304,52 @@ Test(postal_tiny, out_of_order_spills)
         cr_assert_eq(recv_int(0, 1, NULL), k);
 }
 
-Test(postal_tiny, largest_message)
+/* Messages longer than half the 1 KiB mailbox go as fragments: one
+ * fragment (448 bytes), one byte more, and many mailboxes' worth, strided
+ * across fragment boundaries, all queued before the first is received. */
+Test(postal_tiny, fragments)
 {
-    char big[1024];
-    memset(big, 7, sizeof big);
-    cr_assert_eq(dmsg_postal_send_bytes(0, 0, big, 1024 / 2 - 64), DMSG_OK);
-    cr_assert_eq(dmsg_postal_send_bytes(0, 0, big, 1024 / 2 - 63), DMSG_ERR_NOMEM);
-    cr_assert_eq(dmsg_postal_recv_bytes(0, 0, big, sizeof big, NULL), DMSG_OK);
+    static const long lens[] = {0, 447, 448, 449, 896, 897, 5000, 100000};
+    enum { N = sizeof lens / sizeof lens[0] };
+    int32_t *src = malloc(100000 * 3 * 4), *dst = malloc(100000 * 2 * 4 + 4);
+    cr_assert(src && dst);
+    for (long i = 0; i < 100000 * 3; i++)
+        src[i] = (int32_t)(i * 7 + 1);
+    for (int k = 0; k < N; k++) {
+        cr_assert_eq(dmsg_postal_initsend(), DMSG_OK);
+        cr_assert_eq(dmsg_postal_pk_int(src + k, lens[k] / 4, 3), DMSG_OK);
+        cr_assert_eq(dmsg_postal_pk_byte((int8_t *)src, lens[k] % 4, 1), DMSG_OK);
+        cr_assert_eq(dmsg_postal_send(0, k), DMSG_OK, "message of %ld bytes", lens[k]);
+    }
+    for (int k = 0; k < N; k++) {
+        dmsg_postal_info info;
+        cr_assert_eq(dmsg_postal_recv(0, DMSG_POSTAL_ANY, &info), DMSG_OK);
+        cr_assert_eq(info.tag, k, "in the order sent");
+        cr_assert_eq(info.bytes, (size_t)lens[k]);
+        long n = lens[k] / 4;
+        memset(dst, 0xEE, (size_t)n * 8 + 4);
+        cr_assert_eq(dmsg_postal_upk_int(dst, n, 2), DMSG_OK);
+        for (long i = 0; i < n; i++) {
+            cr_assert_eq(dst[2 * i], src[k + 3 * i], "message %d element %ld", k, i);
+            cr_assert_eq(dst[2 * i + 1], (int32_t)0xEEEEEEEE, "message %d gap %ld", k, i);
+        }
+        int8_t tail[3];
+        cr_assert_eq(dmsg_postal_upk_byte(tail, lens[k] % 4, 1), DMSG_OK);
+        cr_assert_eq(memcmp(tail, src, (size_t)(lens[k] % 4)), 0);
+        cr_assert_eq(dmsg_postal_upk_byte(tail, 1, 1), DMSG_ERR_SIZE, "nothing left");
+    }
+    dmsg_postal_stats st;
+    cr_assert_eq(dmsg_postal_stats_get(&st), DMSG_OK);
+    cr_assert_eq(st.sent, (uint64_t)N);
+    cr_assert_eq(st.received, (uint64_t)N);
+    cr_assert_gt(st.spill_bytes, 100000u, "fragments are reassembled in private memory");
+    /* contiguous pair, one fragment boundary exactly */
+    cr_assert_eq(dmsg_postal_send_bytes(0, 9, src, 896), DMSG_OK);
+    cr_assert_eq(dmsg_postal_recv_bytes(0, 9, dst, 895, NULL), DMSG_ERR_SIZE, "too small");
+    cr_assert_eq(dmsg_postal_recv_bytes(0, 9, dst, 896, NULL), DMSG_OK);
+    cr_assert_eq(memcmp(dst, src, 896), 0);
+    free(src);
+    free(dst);
 }
 
 Test(postal_tiny, queue_limit)
@@ -331,6 +370,16 @@ Test(postal_tiny, queue_limit)
     for (int i = 0; i < k; i++)
         cr_assert_eq(dmsg_postal_recv_bytes(0, 0, buf, sizeof buf, NULL), DMSG_OK);
     cr_assert_eq(dmsg_postal_send_bytes(0, 0, buf, sizeof buf), DMSG_OK, "room again");
+    /* a message longer than the queue limit is refused whole: nothing sent */
+    static char big[2048];
+    cr_assert_eq(dmsg_postal_send_bytes(0, 1, big, sizeof big), DMSG_ERR_NOMEM);
+    cr_assert_eq(dmsg_postal_initsend(), DMSG_OK);
+    cr_assert_eq(dmsg_postal_pk_byte((int8_t *)big, 1025, 1), DMSG_ERR_NOMEM);
+    cr_assert_eq(dmsg_postal_stats_get(&s), DMSG_OK);
+    cr_assert_eq(s.sent, (uint64_t)k + 1);
+    int found;
+    cr_assert_eq(dmsg_postal_probe(0, 1, &found, NULL), DMSG_OK);
+    cr_assert_eq(found, 0, "no fragment of the refused message arrived");
 }
 
 Test(postal_states, bad_settings)

@@ -15,4 +15,10 @@
 void kl_lib_start(const char *variant);
 void kl_lib_stop(void);
 
+/* The barrier of the kernels' collectives (kl_barrier, kl_allreduce,
+ * kl_bcast): dmsg_sync, unless the library needs its own (the postal
+ * layer delivers queued messages only inside its calls, so it sets
+ * dmsg_postal_barrier, as a PVM program calls pvm_barrier). */
+extern int (*kl_lib_sync)(void);
+
 #endif

@@ -4,10 +4,11 @@
  * docs/baselines.md), as a user of PVM or of NX would write it.
  *
  *   postal  PVM style: pack (strided: the transposition is done by the pack),
- *           send, receive (from each partner in turn), unpack. A message is at most half a
- *           mailbox (DMSG_POSTAL_MAILBOX), so a large block goes as several
- *           messages of whole rows. FEM: gather into a buffer, pack it, send;
- *           receive, unpack, scatter.
+ *           send, receive (from each partner in turn), unpack; one message
+ *           per partner (the layer fragments what exceeds half a mailbox).
+ *           FEM: gather into a buffer, pack it, send; receive, unpack,
+ *           scatter. The collectives' barrier is dmsg_postal_barrier, as a
+ *           PVM program synchronizes with pvm_barrier.
  *   rr      request / response / acknowledge: every receive posted first
  *           (sections straight into place: the transpose is done by the
  *           receive's layout), sends of sections (or gathered values), wait
@@ -27,7 +28,6 @@
 
 enum mode { M_POSTAL, M_RR };
 static enum mode g_mode;
-static size_t g_max_msg; /* postal: the largest message */
 
 #define PCK(call) CK(call)
 
@@ -47,21 +47,12 @@ void kl_lib_start(const char *variant)
         return;
     }
     CK(dmsg_postal_init());
-    /* The largest message is half a mailbox less 64 bytes (dmsg_postal.h). */
-    const char *mb = getenv("DMSG_POSTAL_MAILBOX");
-    size_t box = 256 * 1024;
-    if (mb && *mb) {
-        char *end;
-        double x = strtod(mb, &end);
-        box = (size_t)(x * (*end == 'K' || *end == 'k' ? 1024.0
-                            : *end == 'M' || *end == 'm' ? 1048576.0
-                            : *end == 'G' || *end == 'g' ? 1073741824.0 : 1.0));
-    }
-    g_max_msg = (box & ~(size_t)63) / 2 - 64;
+    kl_lib_sync = dmsg_postal_barrier;
 }
 
 void kl_lib_stop(void)
 {
+    kl_lib_sync = dmsg_sync;
     if (g_mode == M_RR)
         CK(dmsg_rr_finalize());
     else
@@ -73,7 +64,7 @@ void kl_lib_stop(void)
 struct kl_xpose {
     char *dst;
     const char *src;
-    size_t n, b, elem, rows_per_msg, msgs;
+    size_t n, b, elem;
     dmsg_rr_req *req;
 };
 
@@ -82,12 +73,6 @@ kl_xpose *kl_xpose_plan(void *dst, const void *src, size_t n, size_t elem)
     int np = dmsg_npes();
     kl_xpose *p = kern_malloc(sizeof *p);
     *p = (kl_xpose){.dst = dst, .src = src, .n = n, .b = kern_rows(n, np), .elem = elem};
-    /* A message carries whole rows of the transposed block. */
-    size_t row = p->b * elem;
-    p->rows_per_msg = g_mode == M_POSTAL ? g_max_msg / row : p->b;
-    if (p->rows_per_msg == 0) kern_die("postal: a row of %zu bytes exceeds a message", row);
-    if (p->rows_per_msg > p->b) p->rows_per_msg = p->b;
-    p->msgs = (p->b + p->rows_per_msg - 1) / p->rows_per_msg;
     p->req = kern_malloc(2 * (size_t)np * sizeof(dmsg_rr_req));
     return p;
 }
@@ -95,36 +80,30 @@ kl_xpose *kl_xpose_plan(void *dst, const void *src, size_t n, size_t elem)
 static void xpose_postal(kl_xpose *p)
 {
     int me = dmsg_pe(), np = dmsg_npes();
-    size_t b = p->b, n = p->n, elem = p->elem, per = p->rows_per_msg;
+    size_t b = p->b, n = p->n, elem = p->elem;
     for (int k = 0; k < np; k++) {
         int q = (me + k) % np;
-        for (size_t c0 = 0; c0 < b; c0 += per) {
-            size_t c1 = c0 + per < b ? c0 + per : b;
-            KERN_TIC(t0);
-            PCK(dmsg_postal_initsend());
-            /* Row c of the message is column q*b + c of my rows: a strided pack. */
-            for (size_t c = c0; c < c1; c++)
-                PCK(dmsg_postal_pk(p->src + ((size_t)q * b + c) * elem, (long)b, (long)n, elem));
-            KERN_TOC(t0, pack);
-            KERN_TIC(t1);
-            PCK(dmsg_postal_send(q, 1));
-            KERN_TOC(t1, xfer);
-        }
+        KERN_TIC(t0);
+        PCK(dmsg_postal_initsend());
+        /* Row c of the message is column q*b + c of my rows: a strided pack. */
+        for (size_t c = 0; c < b; c++)
+            PCK(dmsg_postal_pk(p->src + ((size_t)q * b + c) * elem, (long)b, (long)n, elem));
+        KERN_TOC(t0, pack);
+        KERN_TIC(t1);
+        PCK(dmsg_postal_send(q, 1));
+        KERN_TOC(t1, xfer);
     }
     /* Receives name their source: a fast PE's messages of the next step stay
      * queued behind this step's (messages of one sender arrive in order). */
     for (int k = 0; k < np; k++) {
         int s = (me + np - k) % np;
-        for (size_t c0 = 0; c0 < b; c0 += per) {
-            size_t c1 = c0 + per < b ? c0 + per : b;
-            KERN_TIC(t0);
-            PCK(dmsg_postal_recv(s, 1, NULL));
-            KERN_TOC(t0, sync);
-            KERN_TIC(t1);
-            for (size_t c = c0; c < c1; c++)
-                PCK(dmsg_postal_upk(p->dst + (c * n + (size_t)s * b) * elem, (long)b, 1, elem));
-            KERN_TOC(t1, pack);
-        }
+        KERN_TIC(t0);
+        PCK(dmsg_postal_recv(s, 1, NULL));
+        KERN_TOC(t0, sync);
+        KERN_TIC(t1);
+        for (size_t c = 0; c < b; c++)
+            PCK(dmsg_postal_upk(p->dst + (c * n + (size_t)s * b) * elem, (long)b, 1, elem));
+        KERN_TOC(t1, pack);
     }
 }
 
@@ -170,9 +149,6 @@ kl_halo *kl_halo_plan(double *grid[2], size_t n, size_t b, size_t w)
 {
     kl_halo *h = kern_malloc(sizeof *h);
     *h = (kl_halo){.grid = {grid[0], grid[1]}, .n = n, .b = b, .w = w};
-    if (g_mode == M_POSTAL && w * n * sizeof(double) > g_max_msg)
-        kern_die("postal: halo of %zu bytes exceeds a message (raise DMSG_POSTAL_MAILBOX)",
-                 w * n * sizeof(double));
     return h;
 }
 
@@ -236,8 +212,6 @@ kl_fem *kl_fem_plan(double *x[2], size_t len, size_t stage_len, const kern_nbr *
     size_t most = 1;
     for (int i = 0; i < nnbr; i++) {
         most = nbr[i].count > most ? nbr[i].count : most;
-        if (g_mode == M_POSTAL && (nbr[i].count > g_max_msg / 8 || nbr[i].rcount > g_max_msg / 8))
-            kern_die("postal: a FEM message exceeds the largest message (raise DMSG_POSTAL_MAILBOX)");
     }
     f->sbuf = kern_malloc(most * sizeof(double));
     /* An RRMSG receive stores straight into the receiver's memory: symmetric. */
