@@ -7,7 +7,8 @@ dmsg_status dmsg_work_book(const dmsg_work *w)
     DMSG_REQUIRE_INIT();
     if (!w)
         return DMSG_FAIL(DMSG_ERR_NULL, "modelled work is NULL");
-    if (w->kind != DMSG_WORK_COPY && w->kind != DMSG_WORK_MESSAGE)
+    if (w->kind != DMSG_WORK_COPY && w->kind != DMSG_WORK_MESSAGE && w->kind != DMSG_WORK_BUFFER &&
+        w->kind != DMSG_WORK_MATCH)
         return DMSG_FAIL(DMSG_ERR_ARG, "modelled work of kind %d", (int)w->kind);
     if (w->kind == DMSG_WORK_COPY && w->elem == 0)
         return DMSG_FAIL(DMSG_ERR_ARG, "modelled copy of 0-byte elements");

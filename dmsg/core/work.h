@@ -11,8 +11,10 @@
  * the sim transport the virtual clock advances by the machine's cost of
  * that work (a copy: the local copy throughput of its read and write
  * patterns, counted as copy time in dmsg_times; messages: the machine's
- * per-message software overhead each, counted as transfer time); on
- * transports that keep real time it does nothing. Local: no
+ * per-message software overhead each, counted as transfer time; buffers
+ * and matches: the machine's msg.buffer_us and msg.match_us each, counted
+ * as sync time, with the protocol's other waits); on transports that keep
+ * real time it does nothing. Local: no
  * synchronization, no data moves. Call it when the work is done (or
  * before; only the sum matters).
  * Errors: DMSG_ERR_NOT_INIT, DMSG_ERR_NULL (w), DMSG_ERR_ARG (an unknown

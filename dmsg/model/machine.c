@@ -235,6 +235,8 @@ static const key_def keys[] = {
     {"chained.form", V_CHAIN, 0, F(chain_form), 0, 0, 0, ""},
     {"msg.overhead_us", V_NUM, 1, F(overhead_us), US},
     {"msg.partner_us", V_NUM, 1, F(partner_us), US},
+    {"msg.buffer_us", V_NUM, 0, F(buffer_us), US},
+    {"msg.match_us", V_NUM, 0, F(match_us), US},
     {"barrier.kind", V_BARRIER, 1, F(barrier_kind), 0, 0, 0, ""},
     {"barrier.us", V_NUM, 1, F(barrier_us), US},
     {"barrier.hop_us", V_NUM, 0, F(barrier_hop_us), US},

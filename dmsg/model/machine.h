@@ -72,6 +72,8 @@ typedef struct dmsg_machine {
 
     double overhead_us; /* per message, send plus receive software */
     double partner_us;  /* switching to another remote partner */
+    double buffer_us;   /* message passing layers: taking and releasing one message buffer */
+    double match_us;    /* message passing layers: comparing one header with a receive */
     int barrier_kind;
     double barrier_us;     /* hardware: the whole barrier */
     double barrier_hop_us; /* tree: one message hop */

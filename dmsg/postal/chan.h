@@ -109,6 +109,10 @@ typedef struct chan {
     chan_stats st;
 } chan;
 
+/* Copies bytes from src to dst (local memory) and books the copy as
+ * modelled work, as every buffering copy of the channels is. */
+dmsg_status chan_copy(void *dst, const void *src, size_t bytes);
+
 /* Collective: rings of `ring` bytes per sender, queues of qlimit bytes. */
 dmsg_status chan_open(chan *c, size_t ring, uint64_t qlimit);
 /* Collective: delivers every queued message of every PE, drops what was never

@@ -3,6 +3,7 @@
  * PE's own mailbox (or the private copy of a spilled or reassembled
  * message) into the user's strided elements, booked as a local copy. */
 #include <string.h>
+#include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
 
 /* Takes one newly found message into the reassembly: a whole message is
@@ -33,7 +34,9 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
         return DMSG_FAIL(DMSG_ERR_STATE, "fragment at %llu from PE %d, expected %llu",
                          (unsigned long long)off, m->src, (unsigned long long)first->h.len);
     double t0 = dmsg_wtime();
-    memcpy(first->data + off, m->data, m->h.len);
+    dmsg_status st = chan_copy(first->data + off, m->data, m->h.len);
+    if (st)
+        return st;
     c->st.spill_bytes += m->h.len;
     first->h.len += m->h.len;
     c->st.t_manage += dmsg_wtime() - t0;
@@ -79,9 +82,13 @@ static chan_msg *find(int src, int tag)
 {
     double t0 = dmsg_wtime();
     chan_msg *m = dmsg_postal_g.ch.head;
-    while (m && !(m->user == POSTAL_READY && (src == DMSG_POSTAL_ANY || m->src == src) &&
-                  (tag == DMSG_POSTAL_ANY || m->h.tag == tag)))
-        m = m->next;
+    dmsg_work w = {.kind = DMSG_WORK_MATCH, .n = 1};
+    for (; m && !(m->user == POSTAL_READY && (src == DMSG_POSTAL_ANY || m->src == src) &&
+                  (tag == DMSG_POSTAL_ANY || m->h.tag == tag));
+         m = m->next)
+        w.n++;
+    if (m || w.n > 1)
+        dmsg_work_book(&w); /* the headers compared (a failed search of an empty list: none) */
     dmsg_postal_g.st.match_time += dmsg_wtime() - t0;
     return m;
 }

@@ -5,6 +5,7 @@
  * machine). A message longer than a channel message goes as fragments. */
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
 
 /* Makes room for `more` packed bytes after the used ones. A message may
@@ -107,8 +108,12 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag)
         if (len == 0)
             break;
     }
-    if (!st)
+    if (!st) {
+        /* a message buffer per fragment: taken, filled with a header, released */
+        dmsg_work w = {.kind = DMSG_WORK_BUFFER, .n = len > frag ? (len + frag - 1) / frag : 1};
+        st = dmsg_work_book(&w);
         g->st.sent++;
+    }
     g->st.send_time += dmsg_wtime() - t0;
     return st;
 }

@@ -7,6 +7,7 @@
  * names exactly which of its accepted responses have their data in place. */
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/core/work.h"
 #include "dmsg/postal/rr.h"
 
 rr_state dmsg_rr_g;
@@ -142,12 +143,20 @@ static dmsg_status fits(const dmsg_rr_req *r, uint64_t bytes, uint64_t elem)
     return DMSG_OK;
 }
 
+/* The first posted receive a request matches; the posted receives compared
+ * are booked as matching work. */
 static dmsg_rr_req *match_posted(int src, int tag)
 {
-    for (dmsg_rr_req *r = dmsg_rr_g.posted.head; r; r = r->next)
+    dmsg_work w = {.kind = DMSG_WORK_MATCH, .n = 0};
+    dmsg_rr_req *r = dmsg_rr_g.posted.head;
+    for (; r; r = r->next) {
+        w.n++;
         if ((r->pe == DMSG_RR_ANY || r->pe == src) && (r->tag == DMSG_RR_ANY || r->tag == tag))
-            return r;
-    return NULL;
+            break;
+    }
+    if (w.n)
+        dmsg_work_book(&w);
+    return r;
 }
 
 /* A request met a posted receive: answer it. */

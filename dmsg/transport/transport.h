@@ -26,12 +26,14 @@ typedef struct dmsg_tp dmsg_tp;
  * the PE's virtual clock and a real transport ignores (its time is real). */
 typedef enum {
     DMSG_WORK_COPY,    /* a local copy: pack into or unpack out of a buffer */
-    DMSG_WORK_MESSAGE, /* per-message software: matching, buffer management */
+    DMSG_WORK_MESSAGE, /* per-message software of a message passing layer's call */
+    DMSG_WORK_BUFFER,  /* buffer management: n message buffers taken and released */
+    DMSG_WORK_MATCH,   /* matching: n message headers compared with a receive */
 } dmsg_work_kind;
 
 typedef struct dmsg_work {
     dmsg_work_kind kind;
-    size_t n;             /* COPY: elements; MESSAGE: messages */
+    size_t n;             /* COPY: elements; MESSAGE, BUFFER: messages; MATCH: headers */
     size_t elem;          /* COPY: bytes per element */
     ptrdiff_t src_stride; /* COPY: bytes from one element read to the next */
     ptrdiff_t dst_stride; /* COPY: bytes from one element written to the next */

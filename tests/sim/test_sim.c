@@ -161,6 +161,12 @@ Test(sim, modelled_work_costs_what_the_model_says)
     double msgs = 10 * m.overhead_us * 1e-6;
     cr_assert_float_eq(value_after(out, "copy "), copy, copy * 1e-9, "%s", out);
     cr_assert_float_eq(value_after(out, "msgs "), msgs, msgs * 1e-9, "%s", out);
+    /* the machine file's estimates: 300 and 50 cycles at the Paragon's 50 MHz */
+    cr_assert_float_eq(m.buffer_us, 6.0, 1e-12);
+    cr_assert_float_eq(m.match_us, 1.0, 1e-12);
+    double bufs = 10 * m.buffer_us * 1e-6, match = 10 * m.match_us * 1e-6;
+    cr_assert_float_eq(value_after(out, "bufs "), bufs, bufs * 1e-9, "%s", out);
+    cr_assert_float_eq(value_after(out, "match "), match, match * 1e-9, "%s", out);
     cr_assert_eq(run("DMSG_TRANSPORT=shm", 2, simprog("work"), "", out, sizeof out, err,
                      sizeof err),
                  0, "%s", err);

@@ -317,37 +317,49 @@ static int case_times(void)
 
 /* Modelled local work (dmsg/core/work.h): a strided pack copy of 4096
  * doubles (stride 64 words into a contiguous buffer), then 10 messages'
- * software overhead; prints the virtual time each took and checks that the
- * breakdown counts them as copy and transfer time. On other transports the
- * booking succeeds and does nothing to model. */
+ * software overhead, 10 message buffers and 10 headers matched; prints the
+ * virtual time each took and checks that the breakdown counts them as copy,
+ * transfer and sync (protocol) time. On other transports the booking
+ * succeeds and does nothing to model. */
 static int case_work(void)
 {
     dmsg_work copy = {.kind = DMSG_WORK_COPY, .n = 4096, .elem = 8, .src_stride = 64 * 8,
                       .dst_stride = 8};
     dmsg_work msgs = {.kind = DMSG_WORK_MESSAGE, .n = 10};
+    dmsg_work bufs = {.kind = DMSG_WORK_BUFFER, .n = 10};
+    dmsg_work match = {.kind = DMSG_WORK_MATCH, .n = 10};
     dmsg_work bad = {.kind = (dmsg_work_kind)42};
     if (dmsg_work_book(NULL) != DMSG_ERR_NULL || dmsg_work_book(&bad) != DMSG_ERR_ARG)
         return 1;
     if (strcmp(dmsg_transport_name(), "sim") != 0) {
         CHECK(dmsg_work_book(&copy));
         CHECK(dmsg_work_book(&msgs));
+        CHECK(dmsg_work_book(&bufs));
+        CHECK(dmsg_work_book(&match));
         printf("work ignored OK\n");
         return 0;
     }
-    dmsg_times a, b, c;
+    dmsg_times a, b, c, d, e;
     CHECK(dmsg_times_get(&a));
     CHECK(dmsg_work_book(&copy));
     CHECK(dmsg_times_get(&b));
     CHECK(dmsg_work_book(&msgs));
     CHECK(dmsg_times_get(&c));
-    double dcopy = b.total - a.total, dmsgs = c.total - b.total;
-    if (dcopy <= 0 || dmsgs <= 0 || fabs(b.copy - a.copy - dcopy) > 1e-9 * c.total ||
-        fabs(c.transfer - b.transfer - dmsgs) > 1e-9 * c.total) {
+    CHECK(dmsg_work_book(&bufs));
+    CHECK(dmsg_times_get(&d));
+    CHECK(dmsg_work_book(&match));
+    CHECK(dmsg_times_get(&e));
+    double dcopy = b.total - a.total, dmsgs = c.total - b.total, dbufs = d.total - c.total,
+           dmatch = e.total - d.total;
+    if (dcopy <= 0 || dmsgs <= 0 || dbufs <= 0 || dmatch <= 0 ||
+        fabs(b.copy - a.copy - dcopy) > 1e-9 * e.total ||
+        fabs(c.transfer - b.transfer - dmsgs) > 1e-9 * e.total ||
+        fabs(e.sync - c.sync - dbufs - dmatch) > 1e-9 * e.total) {
         fprintf(stderr, "PE %d: work booked in the wrong category\n", me);
         return 1;
     }
     if (me == 0)
-        printf("copy %a\nmsgs %a\n", dcopy, dmsgs);
+        printf("copy %a\nmsgs %a\nbufs %a\nmatch %a\n", dcopy, dmsgs, dbufs, dmatch);
     return 0;
 }
 

@@ -1,7 +1,9 @@
 /* Costs of modelled local work (ops->work): a pack or unpack copy costs
  * what the machine's processor takes for that local copy xCy (the
  * copy-transfer model), per-message software what the machine description
- * gives for one message (msg.overhead_us). */
+ * gives for one message (msg.overhead_us), buffer management and matching
+ * its msg.buffer_us per buffer and msg.match_us per header compared (0 in
+ * a description without them). */
 #include <stdlib.h>
 #include "dmsg/model/ctm.h"
 #include "dmsg/transport/sim/sim.h"
@@ -30,6 +32,12 @@ double sim_cost_work(const sim_state *s, const dmsg_work *w, int *k)
     case DMSG_WORK_MESSAGE:
         *k = SIM_T_TRANSFER;
         return (double)w->n * m->overhead_us * 1e-6;
+    case DMSG_WORK_BUFFER:
+        *k = SIM_T_SYNC;
+        return (double)w->n * m->buffer_us * 1e-6;
+    case DMSG_WORK_MATCH:
+        *k = SIM_T_SYNC;
+        return (double)w->n * m->match_us * 1e-6;
     }
     return -1;
 }
