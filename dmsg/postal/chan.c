@@ -403,7 +403,9 @@ static dmsg_status walk(chan *c, int src)
     if (st)
         return st;
     char *ring = c->rings + (size_t)src * c->ring;
-    uint64_t off = 0, deps = 0, landed = 0;
+    uint64_t off = 0, deps = 0, landed = 0, now = 0;
+    /* The counts of walked messages are consumed when they are taken. */
+    bytes -= r->cum_walked - r->cum_taken;
     double t0 = dmsg_wtime();
     while (bytes - off >= CHAN_HDR) {
         chan_hdr h;
@@ -421,13 +423,6 @@ static dmsg_status walk(chan *c, int src)
         off += CHAN_HDR + h.len;
         deps += h.wrap ? 2 : 1;
         acked(c, src, h.credit);
-        if (h.type == CHAN_T_STUCK) {
-            r->stuck = 1;
-            ring_done(c, src, idx);
-            continue;
-        }
-        if (h.queued == 0)
-            r->stuck = 0;
         chan_msg *m = malloc(sizeof *m);
         if (!m)
             return DMSG_FAIL(DMSG_ERR_NOMEM, "message descriptor");
@@ -437,19 +432,49 @@ static dmsg_status walk(chan *c, int src)
         m->spilled = 0;
         m->idx = idx;
         m->user = 0;
+        r->cum_walked += CHAN_HDR + h.len;
+        m->cum = r->cum_walked;
+        m->ndep = h.wrap ? 2 : 1;
+        m->taken = 0;
+        r->dep_pending += (uint64_t)m->ndep;
+        if (h.type == CHAN_T_STUCK) {
+            r->stuck = 1;
+            now += (uint64_t)m->ndep; /* read in msgs above, consumed here */
+            st = chan_take(c, m);     /* acted on now */
+            free(m);
+            if (st)
+                return st;
+            ring_done(c, src, idx);
+            continue;
+        }
+        if (h.queued == 0)
+            r->stuck = 0;
         append(c, m);
     }
-    /* The rest of the message tally are room reports: a lower bound, since
-     * the tallies were read messages first. */
-    uint64_t reports = msgs > deps + landed ? msgs - deps - landed : 0;
+    /* The rest of the message tally are room reports, acted on now: a lower
+     * bound, since the tallies were read messages first. */
+    uint64_t rest = r->dep_pending + now + landed;
+    uint64_t reports = msgs > rest ? msgs - rest : 0;
     acked(c, src, reports);
     c->st.t_scan += dmsg_wtime() - t0;
-    if (off && (st = dmsg_await_bytes(c->pair[src], off)))
+    if (reports && (st = dmsg_await(c->pair[src], reports)))
         return st;
-    if (deps + reports && (st = dmsg_await(c->pair[src], deps + reports)))
-        return st;
-    r->bytes += off;
     return DMSG_OK;
+}
+
+dmsg_status chan_take(chan *c, chan_msg *m)
+{
+    chan_rx *r = &c->rx[m->src];
+    dmsg_status st = DMSG_OK;
+    if (m->taken)
+        return DMSG_OK;
+    m->taken = 1;
+    r->dep_pending -= (uint64_t)m->ndep;
+    if (m->cum > r->cum_taken) {
+        st = dmsg_await_bytes(c->pair[m->src], m->cum - r->cum_taken);
+        r->cum_taken = m->cum;
+    }
+    return st ? st : dmsg_await(c->pair[m->src], (uint64_t)m->ndep);
 }
 
 /* Room reports owed: all of them to a stuck sender, else once a quarter of
@@ -494,12 +519,15 @@ dmsg_status chan_spill(chan *c, chan_msg *m)
 {
     if (m->spilled || !c->rx[m->src].stuck)
         return DMSG_OK;
+    dmsg_status st = chan_take(c, m);
+    if (st)
+        return st;
     double t0 = dmsg_wtime();
     char *copy = malloc(m->h.len ? m->h.len : 1);
     if (!copy)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "spilling a message of %llu bytes",
                          (unsigned long long)m->h.len);
-    dmsg_status st = chan_copy(copy, m->data, m->h.len);
+    st = chan_copy(copy, m->data, m->h.len);
     if (st) {
         free(copy);
         return st;
@@ -515,11 +543,14 @@ dmsg_status chan_spill(chan *c, chan_msg *m)
 
 dmsg_status chan_own(chan *c, chan_msg *m, size_t cap)
 {
+    dmsg_status st = chan_take(c, m);
+    if (st)
+        return st;
     double t0 = dmsg_wtime();
     char *copy = malloc(cap ? cap : 1);
     if (!copy)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "a message of %zu bytes", cap);
-    dmsg_status st = chan_copy(copy, m->data, m->h.len);
+    st = chan_copy(copy, m->data, m->h.len);
     if (st) {
         free(copy);
         return st;
@@ -547,10 +578,10 @@ dmsg_status chan_wait(chan *c)
         }
     if (spilt)
         return chan_progress(c); /* the room reports go out before this PE sleeps */
-    uint64_t rung;
-    if ((st = dmsg_ctr_read(c->bell, &rung, NULL)))
-        return st;
-    return dmsg_await(c->bell, rung ? rung : 1);
+    /* One wake-up at a time: on a simulated machine an await takes the
+     * earliest arrivals first, so a partner's later wake-ups (a partner
+     * running ahead) do not move this PE's clock before it needs them. */
+    return dmsg_await(c->bell, 1);
 }
 
 void chan_unlink(chan *c, chan_msg *m)

@@ -55,6 +55,9 @@ typedef struct chan_msg {
     int spilled;
     uint64_t idx;    /* ring order within its pair */
     int user;        /* for the channel's user (0 when the message is found) */
+    uint64_t cum;    /* the pair counter's deposit bytes up to and with this message */
+    int ndep;        /* its deposits (2 when wrapped) */
+    int taken;       /* its counts consumed (chan_take) */
 } chan_msg;
 
 typedef struct chan_qmsg {
@@ -74,7 +77,9 @@ typedef struct chan_tx {  /* this PE sending to one PE */
 } chan_tx;
 
 typedef struct chan_rx {  /* this PE receiving from one PE */
-    uint64_t bytes;       /* deposit bytes walked and consumed on the counter */
+    uint64_t cum_walked;  /* deposit bytes walked (cumulative) */
+    uint64_t cum_taken;   /* of them, consumed on the counter by chan_take */
+    uint64_t dep_pending; /* ring deposits walked whose messages are not yet taken */
     uint64_t rpos;        /* ring position of the next header (cumulative) */
     uint64_t walked;      /* ring messages walked */
     uint64_t freed;       /* ring messages freed, a prefix of the walked ones */
@@ -156,6 +161,13 @@ dmsg_status chan_own(chan *c, chan_msg *m, size_t cap);
  * message), then agrees with every PE that all queues are empty. Landed
  * messages that are kept stay receivable. */
 dmsg_status chan_drain(chan *c, int drop);
+
+/* Consumes m's counts on its sender's counter: every deposit byte of that
+ * sender up to and with m, and m's deposits. Call it when the PE starts to
+ * use m (match, spill, reassembly): on a simulated machine the PE's clock
+ * then moves to m's arrival, not to the latest arrival of everything found
+ * (a partner running ahead). No-op the second time. */
+dmsg_status chan_take(chan *c, chan_msg *m);
 
 /* Removes m from the landed list and frees its ring room (and spill memory). */
 void chan_consume(chan *c, chan_msg *m);

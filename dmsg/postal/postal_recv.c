@@ -16,7 +16,7 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
     chan_msg *first = c->rx[m->src].open;
     m->user = POSTAL_SEEN;
     if (!first && off == 0 && total == m->h.len) {
-        m->user = POSTAL_READY;
+        m->user = POSTAL_READY; /* taken when a receive matches it */
         return DMSG_OK;
     }
     if (!first) {
@@ -33,8 +33,11 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
     if (off != first->h.len || off + m->h.len > total)
         return DMSG_FAIL(DMSG_ERR_STATE, "fragment at %llu from PE %d, expected %llu",
                          (unsigned long long)off, m->src, (unsigned long long)first->h.len);
+    dmsg_status st = chan_take(c, m);
+    if (st)
+        return st;
     double t0 = dmsg_wtime();
-    dmsg_status st = chan_copy(first->data + off, m->data, m->h.len);
+    st = chan_copy(first->data + off, m->data, m->h.len);
     if (st)
         return st;
     c->st.spill_bytes += m->h.len;
@@ -140,6 +143,8 @@ static dmsg_status take(int src, int tag, int block, int *found, dmsg_postal_inf
     if ((st = match(src, tag, block, &m)))
         goto out;
     *found = m != NULL;
+    if (m && (st = chan_take(&g->ch, m)))
+        goto out;
     if (m) {
         chan_unlink(&g->ch, m);
         g->active = m;
@@ -275,6 +280,8 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
                        (unsigned long long)m->h.len, cap);
         goto out;
     }
+    if ((st = chan_take(&g->ch, m)))
+        goto out;
     chan_unlink(&g->ch, m);
     g->st.recv_time += dmsg_wtime() - t0;
     t0 = dmsg_wtime();

@@ -246,9 +246,11 @@ static dmsg_status on_message(chan_msg *m, int *consumed)
             *consumed = 0; /* unexpected: waits for its receive */
             return DMSG_OK;
         }
-        return respond(r, m);
+        return (st = chan_take(&g->ch, m)) ? st : respond(r, m);
     }
     case RR_T_RESP: {
+        if ((st = chan_take(&g->ch, m)))
+            return st;
         rr_resp rp;
         memcpy(&rp, m->data, sizeof rp);
         dmsg_rr_req *s = find_send(rp.sreq);
@@ -268,6 +270,8 @@ static dmsg_status on_message(chan_msg *m, int *consumed)
         return st;
     }
     case RR_T_ACK: {
+        if ((st = chan_take(&g->ch, m)))
+            return st;
         dmsg_rr_req *s = find_send(m->h.aux[0]);
         if (!s || s->state != RR_S_WAIT_ACK)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "acknowledgement for no request from PE %d",

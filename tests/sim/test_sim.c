@@ -173,6 +173,29 @@ Test(sim, modelled_work_costs_what_the_model_says)
     cr_assert(strstr(out, "work ignored OK"), "%s", out);
 }
 
+/* A partner running ahead: an await for k messages ends at the k-th
+ * earliest arrival counted, not at the latest (tests/simpe: case drift). */
+Test(sim, await_takes_the_kth_arrival)
+{
+    static char out[4096], err[4096];
+    dmsg_machine m;
+    char why[256];
+    cr_assert_eq(dmsg_machine_load("t3d", &m, why, sizeof why), DMSG_OK, "%s", why);
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_MACHINE=t3d", 2, simprog("drift"), "", out,
+                     sizeof out, err, sizeof err),
+                 0, "%s", err);
+    double bytes = value_after(out, "bytes "), first = value_after(out, "first "),
+           second = value_after(out, "second "), third = value_after(out, "third ");
+    /* A and B leave about 2 us apart (overhead, 64 B at 69 MB/s); C 1000 us
+     * of work later */
+    cr_assert_gt(first, 0, "%s", out);
+    cr_assert_float_eq(bytes, first, 1e-12, "the first 64 bytes are A's\n%s", out);
+    cr_assert_lt(second - first, 5e-6, "B right after A\n%s", out);
+    cr_assert_gt(second, first, "%s", out);
+    cr_assert_gt(third - second, 999e-6, "C after the work\n%s", out);
+    cr_assert_lt(first, 10e-6, "A's arrival, not C's\n%s", out);
+}
+
 Test(sim, chained_refused_where_the_hardware_cannot)
 {
     static char err[4096];

@@ -363,6 +363,45 @@ static int case_work(void)
     return 0;
 }
 
+/* A partner that runs ahead (2 PEs): PE 1 deposits messages A and B, then
+ * 1000 us of modelled work later C, on one counter of PE 0. PE 0 lets all
+ * three land in host time (reading the counter moves no clock), then awaits
+ * the first 64 bytes (A's) and the messages one at a time: each await must
+ * end at the arrival of the message it takes, not at C's. Prints the clock
+ * after each await. */
+static int case_drift(void)
+{
+    char *buf;
+    dmsg_ctr c;
+    CHECK(dmsg_alloc(4096, (void **)&buf));
+    CHECK(dmsg_ctr_create(&c));
+    CHECK(dmsg_sync());
+    if (me == 1) {
+        dmsg_work w = {.kind = DMSG_WORK_MESSAGE, .n = 1000}; /* 1000 us on the T3D */
+        CHECK(dmsg_deposit(buf, buf + 1024, 64, 0, c));
+        CHECK(dmsg_deposit(buf + 64, buf + 1024, 64, 0, c));
+        CHECK(dmsg_work_book(&w));
+        CHECK(dmsg_deposit(buf + 128, buf + 1024, 64, 0, c));
+        printf("sent %a\n", dmsg_wtime());
+    } else if (me == 0) {
+        uint64_t n = 0;
+        while (n < 3)
+            CHECK(dmsg_ctr_read(c, &n, NULL));
+        CHECK(dmsg_await_bytes(c, 64));
+        printf("bytes %a\n", dmsg_wtime());
+        CHECK(dmsg_await(c, 1));
+        printf("first %a\n", dmsg_wtime());
+        CHECK(dmsg_await(c, 1));
+        printf("second %a\n", dmsg_wtime());
+        CHECK(dmsg_await(c, 1));
+        printf("third %a\n", dmsg_wtime());
+    }
+    CHECK(dmsg_sync());
+    CHECK(dmsg_ctr_destroy(c));
+    CHECK(dmsg_free(buf));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -370,7 +409,7 @@ int main(int argc, char **argv)
         int (*fn)(void);
     } cases[] = {{"clocks", case_clocks}, {"causality", case_causality}, {"cost", case_cost},
                  {"fetch", case_fetch},   {"times", case_times},         {"xfer", case_xfer},
-                 {"barrier", case_barrier}, {"work", case_work}};
+                 {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift}};
     if (argc < 2) {
         fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");
         return 2;

@@ -2,8 +2,9 @@
  *
  * Rules that keep virtual time causal and deterministic:
  * - a deposit's arrival time is fixed by the sender's clock when it is issued;
- *   the target's counter keeps the latest arrival it has counted, and an await
- *   moves the waiting PE's clock to it (never backwards);
+ *   the target keeps the arrival of every counted deposit (sim_arrive.c), and
+ *   an await for k messages moves the waiting PE's clock to the k-th earliest
+ *   arrival not yet taken (never backwards);
  * - a barrier moves every clock to the latest clock or pending arrival of any
  *   PE plus the barrier's cost, so nothing issued before it completes after it;
  * - no clock ever depends on host timing, provided each await consumes all the
@@ -185,12 +186,8 @@ static dmsg_status sim_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
     if (slot == UINT32_MAX)
         return DMSG_OK;
-    shm_ctr *c = shm_ctr_at(&s->shm, op->pe, slot);
-    /* Latest arrival, published before the count (which releases it). Positive
-     * doubles order like their bit patterns. */
-    uint64_t want = dbits(s->last_arrival), have = atomic_load(&c->aux);
-    while (have < want && !atomic_compare_exchange_weak(&c->aux, &have, want))
-        ;
+    /* The arrival, recorded before the count (which releases it). */
+    sim_log_add(s, op->pe, slot, s->last_arrival, op->payload);
     shm_ctr_signal(tp, op->pe, slot, op->payload);
     return DMSG_OK;
 }
@@ -236,15 +233,13 @@ static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint
     dmsg_status st = shm_ctr_wait(tp, slot, bytes_mode, n);
     if (st)
         return st;
-    shm_ctr *c = shm_ctr_at(&s->shm, tp->rank, slot);
-    advance_to(s, bitsd(atomic_load(&c->aux)), SIM_T_CTRWAIT);
+    advance_to(s, sim_log_take(s, slot, bytes_mode, n), SIM_T_CTRWAIT);
     return DMSG_OK;
 }
 
 static dmsg_status sim_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
-    sim_state *s = tp->priv;
-    atomic_store(&shm_ctr_at(&s->shm, tp->rank, slot)->aux, 0);
+    sim_log_reset(tp->priv, slot);
     return shm_ctr_reset(tp, slot);
 }
 

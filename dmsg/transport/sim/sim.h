@@ -62,6 +62,17 @@ typedef struct sim_state {
     double t[SIM_T_N];
 } sim_state;
 
+/* Arrival times of counted deposits (sim_arrive.c). */
+typedef struct sim_log sim_log;
+/* Records that a deposit counted on slot at PE pe arrives at t (virtual). */
+void sim_log_add(sim_state *s, int pe, uint32_t slot, double t, uint64_t bytes);
+/* Takes n messages (or, bytes_mode, n bytes) of this PE's counter slot,
+ * earliest arrivals first; returns the latest arrival taken (at least the
+ * counter's floor). Call after the counts are there. */
+double sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n);
+/* Forgets the arrivals of this PE's counter slot (a reset). */
+void sim_log_reset(sim_state *s, uint32_t slot);
+
 /* Costs in virtual seconds (sim_cost.c). */
 
 /* Sender's busy time for a deposit (per-message overhead included);
