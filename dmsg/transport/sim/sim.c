@@ -16,20 +16,6 @@
 #include <string.h>
 #include "dmsg/transport/sim/sim.h"
 
-static uint64_t dbits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double bitsd(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* Advances the clock to t (if later), charging the difference to category k. */
 static void advance_to(sim_state *s, double t, int k)
 {

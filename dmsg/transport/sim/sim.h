@@ -8,6 +8,7 @@
 #ifndef DMSG_SIM_H
 #define DMSG_SIM_H
 
+#include <string.h>
 #include "dmsg/base/mech.h"
 #include "dmsg/transport/shm/shm.h"
 #include "dmsg/model/machine.h"
@@ -61,6 +62,22 @@ typedef struct sim_state {
     uint64_t barriers;   /* parity of the barrier clock rows */
     double t[SIM_T_N];
 } sim_state;
+
+/* Virtual times in 64-bit shared words: positive doubles order like their
+ * bit patterns, so a word can be raised with an integer compare-and-swap. */
+static inline uint64_t dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static inline double bitsd(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
 
 /* Arrival times of counted deposits (sim_arrive.c). */
 typedef struct sim_log sim_log;

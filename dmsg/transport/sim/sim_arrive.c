@@ -34,20 +34,6 @@ struct sim_log {
     sim_rec rec[];
 };
 
-static uint64_t dbits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double bitsd(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* PE pe's log: the slack of its control area after the counter table. */
 static sim_log *log_of(sim_state *s, int pe)
 {
