@@ -292,7 +292,8 @@ static long mailbox(void)
 static int large(void)
 {
     int n = pe_n(), me = pe_me();
-    long most = 3 * mailbox() / 16 + 64;
+    /* the longest message: three mailboxes plus 7 me + 3 to + r elements */
+    long most = 3 * mailbox() / 16 + 10L * n;
     double *src = malloc((size_t)most * 2 * 16), *dst = malloc((size_t)most * 16 + 16);
     PE_CHECK(src && dst, "malloc");
     PE_OK(dmsg_postal_init());
