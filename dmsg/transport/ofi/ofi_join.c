@@ -50,9 +50,8 @@ dmsg_status ofi_connect_peers(dmsg_tp *tp, ofi_state *s, dmsg_boot *boot)
     snprintf(me.prov, sizeof me.prov, "%.*s", (int)sizeof me.prov - 1, s->caps.prov);
     dmsg_status st;
     ofi_card *all = calloc((size_t)tp->npes, sizeof *all);
-    char *names = calloc((size_t)tp->npes, OFI_ADDR_MAX);
     fi_addr_t *fa = calloc((size_t)tp->npes, sizeof *fa);
-    if (!all || !names || !fa) {
+    if (!all || !fa) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "address table");
         goto out;
     }
@@ -69,21 +68,23 @@ dmsg_status ofi_connect_peers(dmsg_tp *tp, ofi_state *s, dmsg_boot *boot)
             st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "PE %d chose another provider", p);
             goto out;
         }
-        if (all[p].namelen != me.namelen) {
-            st = DMSG_FAIL(DMSG_ERR_TRANSPORT,
-                           "PE %d uses another provider or address format (%u-byte address, "
-                           "ours %u): set DMSG_OFI_PROVIDER alike everywhere",
-                           p, all[p].namelen, me.namelen);
+        if (all[p].namelen == 0 || all[p].namelen > OFI_ADDR_MAX) {
+            st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "PE %d published a %u-byte address", p,
+                           all[p].namelen);
             goto out;
         }
-        memcpy(names + (size_t)p * me.namelen, all[p].name, me.namelen);
         s->peer[p] = (ofi_peer){.addr = all[p].base, .key = all[p].key, .cells = all[p].cells};
     }
-    int n = fi_av_insert(s->fab.av, names, (size_t)tp->npes, fa, 0, NULL);
-    if (n != tp->npes) {
-        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_av_insert took %d of %d addresses",
-                       s->caps.prov, n, tp->npes);
-        goto out;
+    /* One address per call: the same provider's addresses may differ in
+     * length (the shm provider's name carries the pid, so PEs 9999 and 10000
+     * have 18- and 19-byte names), and a packed array has one stride. */
+    for (int p = 0; p < tp->npes; p++) {
+        int n = fi_av_insert(s->fab.av, all[p].name, 1, &fa[p], 0, NULL);
+        if (n != 1) {
+            st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_av_insert refused PE %d's address (%d)",
+                           s->caps.prov, p, n);
+            goto out;
+        }
     }
     for (int p = 0; p < tp->npes; p++)
         if (fa[p] != (fi_addr_t)p) {
@@ -93,7 +94,6 @@ dmsg_status ofi_connect_peers(dmsg_tp *tp, ofi_state *s, dmsg_boot *boot)
         }
 out:
     free(fa);
-    free(names);
     free(all);
     return st;
 }
