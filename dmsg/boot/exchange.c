@@ -59,6 +59,19 @@ int dmsg_boot_aborted(const dmsg_boot *b)
     return b->hdr && atomic_load_explicit(&b->hdr->abort, memory_order_relaxed);
 }
 
+void dmsg_boot_wait_left(dmsg_boot *b, int pe, double seconds, double seconds_blind)
+{
+    double until = dmsg_clock_now() + (b->hdr ? seconds : seconds_blind);
+    while (dmsg_clock_now() < until) {
+        if (b->hdr && (dmsg_boot_aborted(b) ||
+                       atomic_load_explicit(&b->hdr->pe_state[pe], memory_order_acquire) ==
+                           DMSG_PE_FINALIZED))
+            return;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Waits for the generation to move on from gen: yields first (start-up is
  * short), then sleeps in slices, so that PEs outnumbering cores still let
  * the last one arrive. */

@@ -36,6 +36,13 @@ void dmsg_boot_leave(dmsg_boot *b);
 /* 1 when the launcher has torn the job down (a PE failed). */
 int dmsg_boot_aborted(const dmsg_boot *b);
 
+/* Waits until PE pe has left the job (dmsg_boot_leave) or the launcher
+ * tore the job down (pe's process ended), at most `seconds`; without a job
+ * region (PMI), where neither can be seen, it waits `seconds_blind`. Not
+ * collective: a failing PE lets the PE that reports the failure finish
+ * saying why before its own exit makes the launcher stop the job. */
+void dmsg_boot_wait_left(dmsg_boot *b, int pe, double seconds, double seconds_blind);
+
 /* Barrier over all PEs. */
 dmsg_status dmsg_boot_barrier(dmsg_boot *b);
 

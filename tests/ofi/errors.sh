@@ -53,6 +53,30 @@ once() { # the last check's error line was printed exactly once
         failed=$((failed + 1))
     fi
 }
+# Rank 0 says why; the other PEs, failing the same way, must not end the job
+# (dmsgrun stops it at the first exit) before it has: here rank 0 is slow to
+# load libfabric (a library that needs libfabric and sleeps 2 s as it loads).
+slow=$(mktemp -d) || exit 1
+trap 'rm -f "$out"; rm -rf "$slow"' EXIT
+printf '#include <unistd.h>\n__attribute__((constructor)) static void slow(void) { sleep(2); }\n' \
+    >"$slow/slow.c"
+if cc -shared -fPIC -o "$slow/slowfabric.so" "$slow/slow.c" -Wl,--no-as-needed -l:libfabric.so.1 2>"$out"; then
+    cat >"$slow/rank0-slow" <<EOS
+#!/bin/sh
+[ "\$DMSG_BOOT_RANK" = 0 ] && export DMSG_OFI_LIBRARY=$slow/slowfabric.so
+exec "\$@"
+EOS
+    chmod +x "$slow/rank0-slow"
+    check "a slow rank 0 still names the missing provider" nonzero \
+        'provider "verbs" is not available' \
+        env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=verbs "$RUN" -n 3 "$slow/rank0-slow" \
+        "$BUILD/examples/hello"
+    once
+else
+    echo "FAIL cannot build the slow libfabric shim"
+    cat "$out"
+    failed=$((failed + 1))
+fi
 check "incapable provider names the capability" nonzero \
     'DMSG_OFI_COUNT=cqdata: provider "sockets" lacks working remote CQ data' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=sockets DMSG_OFI_COUNT=cqdata \
@@ -70,7 +94,7 @@ check "sockets counts by remote counters" zero 'hello: OK' \
 # PEs that end up on different providers (here forced per rank; with "auto"
 # a PE whose first choice failed would fall back alone) are named, not hung.
 mix=$(mktemp) || exit 1
-trap 'rm -f "$out" "$mix"' EXIT
+trap 'rm -f "$out" "$mix"; rm -rf "$slow"' EXIT
 cat >"$mix" <<'EOS'
 #!/bin/sh
 if [ "$DMSG_BOOT_RANK" = 1 ]; then DMSG_OFI_PROVIDER="tcp;ofi_rxm"; else DMSG_OFI_PROVIDER=shm; fi

@@ -153,13 +153,16 @@ static void close_all(ofi_state *s)
 
 /* A provider that cannot serve is a configuration error: nothing can run,
  * so it is reported even without DMSG_DEBUG, once (rank 0); the launcher
- * stops the job at the first exit, so the others let rank 0 say why. */
-static void say_why(int rank, int say, const char *why)
+ * stops the job at the first exit, so the others let rank 0 say why: they
+ * wait until it has left (10 s at most: under a heavy load saying why may
+ * take long; rank 0 may also have got further), or 0.3 s where that cannot
+ * be seen (under a PMI launcher). */
+static void say_why(dmsg_boot *boot, int say, const char *why)
 {
-    if (say && rank == 0 && why[0])
+    if (say && boot->rank == 0 && why[0])
         fprintf(stderr, "dmsg: ofi: %s\n", why);
-    else if (say == 2 && rank != 0)
-        usleep(300000);
+    else if (say == 2 && boot->rank != 0)
+        dmsg_boot_wait_left(boot, 0, 10.0, 0.3);
 }
 
 static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
@@ -184,7 +187,7 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     s->oversubscribed = cores > 0 && s->npes > cores;
     if ((st = open_endpoint(s, count, boot->kind != DMSG_BOOT_PMI, &plan, why, sizeof why))) {
-        say_why(tp->rank, plan.say, why);
+        say_why(boot, plan.say, why);
         goto out_close;
     }
     if ((st = map_segment(s, tp->seg_size)) ||
