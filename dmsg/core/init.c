@@ -4,6 +4,7 @@
 #include <string.h>
 #include "dmsg/base/clock.h"
 #include "dmsg/boot/job.h"
+#include "dmsg/core/sigkeep.h"
 #include "dmsg/core/state.h"
 
 dmsg_state dmsg_g;
@@ -31,9 +32,15 @@ int dmsg_init(void)
                     g->cfg.transport, dmsg_transport_list());
         return DMSG_ERR_ENV;
     }
-    st = dmsg_boot_start(&g->boot, g->cfg.seg_size, g->cfg.max_counters, g->cfg.pmix_library);
-    if (st)
+    /* About 10 KB, and dmsg_init runs once per process at a time. */
+    static dmsg_sigkeep sigs;
+    dmsg_sigkeep_save(&sigs);
+    st = dmsg_boot_start(&g->boot, g->cfg.seg_size, g->cfg.max_counters,
+                         g->cfg.pmix_library);
+    if (st) {
+        dmsg_sigkeep_restore(&sigs);
         return st;
+    }
     g->boot.timeout = g->cfg.timeout;
     g->tp.ops = ops;
     g->tp.boot = &g->boot;
@@ -43,6 +50,7 @@ int dmsg_init(void)
                                 .spin = g->cfg.spin,
                                 .xp = {.tile_bytes = (size_t)g->cfg.tile_bytes}};
     st = ops->init(&g->tp, &g->boot);
+    dmsg_sigkeep_restore(&sigs);
     if (st)
         goto err_boot;
     g->seg = g->tp.seg;

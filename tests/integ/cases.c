@@ -69,6 +69,7 @@ PE_CASE(err_strerror)
 PE_CASE(err_lifecycle)
 /* launch.c */
 PE_CASE(nested_job)
+PE_CASE(signals_kept)
 
 static const char *const timeout_env[] = {"DMSG_TIMEOUT=0.5", NULL};
 PE_CASE_ENV(err_timeout, timeout_env)

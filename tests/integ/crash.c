@@ -61,6 +61,12 @@ Test(crash, segv_4pe, .timeout = 2 * JOB_WATCHDOG)
 {
     expect_crash(&(crash_case){"crash_segv", 4, 3, SEGV_HOW});
 }
+/* Exactly as the kernel says: no library's handler may turn a crash into
+ * an exit (over ofi, libfabric's psm dependency installed such handlers). */
+Test(crash, segv_is_a_signal, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_crash(&(crash_case){"crash_segv_plain", 2, 1, {"killed by signal 11", NULL, NULL}});
+}
 Test(crash, exit3_2pe, .timeout = 2 * JOB_WATCHDOG)
 {
     expect_crash(&(crash_case){"crash_exit", 2, 1, EXIT_HOW});

@@ -38,6 +38,21 @@ static int crash_segv(void)
     return 1;
 }
 
+/* As crash_segv, but with whatever handler dmsg_init left in place: the
+ * program's own (the default), never a library's. */
+static int crash_segv_plain(void)
+{
+    int victim = dmsg_npes() - 1;
+    if (dmsg_pe() == victim) {
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        raise(SIGSEGV);
+        return 1;
+    }
+    survivor_waits(victim);
+    return 1;
+}
+
 static int crash_exit(void)
 {
     int victim = dmsg_npes() > 1 ? 1 : 0;
@@ -94,6 +109,7 @@ static int spin_all(void)
 const pe_case pe_crash_cases[] = {
     {"crash_segv", crash_segv, 0},
     {"crash_exit", crash_exit, 0},
+    {"crash_segv_plain", crash_segv_plain, 0},
     {"no_finalize", no_finalize, PE_MANUAL_INIT},
     {"crash_spinners", crash_spinners, 0},
     {"spin_all", spin_all, 0},

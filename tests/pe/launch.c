@@ -2,7 +2,9 @@
  * program started by a PE (system("./other")) is a job of its own, here a
  * singleton, instead of joining its parent's job. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,7 +40,48 @@ static int nested_job(void)
     return 0;
 }
 
+static void app_handler(int sig)
+{
+    (void)sig;
+}
+
+/* dmsg_init leaves the program's signal dispositions and mask as they were,
+ * on every transport (libraries a transport loads may install their own). */
+static int signals_kept(void)
+{
+    static const int mine[] = {SIGSEGV, SIGBUS, SIGABRT, SIGINT, SIGUSR1};
+    struct sigaction sa = {.sa_handler = app_handler}, before[NSIG], after[NSIG];
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+        PE_CHECK(sigaction(mine[i], &sa, NULL) == 0, "sigaction(%d)", mine[i]);
+    sigset_t mask_before, mask_after;
+    sigprocmask(SIG_SETMASK, NULL, &mask_before);
+    int have[NSIG];
+    for (int s = 1; s < NSIG; s++)
+        have[s] = sigaction(s, NULL, &before[s]) == 0;
+    PE_OK(dmsg_init());
+    for (int s = 1; s < NSIG; s++) {
+        if (!have[s])
+            continue;
+        PE_CHECK(sigaction(s, NULL, &after[s]) == 0, "sigaction(%d) after dmsg_init", s);
+        /* 0x04000000: the kernel's restorer flag, which the C library adds
+         * itself to any handler it installs (not the program's choice). */
+        PE_CHECK(after[s].sa_handler == before[s].sa_handler &&
+                     (after[s].sa_flags & ~0x04000000) == (before[s].sa_flags & ~0x04000000),
+                 "dmsg_init (%s) changed the disposition of signal %d (%s)",
+                 dmsg_transport_name(), s, strsignal(s));
+    }
+    sigprocmask(SIG_SETMASK, NULL, &mask_after);
+    for (int s = 1; s < NSIG; s++)
+        PE_CHECK(sigismember(&mask_before, s) == sigismember(&mask_after, s),
+                 "dmsg_init (%s) changed the mask of signal %d", dmsg_transport_name(), s);
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_finalize());
+    return 0;
+}
+
 const pe_case pe_launch_cases[] = {
+    {"signals_kept", signals_kept, PE_MANUAL_INIT},
     {"nested_job", nested_job, 0},
     {"nested_child", nested_child, PE_MANUAL_INIT},
     {NULL, NULL, 0},
