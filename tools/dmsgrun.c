@@ -18,6 +18,7 @@
  * the read end of a pipe that only dmsgrun writes to: when dmsgrun dies the
  * pipe closes and the guardian kills every PE's process group.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -39,6 +40,7 @@
 
 typedef struct pe_proc {
     pid_t pid;  /* also the PE's process group */
+    int32_t dmsg_pid; /* the process that joined as this PE (below a wrapper: not pid) */
     int done;   /* exited (left unreaped until the end, so the group id stays ours) */
     int status; /* wait status */
 } pe_proc;
@@ -86,16 +88,41 @@ static void set_env_int(const char *name, long v)
     setenv(name, buf, 1);
 }
 
+/* Removes what is named after a PE process in /dev/shm: libfabric's shm
+ * provider names its region "<pid>:..." and unlinks it only when the
+ * process ends normally or by a signal it catches; a PE killed during
+ * dmsg_init (before the ofi transport unlinks it itself) left it behind. */
+static void unlink_pid_files(int32_t pid)
+{
+    if (pid <= 0)
+        return;
+    char prefix[24];
+    int n = snprintf(prefix, sizeof prefix, "%d:", (int)pid);
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, (size_t)n)) {
+            char path[300];
+            snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+}
+
 /* ------------------------------------------------------------- guardian */
 
-/* The guardian reads PE process group ids (int32) from the pipe. A 0 means
- * dmsgrun has cleaned up itself; end of file without it means dmsgrun died,
- * and the guardian kills every group it was told of. It lives in a group of
- * its own so that a signal to dmsgrun's group does not take it along. */
+/* The guardian reads int32 values from the pipe: a PE's process group id,
+ * or minus the pid of a PE's dmsg process (whose files it removes). A 0
+ * means dmsgrun has cleaned up itself; end of file without it means dmsgrun
+ * died, and the guardian kills every group it was told of and removes the
+ * files. It lives in a group of its own so that a signal to dmsgrun's group
+ * does not take it along. */
 static void guardian_main(int rd)
 {
-    int32_t groups[DMSG_MAX_PES];
-    int n = 0;
+    int32_t groups[DMSG_MAX_PES], pids[2 * DMSG_MAX_PES];
+    int n = 0, np = 0;
     setpgid(0, 0);
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
@@ -109,11 +136,15 @@ static void guardian_main(int rd)
             _exit(0);
         if (got != (ssize_t)sizeof g)
             break;
-        if (n < DMSG_MAX_PES)
+        if (g > 0 && n < DMSG_MAX_PES)
             groups[n++] = g;
+        else if (g < 0 && np < 2 * DMSG_MAX_PES)
+            pids[np++] = -g;
     }
     for (int i = 0; i < n; i++)
         kill(-groups[i], SIGKILL);
+    for (int i = 0; i < np; i++)
+        unlink_pid_files(pids[i]);
     _exit(0);
 }
 
@@ -378,12 +409,26 @@ static void check_stall(stall_watch *sw, const pe_proc *pes, int n, const dmsg_j
     sw->next = t + sw->interval;
 }
 
-static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw)
+/* Learns which process joined as each PE (from the job region) and tells
+ * the guardian, so that a PE's files can be removed whoever ends the job. */
+static void note_pids(pe_proc *pes, int n, dmsg_job_hdr *h, int guard_wr)
+{
+    for (int i = 0; i < n; i++) {
+        int32_t p = atomic_load_explicit(dmsg_job_pe_pid(h, i), memory_order_relaxed);
+        if (p > 0 && p != pes[i].dmsg_pid) {
+            pes[i].dmsg_pid = p;
+            guardian_tell(guard_wr, -p);
+        }
+    }
+}
+
+static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw, int guard_wr)
 {
     char why[256];
     for (;;) {
         nap(TICK_NS);
         reap(pes, n);
+        note_pids(pes, n, h, guard_wr);
         check_stall(sw, pes, n, h);
         if (got_signal) {
             fprintf(stderr, "dmsgrun: received signal %d (%s); stopping the job\n",
@@ -513,11 +558,16 @@ int main(int argc, char **argv)
     if (rc) {
         stop_job(pes, started, h);
     } else {
-        rc = watch(pes, (int)npes, h, &sw);
+        rc = watch(pes, (int)npes, h, &sw, guard_wr);
     }
     free(sw.word);
     free(sw.since);
     clean_up(pes, started, guard_wr, guard_pid);
+    note_pids(pes, started, h, -1);
+    for (int i = 0; i < started; i++) {
+        unlink_pid_files(pes[i].dmsg_pid);
+        unlink_pid_files(pes[i].pid);
+    }
     dmsg_job_unmap(h);
     free(pes);
     return rc;

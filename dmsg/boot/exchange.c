@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "dmsg/base/clock.h"
 #include "dmsg/boot/exchange.h"
 #include "dmsg/boot/kvs.h"
@@ -44,6 +45,7 @@ dmsg_status dmsg_boot_join(dmsg_boot *b)
         return st;
     }
     b->hdr = h;
+    atomic_store(dmsg_job_pe_pid(h, b->rank), (int32_t)getpid());
     atomic_store(&h->pe_state[b->rank], DMSG_PE_INIT);
     return DMSG_OK;
 }

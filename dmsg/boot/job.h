@@ -91,6 +91,15 @@ static inline char *dmsg_job_ctl(dmsg_job_hdr *h, int pe)
 {
     return (char *)h + DMSG_JOB_HDR_BYTES + (size_t)pe * h->pe_stride;
 }
+/* The last bytes of each PE's control area belong to the boot layer (the
+ * counters use the start; the area has a spare page): the pid of the process
+ * that joined as that PE, so that the launcher can remove what is named after
+ * it when the PE dies (libfabric's shm provider: /dev/shm/<pid>:...). */
+#define DMSG_JOB_PE_INFO_BYTES 64u
+static inline _Atomic int32_t *dmsg_job_pe_pid(dmsg_job_hdr *h, int pe)
+{
+    return (_Atomic int32_t *)(dmsg_job_ctl(h, pe) + h->ctl_size - DMSG_JOB_PE_INFO_BYTES);
+}
 static inline char *dmsg_job_seg(dmsg_job_hdr *h, int pe)
 {
     return dmsg_job_ctl(h, pe) + h->ctl_size;

@@ -130,3 +130,27 @@ Test(orphans, launcher_killed_during_init, .timeout = 8 * JOB_WATCHDOG)
         expect_launcher_death_cleaned(sig, after, "spin_all");
     }
 }
+
+/* A PE dies by SIGKILL at a random moment of start-up (over ofi with the
+ * shm provider, libfabric has then created its /dev/shm files but not yet
+ * removed them): the job ends and nothing is left, in /dev/shm either. */
+Test(orphans, pe_killed_during_init, .timeout = 12 * JOB_WATCHDOG)
+{
+    require_built();
+    srand((unsigned)time(NULL) ^ (unsigned)getpid() * 7u);
+    for (int i = 0; i < 10; i++) {
+        char rank[16], us[32];
+        snprintf(rank, sizeof rank, "PE_KILL_RANK=%d", rand() % 3);
+        snprintf(us, sizeof us, "PE_KILL_US=%d", 1000 * (rand() % 400));
+        const char *env[] = {"DMSG_TIMEOUT", rank, us, NULL};
+        const char *argv[] = {job_path("bin/dmsgrun"), "-n", "3", job_path("tests/pe_prog"),
+                              "spin_all", NULL};
+        job_result r;
+        cr_log_info("round %d: %s %s", i, rank, us);
+        cr_assert(job_run(argv, env, JOB_WATCHDOG, &r) == 0, "could not start dmsgrun");
+        cr_expect(!job_exited_ok(&r), "%s: expected the job to fail, got %s", r.cmd, job_how(&r));
+        cr_expect(r.seconds < 10.0, "%s: the job took %.1f s to end", r.cmd, r.seconds);
+        expect_nothing_left(&r);
+        job_free(&r);
+    }
+}

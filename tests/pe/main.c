@@ -7,9 +7,12 @@
  * PE exits at once without dmsg_finalize: the other PEs may be waiting for it
  * in a collective, and dmsgrun tears the job down when a PE fails, so a
  * failure can never turn into a hang. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "pe.h"
 
 static const pe_case *const tables[] = {
@@ -35,6 +38,26 @@ static void list_cases(void)
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const pe_case *c = tables[t]; c->name != NULL; c++)
             printf("%s\n", c->name);
+}
+
+/* Fault injection for the suite: PE_KILL_RANK=r PE_KILL_US=t makes the PE
+ * of rank r (as dmsgrun announces it) die by SIGKILL t microseconds after it
+ * starts, wherever it is then (typically inside dmsg_init). */
+static void arm_kill(void)
+{
+    const char *r = getenv("PE_KILL_RANK"), *us = getenv("PE_KILL_US"),
+               *me = getenv("DMSG_BOOT_RANK");
+    if (!r || !us || !me || atoi(r) != atoi(me))
+        return;
+    pid_t pe = getpid();
+    if (fork() == 0) {
+        long t = atol(us);
+        struct timespec ts = {t / 1000000, (t % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+        if (getppid() == pe) /* else the PE is gone and the pid may be another's */
+            kill(pe, SIGKILL);
+        _exit(0);
+    }
 }
 
 static int run_case(const pe_case *c)
@@ -78,5 +101,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: unknown case '%s' (see --list)\n", argv[0], argv[1]);
         return 2;
     }
+    arm_kill();
     return run_case(c) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
