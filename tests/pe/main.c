@@ -7,6 +7,7 @@
  * PE exits at once without dmsg_finalize: the other PEs may be waiting for it
  * in a collective, and dmsgrun tears the job down when a PE fails, so a
  * failure can never turn into a hang. */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,22 @@ static void list_cases(void)
 
 /* Fault injection for the suite: PE_KILL_RANK=r PE_KILL_US=t makes the PE
  * of rank r (as dmsgrun announces it) die by SIGKILL t microseconds after it
- * starts, wherever it is then (typically inside dmsg_init). */
+ * starts, wherever it is then (typically inside dmsg_init); PE_KILL_US=shm
+ * as soon as a file named after it ("<pid>:...", libfabric's shm provider)
+ * appears in /dev/shm (given up after 60 s). */
+static int has_shm_file(pid_t pe)
+{
+    char prefix[24];
+    int n = snprintf(prefix, sizeof prefix, "%d:", (int)pe), found = 0;
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    while (d && !found && (e = readdir(d)))
+        found = !strncmp(e->d_name, prefix, (size_t)n);
+    if (d)
+        closedir(d);
+    return found;
+}
+
 static void arm_kill(void)
 {
     const char *r = getenv("PE_KILL_RANK"), *us = getenv("PE_KILL_US"),
@@ -51,9 +67,13 @@ static void arm_kill(void)
         return;
     pid_t pe = getpid();
     if (fork() == 0) {
-        long t = atol(us);
+        int at_file = !strcmp(us, "shm");
+        long t = at_file ? 200 : atol(us);
         struct timespec ts = {t / 1000000, (t % 1000000) * 1000};
-        nanosleep(&ts, NULL);
+        for (long waited = 0; at_file && !has_shm_file(pe) && waited < 60000000; waited += t)
+            nanosleep(&ts, NULL);
+        if (!at_file)
+            nanosleep(&ts, NULL);
         if (getppid() == pe) /* else the PE is gone and the pid may be another's */
             kill(pe, SIGKILL);
         _exit(0);
