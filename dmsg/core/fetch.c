@@ -4,7 +4,11 @@
 #include "dmsg/core/op.h"
 
 #define REQ_MAGIC 0x64526571u /* "dReq" */
-enum { REQ_ACTIVE = 1, REQ_RETIRED = 2 };
+/* A started request's state is its id (> 0) while that id is in the PE's
+ * set of live requests; a retired one's is REQ_RETIRED. A copy of a handle
+ * keeps the id, which leaves the set when the original or any copy is
+ * retired: every later use of any copy gets DMSG_ERR_HANDLE. */
+enum { REQ_RETIRED = -1 };
 
 static int fetch(dmsg_op *op, dmsg_req *req)
 {
@@ -19,12 +23,17 @@ static int fetch(dmsg_op *op, dmsg_req *req)
         dmsg_wait_leave();
         return st;
     }
+    uint32_t id;
+    if ((st = dmsg_reqset_add(&dmsg_g.reqs, &id)))
+        return st;
     req->seq = 0;
     req->priv[0] = req->priv[1] = NULL;
-    if ((st = tp->ops->get_nb(tp, op, req)))
+    if ((st = tp->ops->get_nb(tp, op, req))) {
+        dmsg_reqset_remove(&dmsg_g.reqs, id);
         return st; /* not started: the handle stays unused */
+    }
     req->magic = REQ_MAGIC;
-    req->state = REQ_ACTIVE;
+    req->state = (int32_t)id;
     req->status = DMSG_OK;
     req->pe = op->pe;
     return DMSG_OK;
@@ -88,8 +97,10 @@ int dmsg_test(dmsg_req *req, int *done)
     DMSG_REQUIRE_INIT();
     if (!req || !done)
         return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_test: NULL argument");
-    if (req->magic != REQ_MAGIC || req->state != REQ_ACTIVE)
-        return DMSG_FAIL(DMSG_ERR_HANDLE, "request was never started or is already retired");
+    if (req->magic != REQ_MAGIC || req->state <= 0 ||
+        !dmsg_reqset_has(&dmsg_g.reqs, (uint32_t)req->state))
+        return DMSG_FAIL(DMSG_ERR_HANDLE, "request was never started or is already retired "
+                                          "(or is a copy of a retired one)");
     dmsg_tp *tp = &dmsg_g.tp;
     int fin = 0;
     req->status = tp->ops->req_test(tp, req, &fin);
@@ -97,6 +108,7 @@ int dmsg_test(dmsg_req *req, int *done)
         *done = 0;
         return DMSG_OK;
     }
+    dmsg_reqset_remove(&dmsg_g.reqs, (uint32_t)req->state);
     req->state = REQ_RETIRED;
     *done = 1;
     return req->status;

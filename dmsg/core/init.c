@@ -92,6 +92,7 @@ int dmsg_finalize(void)
     free(g->coll_buf);
     free(g->ctr_gen);
     dmsg_heap_fini(&g->heap);
+    dmsg_reqset_fini(&g->reqs);
     memset(g, 0, sizeof *g);
     return st;
 }

@@ -7,6 +7,7 @@
 #include "dmsg/boot/job.h"
 #include "dmsg/core/config.h"
 #include "dmsg/core/heap.h"
+#include "dmsg/core/reqset.h"
 #include "dmsg/transport/transport.h"
 #include "dmsg/xfer/xfer.h"
 
@@ -24,6 +25,7 @@ typedef struct dmsg_state {
     /* This PE's wait word in the job region (boot/job.h) under dmsgrun, on
      * every transport; NULL without a job region. */
     _Atomic uint16_t *wait_word;
+    dmsg_reqset reqs;        /* ids of the live fetch requests */
 } dmsg_state;
 
 extern dmsg_state dmsg_g;

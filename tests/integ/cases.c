@@ -38,6 +38,7 @@ PE_CASE(adp_records)
 /* fetch.c */
 PE_CASE(fetch_contig)
 PE_CASE(fetch_section)
+PE_CASE(fetch_req_copies)
 PE_CASE(fetch_indexed)
 PE_CASE(fetch_nb)
 /* counter.c */

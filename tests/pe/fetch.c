@@ -303,7 +303,58 @@ static int fetch_nb(void)
     return 0;
 }
 
+/* dmsg_req is the caller's storage, so programs copy it. Once the original
+ * or any copy has been waited or tested to completion, every copy is
+ * retired: DMSG_ERR_HANDLE on every transport, never a second completion
+ * (over ofi a copy used to read the freed request and stall 60 s). */
+static int fetch_req_copies(void)
+{
+    int64_t *src, got[4];
+    PE_OK(dmsg_alloc(4 * sizeof *src, (void **)&src));
+    for (int i = 0; i < 4; i++)
+        src[i] = 1000 * pe_me() + i;
+    PE_OK(dmsg_sync());
+    int from = pe_up(1), done = 5;
+    dmsg_req req, copy, copy2;
+    memset(&req, 0, sizeof req);
+    /* The original is waited; the copy made before that is retired too. */
+    PE_OK(dmsg_fetch_nb(got, src, sizeof got, from, &req));
+    copy = req;
+    PE_OK(dmsg_wait(&req));
+    PE_CHECK(got[3] == 1000 * from + 3, "fetched %lld", (long long)got[3]);
+    PE_EXPECT(dmsg_wait(&copy), DMSG_ERR_HANDLE);
+    PE_EXPECT(dmsg_test(&copy, &done), DMSG_ERR_HANDLE);
+    PE_CHECK(done == 5, "dmsg_test on a retired copy changed *done to %d", done);
+    /* A copy made after the wait (the usual slip) is retired as well. */
+    copy2 = req;
+    PE_EXPECT(dmsg_wait(&copy2), DMSG_ERR_HANDLE);
+    /* The copy is waited first; then the original is the stale one. */
+    PE_OK(dmsg_fetch_nb(got, src, sizeof got, from, &req));
+    copy = req;
+    PE_OK(dmsg_wait(&copy));
+    PE_EXPECT(dmsg_wait(&req), DMSG_ERR_HANDLE);
+    /* Many live requests at once, each retired exactly once. */
+    enum { MANY = 100 };
+    static dmsg_req reqs[MANY], copies[MANY];
+    int64_t buf[MANY];
+    for (int i = 0; i < MANY; i++) {
+        PE_OK(dmsg_fetch_nb(&buf[i], &src[i % 4], sizeof buf[i], from, &reqs[i]));
+        copies[i] = reqs[i];
+    }
+    for (int i = MANY - 1; i >= 0; i--)
+        PE_OK(dmsg_wait(i % 2 ? &reqs[i] : &copies[i]));
+    for (int i = 0; i < MANY; i++) {
+        PE_EXPECT(dmsg_wait(&reqs[i]), DMSG_ERR_HANDLE);
+        PE_EXPECT(dmsg_wait(&copies[i]), DMSG_ERR_HANDLE);
+        PE_CHECK(buf[i] == 1000 * from + i % 4, "request %d fetched %lld", i, (long long)buf[i]);
+    }
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(src));
+    return 0;
+}
+
 const pe_case pe_fetch_cases[] = {
+    {"fetch_req_copies", fetch_req_copies, 0},
     {"fetch_contig", fetch_contig, 0},
     {"fetch_section", fetch_section, 0},
     {"fetch_indexed", fetch_indexed, 0},
