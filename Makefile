@@ -1,6 +1,8 @@
 # dmsg - direct deposit message passing. See README.md.
-# Targets: all (default), run, test, check (build only tests), bench, install,
-# uninstall, clean, format. PREFIX=/usr/local for install.
+# Targets: all (default), run, test, check (build only tests), check-asan,
+# check-tsan, bench, install, uninstall, clean, format. PREFIX=/usr/local for
+# install. CFLAGS (default -O2 -g) is the user's: the flags the build needs
+# are kept apart in DMSG_CFLAGS, so `make CFLAGS='-O0 -g'` works.
 
 VERSION      := 0.1.0
 SOVERSION    := 0
@@ -11,10 +13,13 @@ MPICC        ?= $(shell command -v mpicc.mpich 2>/dev/null || echo mpicc)
 BUILD        := build
 # OFI=0 builds without the libfabric transport (no libfabric headers needed).
 OFI          ?= 1
+# SAN=address,undefined or SAN=thread: a sanitizer build (use its own BUILD).
+SAN          :=
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+SANFLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -pthread
+DMSG_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -pthread $(SANFLAGS)
 CPPFLAGS += -Iinclude -I. -DDMSG_WITH_OFI=$(OFI)
 LDLIBS   += -pthread -lm -ldl
 
@@ -49,7 +54,7 @@ DEPS_OK := $(BUILD)/.deps-ok
 # delete them after linking, and the next `make test` would rebuild them all.
 .SECONDARY:
 
-.PHONY: all lib tools examples tests run test test-ofi check check-layers bench install uninstall \
+.PHONY: all lib tools examples tests run test test-ofi check check-layers check-asan check-tsan bench install uninstall \
         clean format deps
 all: lib tools examples
 lib: $(LIB_A) $(LIB_SO)
@@ -65,7 +70,7 @@ $(DEPS_OK): tools/install-deps.sh
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(DMSG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # PMIx's header (Debian: libpmix-dev) for its types; libpmix itself is opened
 # at run time (dmsg/boot/pmix.c). Expanded when the rule runs, after deps.
@@ -83,14 +88,14 @@ $(BUILD)/libdmsg.map: $(wildcard include/*.h)
 
 $(LIB_SO): $(LIB_OBJS) $(BUILD)/libdmsg.map
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,libdmsg.so.$(SOVERSION) -Wl,--version-script=$(BUILD)/libdmsg.map \
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdmsg.so.$(SOVERSION) -Wl,--version-script=$(BUILD)/libdmsg.map \
 	    -Wl,--no-undefined -o $@ $(LIB_OBJS) $(LDLIBS)
 	ln -sf libdmsg.so.$(VERSION) $(BUILD)/lib/libdmsg.so.$(SOVERSION)
 	ln -sf libdmsg.so.$(SOVERSION) $(BUILD)/lib/libdmsg.so
 
 $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/bin/dmsg-gen: $(GEN_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(@D)
@@ -103,27 +108,27 @@ $(BUILD)/bin/%: tools/mpi/%.c tools/bench_sizes.h | $(DEPS_OK)
 
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/unit: $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
 $(BUILD)/tests/pe_prog: $(PE_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/integ: $(INTEG_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
 $(BUILD)/tests/sim_prog: $(SIMPE_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/sim: $(SIM_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
 # The main demo: the transpose example on 4 PEs, verified, with throughput.
 run: all
@@ -132,8 +137,10 @@ run: all
 # The whole suite. Integration tests find dmsgrun and the PE programs in $(BUILD).
 # With OFI=0 the ofi parts are left out (and said so).
 test: all tests
+	@$(MAKE) --no-print-directory check-asan check-tsan
 	@set -e; \
 	sh tests/layers.sh; \
+	sh tests/build_flags.sh; \
 	if [ -x $(BUILD)/tests/unit ]; then $(BUILD)/tests/unit --jobs 2; fi; \
 	if [ -x $(BUILD)/tests/integ ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/integ --jobs 1; fi; \
 	if [ -x $(BUILD)/tests/sim ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/sim --jobs 1; fi; \
@@ -168,6 +175,37 @@ check: all tests
 check-layers:
 	sh tests/layers.sh
 
+# The multi-PE integration suite over shm and sim, built with AddressSanitizer
+# and UndefinedBehaviorSanitizer (library, dmsgrun, the PE programs, the
+# suite) in its own build directory; any finding ends the PE with an error,
+# so the suite fails. Not over ofi: those runs are slow and libfabric is not
+# instrumented.
+ASAN_BUILD ?= build-asan
+# handle_segv=0 and friends: a PE that crashes must die of its signal, as
+# without the sanitizer (the crash tests check dmsgrun's report of it).
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+check-asan: | $(DEPS_OK)
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SAN=address,undefined \
+	    $(ASAN_BUILD)/bin/dmsgrun examples tests
+	@echo "== unit tests under ASan+UBSan"
+	$(SAN_ENV) $(ASAN_BUILD)/tests/unit --jobs 2
+	@echo "== integration suite under ASan+UBSan over shm"
+	$(SAN_ENV) DMSG_BUILD=$(ASAN_BUILD) $(ASAN_BUILD)/tests/integ --jobs 1
+	@echo "== SPMD cases of the integration suite under ASan+UBSan over sim"
+	$(SAN_ENV) DMSG_TRANSPORT=sim DMSG_BUILD=$(ASAN_BUILD) $(ASAN_BUILD)/tests/integ --jobs 1 \
+	    --filter 'pe/*' 
+
+# The unit tests under ThreadSanitizer. dmsg starts no threads of its own
+# (one thread per PE), so this covers the copy engine, the settings and the
+# model as a threaded program would call them; multi-PE races are between
+# processes, where ThreadSanitizer cannot see.
+TSAN_BUILD ?= build-tsan
+check-tsan: | $(DEPS_OK)
+	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) SAN=thread $(TSAN_BUILD)/tests/unit
+	@echo "== unit tests under TSan"
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/unit --jobs 2
+
 bench: all
 	$(BUILD)/bin/dmsg-bench --all --csv $(BUILD)/bench.csv
 
@@ -190,7 +228,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(TOOLS) $(MPI_TOOLS)))
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

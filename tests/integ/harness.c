@@ -321,16 +321,29 @@ static void describe_cmd(const char *const *argv, const char *const *env, char *
     }
 }
 
+/* 1 if the file behind fd holds text. */
+static int file_has(int fd, const char *text)
+{
+    static char buf[64 * 1024];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return strstr(buf, text) != NULL;
+}
+
 /* Waits for the job with a deadline; on expiry kills its process group.
  * With sig != 0, sends sig to the job's first process (only to it) once
- * signal_after seconds have passed. */
-static void wait_job(pid_t pid, double timeout, double signal_after, int sig, job_result *r,
-                     job_pids *pids)
+ * signal_after seconds have passed, or as soon as its stderr (err_fd) holds
+ * `until` when that is given. */
+static void wait_job(pid_t pid, double timeout, double signal_after, int sig, int err_fd,
+                     const char *until, job_result *r, job_pids *pids)
 {
     double t0 = now();
-    for (;;) {
+    for (unsigned i = 0;; i++) {
         pids_walk(pids);
-        if (sig && now() - t0 >= signal_after) {
+        if (sig && (now() - t0 >= signal_after ||
+                    (until && i % 25 == 0 && file_has(err_fd, until)))) {
             kill(pid, sig);
             sig = 0;
         }
@@ -353,7 +366,7 @@ static void wait_job(pid_t pid, double timeout, double signal_after, int sig, jo
 }
 
 static int run(const char *const *argv, const char *const *env, double timeout,
-               double signal_after, int sig, job_result *r)
+               double signal_after, int sig, const char *until, job_result *r)
 {
     static unsigned seq;
     memset(r, 0, sizeof *r);
@@ -389,7 +402,7 @@ static int run(const char *const *argv, const char *const *env, double timeout,
         setpgid(pid, pid); /* also here, so the group exists before any kill */
         job_pids pids = {.n = 0};
         pids_add(&pids, pid);
-        wait_job(pid, timeout, signal_after, sig, r, &pids);
+        wait_job(pid, timeout, signal_after, sig, err_fd, until, r, &pids);
         check_leftovers(marker, r, &pids);
         check_shm(shm_before, &pids, r);
     }
@@ -405,13 +418,19 @@ static int run(const char *const *argv, const char *const *env, double timeout,
 
 int job_run(const char *const *argv, const char *const *env, double timeout, job_result *r)
 {
-    return run(argv, env, timeout, 0, 0, r);
+    return run(argv, env, timeout, 0, 0, NULL, r);
 }
 
 int job_run_signaled(const char *const *argv, const char *const *env, double timeout,
                      double signal_after, int sig, job_result *r)
 {
-    return run(argv, env, timeout, signal_after, sig, r);
+    return run(argv, env, timeout, signal_after, sig, NULL, r);
+}
+
+int job_run_until(const char *const *argv, const char *const *env, double timeout,
+                  const char *until, double signal_after, int sig, job_result *r)
+{
+    return run(argv, env, timeout, signal_after, sig, until, r);
 }
 
 void job_free(job_result *r)

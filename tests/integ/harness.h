@@ -35,6 +35,11 @@ void job_free(job_result *r);
 int job_run_signaled(const char *const *argv, const char *const *env, double timeout,
                      double signal_after, int sig, job_result *r);
 
+/* As job_run_signaled, but sends sig as soon as the job's stderr holds
+ * `until`, or after signal_after seconds at the latest. */
+int job_run_until(const char *const *argv, const char *const *env, double timeout,
+                  const char *until, double signal_after, int sig, job_result *r);
+
 /* $DMSG_BUILD/<rel> in a static buffer (one of a few rotating buffers). */
 const char *job_path(const char *rel);
 
