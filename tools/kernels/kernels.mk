@@ -21,11 +21,11 @@ KERN_DMSG_OBJS := $(KERN_COMMON:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/$(KERN_DIR)/l
 
 $(BUILD)/bin/dmsg-kern: $(KERN_DMSG_OBJS) $(BUILD)/obj/$(KERN_DIR)/lib_dmsg.o $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(KERN_LIBS) $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(KERN_LIBS) $(LDLIBS)
 
 $(BUILD)/bin/postal-kern: $(KERN_DMSG_OBJS) $(BUILD)/obj/$(KERN_DIR)/lib_postal.o $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(KERN_LIBS) $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(KERN_LIBS) $(LDLIBS)
 
 # MPI and OpenSHMEM programs are built with their own wrappers, as users build them.
 $(BUILD)/bin/kern-mpi: $(KERN_COMMON) $(KERN_DIR)/mpi/lib_mpi.c $(KERN_HDRS) | $(DEPS_OK)
