@@ -186,15 +186,15 @@ ASAN_BUILD ?= build-asan
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 check-asan: | $(DEPS_OK)
-	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SAN=address,undefined \
-	    $(ASAN_BUILD)/bin/dmsgrun examples tests
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SAN=address,undefined $(ASAN_BUILD)/bin/dmsgrun \
+	    $(ASAN_BUILD)/tests/unit $(ASAN_BUILD)/tests/pe_prog $(ASAN_BUILD)/tests/integ
 	@echo "== unit tests under ASan+UBSan"
 	$(SAN_ENV) $(ASAN_BUILD)/tests/unit --jobs 2
 	@echo "== integration suite under ASan+UBSan over shm"
 	$(SAN_ENV) DMSG_BUILD=$(ASAN_BUILD) $(ASAN_BUILD)/tests/integ --jobs 1
 	@echo "== SPMD cases of the integration suite under ASan+UBSan over sim"
 	$(SAN_ENV) DMSG_TRANSPORT=sim DMSG_BUILD=$(ASAN_BUILD) $(ASAN_BUILD)/tests/integ --jobs 1 \
-	    --filter 'pe/*' 
+	    --filter 'pe/*'
 
 # ThreadSanitizer where it applies: dmsg starts no threads of its own and a
 # PE's calls are one thread's, so tests/tsan/threads.c calls what a threaded
