@@ -2,6 +2,7 @@
  * uintptr_t so that out-of-segment pointers are compared, never formed. */
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/core/checker.h"
 #include "dmsg/core/state.h"
 
 dmsg_status dmsg_check_pe(int pe)
@@ -66,7 +67,10 @@ dmsg_status dmsg_coll_check(uint64_t op, uint64_t arg, dmsg_status local)
     uint64_t mine[4] = {op, arg, g->coll_seq++, (uint64_t)(int64_t)local};
     uint64_t(*all)[4] = g->coll_buf; /* allocated at init: nothing here may fail alone */
     dmsg_wait_enter(DMSG_WAIT_COLL);
+    dmsg_chk_arrive();
     dmsg_status st = g->tp.ops->allgather(&g->tp, mine, sizeof mine, all);
+    if (!st)
+        dmsg_chk_epoch_end(); /* the all-gather is a barrier: an epoch ends */
     dmsg_wait_leave();
     /* Every PE sees the same gathered rows, so every PE reaches the same
      * verdict: disagreement first, then the lowest-ranked PE's own error. */

@@ -35,6 +35,11 @@ static const dmsg_env_entry rows[] = {
      "the libpmix shared library opened under a PMIx launcher (Open MPI's mpirun, srun "
      "--mpi=pmix): a name the dynamic loader searches, or a path",
      F(pmix_library)},
+    {"DMSG_CHECK", DMSG_ENV_BOOL, "0",
+     "1: check that the program is well-synchronized: report on stderr deposits and fetches of "
+     "the same bytes by different PEs in one barrier epoch, and awaits that can never complete "
+     "(docs/model.md)",
+     F(check)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
 };

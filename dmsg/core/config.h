@@ -19,6 +19,7 @@ typedef struct dmsg_config {
     long spin;             /* DMSG_SPIN, polls before sleeping; -1 = automatic */
     uint64_t tile_bytes;   /* DMSG_TILE_BYTES */
     char pmix_library[256]; /* DMSG_PMIX_LIBRARY */
+    int check;             /* DMSG_CHECK: the checker for well-synchronized programs */
     int debug;             /* DMSG_DEBUG */
 } dmsg_config;
 

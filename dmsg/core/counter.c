@@ -2,6 +2,7 @@
  * is odd while the counter lives, so a destroyed or never-created handle is
  * recognised locally, and because counters are created and destroyed
  * collectively every PE holds the same table. */
+#include "dmsg/core/checker.h"
 #include "dmsg/core/state.h"
 
 int dmsg_ctr_create(dmsg_ctr *ctr)
@@ -44,7 +45,7 @@ int dmsg_ctr_destroy(dmsg_ctr ctr)
     return DMSG_OK;
 }
 
-static int await(dmsg_ctr ctr, int bytes_mode, uint64_t n)
+static int await(dmsg_ctr ctr, int bytes_mode, uint64_t n, const void *ra)
 {
     dmsg_state *g = &dmsg_g;
     DMSG_REQUIRE_INIT();
@@ -53,19 +54,22 @@ static int await(dmsg_ctr ctr, int bytes_mode, uint64_t n)
     if (st || n == 0)
         return st;
     dmsg_wait_enter(DMSG_WAIT_AWAIT);
-    st = g->tp.ops->ctr_wait(&g->tp, slot, bytes_mode, n);
+    if (g->check)
+        st = dmsg_chk_await(slot, bytes_mode, n, ra);
+    else
+        st = g->tp.ops->ctr_wait(&g->tp, slot, bytes_mode, n);
     dmsg_wait_leave();
     return st;
 }
 
 int dmsg_await(dmsg_ctr ctr, uint64_t msgs)
 {
-    return await(ctr, 0, msgs);
+    return await(ctr, 0, msgs, __builtin_return_address(0));
 }
 
 int dmsg_await_bytes(dmsg_ctr ctr, uint64_t bytes)
 {
-    return await(ctr, 1, bytes);
+    return await(ctr, 1, bytes, __builtin_return_address(0));
 }
 
 int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes)

@@ -1,6 +1,7 @@
 /* Fetch entry points and request handles. The core keeps the handle's
  * protocol (start, test/wait, retire); the transport its progress (shm
  * completes a fetch inside the call, ofi pipelines it). */
+#include "dmsg/core/checker.h"
 #include "dmsg/core/op.h"
 
 #define REQ_MAGIC 0x64526571u /* "dReq" */
@@ -10,13 +11,16 @@
  * retired: every later use of any copy gets DMSG_ERR_HANDLE. */
 enum { REQ_RETIRED = -1 };
 
-static int fetch(dmsg_op *op, dmsg_req *req)
+/* ra: the caller's address, for the checker's reports. */
+static int fetch(dmsg_op *op, dmsg_req *req, const void *ra)
 {
     DMSG_REQUIRE_INIT();
     dmsg_tp *tp = &dmsg_g.tp;
     dmsg_status st = dmsg_op_check(op);
     if (st)
         return st;
+    if (dmsg_g.check)
+        dmsg_chk_op(op, ra);
     if (!req) {
         dmsg_wait_enter(DMSG_WAIT_FETCH);
         st = tp->ops->get(tp, op);
@@ -48,14 +52,14 @@ int dmsg_fetch(void *dst, const void *src, size_t bytes, int pe)
 {
     dmsg_op op = {.kind = DMSG_OP_CONTIG, .dir = DMSG_DIR_GET, .pe = pe, .remote = (void *)src,
                   .local = dst, .elem = 1, .n = bytes};
-    return fetch(&op, NULL);
+    return fetch(&op, NULL, __builtin_return_address(0));
 }
 
 int dmsg_fetch_nb(void *dst, const void *src, size_t bytes, int pe, dmsg_req *req)
 {
     dmsg_op op = {.kind = DMSG_OP_CONTIG, .dir = DMSG_DIR_GET, .pe = pe, .remote = (void *)src,
                   .local = dst, .elem = 1, .n = bytes};
-    return nb_check(req) ? DMSG_ERR_NULL : fetch(&op, req);
+    return nb_check(req) ? DMSG_ERR_NULL : fetch(&op, req, __builtin_return_address(0));
 }
 
 int dmsg_fetch_section(void *dst, const dmsg_layout *dl, const void *src, const dmsg_layout *sl,
@@ -63,7 +67,7 @@ int dmsg_fetch_section(void *dst, const dmsg_layout *dl, const void *src, const 
 {
     dmsg_op op = {.kind = DMSG_OP_SECTION, .dir = DMSG_DIR_GET, .pe = pe, .remote = (void *)src,
                   .local = dst, .elem = elem_size, .rl = sl, .ll = dl};
-    return fetch(&op, NULL);
+    return fetch(&op, NULL, __builtin_return_address(0));
 }
 
 int dmsg_fetch_section_nb(void *dst, const dmsg_layout *dl, const void *src,
@@ -71,7 +75,7 @@ int dmsg_fetch_section_nb(void *dst, const dmsg_layout *dl, const void *src,
 {
     dmsg_op op = {.kind = DMSG_OP_SECTION, .dir = DMSG_DIR_GET, .pe = pe, .remote = (void *)src,
                   .local = dst, .elem = elem_size, .rl = sl, .ll = dl};
-    return nb_check(req) ? DMSG_ERR_NULL : fetch(&op, req);
+    return nb_check(req) ? DMSG_ERR_NULL : fetch(&op, req, __builtin_return_address(0));
 }
 
 int dmsg_fetch_indexed(void *dst, const void *src_base, const size_t *src_idx, size_t n,
@@ -80,7 +84,7 @@ int dmsg_fetch_indexed(void *dst, const void *src_base, const size_t *src_idx, s
     dmsg_op op = {.kind = DMSG_OP_REMOTE_INDEXED, .dir = DMSG_DIR_GET, .pe = pe,
                   .remote = (void *)src_base, .local = dst, .elem = elem_size, .n = n,
                   .idx = src_idx};
-    return fetch(&op, NULL);
+    return fetch(&op, NULL, __builtin_return_address(0));
 }
 
 int dmsg_fetch_indexed_nb(void *dst, const void *src_base, const size_t *src_idx, size_t n,
@@ -89,7 +93,7 @@ int dmsg_fetch_indexed_nb(void *dst, const void *src_base, const size_t *src_idx
     dmsg_op op = {.kind = DMSG_OP_REMOTE_INDEXED, .dir = DMSG_DIR_GET, .pe = pe,
                   .remote = (void *)src_base, .local = dst, .elem = elem_size, .n = n,
                   .idx = src_idx};
-    return nb_check(req) ? DMSG_ERR_NULL : fetch(&op, req);
+    return nb_check(req) ? DMSG_ERR_NULL : fetch(&op, req, __builtin_return_address(0));
 }
 
 int dmsg_test(dmsg_req *req, int *done)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "dmsg/base/clock.h"
 #include "dmsg/boot/job.h"
+#include "dmsg/core/checker.h"
 #include "dmsg/core/sigkeep.h"
 #include "dmsg/core/state.h"
 
@@ -55,7 +56,21 @@ int dmsg_init(void)
         goto err_boot;
     g->seg = g->tp.seg;
     g->wait_word = g->boot.hdr ? &g->boot.hdr->pe_wait[g->boot.rank] : NULL;
-    st = dmsg_heap_init(&g->heap, g->tp.seg_size);
+    uint64_t heap_size = g->tp.seg_size, chk_bytes = 0;
+    if (g->cfg.check) {
+        /* The checker's log takes the top of the segment; every PE reads
+         * the others' logs through the transport. */
+        chk_bytes = dmsg_chk_bytes(g->tp.seg_size);
+        if (chk_bytes == 0) {
+            if (g->tp.rank == 0)
+                fprintf(stderr, "dmsg: DMSG_CHECK=1 needs a segment of at least 16K "
+                                "(DMSG_SEGMENT_SIZE)\n");
+            st = DMSG_ERR_UNSUPPORTED;
+            goto err_tp;
+        }
+        heap_size -= chk_bytes;
+    }
+    st = dmsg_heap_init(&g->heap, heap_size);
     if (st)
         goto err_tp;
     g->ctr_gen = calloc(g->tp.max_counters, sizeof *g->ctr_gen);
@@ -63,6 +78,12 @@ int dmsg_init(void)
     if (!g->ctr_gen || !g->coll_buf) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "counter table");
         goto err_tables;
+    }
+    if (g->cfg.check) {
+        st = dmsg_chk_init(heap_size, chk_bytes);
+        if (st)
+            goto err_tables;
+        g->check = 1;
     }
     g->initialized = 1;
     return DMSG_OK;
@@ -84,7 +105,14 @@ int dmsg_finalize(void)
     DMSG_REQUIRE_INIT();
     /* Complete everything in flight everywhere before anyone unmaps. */
     dmsg_wait_enter(DMSG_WAIT_FINALIZE);
+    dmsg_chk_arrive();
     dmsg_status st = g->tp.ops->barrier(&g->tp);
+    if (!st && g->check) {
+        dmsg_chk_epoch_end();
+        dmsg_chk_finalize();
+        /* The others read this PE's log until they have checked. */
+        st = g->tp.ops->barrier(&g->tp);
+    }
     dmsg_wait_leave();
     g->wait_word = NULL;
     g->tp.ops->finalize(&g->tp);

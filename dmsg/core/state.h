@@ -26,6 +26,7 @@ typedef struct dmsg_state {
      * every transport; NULL without a job region. */
     _Atomic uint16_t *wait_word;
     dmsg_reqset reqs;        /* ids of the live fetch requests */
+    int check;               /* DMSG_CHECK is on (dmsg/core/checker.h) */
 } dmsg_state;
 
 extern dmsg_state dmsg_g;

@@ -1,4 +1,5 @@
 /* Clearance (barrier that completes everything) and local completion. */
+#include "dmsg/core/checker.h"
 #include "dmsg/core/state.h"
 
 int dmsg_sync(void)
@@ -6,8 +7,12 @@ int dmsg_sync(void)
     DMSG_REQUIRE_INIT();
     dmsg_wait_enter(DMSG_WAIT_SYNC);
     dmsg_status st = dmsg_g.tp.ops->quiet(&dmsg_g.tp);
-    if (!st)
+    if (!st) {
+        dmsg_chk_arrive();
         st = dmsg_g.tp.ops->barrier(&dmsg_g.tp);
+        if (!st)
+            dmsg_chk_epoch_end();
+    }
     dmsg_wait_leave();
     return st;
 }

@@ -22,7 +22,7 @@ static const pe_case *const tables[] = {
     pe_plan_cases, pe_iplan_cases, pe_calib_cases, pe_iscatter_cases,
     pe_corpus_cases,
     pe_postal_cases,  pe_rr_cases,
-    pe_launch_cases,  pe_hang_cases,
+    pe_launch_cases,  pe_hang_cases,    pe_check_cases,
 };
 
 static const pe_case *find_case(const char *name)
