@@ -136,7 +136,7 @@ Test(checker, examples_are_clean, .timeout = 8 * JOB_WATCHDOG)
         {"examples/halo", "60", "200"},
         {"examples/gather", "600", "500"},
     };
-    static const char *const env[] = {"DMSG_CHECK=1", NULL};
+    static const char *const env[] = {"DMSG_TRANSPORT=shm", "DMSG_CHECK=1", NULL};
     for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
         const char *argv[] = {job_path("bin/dmsgrun"), "-n", "4", job_path(ex[i][0]), ex[i][1],
                               ex[i][2], NULL};
