@@ -187,7 +187,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:handle_segv=0:handle_sigb
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 check-asan: | $(DEPS_OK)
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SAN=address,undefined $(ASAN_BUILD)/bin/dmsgrun \
-	    $(ASAN_BUILD)/tests/unit $(ASAN_BUILD)/tests/pe_prog $(ASAN_BUILD)/tests/integ
+	    examples $(ASAN_BUILD)/tests/unit $(ASAN_BUILD)/tests/pe_prog $(ASAN_BUILD)/tests/integ
 	@echo "== unit tests under ASan+UBSan"
 	$(SAN_ENV) $(ASAN_BUILD)/tests/unit --jobs 2
 	@echo "== integration suite under ASan+UBSan over shm"
