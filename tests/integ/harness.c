@@ -35,6 +35,12 @@ static void nap(double seconds)
     nanosleep(&ts, NULL);
 }
 
+int job_over_ofi(void)
+{
+    const char *t = getenv("DMSG_TRANSPORT");
+    return t && strcmp(t, "ofi") == 0;
+}
+
 const char *job_path(const char *rel)
 {
     static char bufs[4][1024];

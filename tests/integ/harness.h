@@ -56,6 +56,10 @@ int job_contains(const char *haystack, const char *needle);
 /* Non-zero if text names PE `pe` ("PE 3", "pe3", "rank 3", "PE=3", ...). */
 int job_names_pe(const char *text, int pe);
 
+/* 1 when the suite runs over ofi (tests/ofi/integ.sh sets DMSG_TRANSPORT=ofi):
+ * tests that choose their own transport run once, in the suite over shm. */
+int job_over_ofi(void);
+
 /* Runs `dmsgrun -n npes pe_prog case_name` with env (default DMSG_TIMEOUT=20
  * unless env sets or unsets DMSG_TIMEOUT). */
 int job_run_case(const char *case_name, int npes, const char *const *env, job_result *r);
