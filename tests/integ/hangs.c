@@ -85,12 +85,13 @@ Test(hangs, report_can_be_turned_off, .timeout = 2 * JOB_WATCHDOG)
     job_free(&r);
 }
 
-/* A job whose PEs are in dmsg_sync most of the time for 2 s, barrier after
+/* A job whose PEs are in dmsg_sync most of the time for 3 s, barrier after
  * barrier, progresses: no report, although each sample of the wait words
- * is likely to find them in dmsg_sync. */
+ * is likely to find them in dmsg_sync. The limit is 1.5 s: over ofi's tcp
+ * provider on a loaded host one barrier alone has taken more than 0.3 s. */
 Test(hangs, progressing_job_is_not_reported, .timeout = 2 * JOB_WATCHDOG)
 {
-    static const char *const quick[] = {"DMSG_TIMEOUT=20", "DMSG_STALL_REPORT=0.3", NULL};
+    static const char *const quick[] = {"DMSG_TIMEOUT=20", "DMSG_STALL_REPORT=1.5", NULL};
     job_result r;
     cr_assert(job_run_case("busy_syncs", 3, quick, &r) == 0, "could not start the job");
     cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 2000));

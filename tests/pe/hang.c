@@ -30,7 +30,7 @@ static int hang_early_finalize(void)
     exit(2);
 }
 
-/* Barriers back to back for about two seconds: every PE is in dmsg_sync
+/* Barriers back to back for about three seconds: every PE is in dmsg_sync
  * most of the time, but the job progresses and must not be reported. */
 static int busy_syncs(void)
 {
@@ -45,7 +45,7 @@ static int busy_syncs(void)
         PE_OK(dmsg_sync());
         if (done)
             break;
-        if (dmsg_pe() == 0 && dmsg_wtime() - t0 > 2.0) {
+        if (dmsg_pe() == 0 && dmsg_wtime() - t0 > 3.0) {
             int one = 1;
             for (int p = 0; p < dmsg_npes(); p++)
                 PE_OK(dmsg_deposit(stop, &one, sizeof one, p, DMSG_CTR_NONE));
