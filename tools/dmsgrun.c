@@ -18,7 +18,6 @@
  * the read end of a pipe that only dmsgrun writes to: when dmsgrun dies the
  * pipe closes and the guardian kills every PE's process group.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -30,6 +29,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "dmsg/base/shmfiles.h"
 #include "dmsg/boot/job.h"
 #include "dmsg/core/config.h"
 #include "dmsg/plan/settings.h"
@@ -94,21 +94,7 @@ static void set_env_int(const char *name, long v)
  * dmsg_init (before the ofi transport unlinks it itself) left it behind. */
 static void unlink_pid_files(int32_t pid)
 {
-    if (pid <= 0)
-        return;
-    char prefix[24];
-    int n = snprintf(prefix, sizeof prefix, "%d:", (int)pid);
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (!strncmp(e->d_name, prefix, (size_t)n)) {
-            char path[300];
-            snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
-            unlink(path);
-        }
-    closedir(d);
+    dmsg_shm_unlink_pid((long)pid);
 }
 
 /* ------------------------------------------------------------- guardian */

@@ -1,11 +1,11 @@
 /* Finding the peers: joining the job through the boot, exchanging
  * endpoint names and keys with the start-up exchange service, and the
  * address table indexed by rank. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "dmsg/base/shmfiles.h"
 #include "dmsg/transport/ofi/ofi.h"
 
 /* What each PE publishes at start-up. */
@@ -105,17 +105,5 @@ out:
  * last process that maps it. */
 void ofi_unlink_shm_names(void)
 {
-    char prefix[32];
-    int n = snprintf(prefix, sizeof prefix, "%ld:", (long)getpid());
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (!strncmp(e->d_name, prefix, (size_t)n)) {
-            char path[300];
-            snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
-            unlink(path);
-        }
-    closedir(d);
+    dmsg_shm_unlink_pid((long)getpid());
 }
