@@ -65,11 +65,14 @@ static int parse_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
-/* Splits a value into whitespace-separated words in place. */
+/* Splits a value into whitespace-separated words in place. strtok_r, not strtok:
+ * machine descriptions are parsed from several threads at once (a plan's model and
+ * a program's own dmsg_machine_load), and strtok keeps its position in a global. */
 static int split_words(char *s, char **w, int max)
 {
     int n = 0;
-    for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(s, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
         if (n == max)
             return -1;
         w[n++] = tok;
