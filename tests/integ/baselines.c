@@ -13,19 +13,13 @@
 
 static int pe_counts[] = {1, 2, 3, 4};
 
-static int over_ofi(void)
-{
-    const char *t = getenv("DMSG_TRANSPORT");
-    return t && strcmp(t, "ofi") == 0;
-}
-
 /* Over ofi each message costs a network round trip: the late receiver then
  * gets 300 messages instead of 10,000 and the exchanges run fewer
  * iterations (the same code paths, fewer times). */
 static const char *const *late_env(void)
 {
     static const char *const fewer[] = {"PE_POSTAL_MESSAGES=300", "PE_BASELINE_ITERS=10", NULL};
-    return over_ofi() ? fewer : NULL;
+    return job_over_ofi() ? fewer : NULL;
 }
 
 /* As expect_case_ok, with a longer watchdog: 8 PEs on 2 cores over a
@@ -61,13 +55,13 @@ static void expect_long(const char *case_name, int npes, const char *const *env,
     ParameterizedTest(int *npes, baselines, name, .timeout = 300)                                  \
     {                                                                                              \
         if (!(when))                                                                               \
-            cr_skip_test("runs %s", over_ofi() ? "in postal_all / rr_all" : "over ofi only");    \
-        expect_long(#name, *npes, env, over_ofi() ? 240 : JOB_WATCHDOG);                           \
+            cr_skip_test("runs %s", job_over_ofi() ? "in postal_all / rr_all" : "over ofi only");    \
+        expect_long(#name, *npes, env, job_over_ofi() ? 240 : JOB_WATCHDOG);                           \
     }
-#define BASE_CASE(name, env) BASE_CASE_IF(name, env, !over_ofi())
+#define BASE_CASE(name, env) BASE_CASE_IF(name, env, !job_over_ofi())
 
-BASE_CASE_IF(postal_all, late_env(), over_ofi())
-BASE_CASE_IF(rr_all, late_env(), over_ofi())
+BASE_CASE_IF(postal_all, late_env(), job_over_ofi())
+BASE_CASE_IF(rr_all, late_env(), job_over_ofi())
 
 BASE_CASE(postal_alltoall, NULL)
 BASE_CASE(postal_neighbour, late_env())
@@ -86,7 +80,7 @@ BASE_CASE(rr_indexed_errors, NULL)
  * and sim. */
 Test(baselines, pes8, .timeout = 700)
 {
-    if (over_ofi()) {
+    if (job_over_ofi()) {
         expect_long("postal_alltoall", 8, NULL, 240);
         expect_long("rr_alltoall", 8, NULL, 240);
         return;
@@ -107,7 +101,7 @@ Test(baselines, tiny_mailbox, .timeout = 6 * JOB_WATCHDOG)
                                        NULL};
     static const char *const tiny_ofi[] = {"DMSG_POSTAL_MAILBOX=1K", "PE_POSTAL_MESSAGES=300",
                                            NULL};
-    if (over_ofi()) { /* wrapping rings over unordered one-sided writes */
+    if (job_over_ofi()) { /* wrapping rings over unordered one-sided writes */
         expect_long("postal_late_receiver", 2, tiny_ofi, 240);
         expect_long("postal_out_of_order", 2, tiny, 240);
         return;
@@ -125,7 +119,7 @@ Test(baselines, tiny_mailbox, .timeout = 6 * JOB_WATCHDOG)
  * shm). Once per suite: the ofi runs of the suite would repeat it unchanged. */
 Test(baselines, sim_t3d, .timeout = 6 * JOB_WATCHDOG)
 {
-    if (over_ofi())
+    if (job_over_ofi())
         cr_skip_test("runs in the suite over shm");
     static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d",
                                       "PE_POSTAL_MESSAGES=10000", NULL};
