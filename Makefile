@@ -99,7 +99,7 @@ $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIB_A)
 
 $(BUILD)/bin/dmsg-gen: $(GEN_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # MPI reference programs (tools/mpi/*.c) are built with MPICH's wrapper.
 $(BUILD)/bin/%: tools/mpi/%.c tools/bench_sizes.h | $(DEPS_OK)
@@ -175,19 +175,28 @@ check: all tests
 check-layers:
 	sh tests/layers.sh
 
-# The multi-PE integration suite over shm and sim, built with AddressSanitizer
-# and UndefinedBehaviorSanitizer (library, dmsgrun, the PE programs, the
-# suite) in its own build directory; any finding ends the PE with an error,
-# so the suite fails. Not over ofi: those runs are slow and libfabric is not
-# instrumented.
+# The multi-PE integration suite over shm and sim, the simulator's own tests,
+# dmsg-gen's end-to-end tests and the kernels' dmsg, postal and RRMSG variants,
+# built with AddressSanitizer and UndefinedBehaviorSanitizer (library,
+# dmsgrun, the tools, the PE programs, the suites) in their own build
+# directory; any finding ends the PE with an error, so the run fails. Not over
+# ofi: those runs take minutes and libfabric itself is not instrumented (run
+# by hand: DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=... with $(SAN_ENV)).
 ASAN_BUILD ?= build-asan
 # handle_segv=0 and friends: a PE that crashes must die of its signal, as
 # without the sanitizer (the crash tests check dmsgrun's report of it).
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# $(call san_logged,NAME,COMMAND[,LINES]): runs COMMAND with its output in
+# $(ASAN_BUILD)/NAME.log; prints its last LINES lines (1), or the last 40 and fails.
+comma := ,
+san_logged = $(2) >$(ASAN_BUILD)/$(1).log 2>&1 || { tail -40 $(ASAN_BUILD)/$(1).log; exit 1; }; \
+	tail -$(or $(3),1) $(ASAN_BUILD)/$(1).log
 check-asan: | $(DEPS_OK)
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SAN=address,undefined $(ASAN_BUILD)/bin/dmsgrun \
-	    examples $(ASAN_BUILD)/tests/unit $(ASAN_BUILD)/tests/pe_prog $(ASAN_BUILD)/tests/integ
+	    examples $(ASAN_BUILD)/tests/unit $(ASAN_BUILD)/tests/pe_prog $(ASAN_BUILD)/tests/integ \
+	    $(ASAN_BUILD)/tests/sim $(ASAN_BUILD)/tests/sim_prog $(ASAN_BUILD)/bin/dmsg-ctm \
+	    $(ASAN_BUILD)/bin/dmsg-gen $(ASAN_BUILD)/bin/dmsg-kern $(ASAN_BUILD)/bin/postal-kern
 	@echo "== unit tests under ASan+UBSan"
 	$(SAN_ENV) $(ASAN_BUILD)/tests/unit --jobs 2
 	@echo "== integration suite under ASan+UBSan over shm"
@@ -195,6 +204,13 @@ check-asan: | $(DEPS_OK)
 	@echo "== SPMD cases of the integration suite under ASan+UBSan over sim"
 	$(SAN_ENV) DMSG_TRANSPORT=sim DMSG_BUILD=$(ASAN_BUILD) $(ASAN_BUILD)/tests/integ --jobs 1 \
 	    --filter 'pe/*'
+	@echo "== the simulator's tests under ASan+UBSan"
+	@$(call san_logged,sim,$(SAN_ENV) DMSG_BUILD=$(ASAN_BUILD) $(ASAN_BUILD)/tests/sim --jobs 1)
+	@echo "== dmsg-gen end to end under ASan+UBSan"
+	@$(call san_logged,gen,$(SAN_ENV) CC="$(CC) -fsanitize=address$(comma)undefined" sh tests/gen/run.sh $(ASAN_BUILD))
+	@echo "== the kernels' dmsg, postal and RRMSG variants under ASan+UBSan (shm, 2 and 4 PEs)"
+	@$(call san_logged,kernels,$(SAN_ENV) sh tools/dmsg-ab --check -B $(ASAN_BUILD) -T 300 -t shm -p 2$(comma)4 \
+	    -V dmsg$(comma)postal$(comma)rr -o $(ASAN_BUILD)/ab-check/shm,2)
 
 # ThreadSanitizer where it applies: dmsg starts no threads of its own and a
 # PE's calls are one thread's, so tests/tsan/threads.c calls what a threaded
