@@ -1,6 +1,8 @@
 /* Channels: see chan.h for the protocol. */
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include "dmsg/core/order.h"
 #include "dmsg/core/work.h"
 #include "dmsg/postal/chan.h"
 
@@ -283,7 +285,7 @@ static dmsg_status ring_bells(chan *c)
     dmsg_status st = dmsg_quiet();
     for (int p = 0; !st && p < c->npes; p++)
         if (c->touched[p]) {
-            st = dmsg_deposit(c->scratch, c->scratch, 0, p, c->bell);
+            st = dmsg_deposit(c->scratch, c->scratch, 0, p, c->ordered ? DMSG_CTR_NONE : c->bell);
             c->touched[p] = 0;
             c->st.control++;
         }
@@ -436,6 +438,8 @@ static dmsg_status walk(chan *c, int src)
         m->cum = r->cum_walked;
         m->ndep = h.wrap ? 2 : 1;
         m->taken = 0;
+        m->at_known = 0;
+        m->at = 0;
         r->dep_pending += (uint64_t)m->ndep;
         if (h.type == CHAN_T_STUCK) {
             r->stuck = 1;
@@ -578,6 +582,8 @@ dmsg_status chan_wait(chan *c)
         }
     if (spilt)
         return chan_progress(c); /* the room reports go out before this PE sleeps */
+    if (c->ordered)
+        return dmsg_order_wait(INFINITY);
     /* One wake-up at a time: on a simulated machine an await takes the
      * earliest arrivals first, so a partner's later wake-ups (a partner
      * running ahead) do not move this PE's clock before it needs them. */

@@ -58,6 +58,8 @@ typedef struct chan_msg {
     uint64_t cum;    /* the pair counter's deposit bytes up to and with this message */
     int ndep;        /* its deposits (2 when wrapped) */
     int taken;       /* its counts consumed (chan_take) */
+    int at_known;    /* `at` is set (ordered delivery) */
+    double at;       /* its virtual arrival (ordered delivery, the channel's user) */
 } chan_msg;
 
 typedef struct chan_qmsg {
@@ -99,6 +101,10 @@ typedef struct chan_stats {
 
 typedef struct chan {
     int open, me, npes;
+    /* The user serves messages in virtual-time order (dmsg/core/order.h):
+     * waits are order waits, so wake-ups are deposited uncounted (their
+     * cost stays, no await would take their arrivals). */
+    int ordered;
     size_t ring;          /* bytes per sender */
     size_t cap;           /* ring / CHAN_HDR: most messages a ring can hold */
     uint64_t qlimit;      /* queue bytes per receiver */
@@ -144,7 +150,8 @@ dmsg_status chan_progress(chan *c);
 
 /* Called when the caller found nothing and is about to wait: makes room for
  * stuck senders, then blocks until a bell rings (or returns at once if one
- * already rang). */
+ * already rang); an ordered channel until a deposit is counted here and its
+ * arrival is safe (dmsg_order_wait). */
 dmsg_status chan_wait(chan *c);
 
 /* Moves a message the caller holds out of the ring if its sender is stuck

@@ -58,8 +58,18 @@ int rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r);
 /* Sends a request's REQ control message (it is then in `sends`). */
 dmsg_status rr_send_request(dmsg_rr_req *r);
 
-/* One progress pass: answers requests, deposits data, acknowledges. */
+/* One progress pass: answers requests, deposits data, acknowledges; on an
+ * ordered channel only what arrived no later than the horizon, earliest
+ * first (rr.c). */
 dmsg_status rr_progress(void);
+/* After a progress pass that left the caller waiting: blocks until there
+ * may be more to do (chan_wait), or on an ordered channel serves what it
+ * can and waits for the next arrival's turn (dmsg_order_wait). */
+dmsg_status rr_progress_wait(void);
+/* A test's progress: one pass; on an ordered channel every arrival up to
+ * the clock, or if there is none the next one (a polling loop costs no
+ * virtual time, so without it time would never pass for it). */
+dmsg_status rr_progress_test(void);
 
 /* Elements and byte extent [lo, hi) of a layout of elem-byte elements;
  * checks ndims, overflow and (when `written`) that no two elements overlap. */

@@ -95,6 +95,19 @@ typedef struct dmsg_tp_ops {
     /* Optional (NULL: nothing to book): modelled local work on this PE's
      * clock. DMSG_ERR_ARG for a description it cannot cost. */
     dmsg_status (*work)(dmsg_tp *tp, const dmsg_work *w);
+
+    /* Optional, all three or none (NULL: messages are served in the order
+     * they are found, as on any real transport): delivery in virtual-time
+     * order on a simulated machine (docs/simulator.md).
+     * ctr_due: the time an await of n (bytes_mode: bytes) on this PE's slot
+     * would move the clock to, without consuming; call when the counts are
+     * there. horizon: no deposit not yet counted at this PE can arrive
+     * before it. order_wait: waits until the horizon reaches t, or reaches
+     * the arrival of an earlier deposit counted here meanwhile; the clock
+     * moves there (t = INFINITY: until a deposit is counted). */
+    dmsg_status (*ctr_due)(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n, double *t);
+    double (*horizon)(dmsg_tp *tp);
+    dmsg_status (*order_wait)(dmsg_tp *tp, double t);
 } dmsg_tp_ops;
 
 /* What the core's settings ask of every transport. */

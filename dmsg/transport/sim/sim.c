@@ -9,7 +9,10 @@
  *   PE plus the barrier's cost, so nothing issued before it completes after it;
  * - no clock ever depends on host timing, provided each await consumes all the
  *   deposits that can have arrived on its counter by then (true of
- *   well-synchronized programs: see docs/simulator.md). */
+ *   well-synchronized programs: see docs/simulator.md);
+ * - every op ends by publishing the PE's clock as the bound of its next
+ *   deposit, and waits publish what they wait for (sim_order.c), so that a
+ *   layer can act on arrivals in virtual-time order (ops horizon, order_wait). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +101,7 @@ static dmsg_status sim_init(dmsg_tp *tp, dmsg_boot *boot)
     st = shm_join(tp, &s->shm, boot);
     if (st)
         goto err_free;
+    s->npes = tp->npes;
     return DMSG_OK;
 
 err_free:
@@ -112,26 +116,46 @@ static void sim_finalize(dmsg_tp *tp)
     free(s);
 }
 
-static dmsg_status sim_barrier(dmsg_tp *tp)
+/* Every clock moves to the latest of the values the PEs bring (plus cost);
+ * between the two, the PE is in a collective for the ordered delivery. */
+static dmsg_status clock_collective(dmsg_tp *tp, double mine, double cost, const void *in,
+                                    size_t len, void *all)
 {
     sim_state *s = tp->priv;
     shm_job_area *a = s->shm.area;
     int row = (int)(s->barriers++ & 1);
-    a->aux[row][tp->rank] = dbits(fmax(s->clock, s->pending));
-    dmsg_status st = shm_barrier(tp);
-    if (st)
-        return st;
+    a->aux[row][tp->rank] = dbits(mine);
+    sim_order_coll_enter(s);
+    dmsg_status st = in ? shm_allgather(tp, in, len, all) : shm_barrier(tp);
     double t = 0;
-    for (int p = 0; p < tp->npes; p++)
+    for (int p = 0; !st && p < tp->npes; p++)
         t = fmax(t, bitsd(a->aux[row][p]));
-    advance_to(s, t + sim_cost_barrier(s, tp->npes), SIM_T_SYNC);
-    return DMSG_OK;
+    if (!st)
+        advance_to(s, t + cost, SIM_T_SYNC);
+    sim_order_coll_leave(s);
+    return st;
+}
+
+static dmsg_status sim_barrier(dmsg_tp *tp)
+{
+    sim_state *s = tp->priv;
+    return clock_collective(tp, fmax(s->clock, s->pending), sim_cost_barrier(s, tp->npes), NULL,
+                            0, NULL);
+}
+
+/* The collective checks (counter creation, allocation) cost no virtual time
+ * but synchronize: every clock leaves them at the latest one. */
+static dmsg_status sim_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
+{
+    sim_state *s = tp->priv;
+    return clock_collective(tp, s->clock, 0, mine, len, all);
 }
 
 static dmsg_status sim_quiet(dmsg_tp *tp)
 {
     sim_state *s = tp->priv;
     advance_to(s, s->pending, SIM_T_SYNC);
+    sim_order_publish(s);
     return shm_quiet(tp);
 }
 
@@ -170,11 +194,12 @@ static dmsg_status sim_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
     sim_state *s = tp->priv;
     account(tp, op, 0);
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
-    if (slot == UINT32_MAX)
-        return DMSG_OK;
-    /* The arrival, recorded before the count (which releases it). */
-    sim_log_add(s, op->pe, slot, s->last_arrival, op->payload);
-    shm_ctr_signal(tp, op->pe, slot, op->payload);
+    if (slot != UINT32_MAX) {
+        /* The arrival is recorded with the count (which releases it). */
+        sim_log_add(tp, op->pe, slot, s->last_arrival, op->payload);
+    }
+    /* Only now may this PE's bound pass the deposit's issue time. */
+    sim_order_publish(s);
     return DMSG_OK;
 }
 
@@ -183,6 +208,7 @@ static dmsg_status sim_get(dmsg_tp *tp, const dmsg_op *op)
     sim_state *s = tp->priv;
     account(tp, op, 0);
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
+    sim_order_publish(s);
     return DMSG_OK;
 }
 
@@ -193,12 +219,14 @@ static dmsg_status sim_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
     sim_state *s = tp->priv;
     req->seq = dbits(account(tp, op, 1));
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
+    sim_order_publish(s);
     return DMSG_OK;
 }
 
 static dmsg_status sim_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
 {
     advance_to(tp->priv, bitsd(req->seq), SIM_T_FETCH);
+    sim_order_publish(tp->priv);
     *done = 1;
     return DMSG_OK;
 }
@@ -210,17 +238,25 @@ static dmsg_status sim_work(dmsg_tp *tp, const dmsg_work *w)
     if (dt < 0)
         return DMSG_FAIL(DMSG_ERR_ARG, "modelled work of kind %d", (int)w->kind);
     charge(tp->priv, dt, k);
+    sim_order_publish(tp->priv);
     return DMSG_OK;
 }
 
 static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
 {
     sim_state *s = tp->priv;
+    uint64_t msgs, bytes;
+    shm_ctr_read(tp, slot, &msgs, &bytes);
+    int blocks = (bytes_mode ? bytes : msgs) < n;
+    if (blocks)
+        sim_order_block(s, slot, bytes_mode, n);
     dmsg_status st = shm_ctr_wait(tp, slot, bytes_mode, n);
-    if (st)
-        return st;
-    advance_to(s, sim_log_take(s, slot, bytes_mode, n), SIM_T_CTRWAIT);
-    return DMSG_OK;
+    if (blocks)
+        sim_order_unblock(s);
+    if (!st)
+        advance_to(s, sim_log_take(s, slot, bytes_mode, n), SIM_T_CTRWAIT);
+    sim_order_publish(s);
+    return st;
 }
 
 static dmsg_status sim_ctr_reset(dmsg_tp *tp, uint32_t slot)
@@ -235,6 +271,23 @@ static void sim_times(dmsg_tp *tp, dmsg_times *t)
     *t = (dmsg_times){.total = s->clock, .transfer = s->t[SIM_T_TRANSFER],
                       .copy = s->t[SIM_T_COPY], .sync = s->t[SIM_T_SYNC],
                       .ctr_wait = s->t[SIM_T_CTRWAIT], .fetch_wait = s->t[SIM_T_FETCH]};
+}
+
+static dmsg_status sim_ctr_due(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n,
+                               double *t)
+{
+    sim_state *s = tp->priv;
+    sim_log *l = sim_log_of(s, s->self);
+    int covered;
+    sim_log_lock(l);
+    *t = sim_log_due(s, s->self, slot, bytes_mode, n, &covered);
+    sim_log_unlock(l);
+    return DMSG_OK;
+}
+
+static double sim_horizon(dmsg_tp *tp)
+{
+    return sim_order_horizon(tp->priv);
 }
 
 static double sim_wtime(dmsg_tp *tp)
@@ -257,7 +310,7 @@ const dmsg_tp_ops dmsg_tp_sim_ops = {
     .finalize = sim_finalize_report,
     .barrier = sim_barrier,
     .quiet = sim_quiet,
-    .allgather = shm_allgather,
+    .allgather = sim_allgather,
     .ctr_reset = sim_ctr_reset,
     .ctr_wait = sim_ctr_wait,
     .ctr_read = shm_ctr_read,
@@ -268,4 +321,7 @@ const dmsg_tp_ops dmsg_tp_sim_ops = {
     .wtime = sim_wtime,
     .times = sim_times,
     .work = sim_work,
+    .ctr_due = sim_ctr_due,
+    .horizon = sim_horizon,
+    .order_wait = sim_order_wait,
 };

@@ -58,8 +58,12 @@ typedef struct sim_state {
     double pending;      /* latest arrival of this PE's deposits so far */
     double last_arrival; /* arrival of the deposit being counted */
     int self;            /* this PE's rank */
+    int npes;
     int partner;         /* last remote partner, for the switch cost */
     uint64_t barriers;   /* parity of the barrier clock rows */
+    uint64_t colls;      /* collectives (barriers, all-gathers) completed */
+    double coll_time;    /* the clock every PE left the last of them with */
+    uint32_t mark;       /* own log's `adds` when the caller last looked (horizon) */
     double t[SIM_T_N];
 } sim_state;
 
@@ -79,16 +83,79 @@ static inline double bitsd(uint64_t u)
     return d;
 }
 
-/* Arrival times of counted deposits (sim_arrive.c). */
-typedef struct sim_log sim_log;
-/* Records that a deposit counted on slot at PE pe arrives at t (virtual). */
-void sim_log_add(sim_state *s, int pe, uint32_t slot, double t, uint64_t bytes);
+/* Arrival times of counted deposits (sim_arrive.c), and in the same shared
+ * header each PE's part of the ordered delivery (sim_order.c). */
+typedef struct sim_rec {
+    uint32_t slot;
+    uint32_t used;   /* 0: free, else the record's number (sim_log.adds) */
+    double t;        /* arrival, virtual seconds */
+    uint64_t bytes;  /* bytes not yet taken by bytes awaits */
+} sim_rec;
+
+/* What a PE is blocked on (sim_log.wait): nothing, a counter slot (slot + 1),
+ * or any counted deposit (an order wait). */
+#define SIM_WAIT_NONE 0u
+#define SIM_WAIT_ANY UINT32_MAX
+
+typedef struct sim_log {
+    _Atomic uint32_t lock;
+    _Atomic uint32_t wait;     /* SIM_WAIT_*, written under the lock */
+    _Atomic uint64_t lb;       /* bits of a lower bound of the clock at this PE's next deposit */
+    _Atomic uint64_t colls;    /* 2 x collectives left, + 1 while inside one */
+    _Atomic uint64_t thr;      /* an order wait's threshold (bits), ~0: none */
+    _Atomic uint32_t inbox;    /* futex word of an order wait: bumped by deposits, wakes */
+    _Atomic uint32_t sleepers;
+    _Atomic uint32_t adds;     /* number of the last record added (wraps, skipping 0) */
+    uint32_t pad;
+    /* PE 0's only, for the whole job: */
+    _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
+    _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */
+    sim_rec rec[];
+} sim_log;
+
+sim_log *sim_log_of(sim_state *s, int pe);
+void sim_log_lock(sim_log *l);
+void sim_log_unlock(sim_log *l);
+/* Records that a deposit on slot at PE pe arrives at t (virtual), and
+ * counts it there (with `bytes` payload bytes). */
+void sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t bytes);
+/* Where an order wait for t starts its bound: the earliest of t and the
+ * arrivals of records added after `mark` (perhaps not seen by the caller)
+ * or still to come after clock; never below clock. Call with this PE's log
+ * locked. */
+double sim_log_next(sim_state *s, double clock, double t, uint32_t mark);
 /* Takes n messages (or, bytes_mode, n bytes) of this PE's counter slot,
  * earliest arrivals first; returns the latest arrival taken (at least the
  * counter's floor). Call after the counts are there. */
 double sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n);
 /* Forgets the arrivals of this PE's counter slot (a reset). */
 void sim_log_reset(sim_state *s, uint32_t slot);
+/* The time a take of n (bytes_mode: bytes) from PE pe's slot would return,
+ * without taking; *covered: whether the logged records hold n (else the
+ * time is that of all of them). Call with pe's log locked. */
+double sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t n,
+                   int *covered);
+
+/* Ordered delivery (sim_order.c): every PE publishes a lower bound of the
+ * virtual time of its next deposit; a PE may act on an arrival at t once no
+ * other PE's bound plus the latency is below t (the horizon). */
+/* Publishes the clock as this PE's bound (it runs; call after each op). */
+void sim_order_publish(sim_state *s);
+/* Marks this PE blocked in an await of n on slot until sim_order_unblock;
+ * its bound is the time that await can end at. */
+void sim_order_block(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n);
+void sim_order_unblock(sim_state *s);
+/* Around a collective: a PE inside one issues nothing before every PE has
+ * entered it and leaves it at the same time. */
+void sim_order_coll_enter(sim_state *s);
+void sim_order_coll_leave(sim_state *s);
+/* No deposit that is not yet counted here can arrive before the result. */
+double sim_order_horizon(sim_state *s);
+/* Waits until the horizon reaches t or a deposit arriving earlier than t
+ * is counted here and the horizon reaches it; the clock moves there. */
+dmsg_status sim_order_wait(dmsg_tp *tp, double t);
+/* Wakes an order wait of the log's PE (after a deposit bumped its inbox). */
+void sim_order_wake(sim_log *l);
 
 /* Costs in virtual seconds (sim_cost.c). */
 

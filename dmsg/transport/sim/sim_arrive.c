@@ -16,38 +16,34 @@
  * for the message awaits. When the log is full, a deposit's arrival goes to
  * its counter's floor instead (shm_ctr.aux): every later await of that
  * counter moves the clock at least there (the old rule, conservative) until
- * the counter is reset. */
+ * the counter is reset.
+ *
+ * The log's header also carries this PE's part of the ordered delivery
+ * (sim_order.c): the lower bound of its next deposit's issue time, what it
+ * is blocked on, and the futex word its order waits sleep on. A deposit to
+ * a PE blocked on the deposit's counter (or on any deposit: an order wait)
+ * lowers that bound to the deposit's arrival under the log's lock, before
+ * the count releases it, so a bound read from the log is never above
+ * what its PE can still do. */
+#include <math.h>
 #include <sched.h>
 #include <string.h>
 #include "dmsg/transport/sim/sim.h"
 
-typedef struct sim_rec {
-    uint32_t slot;
-    uint32_t used;   /* 0: free */
-    double t;        /* arrival, virtual seconds */
-    uint64_t bytes;  /* bytes not yet taken by bytes awaits */
-} sim_rec;
-
-struct sim_log {
-    _Atomic uint32_t lock;
-    uint32_t pad;
-    sim_rec rec[];
-};
-
 /* PE pe's log: the slack of its control area after the counter table. */
-static sim_log *log_of(sim_state *s, int pe)
+sim_log *sim_log_of(sim_state *s, int pe)
 {
     return (sim_log *)((char *)shm_ctr_at(&s->shm, pe, 0) +
                        (size_t)s->shm.hdr->max_counters * DMSG_CTR_SLOT_BYTES);
 }
 
-static void lock(sim_log *l)
+void sim_log_lock(sim_log *l)
 {
     while (atomic_exchange_explicit(&l->lock, 1, memory_order_acquire))
         sched_yield(); /* PEs may outnumber cores: let the holder run */
 }
 
-static void unlock(sim_log *l)
+void sim_log_unlock(sim_log *l)
 {
     atomic_store_explicit(&l->lock, 0, memory_order_release);
 }
@@ -56,7 +52,9 @@ static void unlock(sim_log *l)
  * every record free, the lock open). */
 static uint32_t cap_of(const sim_state *s)
 {
-    size_t room = s->shm.hdr->ctl_size - (size_t)s->shm.hdr->max_counters * DMSG_CTR_SLOT_BYTES;
+    /* The last bytes of the area are the boot layer's (dmsg_job_pe_pid). */
+    size_t room = s->shm.hdr->ctl_size - (size_t)s->shm.hdr->max_counters * DMSG_CTR_SLOT_BYTES -
+                  DMSG_JOB_PE_INFO_BYTES;
     return (uint32_t)((room - sizeof(sim_log)) / sizeof(sim_rec));
 }
 
@@ -69,18 +67,59 @@ static void raise_floor(shm_ctr *c, double t)
         ;
 }
 
-void sim_log_add(sim_state *s, int pe, uint32_t slot, double t, uint64_t bytes)
+void sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t bytes)
 {
-    sim_log *l = log_of(s, pe);
+    sim_state *s = tp->priv;
+    sim_log *l = sim_log_of(s, pe);
     uint32_t cap = cap_of(s), i = 0;
-    lock(l);
+    sim_log_lock(l);
     while (i < cap && l->rec[i].used)
         i++;
+    /* The record's number: a reader that has seen `adds` reach it also sees
+     * the count (signalled below, before the number is published). */
+    uint32_t seq = atomic_load(&l->adds) + 1;
+    seq += !seq; /* 0 marks a free record */
     if (i < cap)
-        l->rec[i] = (sim_rec){.slot = slot, .used = 1, .t = t, .bytes = bytes};
-    unlock(l);
-    if (i == cap)
+        l->rec[i] = (sim_rec){.slot = slot, .used = seq, .t = t, .bytes = bytes};
+    else
         raise_floor(shm_ctr_at(&s->shm, pe, slot), t);
+    uint32_t w = atomic_load(&l->wait);
+    int lowered = 0, any = w == SIM_WAIT_ANY;
+    if (any || w == slot + 1) {
+        uint64_t tb = dbits(t);
+        lowered = tb < atomic_load(&l->lb);
+        if (lowered)
+            atomic_store(&l->lb, tb);
+    }
+    shm_ctr_signal(tp, pe, slot, bytes);
+    atomic_store(&l->adds, seq);
+    if (any)
+        atomic_fetch_add(&l->inbox, 1);
+    sim_log_unlock(l);
+    /* After the lowering, before this PE's own bound may rise past t (the
+     * caller publishes its clock after this): see sim_order.c. */
+    if (lowered)
+        atomic_fetch_add(&sim_log_of(s, 0)->epoch, 1);
+    if (any)
+        sim_order_wake(l);
+}
+
+double sim_log_next(sim_state *s, double clock, double t, uint32_t mark)
+{
+    sim_log *l = sim_log_of(s, s->self);
+    uint32_t cap = cap_of(s);
+    double b = t > clock ? t : clock;
+    for (uint32_t i = 0; i < cap; i++) {
+        sim_rec *r = &l->rec[i];
+        if (!r->used)
+            continue;
+        /* Perhaps not seen: due at once (or at its arrival); seen: the PE
+         * wakes at its arrival if that is still to come. */
+        double at = r->t > clock ? r->t : clock;
+        if ((int32_t)(r->used - mark) > 0 || r->t > clock)
+            b = at < b ? at : b;
+    }
+    return b;
 }
 
 /* The earliest record of slot that a message (or, bytes_mode, a bytes)
@@ -96,11 +135,44 @@ static sim_rec *earliest(sim_log *l, uint32_t cap, uint32_t slot, int bytes_mode
     return best;
 }
 
+double sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t n,
+                   int *covered)
+{
+    sim_log *l = sim_log_of(s, pe);
+    uint32_t cap = cap_of(s);
+    /* The records the take would use, earliest first (ties in log order):
+     * each round selects the next one after (t, i) of the last. */
+    double t = 0, last_t = -1;
+    uint32_t last_i = 0;
+    while (n > 0) {
+        sim_rec *best = NULL;
+        uint32_t bi = 0;
+        for (uint32_t i = 0; i < cap; i++) {
+            sim_rec *r = &l->rec[i];
+            if (!r->used || r->slot != slot || (bytes_mode && !r->bytes))
+                continue;
+            if (r->t < last_t || (r->t == last_t && i <= last_i))
+                continue;
+            if (!best || r->t < best->t)
+                best = r, bi = i;
+        }
+        if (!best)
+            break;
+        t = best->t;
+        last_t = best->t;
+        last_i = bi;
+        n -= bytes_mode ? (best->bytes < n ? best->bytes : n) : 1;
+    }
+    *covered = n == 0;
+    double floor = bitsd(atomic_load(&shm_ctr_at(&s->shm, pe, slot)->aux));
+    return t > floor ? t : floor;
+}
+
 double sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
-    sim_log *l = log_of(s, s->self);
+    sim_log *l = sim_log_of(s, s->self);
     double t = bitsd(atomic_load(&shm_ctr_at(&s->shm, s->self, slot)->aux));
-    lock(l);
+    sim_log_lock(l);
     while (n > 0) {
         sim_rec *r = earliest(l, cap_of(s), slot, bytes_mode);
         if (!r)
@@ -115,18 +187,18 @@ double sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
             n -= k;
         }
     }
-    unlock(l);
+    sim_log_unlock(l);
     return t;
 }
 
 void sim_log_reset(sim_state *s, uint32_t slot)
 {
-    sim_log *l = log_of(s, s->self);
+    sim_log *l = sim_log_of(s, s->self);
     atomic_store(&shm_ctr_at(&s->shm, s->self, slot)->aux, 0);
     uint32_t cap = cap_of(s);
-    lock(l);
+    sim_log_lock(l);
     for (uint32_t i = 0; i < cap; i++)
         if (l->rec[i].slot == slot)
             l->rec[i].used = 0;
-    unlock(l);
+    sim_log_unlock(l);
 }

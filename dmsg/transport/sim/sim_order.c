@@ -1,0 +1,238 @@
+/* Ordered delivery on the simulated machines (sim.h, sim_order_*).
+ *
+ * The PEs run in host time, so a message can land in host time after one
+ * that arrives later in virtual time. A layer that serves whatever messages
+ * it finds (RRMSG's protocol engine) then serves them in host order, and
+ * a long piece of work done for a message that arrived late (a response:
+ * a whole data transfer) delays the messages that arrived earlier. To serve
+ * in virtual-time order a PE must know when no earlier message can still
+ * come: conservative parallel discrete-event simulation.
+ *
+ * The bound. Every PE keeps in its log's header (shared memory) `lb`, a
+ * lower bound of its clock at its next deposit:
+ * - running: its clock (published after each op, so never above a deposit
+ *   whose arrival is not yet logged at its target);
+ * - blocked in an await: the time that await can end at (the n-th earliest
+ *   logged arrival on the counter, infinite if fewer are logged), lowered
+ *   by every deposit on that counter to its arrival, under the target's log
+ *   lock and before the count releases it;
+ * - in an order wait: the time it waits for, lowered by any deposit;
+ * - in a collective: infinite, since it issues nothing before every PE has
+ *   entered it, and all leave it with the same clock: a reader that has
+ *   left it already takes that clock instead (the collective word says
+ *   which collective a PE is in, if any).
+ * No deposit not yet counted at a PE can then arrive there before the
+ * horizon: the least bound of the other PEs plus the latency.
+ *
+ * Consistency. The bounds are read one after the other, not at one instant.
+ * A bound only rises, except when a deposit lowers it; each lowering is
+ * followed by an increment of a job-wide epoch, before the depositing PE's
+ * own bound may rise past the deposit's issue time. A reader that sees the
+ * same epoch before and after its pass therefore has a minimum no higher
+ * than the true one at the end of the pass (a lowering it missed finished
+ * after that, and the depositor's bound it read was still at most the
+ * deposit's issue time).
+ *
+ * Progress. The PE with the least bound can always go on: if it waits for
+ * time t, its bound is t and the horizon it sees is at least t plus the
+ * latency. Horizons rise without a message, so an order wait registers the
+ * bound it needs the others to reach (`thr`, and the job-wide least of
+ * them, `want`); a PE whose bound rises across `want` wakes the waits it
+ * may have released. Every wait also re-checks after a slice, so a lost
+ * wake-up costs time, not a hang. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "dmsg/base/clock.h"
+#include "dmsg/transport/sim/sim.h"
+
+/* Longest sleep of an order wait between two looks at the horizon. */
+#define SIM_ORDER_SLICE_NS 20000000L
+
+/* Lowers the job-wide least threshold to thr (stored complemented, so that
+ * the zeroed region means none and a lower threshold is a larger word). */
+static void want_min(sim_log *l0, uint64_t thr)
+{
+    uint64_t want = ~thr, have = atomic_load(&l0->want);
+    while (have < want && !atomic_compare_exchange_weak(&l0->want, &have, want))
+        ;
+}
+
+void sim_order_wake(sim_log *l)
+{
+    if (atomic_load(&l->sleepers))
+        syscall(SYS_futex, (uint32_t *)&l->inbox, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* This PE's bound rose from ob to nb (bits): wake the order waits whose
+ * threshold it may have been the last to reach. */
+static void raised(sim_state *s, uint64_t ob, uint64_t nb)
+{
+    sim_log *l0 = sim_log_of(s, 0);
+    uint64_t w = atomic_load(&l0->want);
+    if (!w || !(ob < ~w && nb >= ~w))
+        return;
+    atomic_store(&l0->want, 0);
+    for (int p = 0; p < s->npes; p++) {
+        sim_log *l = sim_log_of(s, p);
+        if (p == s->self || atomic_load(&l->wait) != SIM_WAIT_ANY)
+            continue;
+        uint64_t thr = atomic_load(&l->thr);
+        if (thr <= nb) {
+            atomic_fetch_add(&l->inbox, 1);
+            sim_order_wake(l);
+        } else {
+            want_min(l0, thr);
+        }
+    }
+}
+
+/* Sets this PE's bound; returns nothing, wakes what a rise may release. */
+static void set_bound(sim_state *s, sim_log *l, double b)
+{
+    uint64_t nb = dbits(b), ob = atomic_exchange(&l->lb, nb);
+    if (ob < nb)
+        raised(s, ob, nb);
+}
+
+void sim_order_publish(sim_state *s)
+{
+    set_bound(s, sim_log_of(s, s->self), s->clock);
+}
+
+void sim_order_block(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
+{
+    sim_log *l = sim_log_of(s, s->self);
+    int covered;
+    sim_log_lock(l);
+    double due = sim_log_due(s, s->self, slot, bytes_mode, n, &covered);
+    atomic_store(&l->wait, slot + 1);
+    uint64_t nb = dbits(covered ? fmax(s->clock, due) : INFINITY);
+    uint64_t ob = atomic_exchange(&l->lb, nb);
+    sim_log_unlock(l);
+    if (ob < nb)
+        raised(s, ob, nb);
+}
+
+void sim_order_unblock(sim_state *s)
+{
+    sim_log *l = sim_log_of(s, s->self);
+    sim_log_lock(l);
+    atomic_store(&l->wait, SIM_WAIT_NONE);
+    sim_log_unlock(l);
+}
+
+/* The collective word: twice the collectives left, plus one while inside
+ * one. It changes only around the bound's change to and from infinity. */
+void sim_order_coll_enter(sim_state *s)
+{
+    sim_log *l = sim_log_of(s, s->self);
+    atomic_store(&l->colls, 2 * s->colls + 1);
+    set_bound(s, l, INFINITY);
+}
+
+void sim_order_coll_leave(sim_state *s)
+{
+    sim_log *l = sim_log_of(s, s->self);
+    s->colls++;
+    s->coll_time = s->clock;
+    atomic_store(&l->lb, dbits(s->clock));
+    atomic_store(&l->colls, 2 * s->colls);
+}
+
+/* PE p's bound as this PE may use it: a PE inside a collective that this
+ * PE has left leaves it with the clock this PE left it with. */
+static double bound_of(sim_state *s, sim_log *l)
+{
+    for (;;) {
+        uint64_t c = atomic_load(&l->colls);
+        double v = bitsd(atomic_load(&l->lb));
+        if (atomic_load(&l->colls) != c)
+            continue; /* it entered or left meanwhile */
+        if ((c & 1) && (c + 1) / 2 <= s->colls)
+            v = v < s->coll_time ? v : s->coll_time;
+        return v;
+    }
+}
+
+double sim_order_horizon(sim_state *s)
+{
+    sim_log *l0 = sim_log_of(s, 0);
+    /* What the caller looks at after this it has seen (sim_log_next). */
+    s->mark = atomic_load(&sim_log_of(s, s->self)->adds);
+    for (;;) {
+        uint64_t e = atomic_load(&l0->epoch);
+        double m = INFINITY;
+        for (int p = 0; p < s->npes; p++)
+            if (p != s->self) {
+                double v = bound_of(s, sim_log_of(s, p));
+                m = v < m ? v : m;
+            }
+        if (atomic_load(&l0->epoch) == e)
+            return m + sim_cost_latency(s);
+    }
+}
+
+dmsg_status sim_order_wait(dmsg_tp *tp, double t)
+{
+    sim_state *s = tp->priv;
+    sim_log *l = sim_log_of(s, s->self), *l0 = sim_log_of(s, 0);
+    double lat = sim_cost_latency(s);
+    dmsg_status st = DMSG_OK;
+    sim_log_lock(l);
+    atomic_store(&l->wait, SIM_WAIT_ANY);
+    uint64_t nb = dbits(sim_log_next(s, s->clock, t, s->mark));
+    uint64_t ob = atomic_exchange(&l->lb, nb);
+    sim_log_unlock(l);
+    if (ob < nb)
+        raised(s, ob, nb);
+    double deadline = s->shm.timeout > 0 ? dmsg_clock_now() + s->shm.timeout : 0;
+    for (;;) {
+        uint32_t v = atomic_load(&l->inbox);
+        double b = bitsd(atomic_load(&l->lb));
+        if (!isinf(b)) {
+            /* Register before the look: a PE that rises after it wakes us. */
+            uint64_t thr = dbits(fmax(0, b - lat));
+            atomic_store(&l->thr, thr);
+            want_min(l0, thr);
+            if (sim_order_horizon(s) >= b)
+                break;
+        }
+        if (atomic_load_explicit(&s->shm.hdr->abort, memory_order_relaxed)) {
+            st = DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
+            break;
+        }
+        if (deadline && dmsg_clock_now() > deadline) {
+            if (getenv("SIMORDER_DEBUG")) {
+                fprintf(stderr, "PE %d clock %.9g t %.9g lb %.9g h %.9g colls %llu\n", s->self, s->clock, t, b, sim_order_horizon(s), (unsigned long long)s->colls);
+                for (int p = 0; p < s->npes; p++) { sim_log *x = sim_log_of(s, p); fprintf(stderr, "  pe %d lb %.9g wait %u colls %llu\n", p, bitsd(atomic_load(&x->lb)), atomic_load(&x->wait), (unsigned long long)atomic_load(&x->colls)); }
+            }
+            st = DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s",
+                           s->shm.timeout);
+            break;
+        }
+        atomic_fetch_add(&l->sleepers, 1);
+        struct timespec ts = {0, SIM_ORDER_SLICE_NS};
+        if (atomic_load(&l->inbox) == v)
+            syscall(SYS_futex, (uint32_t *)&l->inbox, FUTEX_WAIT, v, &ts, NULL, 0);
+        atomic_fetch_sub(&l->sleepers, 1);
+    }
+    sim_log_lock(l);
+    atomic_store(&l->wait, SIM_WAIT_NONE);
+    double b = bitsd(atomic_load(&l->lb));
+    s->mark = atomic_load(&l->adds); /* the bound took every record so far */
+    sim_log_unlock(l);
+    /* The PE wakes at its bound: the earliest of t and the arrivals counted
+     * meanwhile, none of which the horizon leaves open. */
+    if (!st && b > s->clock) {
+        s->t[SIM_T_SYNC] += b - s->clock;
+        s->clock = b;
+    }
+    sim_order_publish(s);
+    return st;
+}
