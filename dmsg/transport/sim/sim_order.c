@@ -41,8 +41,6 @@
  * may have released. Every wait also re-checks after a slice, so a lost
  * wake-up costs time, not a hang. */
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <linux/futex.h>
 #include <math.h>
 #include <sys/syscall.h>
@@ -208,10 +206,6 @@ dmsg_status sim_order_wait(dmsg_tp *tp, double t)
             break;
         }
         if (deadline && dmsg_clock_now() > deadline) {
-            if (getenv("SIMORDER_DEBUG")) {
-                fprintf(stderr, "PE %d clock %.9g t %.9g lb %.9g h %.9g colls %llu\n", s->self, s->clock, t, b, sim_order_horizon(s), (unsigned long long)s->colls);
-                for (int p = 0; p < s->npes; p++) { sim_log *x = sim_log_of(s, p); fprintf(stderr, "  pe %d lb %.9g wait %u colls %llu\n", p, bitsd(atomic_load(&x->lb)), atomic_load(&x->wait), (unsigned long long)atomic_load(&x->colls)); }
-            }
             st = DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s",
                            s->shm.timeout);
             break;
