@@ -29,6 +29,18 @@ dmsg_status dmsg_order_due(dmsg_ctr ctr, int bytes_mode, uint64_t n, double *t)
     return dmsg_g.tp.ops->ctr_due(&dmsg_g.tp, slot, bytes_mode, n, t);
 }
 
+dmsg_status dmsg_order_await_empty(dmsg_ctr ctr, uint64_t n)
+{
+    dmsg_status st = require();
+    uint32_t slot;
+    if (st || (st = dmsg_ctr_slot(ctr, 0, &slot)) || n == 0)
+        return st;
+    dmsg_wait_enter(DMSG_WAIT_AWAIT);
+    st = dmsg_g.tp.ops->ctr_wait(&dmsg_g.tp, slot, 2, n);
+    dmsg_wait_leave();
+    return st;
+}
+
 dmsg_status dmsg_order_horizon(double *h)
 {
     dmsg_status st = require();

@@ -24,6 +24,14 @@ int dmsg_order_on(void);
  * live), DMSG_ERR_UNSUPPORTED (dmsg_order_on() is 0). */
 dmsg_status dmsg_order_due(dmsg_ctr ctr, int bytes_mode, uint64_t n, double *t);
 
+/* Consumes n messages of ctr that the caller knows to be zero-byte
+ * deposits counted here (dmsg_await(ctr, n) otherwise): on a simulated
+ * machine the clock takes the arrivals of zero-byte deposits, not those of
+ * the earliest deposits of any size, which may belong to messages the
+ * caller has not served yet. Blocks like dmsg_await.
+ * Errors: those of dmsg_await, DMSG_ERR_UNSUPPORTED. */
+dmsg_status dmsg_order_await_empty(dmsg_ctr ctr, uint64_t n);
+
 /* *h: no deposit that is not yet counted at this PE can arrive before *h
  * (virtual seconds); an arrival at or before it may be acted on in order.
  * Local (reads the other PEs' published bounds).

@@ -396,6 +396,20 @@ static void append(chan *c, chan_msg *m)
     c->nmsgs++;
 }
 
+/* An ordered channel acts on a room report at its arrival, like on any
+ * message: of the reports counted, those that have arrived by the clock
+ * (the rest stay counted for a later walk). */
+static dmsg_status arrived_reports(chan *c, int src, uint64_t *reports)
+{
+    double now = dmsg_wtime(), t;
+    uint64_t k = 0;
+    dmsg_status st = DMSG_OK;
+    while (k < *reports && !(st = dmsg_order_due(c->pair[src], 2, k + 1, &t)) && t <= now)
+        k++;
+    *reports = k;
+    return st;
+}
+
 /* Walks the landed part of src's ring: everything the byte tally covers. */
 static dmsg_status walk(chan *c, int src)
 {
@@ -459,9 +473,12 @@ static dmsg_status walk(chan *c, int src)
      * bound, since the tallies were read messages first. */
     uint64_t rest = r->dep_pending + now + landed;
     uint64_t reports = msgs > rest ? msgs - rest : 0;
+    if (reports && c->ordered && (st = arrived_reports(c, src, &reports)))
+        return st;
     acked(c, src, reports);
     c->st.t_scan += dmsg_wtime() - t0;
-    if (reports && (st = dmsg_await(c->pair[src], reports)))
+    if (reports && (st = c->ordered ? dmsg_order_await_empty(c->pair[src], reports)
+                                    : dmsg_await(c->pair[src], reports)))
         return st;
     return DMSG_OK;
 }

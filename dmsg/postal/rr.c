@@ -245,12 +245,14 @@ static dmsg_status on_message(chan_msg *m, int *consumed)
     *consumed = 1;
     switch (m->h.type) {
     case RR_T_REQ: {
-        dmsg_rr_req *r = match_posted(m->src, m->h.tag, 1);
-        if (!r) {
+        if (!match_posted(m->src, m->h.tag, 0)) {
             *consumed = 0; /* unexpected: waits for its receive */
             return DMSG_OK;
         }
-        return (st = chan_take(&g->ch, m)) ? st : respond(r, m);
+        /* At the request's arrival first, then the matching work. */
+        if ((st = chan_take(&g->ch, m)))
+            return st;
+        return respond(match_posted(m->src, m->h.tag, 1), m);
     }
     case RR_T_RESP: {
         if ((st = chan_take(&g->ch, m)))
@@ -416,7 +418,9 @@ static dmsg_status earliest(rr_event *ev)
         if ((st = dmsg_ctr_read(g->data[p], &k, NULL)))
             return st;
         rr_event e = {.src = p};
-        if (k == 0 || (st = dmsg_order_due(g->data[p], 0, 1, &e.t)))
+        if (k == 0)
+            continue;
+        if ((st = dmsg_order_due(g->data[p], 0, 1, &e.t)))
             return st;
         if (before(&e, ev))
             *ev = e;
@@ -449,8 +453,8 @@ static dmsg_status progress_ordered(double until, double *next, int *served)
             st = on_message(ev.m, &consumed);
             if (consumed)
                 chan_consume(&g->ch, ev.m);
-        } else if (!(st = complete_one(ev.src))) {
-            st = dmsg_await(g->data[ev.src], 1);
+        } else if (!(st = dmsg_await(g->data[ev.src], 1))) {
+            st = complete_one(ev.src); /* acknowledged once it has arrived */
         }
         if (st)
             return st;

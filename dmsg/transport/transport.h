@@ -69,8 +69,11 @@ typedef struct dmsg_tp_ops {
     /* Zeroes this PE's instance of a counter slot (at dmsg_ctr_create,
      * before the collective check: nobody deposits to it yet). */
     dmsg_status (*ctr_reset)(dmsg_tp *tp, uint32_t slot);
-    /* Waits until this PE's instance holds >= n messages (bytes_mode: bytes),
-     * then consumes n of them (acquire: the data counted is visible). */
+    /* Waits until this PE's instance holds >= n messages (bytes_mode 1:
+     * bytes), then consumes n of them (acquire: the data counted is
+     * visible). bytes_mode 2 (only where ctr_due is offered): n messages,
+     * which the caller knows to be zero-byte deposits, whose arrivals the
+     * clock takes rather than those of the earliest deposits. */
     dmsg_status (*ctr_wait)(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
     /* Reads this PE's instance without consuming: messages and bytes not yet
      * consumed. */

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "dmsg.h"
+#include "dmsg_rr.h"
+#include "dmsg/core/order.h"
 #include "dmsg/core/work.h"
 
 #define CHECK(call)                                                                             \
@@ -76,7 +79,8 @@ static int case_clocks(void)
     CHECK(dmsg_ctr_create(&c2));
     for (int i = 0; i < N * N; i++)
         a[i] = me * 1e6 + i;
-    for (int round = 0; round < 3; round++) {
+    int rounds = (int)arg(0, 3);
+    for (int round = 0; round < rounds; round++) {
         CHECK(dmsg_sync());
         tick("sync");
         for (int k = 1; k <= np; k++) { /* every partner, self last */
@@ -402,6 +406,115 @@ static int case_drift(void)
     return 0;
 }
 
+/* Ordered delivery (3 PEs, RRMSG): PE 0 posts two receives from any PE.
+ * PE 1's request leaves at once in host time but 1000 us late in virtual
+ * time (modelled work first); PE 2's leaves 300 ms later in host time but
+ * at virtual time 0. PE 0 must serve PE 2's first: its first receive gets
+ * PE 2's data. Prints "first SRC second SRC" and PE 0's clock. On a
+ * transport without virtual time, checks that the order calls refuse. */
+static int case_order(void)
+{
+    double h;
+    if (!dmsg_order_on()) {
+        if (dmsg_order_horizon(&h) != DMSG_ERR_UNSUPPORTED ||
+            dmsg_order_wait(1.0) != DMSG_ERR_UNSUPPORTED)
+            return 1;
+        if (me == 0)
+            printf("order refused OK\n");
+        return 0;
+    }
+    if (dmsg_order_horizon(NULL) != DMSG_ERR_NULL || dmsg_order_due(0, 0, 1, &h) !=
+        DMSG_ERR_COUNTER)
+        return 1;
+    char *buf;
+    dmsg_rr_req r[2];
+    dmsg_rr_info info[2];
+    CHECK(dmsg_alloc(256, (void **)&buf));
+    CHECK(dmsg_rr_init());
+    CHECK(dmsg_sync());
+    if (me == 0) {
+        CHECK(dmsg_rr_irecv(DMSG_RR_ANY, 1, buf, 64, &r[0]));
+        CHECK(dmsg_rr_irecv(DMSG_RR_ANY, 1, buf + 64, 64, &r[1]));
+        CHECK(dmsg_rr_waitall(2, r, info));
+        printf("first %d second %d clock %a\n", info[0].src, info[1].src, dmsg_wtime());
+    } else if (me == 1) {
+        dmsg_work w = {.kind = DMSG_WORK_MESSAGE, .n = 1000}; /* 1000 us on the T3D */
+        CHECK(dmsg_work_book(&w));
+        CHECK(dmsg_rr_send(0, 1, buf + 128, 64));
+    } else if (me == 2) {
+        struct timespec ts = {0, 300000000L};
+        nanosleep(&ts, NULL);
+        CHECK(dmsg_rr_send(0, 1, buf + 128, 64));
+    }
+    CHECK(dmsg_rr_finalize());
+    CHECK(dmsg_sync());
+    CHECK(dmsg_free(buf));
+    return 0;
+}
+
+/* Wildcard all-to-all over RRMSG: each PE books work that differs by PE,
+ * posts a receive from any PE per partner, sends to every partner, waits;
+ * three rounds. Which request meets which receive depends on the order in
+ * which PEs serve them, so PE 0 prints every PE's sources in match order
+ * and its clock ("pe P SRC... clock T"): the same in every run only if the
+ * service order is the virtual one. */
+static int case_rrall(void)
+{
+    char *buf;
+    dmsg_rr_req *r = calloc(2 * (size_t)np, sizeof *r);
+    dmsg_rr_info *info = calloc(2 * (size_t)np, sizeof *info);
+    int *srcs = calloc(3 * (size_t)np, sizeof *srcs);
+    double *all;
+    dmsg_ctr c;
+    if (!r || !info || !srcs)
+        return 1;
+    CHECK(dmsg_alloc((size_t)np * 256, (void **)&buf));
+    CHECK(dmsg_alloc((size_t)np * (3 * (size_t)np + 1) * sizeof(double), (void **)&all));
+    CHECK(dmsg_ctr_create(&c));
+    CHECK(dmsg_rr_init());
+    CHECK(dmsg_sync());
+    int rounds = (int)arg(0, 3);
+    for (int round = 0; round < rounds; round++) {
+        dmsg_work w = {.kind = DMSG_WORK_MESSAGE, .n = (size_t)((me * 7 + round * 3) % 5) * 40};
+        CHECK(dmsg_work_book(&w));
+        for (int k = 0; k < np - 1; k++)
+            CHECK(dmsg_rr_irecv(DMSG_RR_ANY, round, buf + (size_t)k * 256, 256, &r[k]));
+        for (int k = 1; k < np; k++) {
+            int q = (me + k) % np;
+            CHECK(dmsg_rr_isend(q, round, buf + (size_t)(np - 1) * 256, (size_t)(32 * k),
+                                &r[np - 1 + k - 1]));
+        }
+        CHECK(dmsg_rr_waitall(2 * (np - 1), r, info));
+        for (int k = 0; k < np - 1; k++)
+            srcs[round * np + k] = info[k].src;
+    }
+    double mine[3 * 64 + 1];
+    for (int i = 0; i < 3 * np; i++)
+        mine[i] = srcs[i];
+    mine[3 * np] = dmsg_wtime();
+    CHECK(dmsg_deposit(all + (size_t)me * (3 * np + 1), mine, (3 * (size_t)np + 1) * sizeof(double),
+                       0, c));
+    if (me == 0) {
+        CHECK(dmsg_await(c, (uint64_t)np));
+        for (int p = 0; p < np; p++) {
+            printf("pe %d", p);
+            for (int i = 0; i < 3 * np; i++)
+                if (i % np != np - 1)
+                    printf(" %d", (int)all[p * (3 * np + 1) + i]);
+            printf(" clock %a\n", all[p * (3 * np + 1) + 3 * np]);
+        }
+    }
+    CHECK(dmsg_rr_finalize());
+    CHECK(dmsg_sync());
+    CHECK(dmsg_ctr_destroy(c));
+    CHECK(dmsg_free(all));
+    CHECK(dmsg_free(buf));
+    free(r);
+    free(info);
+    free(srcs);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -409,7 +522,8 @@ int main(int argc, char **argv)
         int (*fn)(void);
     } cases[] = {{"clocks", case_clocks}, {"causality", case_causality}, {"cost", case_cost},
                  {"fetch", case_fetch},   {"times", case_times},         {"xfer", case_xfer},
-                 {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift}};
+                 {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift},
+                 {"order", case_order},   {"rrall", case_rrall}};
     if (argc < 2) {
         fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");
         return 2;

@@ -246,11 +246,12 @@ static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint
 {
     sim_state *s = tp->priv;
     uint64_t msgs, bytes;
+    int on_bytes = bytes_mode == SIM_TAKE_BYTES;
     shm_ctr_read(tp, slot, &msgs, &bytes);
-    int blocks = (bytes_mode ? bytes : msgs) < n;
+    int blocks = (on_bytes ? bytes : msgs) < n;
     if (blocks)
         sim_order_block(s, slot, bytes_mode, n);
-    dmsg_status st = shm_ctr_wait(tp, slot, bytes_mode, n);
+    dmsg_status st = shm_ctr_wait(tp, slot, on_bytes, n);
     if (blocks)
         sim_order_unblock(s);
     if (!st)

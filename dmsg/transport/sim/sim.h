@@ -92,6 +92,12 @@ typedef struct sim_rec {
     uint64_t bytes;  /* bytes not yet taken by bytes awaits */
 } sim_rec;
 
+/* Takes (the bytes_mode of the ctr ops): messages, bytes, and on the sim
+ * only, zero-byte deposits alone (dmsg_order_await_empty). */
+enum { SIM_TAKE_MSGS, SIM_TAKE_BYTES, SIM_TAKE_EMPTY };
+/* A record's slot field flags a zero-byte deposit in its top bit. */
+#define SIM_REC_EMPTY 0x80000000u
+
 /* What a PE is blocked on (sim_log.wait): nothing, a counter slot (slot + 1),
  * or any counted deposit (an order wait). */
 #define SIM_WAIT_NONE 0u
@@ -106,7 +112,9 @@ typedef struct sim_log {
     _Atomic uint32_t inbox;    /* futex word of an order wait: bumped by deposits, wakes */
     _Atomic uint32_t sleepers;
     _Atomic uint32_t adds;     /* number of the last record added (wraps, skipping 0) */
-    uint32_t pad;
+    uint32_t blk_bytes;        /* a blocked await (under the lock): bytes mode, */
+    uint64_t blk_n;            /* its count, */
+    double blk_clock;          /* and the clock it waits from */
     /* PE 0's only, for the whole job: */
     _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
     _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */
@@ -135,6 +143,10 @@ void sim_log_reset(sim_state *s, uint32_t slot);
  * time is that of all of them). Call with pe's log locked. */
 double sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t n,
                    int *covered);
+/* The bound of PE pe blocked in an await on slot (its blk_* fields): the
+ * time the await can end at, infinite while too few arrivals are logged.
+ * Call with pe's log locked. */
+double sim_log_bound(sim_state *s, int pe, uint32_t slot);
 
 /* Ordered delivery (sim_order.c): every PE publishes a lower bound of the
  * virtual time of its next deposit; a PE may act on an arrival at t once no

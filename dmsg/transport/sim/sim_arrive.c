@@ -30,6 +30,16 @@
 #include <string.h>
 #include "dmsg/transport/sim/sim.h"
 
+/* Whether record r is one a take of this mode on slot uses: any deposit
+ * (messages), one with bytes left (bytes), a zero-byte deposit (empty). */
+static int rec_counts(const sim_rec *r, uint32_t slot, int mode)
+{
+    if (!r->used || (r->slot & ~SIM_REC_EMPTY) != slot)
+        return 0;
+    return mode == SIM_TAKE_BYTES ? r->bytes != 0
+                                  : mode != SIM_TAKE_EMPTY || (r->slot & SIM_REC_EMPTY);
+}
+
 /* PE pe's log: the slack of its control area after the counter table. */
 sim_log *sim_log_of(sim_state *s, int pe)
 {
@@ -80,13 +90,16 @@ void sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t bytes)
     uint32_t seq = atomic_load(&l->adds) + 1;
     seq += !seq; /* 0 marks a free record */
     if (i < cap)
-        l->rec[i] = (sim_rec){.slot = slot, .used = seq, .t = t, .bytes = bytes};
+        l->rec[i] = (sim_rec){.slot = slot | (bytes ? 0 : SIM_REC_EMPTY), .used = seq, .t = t,
+                              .bytes = bytes};
     else
         raise_floor(shm_ctr_at(&s->shm, pe, slot), t);
     uint32_t w = atomic_load(&l->wait);
     int lowered = 0, any = w == SIM_WAIT_ANY;
     if (any || w == slot + 1) {
-        uint64_t tb = dbits(t);
+        /* An await may need more than this deposit: its bound is the time
+         * it can end at now (never above the bound it had). */
+        uint64_t tb = dbits(any ? t : sim_log_bound(s, pe, slot));
         lowered = tb < atomic_load(&l->lb);
         if (lowered)
             atomic_store(&l->lb, tb);
@@ -129,7 +142,7 @@ static sim_rec *earliest(sim_log *l, uint32_t cap, uint32_t slot, int bytes_mode
     sim_rec *best = NULL;
     for (uint32_t i = 0; i < cap; i++) {
         sim_rec *r = &l->rec[i];
-        if (r->used && r->slot == slot && (!bytes_mode || r->bytes) && (!best || r->t < best->t))
+        if (rec_counts(r, slot, bytes_mode) && (!best || r->t < best->t))
             best = r;
     }
     return best;
@@ -140,8 +153,23 @@ double sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t
 {
     sim_log *l = sim_log_of(s, pe);
     uint32_t cap = cap_of(s);
-    /* The records the take would use, earliest first (ties in log order):
-     * each round selects the next one after (t, i) of the last. */
+    double floor = bitsd(atomic_load(&shm_ctr_at(&s->shm, pe, slot)->aux));
+    /* One pass first: too few, or exactly enough (the latest of them), is
+     * the common case of an await that blocks. */
+    uint64_t have = 0;
+    double latest = 0;
+    for (uint32_t i = 0; i < cap; i++) {
+        sim_rec *r = &l->rec[i];
+        if (rec_counts(r, slot, bytes_mode)) {
+            have += bytes_mode == SIM_TAKE_BYTES ? r->bytes : 1;
+            latest = r->t > latest ? r->t : latest;
+        }
+    }
+    *covered = have >= n;
+    if (have <= n)
+        return latest > floor ? latest : floor;
+    /* More than enough: the records the take would use, earliest first
+     * (ties in log order), each round the next one after (t, i) of the last. */
     double t = 0, last_t = -1;
     uint32_t last_i = 0;
     while (n > 0) {
@@ -149,7 +177,7 @@ double sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t
         uint32_t bi = 0;
         for (uint32_t i = 0; i < cap; i++) {
             sim_rec *r = &l->rec[i];
-            if (!r->used || r->slot != slot || (bytes_mode && !r->bytes))
+            if (!rec_counts(r, slot, bytes_mode))
                 continue;
             if (r->t < last_t || (r->t == last_t && i <= last_i))
                 continue;
@@ -161,11 +189,19 @@ double sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t
         t = best->t;
         last_t = best->t;
         last_i = bi;
-        n -= bytes_mode ? (best->bytes < n ? best->bytes : n) : 1;
+        n -= bytes_mode == SIM_TAKE_BYTES ? (best->bytes < n ? best->bytes : n) : 1;
     }
-    *covered = n == 0;
-    double floor = bitsd(atomic_load(&shm_ctr_at(&s->shm, pe, slot)->aux));
     return t > floor ? t : floor;
+}
+
+double sim_log_bound(sim_state *s, int pe, uint32_t slot)
+{
+    sim_log *l = sim_log_of(s, pe);
+    int covered;
+    double due = sim_log_due(s, pe, slot, (int)l->blk_bytes, l->blk_n, &covered);
+    if (!covered)
+        return INFINITY;
+    return due > l->blk_clock ? due : l->blk_clock;
 }
 
 double sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
@@ -178,7 +214,7 @@ double sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
         if (!r)
             break; /* the rest overflowed the log: the floor stands for them */
         t = r->t > t ? r->t : t;
-        if (!bytes_mode) {
+        if (bytes_mode != SIM_TAKE_BYTES) {
             r->used = 0;
             n--;
         } else {
@@ -198,7 +234,7 @@ void sim_log_reset(sim_state *s, uint32_t slot)
     uint32_t cap = cap_of(s);
     sim_log_lock(l);
     for (uint32_t i = 0; i < cap; i++)
-        if (l->rec[i].slot == slot)
+        if ((l->rec[i].slot & ~SIM_REC_EMPTY) == slot)
             l->rec[i].used = 0;
     sim_log_unlock(l);
 }

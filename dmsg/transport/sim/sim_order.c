@@ -13,9 +13,9 @@
  * - running: its clock (published after each op, so never above a deposit
  *   whose arrival is not yet logged at its target);
  * - blocked in an await: the time that await can end at (the n-th earliest
- *   logged arrival on the counter, infinite if fewer are logged), lowered
- *   by every deposit on that counter to its arrival, under the target's log
- *   lock and before the count releases it;
+ *   logged arrival on the counter, infinite if fewer are logged), which
+ *   every deposit on that counter recomputes (it can only fall), under the
+ *   target's log lock and before the count releases it;
  * - in an order wait: the time it waits for, lowered by any deposit;
  * - in a collective: infinite, since it issues nothing before every PE has
  *   entered it, and all leave it with the same clock: a reader that has
@@ -106,11 +106,12 @@ void sim_order_publish(sim_state *s)
 void sim_order_block(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
     sim_log *l = sim_log_of(s, s->self);
-    int covered;
     sim_log_lock(l);
-    double due = sim_log_due(s, s->self, slot, bytes_mode, n, &covered);
+    l->blk_bytes = (uint32_t)bytes_mode;
+    l->blk_n = n;
+    l->blk_clock = s->clock;
     atomic_store(&l->wait, slot + 1);
-    uint64_t nb = dbits(covered ? fmax(s->clock, due) : INFINITY);
+    uint64_t nb = dbits(sim_log_bound(s, s->self, slot));
     uint64_t ob = atomic_exchange(&l->lb, nb);
     sim_log_unlock(l);
     if (ob < nb)
