@@ -550,3 +550,74 @@ Test(sim, packing_copies_are_booked_as_copies)
      * row; PE 0's 4-byte verdict to itself (a local copy) adds 0.04 us. */
     cr_assert_float_eq(v[2], 4 * 2 * 2048 / 93.0 + 4 / 93.0, 1e-3, "copies %g: %s", v[2], err);
 }
+
+/* Ordered delivery (tests/simpe: case order): a request that lands late in
+ * host time but arrives early in virtual time is served first. On a
+ * transport without virtual time the order calls refuse. */
+Test(sim, rrmsg_serves_requests_in_virtual_time_order)
+{
+    static char out[4096], err[4096];
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_MACHINE=t3d", 3, simprog("order"), "", out,
+                     sizeof out, err, sizeof err),
+                 0, "%s", err);
+    cr_assert(strstr(out, "first 2 second 1"), "PE 2's request (virtual time 0, sent 300 ms "
+                                               "late) must be served before PE 1's:\n%s", out);
+    cr_assert_eq(run("DMSG_TRANSPORT=shm", 3, simprog("order"), "", out, sizeof out, err,
+                     sizeof err),
+                 0, "%s", err);
+    cr_assert(strstr(out, "order refused OK"), "%s", out);
+}
+
+/* A wildcard all-to-all over RRMSG, whose matches depend on the order in
+ * which PEs serve requests: the same matches and clocks on every run,
+ * whatever the host's timing (no spinning, all PEs on one core). */
+Test(sim, rrmsg_wildcard_exchange_is_deterministic, .timeout = 120)
+{
+    static char a[8192], b[8192], c[8192], err[4096];
+    const char *env = "DMSG_TRANSPORT=sim DMSG_MACHINE=t3d";
+    cr_assert_eq(run(env, 6, simprog("rrall"), "3", a, sizeof a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_MACHINE=t3d DMSG_SPIN=0", 6, simprog("rrall"), "3",
+                     b, sizeof b, err, sizeof err),
+                 0, "%s", err);
+    char prog[600];
+    snprintf(prog, sizeof prog, "taskset -c 0 %s", simprog("rrall"));
+    cr_assert_eq(run(env, 6, prog, "3", c, sizeof c, err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(a, "pe 5 ") != NULL, "%s", a);
+    cr_assert_str_eq(a, b, "matches or clocks differ between runs:\n%s\n%s", a, b);
+    cr_assert_str_eq(a, c, "matches or clocks differ on one core:\n%s\n%s", a, c);
+}
+
+/* Runs one kernel cell on sim and returns its time per step; checks that the
+ * split sums to it (the slowest PE's split, tools/kernels/kern_main.c). */
+static double kernel_step(const char *mach, int np, const char *kernel, const char *variant,
+                          const char *n)
+{
+    static char out[4096], err[4096];
+    char env[256], prog[512], args[128];
+    int base = !strcmp(variant, "postal") || !strcmp(variant, "rr");
+    snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=%s DMSG_MAX_COUNTERS=%d", mach,
+             2 * np + 256);
+    snprintf(prog, sizeof prog, "%s/bin/%s", build(), base ? "postal-kern" : "dmsg-kern");
+    snprintf(args, sizeof args, "%s %s %s 0 1 --nocompute", kernel, variant, n);
+    cr_assert_eq(run(env, np, prog, args, out, sizeof out, err, sizeof err), 0, "%s %s: %s",
+                 kernel, variant, err);
+    double t = value_after(out, "t_step="), sum = value_after(out, "comp=") +
+                                                   value_after(out, "xfer=") +
+                                                   value_after(out, "sync=") +
+                                                   value_after(out, "pack=");
+    cr_assert_float_eq(sum, t, 1e-6 * t, "%s %s: split %g does not sum to the step %g\n%s",
+                       kernel, variant, sum, t, out);
+    return t;
+}
+
+/* The thesis's order at a small size (chapter 9): DMSG fastest, RRMSG
+ * second, PVM-style postal last; T3D, 2D-FFT 128^2 on 8 nodes, where the
+ * margins are about 1.3x and 1.8x (docs/kernels.md). */
+Test(sim, kernel_variants_keep_the_thesis_order, .timeout = 300)
+{
+    double d = kernel_step("t3d", 8, "fft", "dmsg-chained", "128");
+    double r = kernel_step("t3d", 8, "fft", "rr", "128");
+    double p = kernel_step("t3d", 8, "fft", "postal", "128");
+    cr_assert_lt(d, r, "dmsg %g s a step, RRMSG %g", d, r);
+    cr_assert_lt(r, p, "RRMSG %g s a step, postal %g", r, p);
+}
