@@ -58,9 +58,23 @@ int rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r);
 /* Sends a request's REQ control message (it is then in `sends`). */
 dmsg_status rr_send_request(dmsg_rr_req *r);
 
+/* The first posted receive a request matches; with `book`, the posted
+ * receives compared are booked as matching work (a look that only decides
+ * whether the request can be served books nothing). */
+dmsg_rr_req *rr_match_posted(int src, int tag, int book);
+/* Acts on a control message; *consumed: 0 for a request no receive matches
+ * yet (it stays in the channel's list). */
+dmsg_status rr_on_message(chan_msg *m, int *consumed);
+/* The first accepted receive of src, whose data has landed: completes it
+ * and sends the acknowledgement. */
+dmsg_status rr_complete_one(int src);
+/* Serves every control message and all landed data found, in the order
+ * found (real time: transports without virtual time; rr.c). */
+dmsg_status rr_progress_found(void);
+
 /* One progress pass: answers requests, deposits data, acknowledges; on an
  * ordered channel only what arrived no later than the horizon, earliest
- * first (rr.c). */
+ * first (rr_order.c). */
 dmsg_status rr_progress(void);
 /* After a progress pass that left the caller waiting: blocks until there
  * may be more to do (chan_wait), or on an ordered channel serves what it
