@@ -9,13 +9,14 @@
  * machine's message handlers would have served them in arrival order. */
 
 #include <math.h>
+#include <stdlib.h>
 #include "dmsg/core/order.h"
 #include "dmsg/postal/rr.h"
 
 typedef struct rr_event {
     double t;
     int src;
-    chan_msg *m; /* NULL: the data of src's first accepted receive */
+    chan_msg *m; /* NULL: data of src for its first accepted receive not yet completed */
 } rr_event;
 
 /* Whether a is to be served before b: arrival, then source, data first,
@@ -47,36 +48,81 @@ static dmsg_status arrival_of(chan_msg *m, double *t)
     return DMSG_OK;
 }
 
-/* The earliest arrival the engine can act on now; ev->t = INFINITY: none. */
-static dmsg_status earliest(rr_event *ev)
+static int cmp_events(const void *a, const void *b)
+{
+    return before(a, b) ? -1 : before(b, a) ? 1 : 0;
+}
+
+typedef struct rr_batch {
+    rr_event *ev;
+    size_t n, cap;
+    double next; /* the earliest arrival left out (INFINITY: none) */
+} rr_batch;
+
+static dmsg_status add(rr_batch *b, const rr_event *e, double lim)
+{
+    if (e->t > lim) {
+        b->next = e->t < b->next ? e->t : b->next;
+        return DMSG_OK;
+    }
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        rr_event *ev = realloc(b->ev, cap * sizeof *ev);
+        if (!ev)
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "%zu RRMSG events", cap);
+        b->ev = ev;
+        b->cap = cap;
+    }
+    b->ev[b->n++] = *e;
+    return DMSG_OK;
+}
+
+/* Every arrival the engine can act on now up to lim, earliest first: the
+ * requests with a posted receive, responses, acknowledgements, and per
+ * source the data landed for its accepted receives (they complete in
+ * order). Serving them cannot add an arrival at or before the horizon
+ * (its deposits come later), except data of a source that this batch
+ * already holds, so one look serves them all. */
+static dmsg_status collect(rr_batch *b, double lim)
 {
     rr_state *g = &dmsg_rr_g;
     dmsg_status st;
-    *ev = (rr_event){.t = INFINITY, .src = -1};
+    b->n = 0;
+    b->next = INFINITY;
     for (chan_msg *m = g->ch.head; m; m = m->next) {
         if (m->h.type == RR_T_REQ && !rr_match_posted(m->src, m->h.tag, 0))
             continue; /* unexpected: waits for its receive */
         rr_event e = {.src = m->src, .m = m};
-        if ((st = arrival_of(m, &e.t)))
+        if ((st = arrival_of(m, &e.t)) || (st = add(b, &e, lim)))
             return st;
-        if (before(&e, ev))
-            *ev = e;
     }
     for (int p = 0; p < dmsg_npes(); p++) {
-        uint64_t k;
+        uint64_t k, i = 0;
         if (!g->expect[p].head)
             continue;
         if ((st = dmsg_ctr_read(g->data[p], &k, NULL)))
             return st;
-        rr_event e = {.src = p};
-        if (k == 0)
-            continue;
-        if ((st = dmsg_order_due(g->data[p], 0, 1, &e.t)))
-            return st;
-        if (before(&e, ev))
-            *ev = e;
+        for (dmsg_rr_req *r = g->expect[p].head; r && i < k; r = r->next) {
+            rr_event e = {.src = p};
+            if ((st = dmsg_order_due(g->data[p], 0, ++i, &e.t)) || (st = add(b, &e, lim)))
+                return st;
+        }
     }
+    qsort(b->ev, b->n, sizeof *b->ev, cmp_events);
     return DMSG_OK;
+}
+
+static dmsg_status serve(const rr_event *ev)
+{
+    if (ev->m) {
+        int consumed;
+        dmsg_status st = rr_on_message(ev->m, &consumed);
+        if (consumed)
+            chan_consume(&dmsg_rr_g.ch, ev->m);
+        return st;
+    }
+    dmsg_status st = dmsg_await(dmsg_rr_g.data[ev->src], 1);
+    return st ? st : rr_complete_one(ev->src); /* acknowledged once it has arrived */
 }
 
 /* Serves arrivals in virtual-time order while the horizon allows, and no
@@ -84,33 +130,28 @@ static dmsg_status earliest(rr_event *ev)
  * (INFINITY: none); *served: how many it served. */
 static dmsg_status progress_ordered(double until, double *next, int *served)
 {
-    rr_state *g = &dmsg_rr_g;
+    rr_batch b = {0};
+    dmsg_status st;
     *served = 0;
     for (;;) {
         double h;
-        rr_event ev;
         /* The horizon first: what the walk below does not find yet
          * arrives after it. */
-        dmsg_status st = dmsg_order_horizon(&h);
-        if (st || (st = chan_progress(&g->ch)) || (st = earliest(&ev)))
-            return st;
-        /* Nothing, or not yet (h may be infinite). */
-        if (ev.src < 0 || ev.t > h || ev.t > until) {
-            *next = ev.t;
-            return DMSG_OK;
+        if ((st = dmsg_order_horizon(&h)) || (st = chan_progress(&dmsg_rr_g.ch)) ||
+            (st = collect(&b, h < until ? h : until)))
+            break;
+        if (b.n == 0) { /* nothing, or not yet */
+            *next = b.next;
+            break;
         }
-        if (ev.m) {
-            int consumed;
-            st = rr_on_message(ev.m, &consumed);
-            if (consumed)
-                chan_consume(&g->ch, ev.m);
-        } else if (!(st = dmsg_await(g->data[ev.src], 1))) {
-            st = rr_complete_one(ev.src); /* acknowledged once it has arrived */
-        }
+        for (size_t i = 0; i < b.n && !st; i++)
+            st = serve(&b.ev[i]);
         if (st)
-            return st;
-        ++*served;
+            break;
+        *served += (int)b.n;
     }
+    free(b.ev);
+    return st;
 }
 
 dmsg_status rr_progress(void)
