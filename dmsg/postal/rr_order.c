@@ -108,7 +108,8 @@ static dmsg_status collect(rr_batch *b, double lim)
                 return st;
         }
     }
-    qsort(b->ev, b->n, sizeof *b->ev, cmp_events);
+    if (b->n > 1)
+        qsort(b->ev, b->n, sizeof *b->ev, cmp_events);
     return DMSG_OK;
 }
 
