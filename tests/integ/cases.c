@@ -72,7 +72,7 @@ PE_CASE(err_lifecycle)
 PE_CASE(nested_job)
 PE_CASE(signals_kept)
 
-static const char *const timeout_env[] = {"DMSG_TIMEOUT=0.5", NULL};
+static const char *const timeout_env[] = {"DMSG_TIMEOUT=2", NULL};
 PE_CASE_ENV(err_timeout, timeout_env)
 
 /* Settings reach the PEs through dmsgrun. */
