@@ -1,7 +1,8 @@
 #!/bin/sh
 # ab-plot.sh - PNG figures from the CSV of tools/dmsg-ab (gnuplot):
 #   split-<machine>-<kernel>-n<N>-p<P>.png  time per step split into computation,
-#                                           transfer, synchronization, packing, per variant
+#                                           transfer, synchronization, packing, alignment wait,
+#                                           per variant
 #   mbs-pes-<machine>-<kernel>-n<N>.png     communication MB/s per PE against the PE count
 #   mbs-size-<machine>-<kernel>-p<P>.png    communication MB/s per PE against the size
 # (machine "host" for real-time runs).
@@ -20,10 +21,10 @@ awk -F, -v dat="$DAT" '
 NR == 1 || $7 != "ok" { next }
 {
     m = $1 == "-" ? "host" : $1; k = $2; n = $3 + 0; p = $4 + 0; v = $5
-    comm = $8 - $10; mbs = comm > 0 ? $14 / comm / 1e6 : 0
+    comm = $8 - $10 - $18; mbs = comm > 0 ? $14 / comm / 1e6 : 0
     s = sprintf("%s/split-%s-%s-n%d-p%d", dat, m, k, n, p)
     if (!(s in splits)) { splits[s] = sprintf("%s %s N=%d, %d PEs", m, k, n, p); so[++ns] = s }
-    printf "%s %g %g %g %g\n", v, $10 * 1e6, $11 * 1e6, $12 * 1e6, $13 * 1e6 > s
+    printf "%s %g %g %g %g %g\n", v, $10 * 1e6, $11 * 1e6, $12 * 1e6, $13 * 1e6, $18 * 1e6 > s
     mk = m SUBSEP k
     if (n > maxn[mk]) maxn[mk] = n
     if (p > maxp[mk]) maxp[mk] = p
@@ -66,7 +67,7 @@ set xtics rotate by -35
 set key outside right
 set ylabel "us per step"
 plot "$file" using 2:xtic(1) title "computation", "" using 3 title "transfer", \
-     "" using 4 title "sync+protocol", "" using 5 title "packing"
+     "" using 4 title "sync+protocol", "" using 5 title "packing", "" using 6 title "alignment wait"
 EOF
         n=$((n + 1))
     done <"$DAT/list"

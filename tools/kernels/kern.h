@@ -25,6 +25,7 @@ typedef struct kern_times {
     double xfer; /* data transfer: deposits, sends, puts, waits for data */
     double sync; /* synchronization and protocol: barriers, fences, matching */
     double pack; /* packing, unpacking and buffering copies */
+    double wait; /* the alignment barrier before each exchange (kern_align) */
 } kern_times;
 
 /* The running total, advanced by the kernels (comp) and the plans. */
@@ -32,6 +33,15 @@ extern kern_times kern_t;
 
 /* The selected variant ("dmsg-chained", "mpi-p2p", ...), from the command line. */
 extern const char *kern_variant;
+
+/* Called by a kernel right before each exchange (kl_*_run). Where times are
+ * wall-clock (every transport but sim) it is a barrier of the library under
+ * test, booked as "wait": every PE then starts the exchange together, so
+ * the exchange's time is the communication's own, not the time a PE waits
+ * for a partner still computing (load imbalance, a preempted PE). Off on
+ * sim (virtual time has no noise, and the split must sum to the step) and
+ * with --noalign. */
+void kern_align(void);
 
 /* Reports a fatal error on this PE and exits non-zero (the launcher then
  * stops the job, so a failure never hangs). */

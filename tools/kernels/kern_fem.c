@@ -66,6 +66,7 @@ static void iterate(int steps, int compute)
     const kern_local *l = &M.l;
     for (int s = 0; s < steps; s++, M.iter++) {
         int par = (int)(M.iter % 2);
+        kern_align();
         kl_fem_run(M.plan, par);
         if (!compute) continue;
         KERN_TIC(t0);

@@ -89,10 +89,12 @@ static void fft2d(int backward, int compute)
     KERN_TIC(t0);
     if (compute) fftwf_execute(backward ? F.bwd_a : F.fwd_a);
     KERN_TOC(t0, comp);
+    kern_align();
     kl_xpose_run(F.to_b);
     KERN_TIC(t1);
     if (compute) fftwf_execute(backward ? F.bwd_b : F.fwd_b);
     KERN_TOC(t1, comp);
+    kern_align();
     kl_xpose_run(F.to_a);
     if (backward && compute) {
         KERN_TIC(t2);

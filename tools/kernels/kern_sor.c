@@ -67,6 +67,7 @@ static void iterate(int steps, int compute)
     size_t n = S.n;
     for (int s = 0; s < steps; s++, S.iter++) {
         int par = (int)(S.iter % 2);
+        kern_align();
         kl_halo_run(S.plan, par);
         if (!compute) continue;
         KERN_TIC(t0);

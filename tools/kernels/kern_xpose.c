@@ -88,6 +88,7 @@ static void verify(const kern_prob *pr, kern_stats *st)
     size_t n = pr->n, wrong = 0;
     memset(X.b, 0xff, X.rows * n * sizeof(cplx)); /* NaN: a missed element shows */
     kl_barrier();
+    kern_align();
     kl_xpose_run(X.plan);
     kl_barrier();
     for (size_t r = 0; r < X.rows; r++)
@@ -103,8 +104,10 @@ static void verify(const kern_prob *pr, kern_stats *st)
 
 static void run(const kern_prob *pr)
 {
-    for (int s = 0; s < pr->steps; s++)
+    for (int s = 0; s < pr->steps; s++) {
+        kern_align();
         kl_xpose_run(X.plan);
+    }
 }
 
 const kern_kernel kern_xpose_kernel = {"transpose", setup, verify, run};
