@@ -15,8 +15,9 @@
  * and matches: the machine's msg.buffer_us and msg.match_us each, counted
  * as sync time, with the protocol's other waits); on transports that keep
  * real time it does nothing. Local: no
- * synchronization, no data moves. Call it when the work is done (or
- * before; only the sum matters).
+ * synchronization, no data moves. Book work where it happens relative to
+ * the caller's deposits: work booked before a deposit delays that
+ * deposit's arrival, work booked after it does not.
  * Errors: DMSG_ERR_NOT_INIT, DMSG_ERR_NULL (w), DMSG_ERR_ARG (an unknown
  * kind, or a copy with elem == 0). */
 dmsg_status dmsg_work_book(const dmsg_work *w);

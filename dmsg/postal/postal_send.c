@@ -102,18 +102,20 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag)
         chan_hdr h = {.type = POSTAL_T_MSG, .tag = tag};
         h.aux[POSTAL_AUX_TOTAL] = len;
         h.aux[POSTAL_AUX_OFF] = off;
+        /* A message buffer per fragment, taken and given its header before
+         * the fragment leaves (and released by the receiver): booked first,
+         * so that the fragment's arrival, and the receiver, wait for it. */
+        dmsg_work w = {.kind = DMSG_WORK_BUFFER, .n = 1};
+        if ((st = dmsg_work_book(&w)))
+            break;
         memcpy(keep, at, CHAN_HDR);
         st = chan_send(&g->ch, pe, &h, at, n);
         memcpy(at, keep, CHAN_HDR);
         if (len == 0)
             break;
     }
-    if (!st) {
-        /* a message buffer per fragment: taken, filled with a header, released */
-        dmsg_work w = {.kind = DMSG_WORK_BUFFER, .n = len > frag ? (len + frag - 1) / frag : 1};
-        st = dmsg_work_book(&w);
+    if (!st)
         g->st.sent++;
-    }
     g->st.send_time += dmsg_wtime() - t0;
     return st;
 }
