@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "dmsg/model/ctm.h"
 #include "dmsg/model/machine.h"
+#include "dmsg/postal/rr.h"
 #include "tests/figures.h"
 
 static const char *build(void)
@@ -622,4 +623,161 @@ Test(sim, kernel_variants_keep_the_thesis_order, .timeout = 300)
     double p = kernel_step("t3d", 8, "fft", "postal", "128");
     cr_assert_lt(d, r, "dmsg %g s a step, RRMSG %g", d, r);
     cr_assert_lt(r, p, "RRMSG %g s a step, postal %g", r, p);
+}
+
+/* ---- The postal and RRMSG baselines against the model (tests/simpe: case
+ * baselines; docs/simulator.md, "The postal and RRMSG baselines"). One
+ * transfer of n doubles read every sx words at PE 0 and written every sy
+ * words at PE 1, each way timed from a barrier; the expected virtual times
+ * are written term by term from the model (REFERENCE.md 1 and 6, the machine
+ * file), not taken from the simulator's code. Every term is booked exactly,
+ * so the tolerance is rounding only. */
+
+typedef struct {
+    double send, recv;
+} side_times;
+
+typedef struct {
+    side_times dmsg, postal, rr;
+} baseline_times;
+
+/* Seconds to move bytes at mbs MB/s. */
+static double at_mbs(double bytes, double mbs)
+{
+    cr_assert_gt(mbs, 0);
+    return bytes / (mbs * 1e6);
+}
+
+/* One-way latency of a remote store: half a blocking round trip (the
+ * store and its acknowledgement, else a remote read). */
+static double latency(const dmsg_machine *m)
+{
+    return 0.5e-6 * (m->write_us > 0 ? m->write_us : m->read_us);
+}
+
+/* A message of `bytes` deposited contiguously into a contiguous buffer (a
+ * mailbox slot, a control message): the per-message overhead, the bytes at
+ * the direct remote copy 1Q1 = 1S0 || Nd || 0D1, and the latency: the time
+ * from its start until it has landed. */
+static double message(const dmsg_machine *m, double bytes)
+{
+    double r11 = dmsg_ctm_remote_mbs(m, 1, 1, DMSG_MECH_AUTO, m->congestion, NULL, NULL, 0);
+    return m->overhead_us * 1e-6 + at_mbs(bytes, r11) + latency(m);
+}
+
+/* The data of a strided deposit xQy (sx, sy words) as dmsg moves it: the
+ * faster mechanism the machine allows, plus the packing copies xC1 and 1Cy
+ * if that is buffer packing (the model's xC1 o 1Q1 o 1Cy), overhead and
+ * latency. */
+static double deposit(const dmsg_machine *m, double bytes, long sx, long sy, dmsg_mech *used)
+{
+    double mbs = dmsg_ctm_remote_mbs(m, sx, sy, DMSG_MECH_AUTO, m->congestion, used, NULL, 0);
+    double t = m->overhead_us * 1e-6 + at_mbs(bytes, mbs) + latency(m);
+    if (*used == DMSG_MECH_PACKED)
+        t += at_mbs(bytes, dmsg_ctm_copy_mbs(m, sx, 1, NULL, 0)) +
+             at_mbs(bytes, dmsg_ctm_copy_mbs(m, 1, sy, NULL, 0));
+    return t;
+}
+
+static baseline_times expect_baselines(const char *machine, long n, long sx, long sy)
+{
+    dmsg_machine m;
+    char err[256];
+    cr_assert_eq(dmsg_machine_load(machine, &m, err, sizeof err), DMSG_OK, "%s", err);
+    baseline_times e;
+    double bytes = (double)n * 8, o = m.overhead_us * 1e-6, lat = latency(&m);
+    double buffer = m.buffer_us * 1e-6, match = m.match_us * 1e-6;
+    dmsg_mech used;
+    /* (No partner switch anywhere: each PE deposited to the other before.) */
+
+    /* dmsg: one deposit xQy; the receiver's await ends at its arrival. */
+    double data = deposit(&m, bytes, sx, sy, &used);
+    e.dmsg.send = data - lat;
+    e.dmsg.recv = data;
+
+    /* Postal (buffer packing plus buffering): */
+    double pack = at_mbs(bytes, dmsg_ctm_copy_mbs(&m, sx, 1, NULL, 0));   /* S.P: xC1 */
+    double mailbox = message(&m, CHAN_HDR + bytes); /* header and data into the mailbox: 1Q1 */
+    double wake = o + lat; /* after dmsg_quiet (the data has landed) a zero-byte wake-up */
+    double unpack = at_mbs(bytes, dmsg_ctm_copy_mbs(&m, 1, sy, NULL, 0)); /* R.U: 1Cy */
+    /* the receiver waits from the start: woken, it compares one header (the
+     * only landed message) and unpacks */
+    e.postal.recv = pack + buffer + mailbox + wake + match + unpack;
+    /* the sender: its data landed (the quiet), then its wake-up's overhead */
+    e.postal.send = pack + buffer + mailbox + o;
+
+    /* RRMSG (the chained or packed transfer plus three control messages): */
+    double req = message(&m, CHAN_HDR);                  /* request: a header */
+    double resp = message(&m, CHAN_HDR + sizeof(rr_resp)); /* response: header and destination */
+    double ack = message(&m, CHAN_HDR);                  /* acknowledgement: a header */
+    /* each control message leaves when the previous step has arrived (its
+     * wake-up, after the sender's quiet, is off that path); the receiver
+     * compares the request with its one posted receive */
+    e.rr.send = req + match + resp + data + ack; /* done when the ack arrives */
+    /* the receiver completes its ack (its arrival) and deposits the wake-up */
+    e.rr.recv = e.rr.send + o;
+    return e;
+}
+
+static side_times measured_side(const char *out, const char *way)
+{
+    char key[32];
+    side_times t;
+    snprintf(key, sizeof key, "%s send ", way);
+    t.send = value_after(out, key);
+    snprintf(key, sizeof key, "%s recv ", way);
+    t.recv = value_after(out, key);
+    return t;
+}
+
+static void check_side(const char *what, side_times got, side_times want, double slack,
+                       const char *out)
+{
+    cr_assert_float_eq(got.send, want.send, want.send * 1e-9,
+                       "%s: sender %.4f us, the model says %.4f us\n%s", what, got.send * 1e6,
+                       want.send * 1e6, out);
+    cr_assert_float_eq(got.recv, want.recv, want.recv * 1e-9,
+                       "%s: receiver %.4f us, the model says %.4f us%s\n%s", what,
+                       got.recv * 1e6, want.recv * 1e6,
+                       fabs(want.recv - got.recv - slack) < 1e-12
+                           ? " (short by one wake-up: the receiver found the message before it "
+                             "waited, in host time)"
+                           : "",
+                       out);
+}
+
+Test(sim, baselines_cost_what_the_model_says, .timeout = 120)
+{
+    static char out[4096], err[4096];
+    static const struct {
+        const char *machine;
+        long n, sx, sy;
+    } cases[] = {{"t3d", 1024, 8, 1}, {"t3d", 1024, 8, 4}, {"paragon", 1024, 8, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char env[128], args[64], what[160];
+        snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=%s", cases[i].machine);
+        snprintf(args, sizeof args, "%ld %ld %ld", cases[i].n, cases[i].sx, cases[i].sy);
+        cr_assert_eq(run(env, 2, simprog("baselines"), args, out, sizeof out, err, sizeof err), 0,
+                     "%s %s: %s", env, args, err);
+        cr_assert(strstr(out, "WRONG DATA") == NULL, "%s", out);
+        baseline_times want = expect_baselines(cases[i].machine, cases[i].n, cases[i].sx,
+                                               cases[i].sy);
+        baseline_times got = {measured_side(out, "dmsg"), measured_side(out, "postal"),
+                              measured_side(out, "rr")};
+        dmsg_machine m;
+        char e[256];
+        cr_assert_eq(dmsg_machine_load(cases[i].machine, &m, e, sizeof e), DMSG_OK);
+        snprintf(what, sizeof what, "%s %s dmsg", cases[i].machine, args);
+        check_side(what, got.dmsg, want.dmsg, -1, out);
+        snprintf(what, sizeof what, "%s %s postal", cases[i].machine, args);
+        check_side(what, got.postal, want.postal, m.overhead_us * 1e-6 + latency(&m), out);
+        snprintf(what, sizeof what, "%s %s RRMSG", cases[i].machine, args);
+        check_side(what, got.rr, want.rr, -1, out);
+        /* The thesis's order on the T3D (chapter 9): dmsg, then RRMSG, then
+         * PVM-style postal. */
+        if (!strcmp(cases[i].machine, "t3d")) {
+            cr_assert_lt(got.dmsg.recv, got.rr.recv, "%s", out);
+            cr_assert_lt(got.rr.recv, got.postal.recv, "%s", out);
+        }
+    }
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "dmsg.h"
+#include "dmsg_postal.h"
 #include "dmsg_rr.h"
 #include "dmsg/core/order.h"
 #include "dmsg/core/work.h"
@@ -515,6 +516,106 @@ static int case_rrall(void)
     return 0;
 }
 
+/* One transfer of the same data three ways between 2 PEs (tests/sim:
+ * baselines_cost_what_the_model_says): N doubles read every S words at PE 0,
+ * written every D words at PE 1 (default 1024, 8, 1), first as a dmsg
+ * deposit, then as a postal message (pack, send; receive, unpack), then as an
+ * RRMSG transfer (section send; section receive). Each starts after a
+ * barrier, from which both clocks are equal; PE 0 prints the virtual time
+ * each PE took ("dmsg send T", "dmsg recv T", "postal send T", ...: exact hex
+ * floats), each with its breakdown (copy, transfer, sync and counter-wait
+ * time). A zero-byte deposit each way before the first barrier
+ * sets each PE's remote partner, so no transfer timed here pays the partner
+ * switch. The postal sender waits 300 ms of host time before it packs, so
+ * that the receiver is already waiting for its wake-up, as it is in virtual
+ * time (the postal channel serves messages in host order: a receiver that
+ * arrives after the message, in host time, would find it without waiting). */
+static int case_baselines(void)
+{
+    size_t n = (size_t)arg(0, 1024), s = (size_t)arg(1, 8), d = (size_t)arg(2, 1);
+    double *src = malloc(n * s * sizeof *src), *dst, *all;
+    dmsg_ctr c, call;
+    if (!src || n == 0 || s == 0 || d == 0 || np != 2)
+        return 1;
+    for (size_t i = 0; i < n * s; i++)
+        src[i] = (double)i;
+    /* per way and PE: total, copy, transfer, sync, ctrwait, data right */
+    enum { W_DMSG, W_POSTAL, W_RR, NWAYS, NVALS = 6 };
+    static const char *name[NWAYS] = {"dmsg", "postal", "rr"};
+    double mine[NWAYS * NVALS] = {0};
+    CHECK(dmsg_alloc(n * d * sizeof *dst, (void **)&dst));
+    CHECK(dmsg_alloc(2 * sizeof mine, (void **)&all));
+    CHECK(dmsg_ctr_create(&c));
+    CHECK(dmsg_ctr_create(&call));
+    CHECK(dmsg_postal_init());
+    CHECK(dmsg_rr_init());
+    CHECK(dmsg_deposit(all, all, 0, 1 - me, DMSG_CTR_NONE)); /* the remote partner */
+    dmsg_layout sl = {1, {n}, {(ptrdiff_t)(s * 8)}}, dl = {1, {n}, {(ptrdiff_t)(d * 8)}};
+    for (int way = 0; way < NWAYS; way++) {
+        memset(dst, 0, n * d * sizeof *dst);
+        CHECK(dmsg_sync());
+        dmsg_times t0, t1;
+        CHECK(dmsg_times_get(&t0));
+        if (me == 0) {
+            switch (way) {
+            case W_DMSG: CHECK(dmsg_deposit_section(dst, &dl, src, &sl, 8, 1, c)); break;
+            case W_POSTAL: {
+                struct timespec ts = {0, 300000000L};
+                nanosleep(&ts, NULL);
+                CHECK(dmsg_postal_initsend());
+                CHECK(dmsg_postal_pk_double(src, (long)n, (long)s));
+                CHECK(dmsg_postal_send(1, 7));
+                break;
+            }
+            case W_RR: CHECK(dmsg_rr_send_section(1, 7, src, &sl, 8)); break;
+            }
+        } else {
+            switch (way) {
+            case W_DMSG: CHECK(dmsg_await(c, 1)); break;
+            case W_POSTAL:
+                CHECK(dmsg_postal_recv(0, 7, NULL));
+                CHECK(dmsg_postal_upk_double(dst, (long)n, (long)d));
+                break;
+            case W_RR: CHECK(dmsg_rr_recv_section(0, 7, dst, &dl, 8, NULL)); break;
+            }
+        }
+        CHECK(dmsg_times_get(&t1));
+        double *v = &mine[way * NVALS];
+        v[0] = t1.total - t0.total;
+        v[1] = t1.copy - t0.copy;
+        v[2] = t1.transfer - t0.transfer;
+        v[3] = t1.sync - t0.sync;
+        v[4] = t1.ctr_wait - t0.ctr_wait;
+        v[5] = 1;
+        for (size_t i = 0; me == 1 && i < n; i++)
+            if (dst[i * d] != (double)(i * s))
+                v[5] = 0;
+        if (way == W_POSTAL)
+            CHECK(dmsg_postal_release());
+    }
+    CHECK(dmsg_sync());
+    CHECK(dmsg_deposit(all + me * NWAYS * NVALS, mine, sizeof mine, 0, call));
+    if (me == 0) {
+        CHECK(dmsg_await(call, 2));
+        for (int way = 0; way < NWAYS; way++)
+            for (int p = 0; p < 2; p++) {
+                const double *v = &all[(p * NWAYS + way) * NVALS];
+                printf("%s %s %a copy %a transfer %a sync %a ctrwait %a%s\n", name[way],
+                       p ? "recv" : "send", v[0], v[1], v[2], v[3], v[4],
+                       v[5] ? "" : " WRONG DATA");
+            }
+    }
+    CHECK(dmsg_sync());
+    CHECK(dmsg_rr_finalize());
+    CHECK(dmsg_postal_finalize());
+    CHECK(dmsg_ctr_destroy(call));
+    CHECK(dmsg_ctr_destroy(c));
+    CHECK(dmsg_free(all));
+    CHECK(dmsg_free(dst));
+    free(src);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -523,7 +624,7 @@ int main(int argc, char **argv)
     } cases[] = {{"clocks", case_clocks}, {"causality", case_causality}, {"cost", case_cost},
                  {"fetch", case_fetch},   {"times", case_times},         {"xfer", case_xfer},
                  {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift},
-                 {"order", case_order},   {"rrall", case_rrall}};
+                 {"order", case_order},   {"rrall", case_rrall}, {"baselines", case_baselines}};
     if (argc < 2) {
         fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");
         return 2;
