@@ -535,8 +535,11 @@ static int case_baselines(void)
     size_t n = (size_t)arg(0, 1024), s = (size_t)arg(1, 8), d = (size_t)arg(2, 1);
     double *src = malloc(n * s * sizeof *src), *dst, *all;
     dmsg_ctr c, call;
-    if (!src || n == 0 || s == 0 || d == 0 || np != 2)
+    if (!src || n == 0 || s == 0 || d == 0 || np != 2) {
+        fprintf(stderr, "baselines: needs 2 PEs (not %d), N, X and Y > 0, and memory\n", np);
+        free(src);
         return 1;
+    }
     for (size_t i = 0; i < n * s; i++)
         src[i] = (double)i;
     /* per way and PE: total, copy, transfer, sync, ctrwait, data right */
