@@ -696,24 +696,27 @@ static baseline_times expect_baselines(const char *machine, long n, long sx, lon
     e.dmsg.recv = data;
 
     /* Postal (buffer packing plus buffering): */
-    double pack = at_mbs(bytes, dmsg_ctm_copy_mbs(&m, sx, 1, NULL, 0));   /* S.P: xC1 */
+    double pack = at_mbs(bytes, dmsg_ctm_copy_mbs(&m, sx, 1, NULL, 0)); /* S.P: xC1 */
     double mailbox = message(&m, CHAN_HDR + bytes); /* header and data into the mailbox: 1Q1 */
     double wake = o + lat; /* after dmsg_quiet (the data has landed) a zero-byte wake-up */
     double unpack = at_mbs(bytes, dmsg_ctm_copy_mbs(&m, 1, sy, NULL, 0)); /* R.U: 1Cy */
     /* the receiver waits from the start: woken, it compares one header (the
-     * only landed message) and unpacks */
+     * only landed message) and unpacks. Postal = pack + buffering (buffer,
+     * match) + transfer (mailbox) + control (wake-up) + unpack: */
     e.postal.recv = pack + buffer + mailbox + wake + match + unpack;
     /* the sender: its data landed (the quiet), then its wake-up's overhead */
     e.postal.send = pack + buffer + mailbox + o;
 
     /* RRMSG (the chained or packed transfer plus three control messages): */
-    double req = message(&m, CHAN_HDR);                  /* request: a header */
+    double req = message(&m, CHAN_HDR);                    /* request: a header */
     double resp = message(&m, CHAN_HDR + sizeof(rr_resp)); /* response: header and destination */
-    double ack = message(&m, CHAN_HDR);                  /* acknowledgement: a header */
+    double ack = message(&m, CHAN_HDR);                    /* acknowledgement: a header */
     /* each control message leaves when the previous step has arrived (its
      * wake-up, after the sender's quiet, is off that path); the receiver
      * compares the request with its one posted receive */
-    e.rr.send = req + match + resp + data + ack; /* done when the ack arrives */
+    /* RRMSG = transfer (data) + 3 control messages + the match; the sender
+     * is done when the ack arrives */
+    e.rr.send = req + match + resp + data + ack;
     /* the receiver completes its ack (its arrival) and deposits the wake-up */
     e.rr.recv = e.rr.send + o;
     return e;
