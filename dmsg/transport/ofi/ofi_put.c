@@ -25,7 +25,13 @@ dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov
         flags |= ofi_write_flags(s, bytes);
         if (bytes <= s->inject_max)
             flags |= FI_INJECT;
-        s->dirty[pe] = 1;
+        /* A signal write into the scratch word (a barrier token, a count)
+         * carries nothing anybody reads: only its remote CQ data counts,
+         * which arrives after the write is placed. It needs no flushing
+         * read at the next quiet (on tcp;ofi_rxm a barrier's tokens would
+         * otherwise cost a round trip per peer in the next barrier). */
+        if (rn != 1 || riov[0].addr != s->peer[pe].addr + OFI_SCRATCH_OFF)
+            s->dirty[pe] = 1;
     }
     struct fi_msg_rma m = {.msg_iov = iov, .desc = NULL, .iov_count = n, .addr = (fi_addr_t)pe,
                            .rma_iov = riov, .rma_iov_count = rn, .context = b, .data = data};
