@@ -100,7 +100,6 @@ int main(int argc, char **argv)
         printf("usage: dmsg-info [-i IFACE] [PROVIDER ...]\n");
         return 0;
     }
-    setenv("FI_SOCKETS_PE_WAITTIME", "0", 0); /* as dmsg sets it for sockets (ofi.c) */
     char why[256];
     ofi_settings cfg; /* the transport's settings table: DMSG_OFI_LIBRARY */
     if (dmsg_env_load(&ofi_env_table, &cfg, why, sizeof why) ||

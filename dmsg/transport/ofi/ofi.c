@@ -77,13 +77,6 @@ static dmsg_status open_endpoint(ofi_state *s, ofi_count count, int local, ofi_p
                                  char *why, size_t whylen)
 {
     const char *iface = strcmp(s->set.iface, "auto") ? s->set.iface : local ? "lo" : "auto-net";
-    /* sockets' progress thread spins 10 ms after each piece of work by
-     * default; with PEs outnumbering cores that spin takes the core from
-     * the PEs and the other progress threads (an 8-byte write to itself took
-     * 4 ms instead of 30 us on a busy 2-core host). Unless the user chose,
-     * it sleeps at once; libfabric reads this at its first fi_getinfo. */
-    if (!strcmp(s->set.provider, "sockets"))
-        setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
     plan->say = 2;
     dmsg_status st = ofi_lib_load(s->set.library, why, whylen);
     if (!st)
