@@ -78,6 +78,8 @@ dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
 #define OFI_SPIN_OVERSUB 16  /* polls before it sleeps when PEs outnumber cores */
 #define OFI_SLEEP_MS 10      /* longest sleep on the CQ's descriptor: abort and deadline checks */
 #define OFI_BACKOFF_MAX_NS 256000L /* longest sleep of a wait without a descriptor */
+#define OFI_YIELD_S 1e-3     /* seconds a wait yields the core between polls before it
+                              * sleeps, when PEs outnumber cores */
 
 /* Remote CQ data: top 4 bits say what it is. */
 #define OFI_SIG_SHIFT 60
@@ -321,6 +323,7 @@ dmsg_status ofi_quiet(dmsg_tp *tp);
  * backoff for providers without a wait descriptor; start at {0}. */
 typedef struct ofi_backoff {
     long ns;
+    double yield_until;
 } ofi_backoff;
 int ofi_spun(const ofi_state *s, long i, double *until);
 void ofi_idle(ofi_state *s, ofi_backoff *b);

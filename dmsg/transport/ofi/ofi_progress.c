@@ -108,15 +108,40 @@ int ofi_spun(const ofi_state *s, long i, double *until)
     return t >= *until;
 }
 
+/* Whether a wait can sleep on the CQ's file descriptor: every event of a
+ * wait arrives through the CQ where progress is manual (dmsg reads the CQ,
+ * so the provider signals the descriptor when something arrives for it)
+ * and deposits are counted by remote CQ data, not by counters. */
+static int sleeps_on_fd(const ofi_state *s)
+{
+    return s->fab.wait_fd >= 0 && s->caps.manual && !s->by_counter;
+}
+
 void ofi_idle(ofi_state *s, ofi_backoff *b)
 {
-    /* Sleep on the CQ's file descriptor where every event of a wait
-     * arrives through the CQ: manual progress (dmsg reads the CQ, so the
-     * provider signals the descriptor when something arrives for it) and
-     * deposits counted by remote CQ data, not by counters. fi_trywait
-     * after an empty read says whether the sleep is safe: -FI_EAGAIN means
-     * something arrived in between, so poll again instead (fi_poll(3)). */
-    if (s->fab.wait_fd >= 0 && s->caps.manual && !s->by_counter) {
+    /* PEs outnumber cores and nothing will wake this PE (no descriptor):
+     * the PE it waits for is likely waiting for this core. sched_yield
+     * hands the core over at once and polls again when the others have had
+     * their turn, where a timed sleep would wait for its timer (a 1 us
+     * nanosleep sleeps about 50 us: timer slack) however soon the event
+     * came. Only for OFI_YIELD_S, so that a long wait does not keep taking
+     * turns on a core. With a descriptor the wait sleeps at once: a PE
+     * woken by the kernel gets the core before PEs that merely yield it,
+     * which matters when other jobs load the host (yielding there made
+     * rounds over tcp;ofi_rxm slower). */
+    if (s->oversubscribed && !sleeps_on_fd(s)) {
+        double t = dmsg_clock_now();
+        if (b->yield_until == 0)
+            b->yield_until = t + OFI_YIELD_S;
+        if (t < b->yield_until) {
+            sched_yield();
+            return;
+        }
+    }
+    /* Sleep on the CQ's file descriptor. fi_trywait after an empty read
+     * says whether the sleep is safe: -FI_EAGAIN means something arrived
+     * in between, so poll again instead (fi_poll(3)). */
+    if (sleeps_on_fd(s)) {
         struct fid *f = &s->fab.cq->fid;
         int rc = fi_trywait(s->fab.fabric, &f, 1);
         if (rc == 0) {
