@@ -126,6 +126,13 @@ static int fetch_section(void)
         sl = pe_l3(4, e, 5, 6 * e, 3, 40 * e); /* 3-D remote into a 2-D local shape */
         dl = pe_l2(10, e, 6, 11 * e);
         PE_TRY(fetch_section_one(&dl, &sl, es, salt++, "3-D to 2-D"));
+
+        /* Short rows far apart: over ofi read piece by piece, not as one
+         * read of their span, which is mostly gaps (the others above are
+         * compact: one read of the span, copied out locally). */
+        sl = pe_l2(3, e, 7, 90 * e);
+        dl = pe_l1(21, e);
+        PE_TRY(fetch_section_one(&dl, &sl, es, salt++, "sparse rows"));
     }
     return 0;
 }

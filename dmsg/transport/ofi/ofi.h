@@ -338,6 +338,11 @@ dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov
                          const struct fi_rma_iov *riov, size_t rn, uint64_t flags, uint64_t data,
                          ofi_batch *b);
 dmsg_status ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b);
+/* A blocking fetch of short pieces as one read of their remote span
+ * (*done = 1), where the span is compact; else does nothing (*done = 0). */
+#define OFI_SPAN_MAX (256u * 1024u) /* bytes of the largest span read */
+#define OFI_SPAN_RATIO 4            /* span bytes per payload byte, at most */
+dmsg_status ofi_get_span(ofi_state *s, const dmsg_op *op, int *done);
 dmsg_status ofi_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
 dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
 

@@ -185,8 +185,12 @@ dmsg_status ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
         return DMSG_OK;
     }
     if (op->dir == DMSG_DIR_GET) {
+        int done;
+        dmsg_status st = ofi_get_span(s, op, &done);
+        if (st || done)
+            return st;
         ofi_batch b = {0};
-        dmsg_status st = ofi_get(s, op, &b);
+        st = ofi_get(s, op, &b);
         dmsg_status w = ofi_wait_batch(s, &b, "fetch completions");
         return st ? st : w;
     }
