@@ -15,12 +15,18 @@
 /* Sleep slice: a sleeper re-checks the abort flag and its deadline this often. */
 #define SHM_SLICE_NS 100000000L
 
-/* A spinning PE yields its core this often. When other processes load the
- * host, the PE we wait for may be runnable but without a core, and spinning
- * out the whole budget (20,000 polls are about 0.45 ms on this project's
- * AMD EPYC host) kept it off ours: a 128 KiB halo exchange then took
- * 0.2-0.75 ms instead of 2-50 us (docs/kernels.md). On an idle core the
- * yield returns at once; waits shorter than this many polls never yield. */
+/* A PE that has spun SHM_YIELD_AFTER polls yields its core every
+ * SHM_YIELD_POLLS polls. When other processes load the host, the PE we wait
+ * for may be runnable but without a core, and spinning out the whole budget
+ * (20,000 polls are about 0.45 ms on this project's AMD EPYC host) kept it
+ * off ours: a 128 KiB halo exchange then took 0.2-0.75 ms instead of 2-50 us
+ * (docs/kernels.md). Short waits never yield: a yield on a loaded host can
+ * hand the core to another process for a whole time slice, and yielding
+ * from the 128th poll on made an 8-byte ping-pong 10 times slower there
+ * (0.4-0.9 us a half round trip without, 7.4-7.8 us with). 2,048 polls are
+ * about 45 us, longer than any transfer between two running PEs of the
+ * sizes a spinning wait serves. */
+#define SHM_YIELD_AFTER 2048
 #define SHM_YIELD_POLLS 128
 
 static inline void cpu_relax(void)
@@ -39,7 +45,7 @@ dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic 
         if (ready(arg))
             return DMSG_OK;
         cpu_relax();
-        if (i % SHM_YIELD_POLLS == SHM_YIELD_POLLS - 1)
+        if (i >= SHM_YIELD_AFTER && i % SHM_YIELD_POLLS == SHM_YIELD_POLLS - 1)
             sched_yield();
     }
     double deadline = s->timeout > 0 ? dmsg_clock_now() + s->timeout : 0;
