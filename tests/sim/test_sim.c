@@ -679,11 +679,10 @@ static double deposit(const dmsg_machine *m, double bytes, long sx, long sy, dms
     return t;
 }
 
-static baseline_times expect_baselines(const char *machine, long n, long sx, long sy)
+/* The expected times of case "baselines" on a loaded machine m. */
+static baseline_times expect_baselines(const dmsg_machine *mp, long n, long sx, long sy)
 {
-    dmsg_machine m;
-    char err[256];
-    cr_assert_eq(dmsg_machine_load(machine, &m, err, sizeof err), DMSG_OK, "%s", err);
+    const dmsg_machine m = *mp;
     baseline_times e;
     double bytes = (double)n * 8, o = m.overhead_us * 1e-6, lat = latency(&m);
     double buffer = m.buffer_us * 1e-6, match = m.match_us * 1e-6;
@@ -763,13 +762,12 @@ Test(sim, baselines_cost_what_the_model_says, .timeout = 120)
         cr_assert_eq(run(env, 2, simprog("baselines"), args, out, sizeof out, err, sizeof err), 0,
                      "%s %s: %s", env, args, err);
         cr_assert(strstr(out, "WRONG DATA") == NULL, "%s", out);
-        baseline_times want = expect_baselines(cases[i].machine, cases[i].n, cases[i].sx,
-                                               cases[i].sy);
-        baseline_times got = {measured_side(out, "dmsg"), measured_side(out, "postal"),
-                              measured_side(out, "rr")};
         dmsg_machine m;
         char e[256];
-        cr_assert_eq(dmsg_machine_load(cases[i].machine, &m, e, sizeof e), DMSG_OK);
+        cr_assert_eq(dmsg_machine_load(cases[i].machine, &m, e, sizeof e), DMSG_OK, "%s", e);
+        baseline_times want = expect_baselines(&m, cases[i].n, cases[i].sx, cases[i].sy);
+        baseline_times got = {measured_side(out, "dmsg"), measured_side(out, "postal"),
+                              measured_side(out, "rr")};
         snprintf(what, sizeof what, "%s %s dmsg", cases[i].machine, args);
         check_side(what, got.dmsg, want.dmsg, -1, out);
         snprintf(what, sizeof what, "%s %s postal", cases[i].machine, args);
