@@ -75,7 +75,11 @@ dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
 #define OFI_LINGER 0.05      /* seconds a finishing PE keeps serving its peers */
 #define OFI_ABORT_GRACE 2.0  /* seconds a failed wait lets dmsgrun name a dead PE */
 #define OFI_SPIN_S 50e-6     /* seconds a wait polls before it sleeps (automatic) */
-#define OFI_SPIN_OVERSUB 16  /* polls before it sleeps when PEs outnumber cores */
+#define OFI_SPIN_OVERSUB 1   /* polls before it sleeps when PEs outnumber cores: one (an
+                              * empty poll is a system call on most providers, as costly
+                              * as going to sleep; 16 PEs on 2 cores, 16 -> 1: rounds over
+                              * tcp;ofi_rxm 3.2-3.6 -> 2.8 ms, udp;ofi_rxd 3.3-3.5 -> 2.0-2.1,
+                              * sockets 4.9-5.7 -> 2.6-3.2) */
 #define OFI_SLEEP_MS 10      /* longest sleep on the CQ's descriptor: abort and deadline checks */
 #define OFI_BACKOFF_MAX_NS 256000L /* longest sleep of a wait without a descriptor */
 #define OFI_YIELD_S 1e-3     /* seconds a wait yields the core between polls before it
