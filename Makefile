@@ -149,7 +149,7 @@ test: all tests
 	sh tests/kernels/run.sh $(BUILD); \
 	sh tests/gen/run.sh $(BUILD); \
 	sh tests/ofi/integ.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
-	PE_ROUNDS=200 LIMIT=30 sh tests/ofi/oversub.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
+	PE_ROUNDS=200 LIMIT=30 RATIO=10 sh tests/ofi/oversub.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
 	sh tests/ofi/pid_digits.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
 	sh tests/ofi/errors.sh $(BUILD); \
 	sh tests/launchers.sh $(BUILD); \

@@ -5,7 +5,9 @@
 # 61 s), and the time per round is printed next to the shm transport's,
 # measured side by side in this run (best of two interleaved runs each, so
 # that a burst of load on the host hits both sides). With RATIO=R the run
-# also fails where a provider is more than R times slower than shm.
+# also fails where a provider is more than R times slower than shm; a
+# provider above R is measured once more (two more interleaved pairs, the
+# best of all four counts) before it fails.
 # Usage: sh tests/ofi/oversub.sh BUILD PROVIDER...   (e.g. shm 'tcp;ofi_rxm')
 set -e
 build=$1
@@ -30,17 +32,30 @@ best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b) ? a : b }'; }
 
 echo "== $pes PEs on $(nproc) cores, $PE_ROUNDS rounds of deposit/await/sync; load $(cut -d' ' -f1 /proc/loadavg)"
 printf '%-16s %12s %12s %8s\n' provider "ofi us/round" "shm us/round" ratio
+# Best time per round of the shm transport and of provider $1 over two
+# interleaved pairs of runs, folded into $s and $o.
+measure() {
+    s1=$(round_us DMSG_TRANSPORT=shm) || exit 1
+    o1=$(round_us DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$1") || exit 1
+    s2=$(round_us DMSG_TRANSPORT=shm) || exit 1
+    o2=$(round_us DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$1") || exit 1
+    s=$(best "$(best "$s1" "$s2")" "${s:-$s1}")
+    o=$(best "$(best "$o1" "$o2")" "${o:-$o1}")
+    r=$(awk -v o="$o" -v s="$s" 'BEGIN { printf "%.1f", o / s }')
+}
+
+above() { [ -n "$ratio_max" ] && awk -v r="$r" -v m="$ratio_max" 'BEGIN { exit !(r > m) }'; }
+
 fail=0
 for p in "$@"; do
-    s1=$(round_us DMSG_TRANSPORT=shm) || exit 1
-    o1=$(round_us DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$p") || exit 1
-    s2=$(round_us DMSG_TRANSPORT=shm) || exit 1
-    o2=$(round_us DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$p") || exit 1
-    s=$(best "$s1" "$s2")
-    o=$(best "$o1" "$o2")
-    r=$(awk -v o="$o" -v s="$s" 'BEGIN { printf "%.1f", o / s }')
+    s= o=
+    measure "$p"
+    if above; then
+        printf '%-16s %12s %12s %8s  (above %s: measured again)\n' "$p" "$o" "$s" "$r" "$ratio_max"
+        measure "$p"
+    fi
     printf '%-16s %12s %12s %8s\n' "$p" "$o" "$s" "$r"
-    if [ -n "$ratio_max" ] && awk -v r="$r" -v m="$ratio_max" 'BEGIN { exit !(r > m) }'; then
+    if above; then
         echo "FAIL: provider $p is $r times slower per round than the shm transport (at most $ratio_max)" >&2
         fail=1
     fi

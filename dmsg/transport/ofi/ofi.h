@@ -82,8 +82,11 @@ dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
                               * sockets 4.9-5.7 -> 2.6-3.2) */
 #define OFI_SLEEP_MS 10      /* longest sleep on the CQ's descriptor: abort and deadline checks */
 #define OFI_BACKOFF_MAX_NS 256000L /* longest sleep of a wait without a descriptor */
-#define OFI_YIELD_S 1e-3     /* seconds a wait yields the core between polls before it
-                              * sleeps, when PEs outnumber cores */
+#define OFI_YIELD_S 5e-3     /* seconds a wait yields the core between polls before it
+                              * sleeps, when PEs outnumber cores (16 PEs on 2 cores over
+                              * sockets: a round of deposit, await and sync took 4.2-5.4
+                              * ms with 1 ms, 2.3-2.5 ms with 3 or 10 ms: a PE asleep in
+                              * its backoff makes no progress for the others) */
 
 /* Remote CQ data: top 4 bits say what it is. */
 #define OFI_SIG_SHIFT 60
@@ -92,6 +95,7 @@ enum { OFI_SIG_DEPOSIT = 1, OFI_SIG_TOKEN = 2 };
  * TOKEN: barrier parity in bit 0, round in bit 1, "engine messages were sent" in bit 2,
  * dissemination step in bits 3..6. */
 #define OFI_BAR_STEPS 10 /* dissemination steps for DMSG_MAX_PES PEs */
+#define OFI_BAR_FAN 4    /* fan-out of the barrier's tree (ofi_bar.c) */
 
 /* Deposit engine messages (ofi_engine.c): header, records, packed data. */
 #define OFI_ENG_MAGIC 0x47454d44u /* "DMEG" */
@@ -282,6 +286,8 @@ typedef struct ofi_state {
     struct {
         uint32_t tokens[2][2][OFI_BAR_STEPS]; /* tokens received, per parity, round, step */
         int any_engine[2];     /* per parity: a round-1 token said "engine messages sent" */
+        int any_oversub;       /* a token said "PEs outnumber the cores of some host" */
+        int tree;              /* rounds by gather/release tree, else dissemination */
         uint64_t count;        /* barriers so far (parity) */
     } bar;                     /* the barrier (ofi_ctr.c) */
     double timeout;           /* seconds per wait; never 0 (DMSG_OFI_TIMEOUT) */
@@ -388,6 +394,10 @@ dmsg_status ofi_barrier(dmsg_tp *tp);
 dmsg_status ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
 void ofi_on_signal(ofi_state *s, uint64_t data);
 dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data);
+/* Posts an 8-byte signal write into pe's scratch word (completion on b). */
+dmsg_status ofi_post_signal(ofi_state *s, int pe, uint64_t data, ofi_batch *b);
+/* Counts a barrier token that arrived (ofi_bar.c). */
+void ofi_bar_on_token(ofi_state *s, uint64_t data);
 dmsg_status ofi_inject_signal(ofi_state *s, int pe, uint64_t data);
 dmsg_status ofi_flush_signals(ofi_state *s, int pe);
 uint64_t ofi_sig_deposit(uint32_t slot, uint64_t bytes);
