@@ -124,7 +124,8 @@ static dmsg_status tree_round(ofi_state *s, int parity, int round, int mine)
     int kids = first >= s->npes ? 0 : (int)(s->npes - first);
     if (kids > OFI_BAR_FAN)
         kids = OFI_BAR_FAN;
-    dmsg_status st = kids ? await_tokens(s, &b, parity, round, TREE_UP, 0, (uint32_t)kids) : 0;
+    dmsg_status st =
+        kids ? await_tokens(s, &b, parity, round, TREE_UP, 0, (uint32_t)kids) : DMSG_OK;
     if (!st && s->rank > 0) {
         st = post_token(s, (s->rank - 1) / OFI_BAR_FAN, parity, round, TREE_UP, mine, &h[0], &b);
         if (!st)
