@@ -93,7 +93,7 @@ dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
 enum { OFI_SIG_DEPOSIT = 1, OFI_SIG_TOKEN = 2 };
 /* DEPOSIT: slot in bits 44..59, payload bytes in bits 0..43 (segments are <= 1 TiB).
  * TOKEN: barrier parity in bit 0, round in bit 1, "engine messages were sent" in bit 2,
- * dissemination step in bits 3..6. */
+ * step in bits 3..6, "PEs outnumber the cores of some host" in bit 7 (ofi_bar.c). */
 #define OFI_BAR_STEPS 10 /* dissemination steps for DMSG_MAX_PES PEs */
 #define OFI_BAR_FAN 4    /* fan-out of the barrier's tree (ofi_bar.c) */
 
@@ -289,13 +289,20 @@ typedef struct ofi_state {
         int any_oversub;       /* a token said "PEs outnumber the cores of some host" */
         int tree;              /* rounds by gather/release tree, else dissemination */
         uint64_t count;        /* barriers so far (parity) */
-    } bar;                     /* the barrier (ofi_ctr.c) */
+    } bar;                     /* the barrier (ofi_bar.c) */
     double timeout;           /* seconds per wait; never 0 (DMSG_OFI_TIMEOUT) */
     dmsg_status failed;       /* first asynchronous error */
     int rank, npes;
     int oversubscribed;       /* more PEs than cores: waits sleep almost at once */
     dmsg_tp *tp;
 } ofi_state;
+
+/* The remote iov of len bytes at offset roff of pe's symmetric segment. */
+static inline struct fi_rma_iov ofi_seg_riov(const ofi_state *s, int pe, size_t roff, size_t len)
+{
+    return (struct fi_rma_iov){.addr = s->peer[pe].addr + OFI_CTL_BYTES + roff, .len = len,
+                               .key = s->peer[pe].key};
+}
 
 /* The state of the ofi transport running in this process (one PE per
  * process), NULL when none: for tools that measure libfabric next to dmsg

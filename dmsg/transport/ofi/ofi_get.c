@@ -63,8 +63,7 @@ dmsg_status ofi_get_span(ofi_state *s, const dmsg_op *op, int *done)
     if (!buf)
         return DMSG_OK; /* the piecewise fetch needs no buffer */
     struct iovec iov = {.iov_base = buf, .iov_len = span};
-    struct fi_rma_iov r = {.addr = s->peer[op->pe].addr + OFI_CTL_BYTES + w.lo, .len = span,
-                           .key = s->peer[op->pe].key};
+    struct fi_rma_iov r = ofi_seg_riov(s, op->pe, w.lo, span);
     ofi_batch b = {0};
     st = ofi_post_rma(s, 1, op->pe, &iov, 1, &r, 1, 0, 0, &b);
     dmsg_status wt = ofi_wait_batch(s, &b, "a fetch's span read");

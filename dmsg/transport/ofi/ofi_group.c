@@ -44,8 +44,7 @@ dmsg_status ofi_group_add(void *arg, size_t roff, char *local, size_t len)
             return st;
         size_t n = len < s->caps.max_msg ? len : s->caps.max_msg;
         g->iov[g->k] = (struct iovec){.iov_base = local, .iov_len = n};
-        g->riov[g->k] = (struct fi_rma_iov){.addr = s->peer[g->pe].addr + OFI_CTL_BYTES + roff,
-                                            .len = n, .key = s->peer[g->pe].key};
+        g->riov[g->k] = ofi_seg_riov(s, g->pe, roff, n);
         g->k++;
         roff += n;
         local += n;

@@ -104,8 +104,7 @@ wait:
 static dmsg_status put_contig(ofi_state *s, const dmsg_op *op, uint32_t slot)
 {
     struct iovec iov = {.iov_base = op->local, .iov_len = op->n};
-    struct fi_rma_iov r = {.addr = s->peer[op->pe].addr + OFI_CTL_BYTES + op->roff, .len = op->n,
-                           .key = s->peer[op->pe].key};
+    struct fi_rma_iov r = ofi_seg_riov(s, op->pe, op->roff, op->n);
     int counted = slot != UINT32_MAX;
     if (s->by_counter) {
         /* Data, then the signal write; an injected deposit with
