@@ -38,7 +38,9 @@ extern const char *kern_variant;
  * wall-clock (every transport but sim) it is a barrier of the library under
  * test, booked as "wait": every PE then starts the exchange together, so
  * the exchange's time is the communication's own, not the time a PE waits
- * for a partner still computing (load imbalance, a preempted PE). Off on
+ * for a partner still computing (load imbalance, a preempted PE). The
+ * driver also calls it at the end of each timed repetition, so that every
+ * PE's time ends at the same moment. Off on
  * sim (virtual time has no noise, and the split must sum to the step) and
  * with --noalign. */
 void kern_align(void);
