@@ -27,6 +27,10 @@ static const dmsg_env_entry rows[] = {
     {"DMSG_SPIN", DMSG_ENV_LONG, "-1",
      "polls before a waiting PE sleeps (futex); -1 = automatic (short when PEs outnumber cores)",
      F(spin)},
+    {"DMSG_YIELD_US", DMSG_ENV_LONG, "-1",
+     "microseconds a waiting PE yields its core between polls, when PEs outnumber cores, before "
+     "it sleeps; 0 = sleep at once; -1 = automatic (5000)",
+     F(yield_us)},
     {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "0",
      "working set per side of one tile of a strided 2-D copy (transpose); 0 = automatic by "
      "element size (4K from 16-byte elements on, 64K below)",
@@ -56,6 +60,10 @@ static dmsg_status check_ranges(dmsg_config *c, char *err, size_t errlen)
     c->seg_size = (c->seg_size + 4095) & ~(uint64_t)4095;
     if (c->max_counters < 1 || c->max_counters > 65536) {
         snprintf(err, errlen, "DMSG_MAX_COUNTERS must be between 1 and 65536");
+        return DMSG_ERR_ENV;
+    }
+    if (c->yield_us > 10000000) {
+        snprintf(err, errlen, "DMSG_YIELD_US must be -1 (automatic) or between 0 and 10000000");
         return DMSG_ERR_ENV;
     }
     if (c->tile_bytes != 0 && (c->tile_bytes < 256 || c->tile_bytes > ((uint64_t)64 << 20))) {

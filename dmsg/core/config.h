@@ -17,6 +17,7 @@ typedef struct dmsg_config {
     double timeout;        /* DMSG_TIMEOUT, seconds per wait; 0 = forever */
     double stall_report;   /* DMSG_STALL_REPORT: dmsgrun reports a job without progress; 0 = never */
     long spin;             /* DMSG_SPIN, polls before sleeping; -1 = automatic */
+    long yield_us;         /* DMSG_YIELD_US, oversubscribed: yielding before sleeping; -1 = automatic */
     uint64_t tile_bytes;   /* DMSG_TILE_BYTES */
     char pmix_library[256]; /* DMSG_PMIX_LIBRARY */
     int check;             /* DMSG_CHECK: the checker for well-synchronized programs */

@@ -49,6 +49,7 @@ int dmsg_init(void)
                                 .max_counters = g->cfg.max_counters,
                                 .timeout = g->cfg.timeout,
                                 .spin = g->cfg.spin,
+                                .yield_us = g->cfg.yield_us,
                                 .xp = {.tile_bytes = (size_t)g->cfg.tile_bytes}};
     st = ops->init(&g->tp, &g->boot);
     dmsg_sigkeep_restore(&sigs);

@@ -119,6 +119,7 @@ typedef struct dmsg_tp_conf {
     uint32_t max_counters; /* without a job region: the counter table size */
     double timeout;        /* seconds any wait may last; 0 = no limit */
     long spin;             /* polls before a wait sleeps; -1 = automatic */
+    long yield_us;         /* PEs outnumber cores: us a wait yields before it sleeps; -1 = automatic */
     dmsg_xfer_params xp;   /* the copy engine's tunables */
 } dmsg_tp_conf;
 

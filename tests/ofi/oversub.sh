@@ -7,7 +7,12 @@
 # that a burst of load on the host hits both sides). With RATIO=R the run
 # also fails where a provider is more than R times slower than shm; a
 # provider above R is measured once more (two more interleaved pairs, the
-# best of all four counts) before it fails.
+# best of all four counts) before it fails. The shm side runs with
+# DMSG_YIELD_US=0: its waits then sleep on a futex after their short spin,
+# as ofi's waits with a descriptor sleep on it, so the ratio compares the
+# transports' costs and not their wait policies (and is the ratio issue 15
+# set its bound on). shm's default yielding makes its rounds about 1.5
+# times faster here (docs/transports.md).
 # Usage: sh tests/ofi/oversub.sh BUILD PROVIDER...   (e.g. shm 'tcp;ofi_rxm')
 set -e
 build=$1
@@ -35,9 +40,9 @@ printf '%-16s %12s %12s %8s\n' provider "ofi us/round" "shm us/round" ratio
 # Best time per round of the shm transport and of provider $1 over two
 # interleaved pairs of runs, folded into $s and $o.
 measure() {
-    s1=$(round_us DMSG_TRANSPORT=shm) || exit 1
+    s1=$(round_us DMSG_TRANSPORT=shm DMSG_YIELD_US=0) || exit 1
     o1=$(round_us DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$1") || exit 1
-    s2=$(round_us DMSG_TRANSPORT=shm) || exit 1
+    s2=$(round_us DMSG_TRANSPORT=shm DMSG_YIELD_US=0) || exit 1
     o2=$(round_us DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$1") || exit 1
     s=$(best "$(best "$s1" "$s2")" "${s:-$s1}")
     o=$(best "$(best "$o1" "$o2")" "${o:-$o1}")

@@ -38,6 +38,7 @@ Test(env, defaults)
     cr_assert_eq(c.timeout, 0.0);
     cr_assert_eq(c.stall_report, 60.0, "a silent hang is reported after a minute by default");
     cr_assert_eq(c.spin, -1);
+    cr_assert_eq(c.yield_us, -1, "-1: yield for the transport's own time when oversubscribed");
     cr_assert_eq(c.tile_bytes, 0, "0: the copy engine picks the tile by element size");
     cr_assert_eq(c.debug, 0);
     sim_settings s;
@@ -145,6 +146,14 @@ Test(env, range_rules)
     cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK, "0 is automatic: %s", err);
     cr_assert_eq(c.tile_bytes, 0);
     setenv("DMSG_TILE_BYTES", "8K", 1);
+    setenv("DMSG_YIELD_US", "-2", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    setenv("DMSG_YIELD_US", "10000001", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_YIELD_US") != NULL, "message: %s", err);
+    setenv("DMSG_YIELD_US", "0", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK, "0 sleeps at once: %s", err);
+    cr_assert_eq(c.yield_us, 0);
     setenv("DMSG_TRANSPORT", "a-name-that-is-far-too-long", 1);
     cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_TRANSPORT", "shm", 1);

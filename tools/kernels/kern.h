@@ -31,6 +31,18 @@ typedef struct kern_times {
 /* The running total, advanced by the kernels (comp) and the plans. */
 extern kern_times kern_t;
 
+/* CPU time (user + system, all threads of this PE's process) spent in comp
+ * and in wait, advanced with kern_t by KERN_CTOC. The rest of a timed
+ * repetition's CPU time is the communication's: the work a library does to
+ * exchange (copies, protocol, polling), without the time a PE sleeps or
+ * waits for a core. Where PEs outnumber cores the wall-clock split measures
+ * the scheduler (who runs while a partner waits); the CPU time does not
+ * (docs/kernels.md, "CPU time of communication"). */
+extern kern_times kern_cpu_t;
+
+/* CPU time of this process so far, in seconds. */
+double kern_cpu(void);
+
 /* The selected variant ("dmsg-chained", "mpi-p2p", ...), from the command line. */
 extern const char *kern_variant;
 
@@ -158,5 +170,9 @@ void kern_unpack_block(void *dst, const void *buf, size_t n, size_t b, size_t p,
 
 #define KERN_TIC(var) double var = kl_wtime()
 #define KERN_TOC(var, field) (kern_t.field += kl_wtime() - (var))
+/* For comp and wait: wall-clock and CPU time (kern_cpu_t). */
+#define KERN_CTIC(var) double var = kl_wtime(), var##_cpu = kern_cpu()
+#define KERN_CTOC(var, field)                                                                      \
+    (kern_t.field += kl_wtime() - (var), kern_cpu_t.field += kern_cpu() - (var##_cpu))
 
 #endif

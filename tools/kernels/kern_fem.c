@@ -69,7 +69,7 @@ static void iterate(int steps, int compute)
         kern_align();
         kl_fem_run(M.plan, par);
         if (!compute) continue;
-        KERN_TIC(t0);
+        KERN_CTIC(t0);
         const double *x = M.x[par];
         double *y = M.x[!par];
         for (size_t i = 0; i < l->nown; i++) {
@@ -78,7 +78,7 @@ static void iterate(int steps, int compute)
                 sum += l->w[e] * x[l->col[e]];
             y[i] = sum / l->diag[i];
         }
-        KERN_TOC(t0, comp);
+        KERN_CTOC(t0, comp);
     }
 }
 

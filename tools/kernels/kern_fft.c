@@ -86,23 +86,23 @@ static void setup(const kern_prob *pr)
 /* One 2-D transform of my rows in F.a, in place. */
 static void fft2d(int backward, int compute)
 {
-    KERN_TIC(t0);
+    KERN_CTIC(t0);
     if (compute) fftwf_execute(backward ? F.bwd_a : F.fwd_a);
-    KERN_TOC(t0, comp);
+    KERN_CTOC(t0, comp);
     kern_align();
     kl_xpose_run(F.to_b);
-    KERN_TIC(t1);
+    KERN_CTIC(t1);
     if (compute) fftwf_execute(backward ? F.bwd_b : F.fwd_b);
-    KERN_TOC(t1, comp);
+    KERN_CTOC(t1, comp);
     kern_align();
     kl_xpose_run(F.to_a);
     if (backward && compute) {
-        KERN_TIC(t2);
+        KERN_CTIC(t2);
         float s = 1.0f / ((float)F.n * (float)F.n);
         float *v = (float *)F.a;
         for (size_t k = 0; k < 2 * F.b * F.n; k++)
             v[k] *= s;
-        KERN_TOC(t2, comp);
+        KERN_CTOC(t2, comp);
     }
 }
 

@@ -70,12 +70,12 @@ static void iterate(int steps, int compute)
         kern_align();
         kl_halo_run(S.plan, par);
         if (!compute) continue;
-        KERN_TIC(t0);
+        KERN_CTIC(t0);
         const double *cur = S.grid[par] + W * n;
         double *next = S.grid[!par] + W * n;
         for (size_t r = 0; r < S.b; r++)
             relax_row(next + r * n, cur + r * n, cur + r * n - n, cur + r * n + n, S.row0 + r, n);
-        KERN_TOC(t0, comp);
+        KERN_CTOC(t0, comp);
     }
 }
 

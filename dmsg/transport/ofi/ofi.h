@@ -82,7 +82,7 @@ dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
                               * sockets 4.9-5.7 -> 2.6-3.2) */
 #define OFI_SLEEP_MS 10      /* longest sleep on the CQ's descriptor: abort and deadline checks */
 #define OFI_BACKOFF_MAX_NS 256000L /* longest sleep of a wait without a descriptor */
-#define OFI_YIELD_S 5e-3     /* seconds a wait yields the core between polls before it
+#define OFI_YIELD_S 5e-3     /* DMSG_YIELD_US=-1: seconds a wait yields the core between polls before it
                               * sleeps, when PEs outnumber cores (16 PEs on 2 cores over
                               * sockets: a round of deposit, await and sync took 4.2-5.4
                               * ms with 1 ms, 2.3-2.5 ms with 3 or 10 ms: a PE asleep in

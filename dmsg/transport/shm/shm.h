@@ -13,6 +13,20 @@
 
 #define SHM_LINE 64
 
+/* When PEs outnumber cores, a wait whose short spin found nothing yields its
+ * core between polls for up to SHM_YIELD_S before it sleeps on the futex:
+ * the PE it waits for is then most likely runnable without a core, and
+ * sched_yield hands one over at once, while a sleeper also costs the PE that
+ * completes its wait a wake-up call and itself a context switch more.
+ * Measured on this project's 2-core host (interleaved runs, means): 16 PEs,
+ * a round of deposit, await and sync 213-229 -> 141-154 us; SOR 4096^2 at
+ * 4 PEs, the exchange alone (--nocompute) 33 -> 21 us a step, the CPU time
+ * of the exchange with computation 53 -> 36 us (docs/kernels.md). The limit
+ * keeps a long wait (a partner computing for seconds) from taking turns on
+ * a core all the while; the ofi transport yields alike (OFI_YIELD_S). The
+ * PEs of the simulator, layered on shm, wait the same way. */
+#define SHM_YIELD_S 5e-3 /* DMSG_YIELD_US=-1 */
+
 /* Barrier and gather slots, in the transport job area of the region. */
 typedef struct shm_job_area {
     _Alignas(SHM_LINE) _Atomic uint32_t arrived;
@@ -33,6 +47,10 @@ typedef struct shm_ctr {
     _Atomic uint32_t seq;      /* futex word: bumped when a sleeper must wake */
     _Atomic uint32_t sleepers;
     _Atomic uint64_t aux;      /* for layered transports (the simulator's arrival time) */
+    /* What the owner sleeps for (absolute counts; the other one is
+     * UINT64_MAX): a sender wakes it only with the deposit that reaches it,
+     * not with every deposit before (shm_ctr.c). */
+    _Atomic uint64_t want_msgs, want_bytes;
     /* Bytes on a line of their own, two lines away (adjacent-line prefetch
      * pairs lines): with both counts on one line, a polling reader took the
      * line between the sender's two adds, and a ping-pong paid ~40 ns more. */
@@ -44,6 +62,7 @@ typedef struct shm_state {
     dmsg_job_hdr *hdr; /* the job region, mapped by the boot (dmsg_boot_join) */
     shm_job_area *area;
     long spin;         /* polls before sleeping */
+    double yield_s;    /* PEs outnumber cores: seconds a wait yields before sleeping (shm_wait.c) */
     uint64_t *taken;   /* per slot, 2 words: messages and bytes consumed by awaits.
                         * Private, so an await never writes the shared counter line
                         * (a write would cost the next sender a cache-line transfer). */
@@ -60,7 +79,8 @@ static inline shm_ctr *shm_ctr_at(shm_state *s, int pe, uint32_t slot)
 /* Predicate polled by shm_wait. */
 typedef int (*shm_ready_fn)(const void *arg);
 
-/* Waits until ready(arg): polls s->spin times, then sleeps on the futex word
+/* Waits until ready(arg): polls s->spin times, yields for a while when PEs
+ * outnumber cores, then sleeps on the futex word
  * `seq` (advertising itself in `sleepers`); wakers bump seq and wake when
  * sleepers != 0. Returns DMSG_ERR_TIMEOUT or DMSG_ERR_ABORTED when those apply. */
 dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,

@@ -16,10 +16,18 @@ dmsg_status shm_ctr_reset(dmsg_tp *tp, uint32_t slot)
 void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
 {
     shm_ctr *c = shm_ctr_at(tp->priv, pe, slot);
-    /* Bytes first: an await on messages then also sees the bytes. seq_cst on
-     * msgs orders it before the sleepers check in shm_wake (store-load). */
-    atomic_fetch_add_explicit(&c->bytes, bytes, memory_order_release);
-    atomic_fetch_add_explicit(&c->msgs, 1, memory_order_seq_cst);
+    /* Bytes first: an await on messages then also sees the bytes. seq_cst
+     * orders both adds before the sleepers check (store-load). */
+    uint64_t b = atomic_fetch_add_explicit(&c->bytes, bytes, memory_order_seq_cst) + bytes;
+    uint64_t m = atomic_fetch_add_explicit(&c->msgs, 1, memory_order_seq_cst) + 1;
+    if (atomic_load(&c->sleepers) == 0)
+        return;
+    /* A sleeper stores its target before it advertises itself, so a sleeper
+     * seen here has its target seen too. Only the deposit that reaches the
+     * target wakes it: a PE awaiting two halos sleeps once, not twice, and
+     * the first sender saves its wake-up call. */
+    if (m < atomic_load(&c->want_msgs) && b < atomic_load(&c->want_bytes))
+        return;
     shm_wake(&c->seq, &c->sleepers, 1);
 }
 
@@ -42,6 +50,9 @@ dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
     /* Counts only grow; "consuming" n advances our private mark by n. */
     ctr_need w = {bytes_mode ? &c->bytes : &c->msgs, *taken + n};
     if (!ctr_ready(&w)) {
+        /* Read by senders only while we advertise ourselves as a sleeper. */
+        atomic_store(&c->want_msgs, bytes_mode ? UINT64_MAX : w.n);
+        atomic_store(&c->want_bytes, bytes_mode ? w.n : UINT64_MAX);
         dmsg_status st = shm_wait(s, ctr_ready, &w, &c->seq, &c->sleepers);
         if (st)
             return st;

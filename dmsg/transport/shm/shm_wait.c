@@ -48,6 +48,14 @@ dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic 
         if (i >= SHM_YIELD_AFTER && i % SHM_YIELD_POLLS == SHM_YIELD_POLLS - 1)
             sched_yield();
     }
+    if (s->yield_s > 0) {
+        double until = dmsg_clock_now() + s->yield_s;
+        do {
+            sched_yield();
+            if (ready(arg))
+                return DMSG_OK;
+        } while (dmsg_clock_now() < until);
+    }
     double deadline = s->timeout > 0 ? dmsg_clock_now() + s->timeout : 0;
     for (;;) {
         if (atomic_load_explicit(&s->hdr->abort, memory_order_relaxed))
