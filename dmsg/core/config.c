@@ -29,7 +29,7 @@ static const dmsg_env_entry rows[] = {
      F(spin)},
     {"DMSG_YIELD_US", DMSG_ENV_LONG, "-1",
      "microseconds a waiting PE yields its core between polls, when PEs outnumber cores, before "
-     "it sleeps; 0 = sleep at once; -1 = automatic (5000)",
+     "it sleeps; 0 = sleep at once; -1 = automatic (shm and sim 200, ofi 5000)",
      F(yield_us)},
     {"DMSG_TILE_BYTES", DMSG_ENV_SIZE, "0",
      "working set per side of one tile of a strided 2-D copy (transpose); 0 = automatic by "

@@ -18,14 +18,18 @@
  * the PE it waits for is then most likely runnable without a core, and
  * sched_yield hands one over at once, while a sleeper also costs the PE that
  * completes its wait a wake-up call and itself a context switch more.
- * Measured on this project's 2-core host (interleaved runs, means): 16 PEs,
- * a round of deposit, await and sync 213-229 -> 141-154 us; SOR 4096^2 at
- * 4 PEs, the exchange alone (--nocompute) 33 -> 21 us a step, the CPU time
- * of the exchange with computation 53 -> 36 us (docs/kernels.md). The limit
- * keeps a long wait (a partner computing for seconds) from taking turns on
- * a core all the while; the ofi transport yields alike (OFI_YIELD_S). The
- * PEs of the simulator, layered on shm, wait the same way. */
-#define SHM_YIELD_S 5e-3 /* DMSG_YIELD_US=-1 */
+ * Measured on this project's 2-core host (interleaved runs, means of 3):
+ * 16 PEs, a round of deposit, await and sync 309 us sleeping at once, 179
+ * yielding up to 200 us, 187 up to 1 ms, 184 up to 5 ms; SOR 4096^2 at 4
+ * PEs, the exchange alone (--nocompute) 34.9, 24.6, -, 23.7 us a step
+ * (docs/kernels.md). The limit is short because a yielding PE looks busy:
+ * where nothing else is runnable on its core it burns that core, and the
+ * scheduler does not move a computing PE onto it as it would onto an idle
+ * one (with up to 5 ms, the CPU time of SOR's exchange with computation
+ * varied from 33 to 123 us a step between runs). The ofi transport yields
+ * alike where it has no descriptor to sleep on (OFI_YIELD_S). The PEs of
+ * the simulator, layered on shm, wait the same way. */
+#define SHM_YIELD_S 200e-6 /* DMSG_YIELD_US=-1 */
 
 /* Barrier and gather slots, in the transport job area of the region. */
 typedef struct shm_job_area {
