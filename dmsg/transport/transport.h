@@ -123,6 +123,14 @@ typedef struct dmsg_tp_conf {
     dmsg_xfer_params xp;   /* the copy engine's tunables */
 } dmsg_tp_conf;
 
+/* Whether npes PEs outnumber this host's online cores (wait_policy.c):
+ * then a waiting PE gives its core up early, since the PE it waits for is
+ * likely waiting for that core. */
+int dmsg_tp_oversubscribed(int npes);
+/* Seconds an oversubscribed wait yields its core before it sleeps:
+ * DMSG_YIELD_US where set, else the transport's own auto_s. */
+double dmsg_tp_yield_s(const dmsg_tp_conf *conf, double auto_s);
+
 struct dmsg_tp {
     const dmsg_tp_ops *ops;
     dmsg_tp_conf conf;

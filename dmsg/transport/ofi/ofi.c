@@ -177,8 +177,8 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
     /* Counted against this host's cores even when PEs are spread over
      * hosts: sleeping early costs a wake-up, spinning on a shared core
      * starves the PE we wait for. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    s->oversubscribed = cores > 0 && s->npes > cores;
+    s->oversubscribed = dmsg_tp_oversubscribed(s->npes);
+    s->yield_s = dmsg_tp_yield_s(&tp->conf, OFI_YIELD_S);
     if ((st = open_endpoint(s, count, boot->kind != DMSG_BOOT_PMI, &plan, why, sizeof why))) {
         say_why(boot, plan.say, why);
         goto out_close;

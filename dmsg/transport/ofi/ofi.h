@@ -294,6 +294,7 @@ typedef struct ofi_state {
     dmsg_status failed;       /* first asynchronous error */
     int rank, npes;
     int oversubscribed;       /* more PEs than cores: waits sleep almost at once */
+    double yield_s;           /* then: seconds a wait without a descriptor yields (OFI_YIELD_S) */
     dmsg_tp *tp;
 } ofi_state;
 

@@ -131,10 +131,8 @@ void ofi_idle(ofi_state *s, ofi_backoff *b)
      * rounds over tcp;ofi_rxm slower). */
     if (s->oversubscribed && !sleeps_on_fd(s)) {
         double t = dmsg_clock_now();
-        if (b->yield_until == 0) {
-            long us = s->tp ? s->tp->conf.yield_us : -1;
-            b->yield_until = t + (us >= 0 ? 1e-6 * (double)us : OFI_YIELD_S);
-        }
+        if (b->yield_until == 0)
+            b->yield_until = t + s->yield_s;
         if (t < b->yield_until) {
             sched_yield();
             return;

@@ -62,16 +62,10 @@ dmsg_status shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
     return shm_barrier(tp);
 }
 
-static int oversubscribed(int npes)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 && npes > cores;
-}
-
 static long auto_spin(int npes)
 {
     /* Oversubscribed: the PE we wait for needs our core, so give it up almost at once. */
-    return oversubscribed(npes) ? 64 : 20000;
+    return dmsg_tp_oversubscribed(npes) ? 64 : 20000;
 }
 
 dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
@@ -107,9 +101,7 @@ dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
     }
     s->area = (shm_job_area *)dmsg_job_area(s->hdr);
     s->spin = tp->conf.spin >= 0 ? tp->conf.spin : auto_spin(npes);
-    s->yield_s = !oversubscribed(npes) ? 0.0
-                 : tp->conf.yield_us >= 0 ? 1e-6 * (double)tp->conf.yield_us
-                                          : SHM_YIELD_S;
+    s->yield_s = dmsg_tp_oversubscribed(npes) ? dmsg_tp_yield_s(&tp->conf, SHM_YIELD_S) : 0.0;
     s->timeout = tp->conf.timeout;
     s->xp = tp->conf.xp;
     tp->seg = s->seg[rank];
