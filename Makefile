@@ -1,6 +1,7 @@
 # dmsg - direct deposit message passing. See README.md.
-# Targets: all (default), run, test, check (build only tests), check-asan,
-# check-tsan, bench, install, uninstall, clean, format. PREFIX=/usr/local for
+# Targets: all (default), run, test, check-all, check (build only tests),
+# check-asan, check-tsan, test-ofi, bench, bench-oversub, install, uninstall,
+# clean, format. PREFIX=/usr/local for
 # install. CFLAGS (default -O2 -g) is the user's: the flags the build needs
 # are kept apart in DMSG_CFLAGS, so `make CFLAGS='-O0 -g'` works.
 
@@ -54,8 +55,8 @@ DEPS_OK := $(BUILD)/.deps-ok
 # delete them after linking, and the next `make test` would rebuild them all.
 .SECONDARY:
 
-.PHONY: all lib tools examples tests run test test-ofi check check-layers check-asan check-tsan bench install uninstall \
-        clean format deps
+.PHONY: all lib tools examples tests run test check-all test-ofi check check-layers check-asan check-tsan bench \
+        bench-oversub install uninstall clean format deps
 all: lib tools examples
 lib: $(LIB_A) $(LIB_SO)
 tools: $(TOOLS) $(MPI_TOOLS)
@@ -134,37 +135,21 @@ $(BUILD)/tests/sim: $(SIM_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 run: all
 	$(BUILD)/bin/dmsgrun -n 4 $(BUILD)/examples/transpose 1024
 
-# The whole suite. Integration tests find dmsgrun and the PE programs in $(BUILD).
-# With OFI=0 the ofi parts are left out (and said so).
+# The suite in named, timed steps (tests/run.sh --list): `make test` the quick
+# ones (about 8 minutes on a 2-core host when idle), `make check-all` every one:
+# also the sanitizer builds, every ofi provider, 16 PEs oversubscribed,
+# Slurm and two hosts as network namespaces (about 45 minutes). Steps
+# stop at the first failure. With OFI=0 the ofi steps are left out (and said so).
 test: all tests
-	@$(MAKE) --no-print-directory check-asan check-tsan
-	@set -e; \
-	sh tests/layers.sh; \
-	sh tests/build_flags.sh; \
-	if [ -x $(BUILD)/tests/unit ]; then $(BUILD)/tests/unit --jobs 2; fi; \
-	if [ -x $(BUILD)/tests/integ ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/integ --jobs 1; fi; \
-	if [ -x $(BUILD)/tests/sim ]; then DMSG_BUILD=$(BUILD) $(BUILD)/tests/sim --jobs 1; fi; \
-	sh tests/run_examples.sh $(BUILD) shm sim $(if $(filter 0,$(OFI)),,ofi); \
-	if [ "$(OFI)" = 0 ]; then echo "*** ofi, kernel, launcher, install and multi-host tests SKIPPED (built with OFI=0)"; exit 0; fi; \
-	sh tests/kernels/run.sh $(BUILD); \
-	sh tests/gen/run.sh $(BUILD); \
-	sh tests/ofi/integ.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
-	PE_ROUNDS=200 LIMIT=30 RATIO=10 sh tests/ofi/oversub.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
-	sh tests/ofi/pid_digits.sh $(BUILD) $(OFI_TEST_PROVIDERS); \
-	sh tests/ofi/errors.sh $(BUILD); \
-	sh tests/launchers.sh $(BUILD); \
-	MAKE='$(MAKE)' sh tests/install.sh $(BUILD); \
-	rc=0; sh tests/slurm.sh $(BUILD) || rc=$$?; \
-	if [ $$rc -eq 77 ]; then echo "*** Slurm test SKIPPED (reason above)"; \
-	elif [ $$rc -ne 0 ]; then exit $$rc; fi; \
-	rc=0; sh tests/ofi/netns.sh $(BUILD) || rc=$$?; \
-	if [ $$rc -eq 77 ]; then echo "*** multi-host test SKIPPED (reason above)"; \
-	elif [ $$rc -ne 0 ]; then exit $$rc; fi
+	@OFI=$(OFI) MAKE='$(MAKE)' sh tests/run.sh $(BUILD) quick
+
+check-all: all tests
+	@OFI=$(OFI) MAKE='$(MAKE)' sh tests/run.sh $(BUILD) all
 
 # The multi-PE integration suite over the ofi transport, once per provider
-# (about 1-3 minutes each): `make test` runs it for shm and one network
-# provider, `make test-ofi` for every provider dmsg supports here.
-OFI_TEST_PROVIDERS ?= shm 'tcp;ofi_rxm'
+# (about 2-6 minutes each): `make test` runs its SPMD cases at 2 and 3 PEs
+# over tcp;ofi_rxm, `make check-all` and `make test-ofi` all of it over
+# every provider dmsg supports here.
 OFI_PROVIDERS ?= shm 'tcp;ofi_rxm' 'udp;ofi_rxd' sockets
 test-ofi: all tests
 	sh tests/ofi/integ.sh $(BUILD) $(OFI_PROVIDERS)
@@ -209,7 +194,7 @@ check-asan: | $(DEPS_OK)
 	@echo "== dmsg-gen end to end under ASan+UBSan"
 	@$(call san_logged,gen,$(SAN_ENV) CC="$(CC) -fsanitize=address$(comma)undefined" sh tests/gen/run.sh $(ASAN_BUILD))
 	@echo "== the kernels' dmsg, postal and RRMSG variants under ASan+UBSan (shm, 2 and 4 PEs)"
-	@$(call san_logged,kernels,$(SAN_ENV) sh tools/dmsg-ab --check -B $(ASAN_BUILD) -T 300 -t shm -p 2$(comma)4 \
+	@$(call san_logged,kernels,$(SAN_ENV) sh tools/dmsg-ab --check -B $(ASAN_BUILD) -T 900 -t shm -p 2$(comma)4 \
 	    -V dmsg$(comma)postal$(comma)rr -o $(ASAN_BUILD)/ab-check/shm,2)
 
 # ThreadSanitizer where it applies: dmsg starts no threads of its own and a
@@ -229,6 +214,11 @@ check-tsan: | $(DEPS_OK)
 
 bench: all
 	$(BUILD)/bin/dmsg-bench --all --csv $(BUILD)/bench.csv
+
+# 16 PEs on this host's cores, ofi's providers per round next to the shm
+# transport, side by side in one run: figures, never a verdict.
+bench-oversub: all tests
+	PE_ROUNDS=200 sh tests/ofi/oversub.sh $(BUILD) $(OFI_PROVIDERS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin

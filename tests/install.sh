@@ -27,7 +27,7 @@ verdict() { # ok(0/1), description
     fi
 }
 runs_hello() { # program: 2 PEs under the installed dmsgrun, both greet, result OK
-    timeout 60 "$prefix/bin/dmsgrun" -n 2 "$1" >"$out" 2>&1 &&
+    timeout 300 "$prefix/bin/dmsgrun" -n 2 "$1" >"$out" 2>&1 &&
         grep -q "Hello from PE 1 of 2" "$out" && grep -q "hello: OK, 2 PEs" "$out"
 }
 

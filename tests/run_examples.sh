@@ -17,7 +17,7 @@ BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- shm
 DMSGRUN=$BUILD/bin/dmsgrun
-LIMIT=60
+LIMIT=300   # catches a hang only: holds at a load of 20 on 2 cores
 
 # Small arguments per example; sizes are divisible by 1, 2, 3 and 4.
 # Examples not listed here run with their defaults.

@@ -25,8 +25,8 @@ static void expect_crash(const crash_case *c)
     cr_expect(!r.timed_out && !job_exited_ok(&r),
               "%s on %d PEs: expected a non-zero exit, got %s\n--- stderr:\n%s", c->name, c->npes,
               job_how(&r), err);
-    cr_expect(r.seconds < 10.0, "%s on %d PEs: the job took %.1f s to end (limit 10 s)", c->name,
-              c->npes, r.seconds);
+    cr_expect(r.seconds < JOB_PROMPT, "%s on %d PEs: the job took %.1f s to end (limit %.0f s)",
+              c->name, c->npes, r.seconds, JOB_PROMPT);
     cr_expect(job_names_pe(r.err, c->victim),
               "%s on %d PEs: stderr does not name the failing PE %d\n--- stderr:\n%s", c->name,
               c->npes, c->victim, err);

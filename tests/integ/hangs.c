@@ -13,7 +13,7 @@
 static const char *const env[] = {"DMSG_TIMEOUT", "DMSG_STALL_REPORT=1", NULL};
 
 /* Runs the case until a report is complete (its last line says when the
- * next comes), or 20 s at most (start-up over ofi under load takes
+ * next comes), or 90 s at most (start-up over ofi on a loaded host takes
  * seconds), or, without until, for 4 s; then stops dmsgrun. */
 static job_result run_hang(const char *pe_case, const char *const *with_env, const char *until)
 {
@@ -23,7 +23,7 @@ static job_result run_hang(const char *pe_case, const char *const *with_env, con
     const char *argv[] = {job_path("bin/dmsgrun"), "-n", "3", job_path("tests/pe_prog"), pe_case,
                           NULL};
     job_result r;
-    cr_assert(job_run_until(argv, with_env, JOB_WATCHDOG, until, until ? 20.0 : 4.0, SIGTERM,
+    cr_assert(job_run_until(argv, with_env, JOB_WATCHDOG, until, until ? 90.0 : 4.0, SIGTERM,
                             &r) == 0,
               "could not start dmsgrun");
     cr_expect(!r.timed_out, "%s: %s", r.cmd, job_how(&r));
@@ -85,13 +85,16 @@ Test(hangs, report_can_be_turned_off, .timeout = 2 * JOB_WATCHDOG)
     job_free(&r);
 }
 
-/* A job whose PEs are in dmsg_sync most of the time for 3 s, barrier after
+/* A job whose PEs are in dmsg_sync most of the time for 12 s, barrier after
  * barrier, progresses: no report, although each sample of the wait words
- * is likely to find them in dmsg_sync. The limit is 1.5 s: over ofi's tcp
- * provider on a loaded host one barrier alone has taken more than 0.3 s. */
+ * is likely to find them in dmsg_sync. The limit is 4 s, so a detector
+ * that mistook waiting for a stall would report three times in the run;
+ * over ofi's tcp provider on a loaded host one barrier alone has taken more
+ * than 0.3 s, and at a load of 20 a PE may wait a second for a core. */
 Test(hangs, progressing_job_is_not_reported, .timeout = 2 * JOB_WATCHDOG)
 {
-    static const char *const quick[] = {"DMSG_TIMEOUT=20", "DMSG_STALL_REPORT=1.5", NULL};
+    static const char *const quick[] = {JOB_DMSG_TIMEOUT, "DMSG_STALL_REPORT=4", "PE_BUSY_S=12",
+                                        NULL};
     job_result r;
     cr_assert(job_run_case("busy_syncs", 3, quick, &r) == 0, "could not start the job");
     cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 2000));

@@ -10,8 +10,18 @@
 
 #include <stddef.h>
 
-/* Seconds before the watchdog kills a job and the test fails. */
-#define JOB_WATCHDOG 30.0
+/* Time bounds catch hangs only; they never judge speed. Each holds with a
+ * wide margin on a 2-core host at a load of 20 (every job then gets a small
+ * share of a core), because a job that hangs is stopped by the watchdog
+ * whatever its value.
+ * JOB_WATCHDOG: seconds before the watchdog kills a job and the test fails.
+ * JOB_PROMPT: "ends within seconds" (a crashed PE's job, a bad command line):
+ *   without the mechanism under test such a job would never end.
+ * JOB_DMSG_TIMEOUT: the DMSG_TIMEOUT jobs get unless a test sets it, so that
+ *   a wait that never ends inside dmsg is reported by the PE that waits. */
+#define JOB_WATCHDOG 180.0
+#define JOB_PROMPT 60.0
+#define JOB_DMSG_TIMEOUT "DMSG_TIMEOUT=100"
 
 typedef struct job_result {
     int status;        /* raw wait status of dmsgrun (or of the program) */
@@ -59,6 +69,11 @@ int job_names_pe(const char *text, int pe);
 /* 1 when the suite runs over ofi (tests/ofi/integ.sh sets DMSG_TRANSPORT=ofi):
  * tests that choose their own transport run once, in the suite over shm. */
 int job_over_ofi(void);
+
+/* 1 if jobs of npes PEs run: INTEG_PES (a comma-separated list of PE counts,
+ * e.g. "2,3") limits the jobs of job_run_case and the tests built on it to
+ * those counts, the others are skipped; unset, every count runs. */
+int job_pes_wanted(int npes);
 
 /* Runs `dmsgrun -n npes pe_prog case_name` with env (default DMSG_TIMEOUT=20
  * unless env sets or unsets DMSG_TIMEOUT). */

@@ -33,7 +33,7 @@ static void expect_fails_with_message(const char *const *args, const char *const
     run_dmsgrun(args, env, &r);
     cr_expect(!r.timed_out && !job_exited_ok(&r), "%s: expected failure, got %s", r.cmd,
               job_how(&r));
-    cr_expect(r.seconds < 10.0, "%s: took %.1f s to fail", r.cmd, r.seconds);
+    cr_expect(r.seconds < JOB_PROMPT, "%s: took %.1f s to fail", r.cmd, r.seconds);
     cr_expect(r.err != NULL && r.err[0] != '\0', "%s: failed without a message on stderr", r.cmd);
     if (must_mention)
         cr_expect(job_contains(r.err, must_mention),
@@ -212,7 +212,7 @@ static void expect_direct_ok(const char *case_name, const char *const *env)
     job_free(&r);
 }
 
-static const char *const direct_env[] = {"DMSG_TIMEOUT=20", NULL};
+static const char *const direct_env[] = {JOB_DMSG_TIMEOUT, NULL};
 
 Test(singleton, deposit_sizes, .timeout = 2 * JOB_WATCHDOG)
 {

@@ -8,7 +8,7 @@
 #
 #   sh tests/kernels/run.sh [BUILD_DIR]
 BUILD=${1:-build}
-AB="sh tools/dmsg-ab --check -B $BUILD -T 120"
+AB="sh tools/dmsg-ab --check -B $BUILD -T 600"  # a hang catcher, not a speed bound
 rc=0
 echo "== kernels on shm (2, 4 PEs)"
 $AB -t shm -p 2,4 -o "$BUILD/ab-check/shm" || rc=1

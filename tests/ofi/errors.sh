@@ -24,7 +24,7 @@ check() { # name, expected exit (nonzero, zero or any), grep pattern, command...
     want=$2
     pat=$3
     shift 3
-    timeout 60 "$@" >"$out" 2>&1
+    timeout 300 "$@" >"$out" 2>&1
     rc=$?
     ok=1
     [ "$want" = nonzero ] && [ "$rc" -eq 0 ] && ok=0

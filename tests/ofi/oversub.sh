@@ -1,25 +1,22 @@
-#!/bin/sh
 # PEs outnumbering cores over ofi: every job of PES PEs (default 16) runs its
-# rounds of deposit, await and sync (pe_prog deposit_rounds) within LIMIT
-# seconds (default 60; before waits slept, 200 rounds over tcp;ofi_rxm took
-# 61 s), and the time per round is printed next to the shm transport's,
-# measured side by side in this run (best of two interleaved runs each, so
-# that a burst of load on the host hits both sides). With RATIO=R the run
-# also fails where a provider is more than R times slower than shm; a
-# provider above R is measured once more (two more interleaved pairs, the
-# best of all four counts) before it fails. The shm side runs with
-# DMSG_YIELD_US=0: its waits then sleep on a futex after their short spin,
-# as ofi's waits with a descriptor sleep on it, so the ratio compares the
-# transports' costs and not their wait policies (and is the ratio issue 15
-# set its bound on). shm's default yielding makes its rounds about 1.5
-# times faster here (docs/transports.md).
+# rounds of deposit, await and sync (pe_prog deposit_rounds) and must end,
+# verified, within LIMIT seconds (default 600: a hang catcher that holds at a
+# load of 20 on 2 cores; before waits slept, 200 rounds over tcp;ofi_rxm took
+# 61 s on the idle host). The time per round is printed next to the shm
+# transport's, measured side by side in this run (best of two interleaved
+# runs each, so that a burst of load on the host hits both sides), with
+# their ratio: a report, never a verdict (`make check-all` runs this for
+# correctness, `make bench-oversub` for the figures; docs/transports.md).
+# The shm side runs with DMSG_YIELD_US=0: its waits then sleep on a futex
+# after their short spin, as ofi's waits with a descriptor sleep on it, so
+# the ratio compares the transports' costs and not their wait policies.
+# shm's default yielding makes its rounds about 1.5 times faster here.
 # Usage: sh tests/ofi/oversub.sh BUILD PROVIDER...   (e.g. shm 'tcp;ofi_rxm')
 set -e
 build=$1
 shift
 pes=${PES:-16}
-ratio_max=${RATIO:-}
-limit=${LIMIT:-60}
+limit=${LIMIT:-600}
 export PE_ROUNDS=${PE_ROUNDS:-200}
 run="$build/bin/dmsgrun -n $pes $build/tests/pe_prog deposit_rounds"
 
@@ -49,20 +46,8 @@ measure() {
     r=$(awk -v o="$o" -v s="$s" 'BEGIN { printf "%.1f", o / s }')
 }
 
-above() { [ -n "$ratio_max" ] && awk -v r="$r" -v m="$ratio_max" 'BEGIN { exit !(r > m) }'; }
-
-fail=0
 for p in "$@"; do
     s= o=
     measure "$p"
-    if above; then
-        printf '%-16s %12s %12s %8s  (above %s: measured again)\n' "$p" "$o" "$s" "$r" "$ratio_max"
-        measure "$p"
-    fi
     printf '%-16s %12s %12s %8s\n' "$p" "$o" "$s" "$r"
-    if above; then
-        echo "FAIL: provider $p is $r times slower per round than the shm transport (at most $ratio_max)" >&2
-        fail=1
-    fi
 done
-exit $fail

@@ -19,7 +19,7 @@ for prov in "$@"; do
     seen=0
     for start in 9994 9995 9996 9993 9992; do
         echo $start > $knob
-        out=$(DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$prov" timeout 60 \
+        out=$(DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="$prov" timeout 300 \
             "$build/bin/dmsgrun" -n 4 sh -c 'echo pid $$; exec "$0" ' "$build/examples/hello" 2>&1)
         rc=$?
         pids=$(echo "$out" | sed -n 's/^pid //p')

@@ -30,13 +30,15 @@ static int hang_early_finalize(void)
     exit(2);
 }
 
-/* Barriers back to back for about three seconds: every PE is in dmsg_sync
- * most of the time, but the job progresses and must not be reported. */
+/* Barriers back to back for PE_BUSY_S seconds (default 3): every PE is in
+ * dmsg_sync most of the time, but the job progresses and must not be
+ * reported. */
 static int busy_syncs(void)
 {
     int *stop;
     PE_OK(dmsg_alloc(sizeof *stop, (void **)&stop));
-    double t0 = dmsg_wtime();
+    const char *e = getenv("PE_BUSY_S");
+    double busy = e ? atof(e) : 3.0, t0 = dmsg_wtime();
     for (;;) {
         /* The flag is read between two barriers and deposited after the
          * second, so that no PE reads it while PE 0 deposits it. */
@@ -45,7 +47,7 @@ static int busy_syncs(void)
         PE_OK(dmsg_sync());
         if (done)
             break;
-        if (dmsg_pe() == 0 && dmsg_wtime() - t0 > 3.0) {
+        if (dmsg_pe() == 0 && dmsg_wtime() - t0 > busy) {
             int one = 1;
             for (int p = 0; p < dmsg_npes(); p++)
                 PE_OK(dmsg_deposit(stop, &one, sizeof one, p, DMSG_CTR_NONE));

@@ -20,7 +20,7 @@ static const char *build(void)
     return b && *b ? b : "build";
 }
 
-/* Runs `env ENV timeout 120 dmsgrun -n NP PROG ARGS` and returns its exit
+/* Runs `env ENV timeout 600 dmsgrun -n NP PROG ARGS` and returns its exit
  * status; stdout goes to out, stderr to err (each may be NULL). */
 static int run(const char *env, int np, const char *prog, const char *args, char *out,
                size_t outlen, char *err, size_t errlen)
@@ -30,7 +30,7 @@ static int run(const char *env, int np, const char *prog, const char *args, char
     cr_assert(fd >= 0);
     close(fd);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "env %s timeout 120 %s/bin/dmsgrun -n %d %s %s 2>%s", env, build(),
+    snprintf(cmd, sizeof cmd, "env %s timeout 600 %s/bin/dmsgrun -n %d %s %s 2>%s", env, build(),
              np, prog, args, errfile);
     FILE *p = popen(cmd, "r");
     cr_assert_not_null(p);
@@ -287,7 +287,7 @@ Test(sim, times_breakdown)
 }
 
 /* 64 PEs on 2 cores: the waits sleep, so the job finishes quickly. */
-Test(sim, sixty_four_pes_kernels_with_breakdown, .timeout = 300)
+Test(sim, sixty_four_pes_kernels_with_breakdown, .timeout = 1200)
 {
     static char out[65536], err[65536];
     const char *machines[] = {"t3d", "iwarp"};
@@ -314,7 +314,7 @@ Test(sim, sixty_four_pes_kernels_with_breakdown, .timeout = 300)
 
 /* dmsg-ctm measure characterizes this host and writes a machine description
  * that the simulator loads ("this host" beside "T3D"). */
-Test(sim, measure_writes_a_loadable_machine, .timeout = 120)
+Test(sim, measure_writes_a_loadable_machine, .timeout = 900)
 {
     char dir[] = "/tmp/dmsg-measure-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -512,7 +512,7 @@ Test(simfig, iwarp_message_overhead)
 
 /* The worked example's pattern as a whole program: the transpose example on
  * 64 simulated T3D nodes with buffer packing, throughput per PE. */
-Test(simfig, t3d_transpose_64_nodes, .timeout = 300)
+Test(simfig, t3d_transpose_64_nodes, .timeout = 1200)
 {
     static char out[65536], err[65536];
     char prog[512];
@@ -574,7 +574,7 @@ Test(sim, rrmsg_serves_requests_in_virtual_time_order)
 /* A wildcard all-to-all over RRMSG, whose matches depend on the order in
  * which PEs serve requests: the same matches and clocks on every run,
  * whatever the host's timing (no spinning, all PEs on one core). */
-Test(sim, rrmsg_wildcard_exchange_is_deterministic, .timeout = 120)
+Test(sim, rrmsg_wildcard_exchange_is_deterministic, .timeout = 900)
 {
     static char a[8192], b[8192], c[8192], err[4096];
     const char *env = "DMSG_TRANSPORT=sim DMSG_MACHINE=t3d";
@@ -616,7 +616,7 @@ static double kernel_step(const char *mach, int np, const char *kernel, const ch
 /* The thesis's order at a small size (chapter 9): DMSG fastest, RRMSG
  * second, PVM-style postal last; T3D, 2D-FFT 128^2 on 8 nodes, where the
  * margins are about 1.3x and 1.8x (docs/kernels.md). */
-Test(sim, kernel_variants_keep_the_thesis_order, .timeout = 300)
+Test(sim, kernel_variants_keep_the_thesis_order, .timeout = 1200)
 {
     double d = kernel_step("t3d", 8, "fft", "dmsg-chained", "128");
     double r = kernel_step("t3d", 8, "fft", "rr", "128");
@@ -748,7 +748,7 @@ static void check_side(const char *what, side_times got, side_times want, double
                        out);
 }
 
-Test(sim, baselines_cost_what_the_model_says, .timeout = 120)
+Test(sim, baselines_cost_what_the_model_says, .timeout = 900)
 {
     static char out[4096], err[4096];
     static const struct {

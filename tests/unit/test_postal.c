@@ -3,6 +3,7 @@
  * matching by source and tag with wildcards, order, flow control with a tiny
  * mailbox, and bad input (clear status, nothing changed or written). */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,7 +383,9 @@ Test(postal_tiny, queue_limit)
     cr_assert_eq(found, 0, "no fragment of the refused message arrived");
 }
 
-Test(postal_states, bad_settings)
+/* The refusals print one line each (captured here, and checked: a user must
+ * learn which setting is wrong). */
+Test(postal_states, bad_settings, .init = cr_redirect_stderr)
 {
     cr_assert_eq(dmsg_init(), DMSG_OK);
     setenv("DMSG_POSTAL_MAILBOX", "512", 1);
@@ -396,4 +399,13 @@ Test(postal_states, bad_settings)
     cr_assert_eq(dmsg_postal_init(), DMSG_OK, "a corrected retry");
     cr_assert_eq(dmsg_postal_finalize(), DMSG_OK);
     cr_assert_eq(dmsg_finalize(), DMSG_OK);
+    fflush(stderr);
+    char said[4096];
+    FILE *f = cr_get_redirected_stderr();
+    size_t n = fread(said, 1, sizeof said - 1, f);
+    said[n] = '\0';
+    cr_assert(strstr(said, "DMSG_POSTAL_MAILBOX=\"lots\" is not valid") != NULL &&
+                  strstr(said, "DMSG_POSTAL_QUEUE=\"-1\" is not valid") != NULL &&
+                  strstr(said, "DMSG_POSTAL_MAILBOX must be between") != NULL,
+              "the refusals were not reported as expected:\n%s", said);
 }

@@ -1,0 +1,133 @@
+#!/bin/sh
+# The test suite in named steps, each timed, stopping at the first failure.
+# `make test` runs the quick steps, `make check-all` every step
+# (docs/running.md, "Testing"):
+#
+#   sh tests/run.sh BUILD_DIR STEP...      e.g. sh tests/run.sh build unit integ
+#   sh tests/run.sh --list                 the steps, one line each
+#
+# Environment: OFI=0 leaves the ofi steps out (and says so); MAKE is the make
+# that runs the sanitizer builds. No step judges speed: every time bound in
+# them only catches a hang and holds at a load of 20 on 2 cores.
+#
+# Lines that a step prints on purpose while checking bad input (the errors
+# its programs must report) are shown by the test that provokes them only
+# when it fails; what reaches this output is progress, results and failures.
+
+steps_quick="layers build_flags unit integ sim examples kernels gen ofi_integ ofi_errors pid_digits launchers install"
+steps_all="$steps_quick asan tsan ofi_integ_all oversub slurm netns"
+
+describe() {
+    case $1 in
+    layers) echo "no lower layer includes a higher one (tests/layers.sh)" ;;
+    build_flags) echo "make CFLAGS=... keeps the flags the build needs (tests/build_flags.sh)" ;;
+    unit) echo "unit tests, no PEs (tests/unit)" ;;
+    integ) echo "multi-PE integration suite over shm, 1-4 and 8 PEs (tests/integ, tests/pe)" ;;
+    sim) echo "the simulator's tests (tests/sim, tests/simpe)" ;;
+    examples) echo "every example at 1-4 PEs over shm, sim and ofi (tests/run_examples.sh)" ;;
+    kernels) echo "the kernels in every variant, verified (tests/kernels/run.sh)" ;;
+    gen) echo "dmsg-gen end to end (tests/gen/run.sh)" ;;
+    ofi_integ) echo "the SPMD cases over ofi, tcp;ofi_rxm, at 2 and 3 PEs (tests/ofi/integ.sh)" ;;
+    ofi_errors) echo "ofi failures and bad input (tests/ofi/errors.sh)" ;;
+    pid_digits) echo "PEs whose pids differ in length, over ofi (tests/ofi/pid_digits.sh)" ;;
+    launchers) echo "start-up under mpiexec and mpirun (tests/launchers.sh)" ;;
+    install) echo "make install, then a program built against it (tests/install.sh)" ;;
+    asan) echo "the suites under AddressSanitizer and UBSan (make check-asan)" ;;
+    tsan) echo "calls from several threads under ThreadSanitizer (make check-tsan)" ;;
+    ofi_integ_all) echo "the whole integration suite over every ofi provider (tests/ofi/integ.sh)" ;;
+    oversub) echo "16 PEs on this host's cores over ofi and shm (tests/ofi/oversub.sh)" ;;
+    slurm) echo "start-up under a private one-host Slurm (tests/slurm.sh)" ;;
+    netns) echo "two hosts as network namespaces (tests/ofi/netns.sh)" ;;
+    *) return 1 ;;
+    esac
+}
+
+# Steps left out of a build without the ofi transport (OFI=0): they need it,
+# or the programs they run are built only with it.
+ofi_step() {
+    case $1 in
+    layers | build_flags | unit | integ | sim | examples | asan | tsan) return 1 ;;
+    *) return 0 ;;
+    esac
+}
+
+# A step's exit status 77 means "skipped, reason above".
+run_step() {
+    b=$BUILD
+    case $1 in
+    layers) sh tests/layers.sh ;;
+    build_flags) sh tests/build_flags.sh ;;
+    unit) "$b/tests/unit" --jobs 2 ;;
+    integ) DMSG_BUILD=$b "$b/tests/integ" --jobs 1 ;;
+    sim) DMSG_BUILD=$b "$b/tests/sim" --jobs 1 ;;
+    examples) if [ "$OFI" = 0 ]; then sh tests/run_examples.sh "$b" shm sim
+              else sh tests/run_examples.sh "$b" shm sim ofi; fi ;;
+    kernels) sh tests/kernels/run.sh "$b" ;;
+    gen) sh tests/gen/run.sh "$b" ;;
+    ofi_integ) INTEG_PES=2,3 sh tests/ofi/integ.sh "$b" 'tcp;ofi_rxm' ;;
+    ofi_errors) sh tests/ofi/errors.sh "$b" ;;
+    pid_digits) sh tests/ofi/pid_digits.sh "$b" shm 'tcp;ofi_rxm' ;;
+    launchers) sh tests/launchers.sh "$b" ;;
+    install) sh tests/install.sh "$b" ;;
+    asan) ${MAKE:-make} --no-print-directory check-asan ;;
+    tsan) ${MAKE:-make} --no-print-directory check-tsan ;;
+    ofi_integ_all) sh tests/ofi/integ.sh "$b" shm 'tcp;ofi_rxm' 'udp;ofi_rxd' sockets ;;
+    oversub) PE_ROUNDS=200 sh tests/ofi/oversub.sh "$b" shm 'tcp;ofi_rxm' ;;
+    slurm) sh tests/slurm.sh "$b" ;;
+    netns) sh tests/ofi/netns.sh "$b" ;;
+    esac
+}
+
+if [ "$1" = --list ]; then
+    for s in $steps_all; do
+        q=all
+        case " $steps_quick " in *" $s "*) q=test ;; esac
+        printf '%-14s %-5s %s\n' "$s" "$q" "$(describe "$s")"
+    done
+    exit 0
+fi
+
+BUILD=${1:?usage: sh tests/run.sh BUILD_DIR STEP... (or --list)}
+shift
+[ $# -gt 0 ] || { echo "run.sh: name the steps (sh tests/run.sh --list)" >&2; exit 2; }
+case "$*" in quick) set -- $steps_quick ;; all) set -- $steps_all ;; esac
+for s in "$@"; do
+    describe "$s" >/dev/null || { echo "run.sh: no step \"$s\" (sh tests/run.sh --list)" >&2; exit 2; }
+done
+
+summary=$(mktemp) || exit 1
+trap 'rm -f "$summary"' EXIT
+t_all=$(date +%s)
+n=$#
+k=0
+skipped=0
+for s in "$@"; do
+    k=$((k + 1))
+    if [ "$OFI" = 0 ] && ofi_step "$s"; then
+        printf '%-14s SKIPPED (built with OFI=0)\n' "$s" >>"$summary"
+        skipped=$((skipped + 1))
+        continue
+    fi
+    echo
+    echo "=== [$k/$n] $s: $(describe "$s")"
+    t0=$(date +%s)
+    run_step "$s"
+    rc=$?
+    dt=$(($(date +%s) - t0))
+    if [ $rc -eq 77 ]; then
+        echo "*** $s SKIPPED (reason above)"
+        printf '%-14s SKIPPED after %4d s (reason in its output)\n' "$s" "$dt" >>"$summary"
+        skipped=$((skipped + 1))
+    elif [ $rc -ne 0 ]; then
+        echo
+        echo "*** $s FAILED (exit $rc, after $dt s): its output is above"
+        cat "$summary"
+        exit 1
+    else
+        printf '%-14s ok in %4d s\n' "$s" "$dt" >>"$summary"
+    fi
+done
+echo
+echo "=== summary"
+cat "$summary"
+echo "$((n - skipped)) of $n steps passed, $skipped skipped, in $(($(date +%s) - t_all)) s"
