@@ -27,6 +27,36 @@ void *gen_xrealloc(void *p, size_t n)
     return p;
 }
 
+int gen_replicated(const dmsg_darray_desc *d)
+{
+    for (int k = 0; k < d->ndims; k++)
+        if (d->dist[k] != DMSG_DIST_NONE) return 0;
+    return 1;
+}
+
+/* The library keeps a replicated array (gen_replicated) on PE 0 only; here
+ * every PE of its grid holds a copy, at the same offsets (the layout is the
+ * same on every PE). So what p sends q is what the library's p sends its
+ * PE 0 when the destination is replicated (a broadcast: every copy is
+ * written), and when the source is replicated, q's data comes from its own
+ * copy (from PE 0's if q holds none): lp and lq name the pair to ask the
+ * library for; returns 0 when p sends q nothing. */
+static int lib_pair(const dmsg_assign *as, int p, int q, int *lp, int *lq)
+{
+    *lp = p;
+    *lq = q;
+    if (gen_replicated(&as->dst->desc)) {
+        if (q >= as->dst->grid_pes) return 0;
+        *lq = 0;
+    }
+    if (gen_replicated(&as->src->desc)) {
+        int holder = q < as->src->grid_pes ? q : 0;
+        if (p != holder) return 0;
+        *lp = 0;
+    }
+    return 1;
+}
+
 void gen_fold_stmt(const input *in, const stmt *s, gen_mech mech, const plan_model *model, gstmt *g,
                    size_t *stage_need)
 {
@@ -55,8 +85,10 @@ void gen_fold_stmt(const input *in, const stmt *s, gen_mech mech, const plan_mod
         g->peer_first[p] = g->npeers;
         for (int i = 0; i < P; i++) {
             int q = (p + i) % P;
+            int lp, lq; /* the pair as the library sees it */
+            if (!lib_pair(&as, p, q, &lp, &lq)) continue;
             size_t n;
-            if (dmsg_assign_pieces(&as, P, p, q, NULL, 0, &n) != DMSG_OK) {
+            if (dmsg_assign_pieces(&as, P, lp, lq, NULL, 0, &n) != DMSG_OK) {
                 fprintf(stderr, "dmsg-gen: out of memory\n");
                 exit(1);
             }
@@ -65,7 +97,7 @@ void gen_fold_stmt(const input *in, const stmt *s, gen_mech mech, const plan_mod
                 cap = 2 * (g->npieces + n);
                 g->pieces = gen_xrealloc(g->pieces, cap * sizeof *g->pieces);
             }
-            dmsg_assign_pieces(&as, P, p, q, g->pieces + g->npieces, n, &n);
+            dmsg_assign_pieces(&as, P, lp, lq, g->pieces + g->npieces, n, &n);
             gpeer *pr = &g->peers[g->npeers++];
             pr->q = q;
             pr->first = g->npieces;

@@ -144,6 +144,9 @@ typedef enum { MECH_MODEL, MECH_DIRECT, MECH_PACK } gen_mech;
 void gen_fold_stmt(const input *in, const stmt *s, gen_mech mech, const plan_model *model, gstmt *g,
                    size_t *stage_need);
 void gen_fold_free(gstmt *g);
+/* An array with `*` in every dimension: every PE of its grid holds a copy,
+ * and a statement into it writes every copy. */
+int gen_replicated(const dmsg_darray_desc *d);
 
 /* calloc and realloc that exit with a message when memory runs out. */
 void *gen_xmalloc(size_t n);
