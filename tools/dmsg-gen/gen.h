@@ -114,8 +114,18 @@ void gen_check_stmt(lexer *lx, const input *in, stmt *s, const int *dt, int ndt,
 void gen_check_input(lexer *lx, input *in);
 /* Elements of dimension k of a section. */
 size_t gen_sec_count(const dmsg_section *s, int k);
+size_t gen_sec_count_1(size_t lo, size_t hi, ptrdiff_t step); /* of one triplet */
 
 /* --------------------------------------------------------------- fold.c */
+
+/* Limits of one statement (docs/compiler.md, section 9), checked before
+ * anything is computed or allocated for it. The closed form walks the
+ * distribution blocks a section touches, one interval each, per matched
+ * dimension: at most GEN_MAX_BLOCKS per dimension and side (a 2^40-element
+ * CYCLIC(3) array touches 2^40 / 3). The generated tables hold every piece
+ * as a constant: at most GEN_MAX_PIECES per statement. */
+#define GEN_MAX_BLOCKS (1u << 20)
+#define GEN_MAX_PIECES (1u << 18)
 
 /* Everything generated for one statement: per sender, its partners. */
 typedef struct gpeer {
