@@ -78,7 +78,8 @@ static size_t blocks_touched(const dmsg_darray *a, int d, size_t lo, size_t hi, 
 {
     size_t m = gen_sec_count_1(lo, hi, step);
     if (m == 0 || a->procs[d] == 1) return m ? 1 : 0;
-    size_t as = (size_t)(step < 0 ? -step : step), last = step > 0 ? lo + (m - 1) * as : lo - (m - 1) * as;
+    size_t as = (size_t)(step < 0 ? -step : step),
+           last = step > 0 ? lo + (m - 1) * as : lo - (m - 1) * as;
     size_t a0 = lo < last ? lo : last, a1 = lo < last ? last : lo;
     size_t span = a1 / a->blk[d] - a0 / a->blk[d] + 1;
     return span < m ? span : m;
@@ -165,7 +166,8 @@ static void check_limits(const input *in, const stmt *s, const dmsg_assign *as, 
     for (int d = 0; d < as->dst->desc.ndims; d++) {
         int da = as->perm[d];
         if (da < 0) continue;
-        size_t ba = blocks_touched(as->src, da, as->ssec.lo[da], as->ssec.hi[da], as->ssec.step[da]);
+        size_t ba =
+            blocks_touched(as->src, da, as->ssec.lo[da], as->ssec.hi[da], as->ssec.step[da]);
         size_t bb = blocks_touched(as->dst, d, as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
         if (ba > GEN_MAX_BLOCKS || bb > GEN_MAX_BLOCKS)
             stmt_fail(in, s,

@@ -81,7 +81,7 @@ void fail_at(const lexer *lx, int line, int col, const char *fmt, ...)
 void lex_next(lexer *lx); /* the next token (comments and continuations skipped) */
 int lex_is_punct(const lexer *lx, char c);
 int lex_is_word(const lexer *lx, const char *w);
-int lex_is_op(const lexer *lx); /* an arithmetic operator: * - + / % ^ */
+int lex_is_op(const lexer *lx);            /* an arithmetic operator: * - + / % ^ */
 const char *lex_tok_desc(const lexer *lx); /* "'x'", "end of line", ... */
 void lex_expect_punct(lexer *lx, char c);
 long long lex_expect_num(lexer *lx, const char *what);
