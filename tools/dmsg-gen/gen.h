@@ -44,7 +44,7 @@ typedef struct stmt {
     int dst, src; /* array indices */
     dmsg_section dsec, ssec;
     int perm[DMSG_MAX_DIMS];
-    char text[256]; /* the statement as written, for the comment */
+    char text[256]; /* the statement as written (blanks collapsed, cut with "..."), for comments */
     int line, col;
 } stmt;
 
