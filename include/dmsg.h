@@ -48,7 +48,8 @@ enum dmsg_status_code {
     DMSG_ERR_ARG = -1,          /**< invalid argument (bad count, elem size, ndims, ...) */
     DMSG_ERR_NULL = -2,         /**< a required pointer argument is NULL */
     DMSG_ERR_PE = -3,           /**< PE number out of range [0, npes) */
-    DMSG_ERR_RANGE = -4,        /**< address outside the symmetric segment or straddling its end */
+    DMSG_ERR_RANGE = -4,        /**< address outside the symmetric segment or straddling its end;
+                                     plan layer: also an index or section outside its array */
     DMSG_ERR_OVERFLOW = -5,     /**< a size or extent computation overflows */
     DMSG_ERR_NOMEM = -6,        /**< symmetric segment or counter table exhausted */
     DMSG_ERR_COLLECTIVE = -7,   /**< PEs disagree on the arguments of a collective call */
@@ -60,7 +61,7 @@ enum dmsg_status_code {
     DMSG_ERR_ABORTED = -13,     /**< the job is being torn down (a PE failed) */
     DMSG_ERR_ALIGN = -14,       /**< misaligned address for the element size */
     DMSG_ERR_UNSUPPORTED = -15, /**< the selected transport cannot do this */
-    DMSG_ERR_HANDLE = -16,      /**< invalid or unused request handle */
+    DMSG_ERR_HANDLE = -16,      /**< invalid or unused request handle, or a destroyed plan */
     DMSG_ERR_ENV = -17,         /**< invalid value in an environment setting */
     DMSG_ERR_SIZE = -18,        /**< message larger than the receive buffer, or unpack past its end */
 };

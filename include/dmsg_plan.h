@@ -94,9 +94,11 @@ int dmsg_darray_init(dmsg_darray *a, const dmsg_darray_desc *d);
 /**
  * Collective: allocates the array's storage with dmsg_alloc (zeroed on first
  * use; every PE passes the same description). Ends with a barrier, so the
- * array may be a plan's destination on return. Errors: DMSG_ERR_NULL,
- * DMSG_ERR_ARG (already allocated or attached), DMSG_ERR_PE (the grid is
- * larger than the job), and dmsg_alloc's errors.
+ * array may be a plan's destination on return. Errors, on every PE alike
+ * (the lowest ranked PE's error when several fail; a failed call allocates
+ * nothing): DMSG_ERR_NULL, DMSG_ERR_ARG (already allocated or attached),
+ * DMSG_ERR_PE (the grid is larger than the job), and dmsg_alloc's errors
+ * (DMSG_ERR_COLLECTIVE: PEs passed arrays of different sizes).
  */
 int dmsg_darray_alloc(dmsg_darray *a);
 
@@ -243,6 +245,14 @@ enum dmsg_plan_model_source {
     DMSG_PLAN_SRC_CALIBRATED = 4 /**< this host, measured by this job's calibration */
 };
 
+/**
+ * A plan's handle. It outlives the plan: after dmsg_plan_destroy every call
+ * given the handle (execute, start, finish, get_info, partner, destroy
+ * again) returns DMSG_ERR_HANDLE and touches nothing, on every PE alike (the
+ * library keeps one pointer per plan ever created for this). All plans, and
+ * the irregular ones, share one deposit counter (created with the first
+ * plan, freed with the last), so any number of plans may be alive at once.
+ */
 typedef struct dmsg_plan dmsg_plan;
 
 /**
@@ -253,8 +263,9 @@ typedef struct dmsg_plan dmsg_plan;
  * the host description (cached, or a calibration of a few milliseconds the
  * first time: docs/compiler.md 5); then one small exchange checks that all
  * PEs agree and tells each receiver which partners pack, and the plan
- * allocates its counter (dmsg_ctr_create) and, if a partner packs,
- * symmetric staging memory. Moves no array data.
+ * takes its share of the plans' counter (dmsg_ctr_create for the first
+ * plan alive) and, if a partner packs, symmetric staging memory. Moves no
+ * array data.
  * Errors, on every PE alike (the lowest ranked PE's error when several
  * fail): DMSG_ERR_NULL, DMSG_ERR_ARG, DMSG_ERR_RANGE, DMSG_ERR_PE (as
  * dmsg_assign_check; also arrays without storage or sharing it),
@@ -269,7 +280,8 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
  * Collective: runs the plan once: dmsg_plan_start then dmsg_plan_finish.
  * On return this PE's part of dst holds the assignment's result; the next
  * collective barrier makes every PE's part final. Errors: DMSG_ERR_NULL,
- * DMSG_ERR_STATE (started and not finished), and the deposit and wait errors.
+ * DMSG_ERR_HANDLE (destroyed), DMSG_ERR_STATE (started and not finished),
+ * and the deposit and wait errors.
  */
 int dmsg_plan_execute(dmsg_plan *plan);
 
@@ -279,22 +291,28 @@ int dmsg_plan_execute(dmsg_plan *plan);
  * deposits in staggered partner order ((me + i) mod npes). Between start and
  * finish, the caller may compute on anything but the destination section
  * of dst and the source section of src on this PE.
- * Errors: DMSG_ERR_NULL, DMSG_ERR_STATE (already started), sync and deposit errors.
+ * Several plans may be started before their finishes.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (destroyed), DMSG_ERR_STATE (already
+ * started), sync and deposit errors.
  */
 int dmsg_plan_start(dmsg_plan *plan);
 
 /**
  * The second half: awaits the precomputed number of deposits to this PE,
  * unpacks the packed ones, and returns with this PE's part of dst complete.
- * Local (no barrier). Errors: DMSG_ERR_NULL, DMSG_ERR_STATE (not started),
- * the wait's errors.
+ * Where other plans were started and are not finished, it also awaits
+ * their deposits to this PE (they share the counter; all of them come), so
+ * started plans may be finished in any order. Local (no barrier). Errors:
+ * DMSG_ERR_NULL, DMSG_ERR_HANDLE (destroyed), DMSG_ERR_STATE (not
+ * started), the wait's errors.
  */
 int dmsg_plan_finish(dmsg_plan *plan);
 
 /**
- * Collective: frees the plan (its counter and staging memory; starts with a
- * barrier). A NULL plan is a collective no-op. Errors: those of
- * dmsg_ctr_destroy and dmsg_free.
+ * Collective: frees the plan (its staging memory, its share of the counter;
+ * starts with a barrier). A NULL plan is a collective no-op; a destroyed one
+ * gives DMSG_ERR_HANDLE (no communication). Errors: DMSG_ERR_HANDLE, those
+ * of dmsg_ctr_destroy and dmsg_free.
  */
 int dmsg_plan_destroy(dmsg_plan *plan);
 
@@ -321,7 +339,7 @@ typedef struct dmsg_plan_info {
     double calibration_s;       /**< seconds PE 0 measured for this plan (0: nothing measured) */
 } dmsg_plan_info;
 
-/** Local: fills *info. Errors: DMSG_ERR_NULL. */
+/** Local: fills *info. Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (destroyed). */
 int dmsg_plan_get_info(const dmsg_plan *plan, dmsg_plan_info *info);
 
 /** One partner of a plan, as dmsg_plan_partner reports it. */
@@ -336,7 +354,8 @@ typedef struct dmsg_plan_partner_info {
 
 /**
  * Local: the i-th partner this PE sends to, in sending order (staggered),
- * i in [0, partners_send). Errors: DMSG_ERR_NULL, DMSG_ERR_ARG (i out of range).
+ * i in [0, partners_send). Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (destroyed),
+ * DMSG_ERR_ARG (i out of range).
  */
 int dmsg_plan_partner(const dmsg_plan *plan, int i, dmsg_plan_partner_info *info);
 
@@ -351,6 +370,8 @@ enum dmsg_iplan_mech {
     DMSG_IPLAN_MODEL = 3    /**< scatter only: INDEXED or FETCH, as the model predicts faster */
 };
 
+/** An irregular plan's handle: it outlives the plan as dmsg_plan's does
+ *  (DMSG_ERR_HANDLE after dmsg_iplan_destroy). */
 typedef struct dmsg_iplan dmsg_iplan;
 
 /**
@@ -358,7 +379,8 @@ typedef struct dmsg_iplan dmsg_iplan;
  * index lists known only at run time (ghost exchanges, A = B(idx)). idx[i]
  * are linear global indices of src (dimension 0 fastest); dst is n elements
  * of symmetric memory at the same symmetric address on every PE (n may
- * differ between PEs; the deposits write there). Groups the indices by
+ * differ between PEs; the deposits write there; a PE with n = 0 may pass
+ * NULL for idx and dst). Groups the indices by
  * owner; for the deposit mechanisms each PE then sends every owner the list
  * of what it must deposit where (one exchange). src must have storage.
  * Errors, on every PE alike: DMSG_ERR_NULL, DMSG_ERR_ARG (mechanism; ADP with
@@ -374,9 +396,12 @@ int dmsg_iplan_create(const dmsg_darray *src, const size_t *idx, size_t n, void 
  * Collective: the inspector of the scatter dst(idx[i]) = src[i], i < n: each
  * PE writes its n elements of src (n may differ between PEs) to the linear
  * global indices idx[i] of the distributed array dst (dimension 0 fastest).
+ * A PE with n = 0 may pass NULL for idx and src.
  * Repeated indices: within one PE's list the last one (the largest i) wins;
- * an element several PEs name receives one of their values, unspecified
- * which (as Fortran leaves A(idx) = B with repeated indices undefined).
+ * an element several PEs name receives the whole value of the highest
+ * ranked of them, with every mechanism and element size (the inspector
+ * resolves this once, in two more small exchanges where some element may
+ * be named by several PEs, so no two deposits write one element).
  * Mechanisms: DMSG_IPLAN_INDEXED and DMSG_IPLAN_ADP deposit from the
  * holders into the owners (src may be any memory; no list exchange: every
  * holder computes the owners' addresses); DMSG_IPLAN_FETCH has every owner
@@ -405,11 +430,13 @@ int dmsg_iplan_create_scatter(dmsg_darray *dst, const size_t *idx, size_t n, con
  * dmsg_sync (fetch: the holders may change the values only after every PE
  * has fetched). On return this PE's targets hold their elements (a
  * gather's dst, its part of a scatter's array) and its values may change.
- * Errors: DMSG_ERR_NULL, and the transfers' and waits' errors.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (destroyed), and the transfers'
+ * and waits' errors.
  */
 int dmsg_iplan_execute(dmsg_iplan *plan);
 
-/** Collective: frees the plan (a barrier). NULL is a collective no-op. */
+/** Collective: frees the plan (a barrier). NULL is a collective no-op; a
+ *  destroyed plan gives DMSG_ERR_HANDLE (no communication). */
 int dmsg_iplan_destroy(dmsg_iplan *plan);
 
 /** What an irregular plan does on this PE. */
@@ -424,7 +451,7 @@ typedef struct dmsg_iplan_info {
     double model_fetch_s;   /**< MODEL: the same, fetching */
 } dmsg_iplan_info;
 
-/** Local: fills *info. Errors: DMSG_ERR_NULL. */
+/** Local: fills *info. Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (destroyed). */
 int dmsg_iplan_get_info(const dmsg_iplan *plan, dmsg_iplan_info *info);
 
 #ifdef __cplusplus

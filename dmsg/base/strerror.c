@@ -8,7 +8,7 @@ const char *dmsg_strerror(int status)
     case DMSG_ERR_ARG: return "invalid argument";
     case DMSG_ERR_NULL: return "null pointer argument";
     case DMSG_ERR_PE: return "PE number out of range";
-    case DMSG_ERR_RANGE: return "address outside the symmetric segment";
+    case DMSG_ERR_RANGE: return "address outside the symmetric segment, or index outside its array";
     case DMSG_ERR_OVERFLOW: return "size or extent overflows";
     case DMSG_ERR_NOMEM: return "symmetric segment or counter table exhausted";
     case DMSG_ERR_COLLECTIVE: return "PEs disagree on a collective call";
@@ -20,7 +20,7 @@ const char *dmsg_strerror(int status)
     case DMSG_ERR_ABORTED: return "job aborted (a PE failed)";
     case DMSG_ERR_ALIGN: return "misaligned address or offset";
     case DMSG_ERR_UNSUPPORTED: return "not supported by this transport";
-    case DMSG_ERR_HANDLE: return "invalid or retired request handle";
+    case DMSG_ERR_HANDLE: return "invalid, retired or destroyed handle (request or plan)";
     case DMSG_ERR_ENV: return "invalid environment setting";
     case DMSG_ERR_SIZE: return "message does not fit the receive buffer";
     default: return "unknown dmsg status";

@@ -66,7 +66,7 @@ static uint32_t stride_bits(long pat)
     return b;
 }
 
-uint32_t plan_cal_needs(const dmsg_plan *pl)
+uint32_t plan_cal_needs(const plan_t *pl)
 {
     uint32_t need = 1;
     for (size_t k = 0; k < pl->sendp.n; k++) {
@@ -352,7 +352,7 @@ int plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int
     return 1;
 }
 
-dmsg_status plan_cal_model(dmsg_plan *pl, const plan_settings *set, uint32_t need, char *text,
+dmsg_status plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t need, char *text,
                            plan_model **pm, int *source, double *cal_s)
 {
     *pm = NULL;

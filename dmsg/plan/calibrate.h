@@ -20,7 +20,7 @@
 
 /* The stride bits the model needs for pl's send pieces: the powers of two
  * around each piece's patterns, and stride 1. */
-uint32_t plan_cal_needs(const dmsg_plan *pl);
+uint32_t plan_cal_needs(const plan_t *pl);
 
 /* Local: the model of the host description this job already agreed on,
  * if it covers need (or, with calibration off, that the job has none).
@@ -38,7 +38,7 @@ int plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int
  * measuring (0 when nothing was measured). Errors, the same on every PE
  * but those of the deposits and the barrier: DMSG_ERR_ENV (a cached file
  * that does not parse: PE 0 names it), DMSG_ERR_NOMEM. */
-dmsg_status plan_cal_model(dmsg_plan *pl, const plan_settings *set, uint32_t need, char *text,
+dmsg_status plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t need, char *text,
                            plan_model **pm, int *source, double *cal_s);
 
 /* Bytes of a plan's exchange memory: the rows of the create and measure
@@ -46,7 +46,7 @@ dmsg_status plan_cal_model(dmsg_plan *pl, const plan_settings *set, uint32_t nee
 size_t plan_xch_bytes(int npes, size_t rowsz);
 
 /* The text area in pl's exchange memory. */
-char *plan_cal_text(const dmsg_plan *pl);
+char *plan_cal_text(const plan_t *pl);
 
 /* Local (model.c): the model pl can have without asking the others: the
  * machine named (the options' or DMSG_PLAN_MACHINE), on sim the simulated
@@ -55,7 +55,7 @@ char *plan_cal_text(const dmsg_plan *pl);
  * *need (the strides pl's pieces need) and *unknown = 1 when the PEs must
  * first agree on a host description that covers them (plan_cal_model).
  * Errors: DMSG_ERR_ENV (a machine that does not load). */
-dmsg_status plan_local_model(dmsg_plan *pl, const plan_settings *set, const char *machine,
+dmsg_status plan_local_model(plan_t *pl, const plan_settings *set, const char *machine,
                              plan_model **pm, uint32_t *need, int *unknown);
 
 /* Forgets the description this process agreed on, so that the next plan

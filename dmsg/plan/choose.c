@@ -126,7 +126,7 @@ void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, s
     *pack_mbs = self ? 0 : tp > 0 ? bytes / tp / 1e6 : 0;
 }
 
-void plan_choose(dmsg_plan *pl, const plan_model *pm)
+void plan_choose(plan_t *pl, const plan_model *pm)
 {
     pl->machine[0] = '\0';
     if (pm != NULL) snprintf(pl->machine, sizeof pl->machine, "%s", plan_model_name(pm));

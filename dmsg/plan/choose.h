@@ -11,7 +11,7 @@ typedef struct plan_model plan_model;
 /* Sets packable, model_pack and the model predictions of every send
  * partner of pl, and pl->machine, by the model pm (NULL: no model; the
  * model mechanism then keeps every partner direct). */
-void plan_choose(dmsg_plan *pl, const plan_model *pm);
+void plan_choose(plan_t *pl, const plan_model *pm);
 
 /* Loads a machine by built-in name or description file. Errors:
  * DMSG_ERR_ENV (unknown or malformed), DMSG_ERR_NOMEM. */
@@ -39,6 +39,6 @@ void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, s
 
 /* Deposits row (len bytes) into this PE's row of pl->xch on every PE, then
  * dmsg_sync: afterwards every PE's row is readable everywhere. */
-dmsg_status plan_exchange(dmsg_plan *pl, const void *row, size_t len);
+dmsg_status plan_exchange(plan_t *pl, const void *row, size_t len);
 
 #endif

@@ -162,6 +162,27 @@ int dmsg_darray_init(dmsg_darray *a, const dmsg_darray_desc *d)
     return DMSG_OK;
 }
 
+/* After a failed collective allocation (the verdict is the same on every
+ * PE): every PE's own status in one exchange, and the lowest ranked PE's
+ * error, or `failed` where no PE had one of its own. */
+static int agree(int mine, int failed)
+{
+    int P = dmsg_npes(), me = dmsg_pe();
+    int64_t *row, st = mine;
+    int ast = dmsg_alloc((size_t)P * sizeof *row, (void **)&row);
+    if (ast != DMSG_OK) return ast;
+    for (int i = 0; i < P && ast == DMSG_OK; i++)
+        ast = dmsg_deposit(row + me, &st, sizeof st, (me + i) % P, DMSG_CTR_NONE);
+    int sst = dmsg_sync();
+    if (sst != DMSG_OK) return sst; /* out of step: nothing more to agree on */
+    int verdict = ast;
+    for (int p = 0; p < P && verdict == DMSG_OK; p++)
+        verdict = (int)row[p];
+    int fst = dmsg_free(row);
+    if (verdict == DMSG_OK) verdict = fst;
+    return verdict != DMSG_OK ? verdict : failed;
+}
+
 int dmsg_darray_alloc(dmsg_darray *a)
 {
     /* Every PE takes part in dmsg_alloc even after a local error, so that a
@@ -179,13 +200,16 @@ int dmsg_darray_alloc(dmsg_darray *a)
         bytes = a->bytes;
     void *p = NULL;
     /* A PE with a bad argument asks for a size no other PE asks for
-     * (SIZE_MAX), so dmsg_alloc fails everywhere with DMSG_ERR_COLLECTIVE
-     * unless every PE failed alike. */
+     * (SIZE_MAX), so dmsg_alloc fails on every PE alike (DMSG_ERR_COLLECTIVE,
+     * or DMSG_ERR_NOMEM when all ask for it); the PEs then agree on the
+     * reason, so that every PE returns the same status. */
     int ast = dmsg_alloc(st == DMSG_OK ? bytes : SIZE_MAX, &p);
-    if (st != DMSG_OK) {
-        if (ast == DMSG_OK) dmsg_free(p);
-        return st;
+    if (ast == DMSG_OK && st != DMSG_OK) { /* not expected: SIZE_MAX never fits */
+        dmsg_free(p);
+        ast = DMSG_ERR_NOMEM;
     }
+    /* Other failures (not initialized, a failed barrier) leave nothing to agree on. */
+    if (ast == DMSG_ERR_COLLECTIVE || ast == DMSG_ERR_NOMEM) return agree(st, ast);
     if (ast != DMSG_OK) return ast;
     a->base = p;
     return DMSG_OK;

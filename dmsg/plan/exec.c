@@ -19,7 +19,7 @@ static dmsg_layout run(size_t n, size_t elem)
 
 /* Gathers pr's pieces into the send buffer, then one deposit into pr's
  * staging area. */
-static int send_packed(dmsg_plan *pl, const plan_peer *pr)
+static int send_packed(plan_t *pl, const plan_peer *pr)
 {
     char *buf = pl->stage + pl->stage_in, *src = pl->src.base;
     size_t off = 0;
@@ -36,7 +36,7 @@ static int send_packed(dmsg_plan *pl, const plan_peer *pr)
     return dmsg_deposit(pl->stage + pr->stage_off, buf, (size_t)pr->bytes, pr->pe, pl->ctr);
 }
 
-static int send_direct(dmsg_plan *pl, const plan_peer *pr)
+static int send_direct(plan_t *pl, const plan_peer *pr)
 {
     char *src = pl->src.base, *dst = pl->dst.base;
     for (size_t k = pr->first; k < pr->first + pr->npieces; k++) {
@@ -49,7 +49,7 @@ static int send_direct(dmsg_plan *pl, const plan_peer *pr)
 }
 
 /* Scatters the chunk pr deposited into my staging area. */
-static int unpack(dmsg_plan *pl, const plan_peer *pr)
+static int unpack(plan_t *pl, const plan_peer *pr)
 {
     char *in = pl->stage + pr->stage_off, *dst = pl->dst.base;
     for (size_t k = pr->first; k < pr->first + pr->npieces; k++) {
@@ -63,15 +63,18 @@ static int unpack(dmsg_plan *pl, const plan_peer *pr)
     return DMSG_OK;
 }
 
-int dmsg_plan_start(dmsg_plan *pl)
+int dmsg_plan_start(dmsg_plan *h)
 {
-    if (pl == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_start: NULL plan");
+    int st;
+    plan_t *pl = plan_body(h, "plan_start", &st);
+    if (pl == NULL) return st;
     if (pl->started) return DMSG_FAIL(DMSG_ERR_STATE, "plan_start: started and not finished");
     if (pl->mech == DMSG_PLAN_MEASURE && pl->execs < PLAN_TRIALS)
         pl->pack_on = (int)(pl->execs % 2); /* trials: direct, packed, direct, packed */
-    int st = dmsg_sync();
+    st = dmsg_sync();
     if (st != DMSG_OK) return st;
     pl->started = 1;
+    pl->ticket = plan_ctr_begin(plan_recv_msgs(pl, pl->pack_on));
     pl->t0 = dmsg_wtime();
     for (int i = 0; i < pl->nto; i++) {
         const plan_peer *pr = &pl->to[i];
@@ -83,7 +86,7 @@ int dmsg_plan_start(dmsg_plan *pl)
 
 /* After the last trial: every PE learns every PE's best times, and all keep
  * the mechanism whose slowest PE was faster. */
-static int decide(dmsg_plan *pl)
+static int decide(plan_t *pl)
 {
     double mine[2] = {pl->best[0], pl->best[1]};
     int st = plan_exchange(pl, mine, sizeof mine);
@@ -102,11 +105,13 @@ static int decide(dmsg_plan *pl)
     return DMSG_OK;
 }
 
-int dmsg_plan_finish(dmsg_plan *pl)
+int dmsg_plan_finish(dmsg_plan *h)
 {
-    if (pl == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_finish: NULL plan");
+    int st;
+    plan_t *pl = plan_body(h, "plan_finish", &st);
+    if (pl == NULL) return st;
     if (!pl->started) return DMSG_FAIL(DMSG_ERR_STATE, "plan_finish: plan not started");
-    int st = dmsg_await(pl->ctr, plan_recv_msgs(pl, pl->pack_on));
+    st = plan_ctr_land(pl->ticket);
     if (st != DMSG_OK) return st;
     pl->started = 0;
     int unpacked = 0;
@@ -127,9 +132,9 @@ int dmsg_plan_finish(dmsg_plan *pl)
     return DMSG_OK;
 }
 
-int dmsg_plan_execute(dmsg_plan *pl)
+int dmsg_plan_execute(dmsg_plan *h)
 {
-    int st = dmsg_plan_start(pl);
+    int st = dmsg_plan_start(h);
     if (st != DMSG_OK) return st;
-    return dmsg_plan_finish(pl);
+    return dmsg_plan_finish(h);
 }

@@ -8,7 +8,7 @@
 
 /* Deposits: one indexed or address-data deposit per partner, then the
  * await of what the partners deposit here. */
-static int deposit_lists(dmsg_iplan *ip)
+static int deposit_lists(iplan_t *ip, uint64_t ticket)
 {
     size_t e = ip->elem;
     for (int i = 0; i < ip->nlists; i++) {
@@ -22,27 +22,27 @@ static int deposit_lists(dmsg_iplan *ip)
                 memcpy(rec, &off, sizeof off);
                 memcpy(rec + sizeof off, ip->from + l->idx[j] * e, e);
             }
-            st = dmsg_deposit_adp(ip->to, ip->tmp, l->n, e, l->pe, ip->ctr);
+            st = dmsg_deposit_adp(l->remote, ip->tmp, l->n, e, l->pe, ip->ctr);
         } else {
             for (size_t j = 0; j < l->n; j++)
                 memcpy(ip->tmp + j * e, ip->from + l->idx[j] * e, e);
-            st = dmsg_deposit_indexed(ip->to, l->pos, ip->tmp, l->n, e, l->pe, ip->ctr);
+            st = dmsg_deposit_indexed(l->remote, l->pos, ip->tmp, l->n, e, l->pe, ip->ctr);
         }
         if (st != DMSG_OK) return st;
     }
-    return dmsg_await(ip->ctr, ip->awaited);
+    return plan_ctr_land(ticket);
 }
 
 /* Fetches: every partner's indexed fetch in flight, then the values into
  * place. */
-static int fetch_lists(dmsg_iplan *ip)
+static int fetch_lists(iplan_t *ip)
 {
     size_t e = ip->elem, at = 0;
     int st = DMSG_OK, started = 0;
     for (int i = 0; i < ip->nlists && st == DMSG_OK; i++, started++) {
         const ilist *l = &ip->lists[i];
         st =
-            dmsg_fetch_indexed_nb(ip->tmp + at * e, ip->from, l->idx, l->n, e, l->pe, &ip->reqs[i]);
+            dmsg_fetch_indexed_nb(ip->tmp + at * e, l->remote, l->idx, l->n, e, l->pe, &ip->reqs[i]);
         at += l->n;
         if (st != DMSG_OK) break;
     }
@@ -62,9 +62,9 @@ static int fetch_lists(dmsg_iplan *ip)
     return dmsg_sync();
 }
 
-int iplan_run(dmsg_iplan *ip)
+int iplan_run(iplan_t *ip)
 {
     int st = dmsg_sync(); /* clearance: the targets are free everywhere, the values final */
     if (st != DMSG_OK) return st;
-    return ip->fetch ? fetch_lists(ip) : deposit_lists(ip);
+    return ip->fetch ? fetch_lists(ip) : deposit_lists(ip, plan_ctr_begin(ip->awaited));
 }

@@ -43,7 +43,7 @@ static double fetch_s(const dmsg_machine *m, double bytes, double *issue)
     return 2 * m->overhead_us * 1e-6 + m->read_us * 1e-6 + secs(bytes, mbs);
 }
 
-void iplan_model_predict(const dmsg_iplan *ip, const plan_model *pm, const uint64_t *cnt,
+void iplan_model_predict(const iplan_t *ip, const plan_model *pm, const uint64_t *cnt,
                          size_t stride, int p, double *deposit, double *fetch)
 {
     const dmsg_machine *m = plan_model_machine(pm);

@@ -12,12 +12,12 @@ size_t plan_xch_bytes(int npes, size_t rowsz)
     return (size_t)npes * rowsz + PLAN_CAL_TEXT;
 }
 
-char *plan_cal_text(const dmsg_plan *pl)
+char *plan_cal_text(const plan_t *pl)
 {
     return pl->xch + (size_t)pl->npes * pl->rowsz;
 }
 
-dmsg_status plan_local_model(dmsg_plan *pl, const plan_settings *set, const char *machine,
+dmsg_status plan_local_model(plan_t *pl, const plan_settings *set, const char *machine,
                              plan_model **pm, uint32_t *need, int *unknown)
 {
     *pm = NULL;

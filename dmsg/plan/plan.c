@@ -19,7 +19,7 @@ int plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
     return 1;
 }
 
-uint64_t plan_send_msgs(const dmsg_plan *pl, int pack_on)
+uint64_t plan_send_msgs(const plan_t *pl, int pack_on)
 {
     uint64_t n = 0;
     for (int i = 0; i < pl->nto; i++)
@@ -27,7 +27,7 @@ uint64_t plan_send_msgs(const dmsg_plan *pl, int pack_on)
     return n;
 }
 
-uint64_t plan_recv_msgs(const dmsg_plan *pl, int pack_on)
+uint64_t plan_recv_msgs(const plan_t *pl, int pack_on)
 {
     uint64_t n = 0;
     for (int i = 0; i < pl->nfrom; i++)
@@ -36,7 +36,7 @@ uint64_t plan_recv_msgs(const dmsg_plan *pl, int pack_on)
 }
 
 /* The pieces between this PE and every partner, one direction. */
-static dmsg_status build_side(dmsg_plan *pl, const dmsg_assign *as, int sending)
+static dmsg_status build_side(plan_t *pl, const dmsg_assign *as, int sending)
 {
     plan_pieces *ps = sending ? &pl->sendp : &pl->recvp;
     plan_peer *peers = calloc((size_t)pl->npes, sizeof *peers);
@@ -102,13 +102,13 @@ typedef struct xrow {
     uint64_t packed[];
 } xrow;
 
-static xrow *row_of(const dmsg_plan *pl, int pe)
+static xrow *row_of(const plan_t *pl, int pe)
 {
     return (xrow *)(pl->xch + (size_t)pe * pl->rowsz);
 }
 
 /* Deposits this PE's row to every PE and waits until all rows are there. */
-dmsg_status plan_exchange(dmsg_plan *pl, const void *row, size_t len)
+dmsg_status plan_exchange(plan_t *pl, const void *row, size_t len)
 {
     for (int i = 0; i < pl->npes; i++) {
         int q = (pl->me + i) % pl->npes;
@@ -122,7 +122,7 @@ dmsg_status plan_exchange(dmsg_plan *pl, const void *row, size_t len)
  * hash, the host model's needs, the bytes it packs per receiver) to every
  * PE. Returns the deposits' or barrier's error (the PEs are then out of
  * step), else DMSG_OK: every row is readable. */
-static dmsg_status create_exchange(dmsg_plan *pl, dmsg_status st, uint64_t hash, uint32_t need,
+static dmsg_status create_exchange(plan_t *pl, dmsg_status st, uint64_t hash, uint32_t need,
                                    int unknown)
 {
     xrow *row = calloc(1, pl->rowsz);
@@ -144,7 +144,7 @@ static dmsg_status create_exchange(dmsg_plan *pl, dmsg_status st, uint64_t hash,
 }
 
 /* The verdict of the exchange, the same on every PE. */
-static dmsg_status verdict(const dmsg_plan *pl)
+static dmsg_status verdict(const plan_t *pl)
 {
     for (int p = 0; p < pl->npes; p++)
         if (row_of(pl, p)->status != DMSG_OK) return (dmsg_status)row_of(pl, p)->status;
@@ -159,7 +159,7 @@ static dmsg_status verdict(const dmsg_plan *pl)
 
 /* From the packed-bytes matrix: offsets of the chunks in the staging areas
  * and the size every PE allocates (the largest need of any PE). */
-static size_t place_chunks(dmsg_plan *pl)
+static size_t place_chunks(plan_t *pl)
 {
     size_t in_max = 0, out_max = 0;
     for (int q = 0; q < pl->npes; q++) {
@@ -185,7 +185,7 @@ static size_t place_chunks(dmsg_plan *pl)
     return out_max == 0 ? 0 : pl->stage_in + out_max;
 }
 
-static void free_local(dmsg_plan *pl)
+static void free_local(plan_t *pl)
 {
     plan_pieces_free(&pl->sendp);
     plan_pieces_free(&pl->recvp);
@@ -194,11 +194,12 @@ static void free_local(dmsg_plan *pl)
     free(pl);
 }
 
-int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan **out)
+static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan **out,
+                  int no_handle, plan_t **made)
 {
     int npes = dmsg_npes(), me = dmsg_pe();
     if (npes <= 0) return DMSG_FAIL(DMSG_ERR_NOT_INIT, "plan_create: dmsg is not initialized");
-    dmsg_plan *pl = calloc(1, sizeof *pl);
+    plan_t *pl = calloc(1, sizeof *pl);
     if (pl == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
     pl->npes = npes;
     pl->me = me;
@@ -218,6 +219,7 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
                           : set.machine[0] != '\0'              ? set.machine
                                                                 : NULL;
     if (st == DMSG_OK) st = check_local(as, opts, npes, out);
+    if (st == DMSG_OK && no_handle) st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
     if (st == DMSG_OK) {
         pl->src = *as->src;
         pl->dst = *as->dst;
@@ -270,11 +272,12 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
     }
     size_t stage = 0;
     if (st == DMSG_OK) stage = place_chunks(pl);
-    /* Nobody reads the rows after the barrier inside ctr_create / alloc. */
-    if (st == DMSG_OK) st = dmsg_ctr_create(&pl->ctr);
+    /* The rows are read; the next deposits into them (MEASURE's exchange)
+     * come after executions' clearance barriers. */
+    if (st == DMSG_OK) st = plan_ctr_get(&pl->ctr);
     if (st == DMSG_OK && stage > 0) {
         st = dmsg_alloc(stage, (void **)&pl->stage);
-        if (st != DMSG_OK) dmsg_ctr_destroy(pl->ctr);
+        if (st != DMSG_OK) plan_ctr_put();
     }
     if (st != DMSG_OK) {
         dmsg_free(pl->xch);
@@ -286,23 +289,66 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
      * (docs/model.md 3), so packed bytes need no dmsg_quiet before they move. */
     const char *tp = dmsg_transport_name();
     pl->async = !(strcmp(tp, "shm") == 0 || strcmp(tp, "sim") == 0);
-    *out = pl;
+    *made = pl;
     return DMSG_OK;
 }
 
-int dmsg_plan_destroy(dmsg_plan *pl)
+int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan **out)
 {
-    if (pl == NULL) return DMSG_OK;
-    int st = dmsg_ctr_destroy(pl->ctr);
+    /* The handle is taken first: running out of memory for it later would
+     * fail this PE alone after the collective steps; now it is a local
+     * error that the create exchange makes every PE's. */
+    struct dmsg_plan *h = plan_cell_new();
+    plan_t *pl = NULL;
+    int st = create(as, opts, out, h == NULL, &pl);
+    if (st != DMSG_OK) {
+        if (h != NULL) plan_cell_unused(h);
+        return st;
+    }
+    h->body = pl;
+    *out = h;
+    return DMSG_OK;
+}
+
+int plan_destroy_body(plan_t *pl)
+{
+    int st = plan_ctr_put();
     int st2 = pl->stage != NULL ? dmsg_free(pl->stage) : DMSG_OK;
     int st3 = dmsg_free(pl->xch);
     free_local(pl);
     return st != DMSG_OK ? st : st2 != DMSG_OK ? st2 : st3;
 }
 
-int dmsg_plan_get_info(const dmsg_plan *pl, dmsg_plan_info *info)
+int dmsg_plan_destroy(dmsg_plan *h)
 {
-    if (pl == NULL || info == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_get_info: NULL argument");
+    if (h == NULL) return DMSG_OK;
+    if (h->body == NULL)
+        return DMSG_FAIL(DMSG_ERR_HANDLE, "plan_destroy: the plan is already destroyed");
+    plan_t *pl = h->body;
+    h->body = NULL;
+    return plan_destroy_body(pl);
+}
+
+plan_t *plan_body(const dmsg_plan *h, const char *fn, int *st)
+{
+    if (h == NULL) {
+        *st = DMSG_FAIL(DMSG_ERR_NULL, "%s: NULL plan", fn);
+        return NULL;
+    }
+    if (h->body == NULL) {
+        *st = DMSG_FAIL(DMSG_ERR_HANDLE, "%s: the plan is destroyed", fn);
+        return NULL;
+    }
+    *st = DMSG_OK;
+    return h->body;
+}
+
+int dmsg_plan_get_info(const dmsg_plan *h, dmsg_plan_info *info)
+{
+    int hst;
+    const plan_t *pl = plan_body(h, "plan_get_info", &hst);
+    if (pl == NULL) return hst;
+    if (info == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_get_info: NULL argument");
     dmsg_plan_info t;
     memset(&t, 0, sizeof t);
     t.mech = pl->mech;
@@ -337,9 +383,12 @@ int dmsg_plan_get_info(const dmsg_plan *pl, dmsg_plan_info *info)
     return DMSG_OK;
 }
 
-int dmsg_plan_partner(const dmsg_plan *pl, int i, dmsg_plan_partner_info *info)
+int dmsg_plan_partner(const dmsg_plan *h, int i, dmsg_plan_partner_info *info)
 {
-    if (pl == NULL || info == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_partner: NULL argument");
+    int hst;
+    const plan_t *pl = plan_body(h, "plan_partner", &hst);
+    if (pl == NULL) return hst;
+    if (info == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_partner: NULL argument");
     if (i < 0 || i >= pl->nto)
         return DMSG_FAIL(DMSG_ERR_ARG, "plan_partner: %d not in 0..%d", i, pl->nto - 1);
     const plan_peer *pr = &pl->to[i];

@@ -9,6 +9,44 @@
 #include "dmsg_plan.h"
 #include "dmsg/base/status.h"
 
+typedef struct plan_s plan_t;
+typedef struct iplan_s iplan_t;
+
+/* ---------------------------------------------------------- handle.c */
+
+/* A plan's handle (what dmsg_plan_create gives the caller): a cell that
+ * points at the plan and is never freed nor given to another plan, so that
+ * a destroyed plan's handle is recognised (body NULL: DMSG_ERR_HANDLE)
+ * instead of being used after free. It costs a pointer per plan ever
+ * created. */
+struct dmsg_plan {
+    plan_t *body;
+};
+struct dmsg_iplan {
+    iplan_t *body;
+};
+
+/* A cell for a new plan (NULL: out of memory). One that was never handed
+ * out goes back with plan_cell_unused. */
+void *plan_cell_new(void);
+void plan_cell_unused(void *cell);
+
+/* The deposit counter all plans share, so that the number of plans alive is
+ * not bounded by DMSG_MAX_COUNTERS. Collective: the first plan_ctr_get
+ * creates it, the matching last plan_ctr_put destroys it (every PE creates
+ * and destroys plans in the same order, so the counts agree). */
+dmsg_status plan_ctr_get(dmsg_ctr *ctr);
+dmsg_status plan_ctr_put(void);
+/* Executions on the shared counter may overlap (dmsg_plan_start of several
+ * plans before their finishes). plan_ctr_begin registers that msgs deposits
+ * to this PE are coming for an execution (after its clearance barrier) and
+ * returns its ticket; plan_ctr_land(ticket) returns once they have landed,
+ * awaiting every deposit of every execution begun and not yet landed (the
+ * counter cannot tell them apart; they all come, since each began after a
+ * barrier every PE passed and its senders issue them without waiting). */
+uint64_t plan_ctr_begin(uint64_t msgs);
+dmsg_status plan_ctr_land(uint64_t ticket);
+
 /* ---------------------------------------------------------- darray.c */
 
 /* PE pe's coordinate along array dimension d of a, or -1 when pe owns
@@ -60,7 +98,7 @@ typedef struct plan_peer {
 /* Trial executions of DMSG_PLAN_MEASURE: direct, packed, direct, packed. */
 #define PLAN_TRIALS 4
 
-struct dmsg_plan {
+struct plan_s {
     dmsg_darray src, dst; /* copies of the caller's arrays */
     size_t elem;
     int mech, me, npes;
@@ -75,6 +113,7 @@ struct dmsg_plan {
     plan_peer *to, *from; /* partners with pieces, staggered order */
     int nto, nfrom;
     int started;
+    uint64_t ticket; /* of the started execution on the shared counter */
     uint64_t execs;
     double t0, best[2]; /* MEASURE: this PE's best trial, direct and packed */
     double measured[2]; /* MEASURE: slowest PE's best, direct and packed */
@@ -83,9 +122,15 @@ struct dmsg_plan {
     double cal_s;     /* seconds PE 0 spent calibrating for this plan */
 };
 
+/* The plan behind handle h, or NULL with *st DMSG_ERR_NULL (h NULL) or
+ * DMSG_ERR_HANDLE (destroyed); fn names the call in the message. */
+plan_t *plan_body(const dmsg_plan *h, const char *fn, int *st);
+/* Collective: frees a plan's counter share, memory and itself. */
+int plan_destroy_body(plan_t *pl);
+
 /* Deposits this PE sends and the messages it awaits with packing on/off. */
-uint64_t plan_recv_msgs(const dmsg_plan *pl, int pack_on);
-uint64_t plan_send_msgs(const dmsg_plan *pl, int pack_on);
+uint64_t plan_recv_msgs(const plan_t *pl, int pack_on);
+uint64_t plan_send_msgs(const plan_t *pl, int pack_on);
 
 /* 1 if both sides of the only piece are one contiguous run (packing them
  * would only add copies). */

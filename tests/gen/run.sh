@@ -92,7 +92,8 @@ for d in tests/gen/*.dgen; do
     done
 done
 
-# Broken descriptions: the message must name file, line and column.
+# Broken descriptions: the message must name file, line and column, and say
+# what is wrong (or not supported).
 expect_error() { # TEXT EXPECTED-MESSAGE
     printf '%s\n' "$1" > "$T/bad.dgen"
     if "$GEN" -o "$T/bad.c" "$T/bad.dgen" 2> "$T/err"; then
@@ -144,6 +145,123 @@ array A(16) double dist(block) onto P
 array B(16) double dist(block) onto P
 B = A" "1:1: error: pes 2 is smaller than a grid of 4 PEs"
 expect_error "$G" "4:1: error: no statements"
+
+expect_error "$G
+B = A + A" "4:7: error: found '+': expressions (operators, constants, parentheses) are not supported"
+expect_error "$G
+B = 2 * A" "4:5: error: found '2': expressions"
+expect_error "$G
+B = A(0:15) / A" "4:13: error: found '/': expressions"
+expect_error "$G
+B = sum(A)" "4:5: error: 'sum' is not an array: function calls are not supported"
+expect_error "$G
+array I(16) int32 dist(block) onto P
+B = A(I)" "5:7: error: A(I): subscripts through an index array (gathers and scatters) are not supported"
+expect_error "$G
+B(i) = A" "4:3: error: subscript 'i': names in subscripts are not supported"
+expect_error "$G
+B(0:14) = A(0+1:15)" "4:14: error: '+' in a subscript: arithmetic in subscripts is not supported"
+expect_error "grid P(4)
+array A(16) double dist(block) onto P halo(1)
+array B(16) double dist(cyclic) onto P
+B(0:15) = A(-1:14)" "4:13: error: source subscript 1 of A: index -1 is in the declared halo: addressing a halo is not supported"
+# The limits of a statement (docs/compiler.md 9), refused before anything is built.
+expect_error "grid P(4)
+array A(1099511627776) double dist(cyclic(3)) onto P
+array B(1099511627776) double dist(block) onto P
+B = A" "4:1: error: statement s1: the section of A touches 366503875926 distribution blocks"
+expect_error "grid G(2, 2)
+array A(3000, 3000) int8 dist(cyclic(3), cyclic(3)) onto G
+array B(3000, 3000) int8 dist(cyclic(5), cyclic(5)) onto G
+B = A" "4:1: error: statement s1: more than 262144 pieces"
+
+# Inputs and command lines that are not descriptions: the message says why.
+expect_fail() { # LABEL EXPECTED-MESSAGE COMMAND...
+    label=$1
+    want=$2
+    shift 2
+    if "$@" > "$T/out" 2> "$T/err"; then
+        echo "FAIL $label: accepted"
+        fails=$((fails + 1))
+    elif grep -qF -- "$want" "$T/err"; then
+        passes=$((passes + 1))
+    else
+        echo "FAIL $label: want '$want', got: $(cat "$T/err")"
+        fails=$((fails + 1))
+    fi
+}
+printf 'grid P(4)\nar\000ray A(16) double dist(block) onto P\n' > "$T/nul.dgen"
+expect_fail "NUL byte" "$T/nul.dgen:2:3: error: a NUL byte" "$GEN" -o "$T/x.c" "$T/nul.dgen"
+expect_fail "directory" "dmsg-gen: $T: is a directory" "$GEN" -o "$T/x.c" "$T"
+expect_fail "missing file" "$T/none.dgen: No such file or directory" "$GEN" -o "$T/x.c" "$T/none.dgen"
+# -m: --help lists the machines that -m accepts, and -m refuses others naming them.
+machines=$("$GEN" --help | sed -n 's/.*a built-in (\([^)]*\)).*/\1/p' | tr -d ,)
+if [ -z "$machines" ]; then
+    echo "FAIL --help lists no built-in machines"
+    fails=$((fails + 1))
+fi
+for m in $machines; do
+    if "$GEN" -m "$m" -o "$T/x.c" tests/gen/shift.dgen 2> "$T/err"; then
+        passes=$((passes + 1))
+    else
+        echo "FAIL --help lists machine $m, -m refuses it: $(cat "$T/err")"
+        fails=$((fails + 1))
+    fi
+done
+expect_fail "-m t3e" "unknown machine 't3e'" "$GEN" -m t3e -o "$T/x.c" tests/gen/shift.dgen
+expect_fail "-m t3e lists the built-ins" "t3e-scap, t3e-vscap" "$GEN" -m t3e -o "$T/x.c" \
+    tests/gen/shift.dgen
+
+# A statement of any length: 3000 continued lines and 300 blanks in one
+# statement, generated, compiled and run; its comment is the statement.
+{
+    echo 'grid P(4)'
+    echo 'array A(16) double dist(block) onto P'
+    echo 'array B(16) double dist(cyclic) onto P'
+    printf 'B(0:15'
+    i=0
+    while [ $i -lt 3000 ]; do
+        printf ' \\\n'
+        i=$((i + 1))
+    done
+    printf ') = A(0%300s:15)\n' ''
+} > "$T/long.dgen"
+check_program "$T/long.dgen" "long statement" --mech direct
+if grep -qF '): B(0:15 ) = A(0 :15)' "$T/p.c"; then
+    passes=$((passes + 1))
+else
+    echo "FAIL long statement: its comment is not the statement"
+    fails=$((fails + 1))
+fi
+
+# Replicated arrays (* in every dimension): a copy on every PE of the grid.
+# A statement into one is a broadcast (every PE receives deposits), one from
+# one reads each PE's own copy; the driver checks every copy.
+cat > "$T/repl.dgen" << 'EOF'
+grid P(4)
+array A(37) double dist(cyclic(3)) onto P
+array R(37) double dist(*) onto P
+array S(37) double dist(*) onto P
+array M(6, 5) int32 dist(block, *) onto P
+array N(6, 5) int32 dist(*, *) onto P
+bcast: R = A
+back:  A(0:36:2) = R(36:0:-2)
+copy:  S = R
+b2:    N = M
+EOF
+for m in "--mech direct" "--mech pack" "--mech direct --store adp"; do
+    # shellcheck disable=SC2086
+    check_program "$T/repl.dgen" "replicated arrays $m" $m
+    for st in bcast b2; do
+        if grep -qE "^static const uint64_t ${st}_recv\[GEN_NPES\] = \{[1-9][0-9]*(, [1-9][0-9]*)*\};" \
+            "$T/p.c"; then
+            passes=$((passes + 1))
+        else
+            echo "FAIL replicated arrays $m: $st is not a broadcast: $(grep "${st}_recv\[GEN" "$T/p.c")"
+            fails=$((fails + 1))
+        fi
+    done
+done
 
 echo "dmsg-gen: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

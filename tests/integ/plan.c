@@ -181,3 +181,57 @@ Test(plan, model_choice_sim, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("plan_model_sim", 16, sim_t3d);
     expect_case_ok("plan_model_sim", 16, sim_paragon);
 }
+
+/* Duplicate targets of a scatter with wide elements: the highest rank's
+ * whole value, over shm and sim, and no race reported by the checker. */
+ParameterizedTestParameters(plan, iplan_scatter_wide)
+{
+    return cr_make_param_array(int, split_pes, sizeof split_pes / sizeof split_pes[0]);
+}
+ParameterizedTest(int *npes, plan, iplan_scatter_wide, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("iplan_scatter_wide", *npes, NULL);
+}
+
+Test(plan, iplan_scatter_wide_sim, .timeout = 2 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=paragon", NULL};
+    expect_case_ok("iplan_scatter_wide", 4, sim);
+}
+
+Test(plan, iplan_scatter_checker_quiet, .timeout = 4 * JOB_WATCHDOG)
+{
+    if (job_over_ofi())
+        cr_skip_test("chooses its transport: runs in the suite over shm");
+    static const char *const env[] = {"DMSG_TRANSPORT=shm", "DMSG_CHECK=1", NULL};
+    static const char *const cases[] = {"iplan_scatter_wide", "iplan_scatter"};
+    for (size_t i = 0; i < 2; i++) {
+        job_result j;
+        cr_assert(job_run_case(cases[i], 3, env, &j) == 0, "could not start the job");
+        cr_expect(job_exited_ok(&j), "%s: %s\n%s", j.cmd, job_how(&j), job_tail(j.err, 3000));
+        cr_expect(!job_contains(j.err, "dmsg check:"), "%s: reported:\n%s", j.cmd,
+                  job_tail(j.err, 3000));
+        job_free(&j);
+    }
+}
+
+/* NULL buffers with no elements, destroyed handles, more plans than counters. */
+static const char *const plan_handle_cases[] = {"iplan_empty", "iplan_stale", "iplan_many",
+                                                "plan_stale",  "plan_many",   "darray_alloc_agree"};
+
+ParameterizedTestParameters(plan, handles)
+{
+    return cr_make_param_array(int, split_pes, sizeof split_pes / sizeof split_pes[0]);
+}
+ParameterizedTest(int *npes, plan, handles, .timeout = 6 * JOB_WATCHDOG)
+{
+    for (size_t i = 0; i < sizeof plan_handle_cases / sizeof plan_handle_cases[0]; i++)
+        expect_case_ok(plan_handle_cases[i], *npes, NULL);
+}
+
+Test(plan, handles_sim, .timeout = 6 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
+    for (size_t i = 0; i < sizeof plan_handle_cases / sizeof plan_handle_cases[0]; i++)
+        expect_case_ok(plan_handle_cases[i], 3, sim);
+}

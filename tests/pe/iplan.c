@@ -131,7 +131,130 @@ static int iplan_errors(void)
     return 0;
 }
 
+/* PEs without elements pass NULL for the list and the buffer: gathers by
+ * every mechanism and scatters by deposits and fetches still work for the
+ * others (the odd PEs are empty; with one PE, PE 0 runs empty plans). */
+static int iplan_empty(void)
+{
+    static const int mechs[] = {DMSG_IPLAN_INDEXED, DMSG_IPLAN_ADP, DMSG_IPLAN_FETCH};
+    size_t total = 23 * 17, n = pe_n() == 1 || pe_me() % 2 ? 0 : 40, idx[40];
+    for (size_t i = 0; i < 40; i++)
+        idx[i] = (7 * i + 3 * (size_t)pe_me()) % total;
+    for (int m = 0; m < 3; m++) {
+        dmsg_darray src;
+        PE_TRY(pe_iplan_array(&src, 8));
+        PE_TRY(pe_iplan_fill(&src, 5));
+        unsigned char *buf;
+        PE_OK(dmsg_alloc(40 * 8, (void **)&buf));
+        dmsg_iplan *ip;
+        PE_OK(dmsg_iplan_create(&src, n ? idx : NULL, n, n ? buf : NULL, mechs[m], &ip));
+        PE_OK(dmsg_iplan_execute(ip));
+        PE_TRY(check_dst(buf, idx, n, 8, 5, mechs[m]));
+        PE_OK(dmsg_iplan_destroy(ip));
+        /* The scatter back (deposits or fetches): the values land where they came from. */
+        if (mechs[m] != DMSG_IPLAN_ADP) {
+            PE_OK(dmsg_sync());
+            memset(src.base, 0, src.bytes);
+            PE_OK(dmsg_iplan_create_scatter(&src, n ? idx : NULL, n, n ? buf : NULL, mechs[m],
+                                            &ip));
+            PE_OK(dmsg_iplan_execute(ip));
+            PE_OK(dmsg_iplan_destroy(ip)); /* a barrier: every deposit has landed */
+            /* My elements: the gathered value where an even PE names it, else 0. */
+            for (size_t lin = 0; lin < total; lin++) {
+                size_t g[2], off;
+                int owner, named = 0;
+                prand_unlinear(&src, lin, g);
+                PE_OK(dmsg_darray_locate(&src, g, &owner, &off));
+                if (owner != pe_me()) continue;
+                for (int p = 0; p < pe_n() && pe_n() > 1; p += 2)
+                    for (size_t i = 0; i < 40; i++)
+                        named |= (7 * i + 3 * (size_t)p) % total == lin;
+                const unsigned char *got = (const unsigned char *)src.base + off;
+                for (size_t j = 0; j < 8; j++)
+                    PE_CHECK(got[j] == (named ? prand_byte(5, lin, j) : 0),
+                             "mech %d: element %zu byte %zu after the scatter back", mechs[m],
+                             lin, j);
+            }
+        }
+        PE_OK(dmsg_free(buf));
+        PE_OK(dmsg_darray_free(&src));
+    }
+    return 0;
+}
+
+/* A destroyed plan's handle: every use returns DMSG_ERR_HANDLE (no use
+ * after free), a second destroy too, on every PE alike. */
+static int iplan_stale(void)
+{
+    static const int mechs[] = {DMSG_IPLAN_INDEXED, DMSG_IPLAN_FETCH};
+    dmsg_darray src;
+    PE_TRY(pe_iplan_array(&src, 8));
+    unsigned char *buf;
+    PE_OK(dmsg_alloc(4 * 8, (void **)&buf));
+    size_t idx[4] = {0, 5, 390, 7};
+    for (int m = 0; m < 2; m++) {
+        dmsg_iplan *ip, *sc;
+        PE_OK(dmsg_iplan_create(&src, idx, 4, buf, mechs[m], &ip));
+        PE_OK(dmsg_iplan_create_scatter(&src, idx, 4, buf, mechs[m], &sc));
+        PE_OK(dmsg_iplan_execute(ip));
+        PE_OK(dmsg_iplan_destroy(ip));
+        PE_OK(dmsg_iplan_destroy(sc));
+        dmsg_iplan_info info;
+        PE_EXPECT(dmsg_iplan_execute(ip), DMSG_ERR_HANDLE);
+        PE_EXPECT(dmsg_iplan_get_info(ip, &info), DMSG_ERR_HANDLE);
+        PE_EXPECT(dmsg_iplan_destroy(ip), DMSG_ERR_HANDLE);
+        PE_EXPECT(dmsg_iplan_execute(sc), DMSG_ERR_HANDLE);
+        PE_EXPECT(dmsg_iplan_destroy(sc), DMSG_ERR_HANDLE);
+        /* A new plan does not revive the old handle. */
+        dmsg_iplan *again;
+        PE_OK(dmsg_iplan_create(&src, idx, 4, buf, mechs[m], &again));
+        PE_CHECK(again != ip && again != sc, "a new plan got a destroyed plan's handle");
+        PE_EXPECT(dmsg_iplan_execute(ip), DMSG_ERR_HANDLE);
+        PE_OK(dmsg_iplan_execute(again));
+        PE_OK(dmsg_iplan_destroy(again));
+    }
+    PE_OK(dmsg_free(buf));
+    PE_OK(dmsg_darray_free(&src));
+    return 0;
+}
+
+/* More plans alive at once than DMSG_MAX_COUNTERS (256 by default): they
+ * share one counter. Every one executes correctly, in any order. */
+static int iplan_many(void)
+{
+    enum { PLANS = 300 };
+    dmsg_darray src;
+    PE_TRY(pe_iplan_array(&src, 8));
+    PE_TRY(pe_iplan_fill(&src, 9));
+    unsigned char *buf;
+    PE_OK(dmsg_alloc(PLANS * 8, (void **)&buf));
+    dmsg_iplan **ip = malloc(PLANS * sizeof *ip);
+    size_t *idx = malloc(PLANS * sizeof *idx);
+    PE_CHECK(ip != NULL && idx != NULL, "out of memory");
+    for (size_t k = 0; k < PLANS; k++) {
+        idx[k] = (k * 13 + (size_t)pe_me() * 5) % (23 * 17);
+        PE_OK(dmsg_iplan_create(&src, &idx[k], 1, buf + 8 * k, DMSG_IPLAN_INDEXED, &ip[k]));
+    }
+    for (size_t k = PLANS; k-- > 0;)
+        PE_OK(dmsg_iplan_execute(ip[k]));
+    PE_TRY(check_dst(buf, idx, PLANS, 8, 9, DMSG_IPLAN_INDEXED));
+    for (size_t k = 0; k < PLANS; k++)
+        PE_OK(dmsg_iplan_destroy(ip[k]));
+    /* All gone: counters are free again for the user. */
+    dmsg_ctr c;
+    PE_OK(dmsg_ctr_create(&c));
+    PE_OK(dmsg_ctr_destroy(c));
+    free(idx);
+    free(ip);
+    PE_OK(dmsg_free(buf));
+    PE_OK(dmsg_darray_free(&src));
+    return 0;
+}
+
 const pe_case pe_iplan_cases[] = {
+    {"iplan_empty", iplan_empty, 0},
+    {"iplan_stale", iplan_stale, 0},
+    {"iplan_many", iplan_many, 0},
     {"iplan_gather", iplan_gather, 0},
     {"iplan_errors", iplan_errors, 0},
     {NULL, NULL, 0},

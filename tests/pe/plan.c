@@ -397,7 +397,124 @@ static int plan_model_sim(void)
     return 0;
 }
 
+/* A destroyed plan's handle: every use returns DMSG_ERR_HANDLE (no use
+ * after free), a second destroy too, on every PE alike. */
+static int plan_stale(void)
+{
+    dmsg_darray A, B;
+    dmsg_assign as;
+    PE_TRY(pe_plan_transpose(&A, &B, &as, 4 * (size_t)pe_n(), 8));
+    dmsg_plan_opts o = {.mech = DMSG_PLAN_PACK};
+    dmsg_plan *plan, *again;
+    PE_OK(dmsg_plan_create(&as, &o, &plan));
+    PE_TRY(pe_plan_verify(plan, &as));
+    PE_OK(dmsg_plan_destroy(plan));
+    dmsg_plan_info info;
+    dmsg_plan_partner_info pi;
+    PE_EXPECT(dmsg_plan_execute(plan), DMSG_ERR_HANDLE);
+    PE_EXPECT(dmsg_plan_start(plan), DMSG_ERR_HANDLE);
+    PE_EXPECT(dmsg_plan_finish(plan), DMSG_ERR_HANDLE);
+    PE_EXPECT(dmsg_plan_get_info(plan, &info), DMSG_ERR_HANDLE);
+    PE_EXPECT(dmsg_plan_partner(plan, 0, &pi), DMSG_ERR_HANDLE);
+    PE_EXPECT(dmsg_plan_destroy(plan), DMSG_ERR_HANDLE);
+    /* A new plan does not revive the old handle. */
+    PE_OK(dmsg_plan_create(&as, &o, &again));
+    PE_CHECK(again != plan, "a new plan got a destroyed plan's handle");
+    PE_EXPECT(dmsg_plan_execute(plan), DMSG_ERR_HANDLE);
+    PE_TRY(pe_plan_verify(again, &as));
+    PE_OK(dmsg_plan_destroy(again));
+    PE_OK(dmsg_darray_free(&B));
+    PE_OK(dmsg_darray_free(&A));
+    return 0;
+}
+
+/* More plans alive at once than DMSG_MAX_COUNTERS (256 by default): they
+ * share one counter, also when their executions overlap (two started,
+ * finished in either order). */
+static int plan_many(void)
+{
+    enum { PLANS = 300 };
+    dmsg_darray A, B, C, D;
+    dmsg_assign ab, cd;
+    size_t n = 4 * (size_t)pe_n();
+    PE_TRY(pe_plan_transpose(&A, &B, &ab, n, 8));
+    PE_TRY(pe_plan_transpose(&C, &D, &cd, n, 16));
+    dmsg_plan **pl = malloc(PLANS * sizeof *pl);
+    unsigned char *want_b = malloc(B.bytes), *want_d = malloc(D.bytes);
+    PE_CHECK(pl != NULL && want_b != NULL && want_d != NULL, "out of memory");
+    for (int k = 0; k < PLANS; k++) {
+        dmsg_plan_opts o = {.mech = k % 2 ? DMSG_PLAN_PACK : DMSG_PLAN_DIRECT};
+        PE_OK(dmsg_plan_create(k % 3 ? &ab : &cd, &o, &pl[k]));
+    }
+    for (int k = 0; k < PLANS; k += 37)
+        PE_TRY(pe_plan_verify(pl[k], k % 3 ? &ab : &cd));
+    PE_TRY(pe_plan_verify(pl[PLANS - 1], (PLANS - 1) % 3 ? &ab : &cd));
+    for (int order = 0; order < 2; order++) {
+        dmsg_plan *p = pl[1], *q = pl[3]; /* A to B packed, C to D packed */
+        PE_OK(dmsg_sync());
+        PE_TRY(fill(&A, 1, A.base));
+        PE_TRY(fill(&B, 2, B.base));
+        PE_TRY(fill(&C, 1, C.base));
+        PE_TRY(fill(&D, 2, D.base));
+        PE_OK(dmsg_plan_start(p));
+        PE_OK(dmsg_plan_start(q));
+        PE_OK(dmsg_plan_finish(order ? q : p));
+        PE_OK(dmsg_plan_finish(order ? p : q));
+        PE_TRY(expected(&ab, want_b));
+        PE_TRY(expected(&cd, want_d));
+        PE_TRY(compare(&ab, want_b, (uint64_t)order, DMSG_PLAN_PACK));
+        PE_TRY(compare(&cd, want_d, (uint64_t)order, DMSG_PLAN_PACK));
+    }
+    for (int k = 0; k < PLANS; k++)
+        PE_OK(dmsg_plan_destroy(pl[k]));
+    /* All gone: counters are free again for the user. */
+    dmsg_ctr c;
+    PE_OK(dmsg_ctr_create(&c));
+    PE_OK(dmsg_ctr_destroy(c));
+    free(want_d);
+    free(want_b);
+    free(pl);
+    PE_OK(dmsg_darray_free(&D));
+    PE_OK(dmsg_darray_free(&C));
+    PE_OK(dmsg_darray_free(&B));
+    PE_OK(dmsg_darray_free(&A));
+    return 0;
+}
+
+/* A bad dmsg_darray_alloc on some PEs only: every PE returns the same
+ * status (the lowest ranked failing PE's), and nothing is allocated. */
+static int darray_alloc_agree(void)
+{
+    dmsg_darray A, B, C;
+    dmsg_assign as;
+    PE_TRY(pe_plan_transpose(&A, &B, &as, 4 * (size_t)pe_n(), 8));
+    C = A;
+    C.base = NULL;
+    /* The last PE passes an array that has storage. */
+    PE_EXPECT(dmsg_darray_alloc(pe_me() == pe_n() - 1 ? &A : &C), DMSG_ERR_ARG);
+    PE_CHECK(C.base == NULL, "a failed alloc set base");
+    /* PE 0 passes NULL, the last PE an array with storage: PE 0's error wins. */
+    PE_EXPECT(dmsg_darray_alloc(pe_me() == 0 ? NULL : pe_me() == pe_n() - 1 ? &A : &C),
+              DMSG_ERR_NULL);
+    /* A grid larger than the job on one PE. */
+    dmsg_darray_desc d = A.desc;
+    d.grid[0] = pe_me() == pe_n() - 1 ? pe_n() + 1 : pe_n();
+    dmsg_darray E;
+    PE_OK(dmsg_darray_init(&E, &d));
+    PE_EXPECT(dmsg_darray_alloc(&E), DMSG_ERR_PE);
+    PE_CHECK(E.base == NULL, "a failed alloc set base");
+    /* The PEs are still in step: a good call works. */
+    PE_OK(dmsg_darray_alloc(&C));
+    PE_OK(dmsg_darray_free(&C));
+    PE_OK(dmsg_darray_free(&B));
+    PE_OK(dmsg_darray_free(&A));
+    return 0;
+}
+
 const pe_case pe_plan_cases[] = {
+    {"plan_stale", plan_stale, 0},
+    {"plan_many", plan_many, 0},
+    {"darray_alloc_agree", darray_alloc_agree, 0},
     {"plan_random", plan_random, 0},
     {"plan_random_small", plan_random_small, 0},
     {"plan_transpose_split", plan_transpose_split, 0},

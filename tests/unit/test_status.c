@@ -18,6 +18,17 @@ Test(status, every_code_distinct)
     cr_assert_eq(n, 19);
 }
 
+/* The texts hold for every use: DMSG_ERR_RANGE is also an index or a
+ * section outside a distributed array, DMSG_ERR_HANDLE also a destroyed plan. */
+Test(status, texts_cover_every_use)
+{
+    cr_assert(strstr(dmsg_strerror(DMSG_ERR_RANGE), "symmetric segment") != NULL);
+    cr_assert(strstr(dmsg_strerror(DMSG_ERR_RANGE), "index") != NULL, "%s",
+              dmsg_strerror(DMSG_ERR_RANGE));
+    cr_assert(strstr(dmsg_strerror(DMSG_ERR_HANDLE), "plan") != NULL, "%s",
+              dmsg_strerror(DMSG_ERR_HANDLE));
+}
+
 Test(status, unknown_code)
 {
     cr_assert_str_eq(dmsg_strerror(7), "unknown dmsg status");

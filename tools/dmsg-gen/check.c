@@ -41,11 +41,15 @@ void gen_check_layout(lexer *lx, array *a)
                 a->name);
 }
 
+size_t gen_sec_count_1(size_t lo, size_t hi, ptrdiff_t st)
+{
+    if (st > 0) return hi < lo ? 0 : (hi - lo) / (size_t)st + 1;
+    return lo < hi ? 0 : (lo - hi) / (size_t)(-st) + 1;
+}
+
 size_t gen_sec_count(const dmsg_section *s, int k)
 {
-    ptrdiff_t st = s->step[k];
-    if (st > 0) return s->hi[k] < s->lo[k] ? 0 : (s->hi[k] - s->lo[k]) / (size_t)st + 1;
-    return s->lo[k] < s->hi[k] ? 0 : (s->lo[k] - s->hi[k]) / (size_t)(-st) + 1;
+    return gen_sec_count_1(s->lo[k], s->hi[k], s->step[k]);
 }
 
 void gen_check_stmt(lexer *lx, const input *in, stmt *s, const int *dt, int ndt, const int *st,

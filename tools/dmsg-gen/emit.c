@@ -194,7 +194,8 @@ void gen_emit_arrays(FILE *o, const input *in)
         fprintf(o, "    /* %s: %s, dist (", in->arrays[i].name, in->arrays[i].type);
         for (int k = 0; k < d->ndims; k++)
             fprintf(o, "%s%s", k ? ", " : "", dist_name(d, k, buf, sizeof buf));
-        fprintf(o, "), %zu bytes per PE */\n", in->arrays[i].da.bytes);
+        fprintf(o, "), %zu bytes per PE%s */\n", in->arrays[i].da.bytes,
+                gen_replicated(d) ? ", replicated: a copy on every PE of its grid" : "");
         fprintf(o, "    {.ndims = %d, .elem_size = %zu, .grid_ndims = %d,\n", d->ndims,
                 d->elem_size, d->grid_ndims);
 #define ROW(field, fmt)                                                                            \

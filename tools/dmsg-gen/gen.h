@@ -44,7 +44,7 @@ typedef struct stmt {
     int dst, src; /* array indices */
     dmsg_section dsec, ssec;
     int perm[DMSG_MAX_DIMS];
-    char text[256]; /* the statement as written, for the comment */
+    char text[256]; /* the statement as written (blanks collapsed, cut with "..."), for comments */
     int line, col;
 } stmt;
 
@@ -81,6 +81,7 @@ void fail_at(const lexer *lx, int line, int col, const char *fmt, ...)
 void lex_next(lexer *lx); /* the next token (comments and continuations skipped) */
 int lex_is_punct(const lexer *lx, char c);
 int lex_is_word(const lexer *lx, const char *w);
+int lex_is_op(const lexer *lx);            /* an arithmetic operator: * - + / % ^ */
 const char *lex_tok_desc(const lexer *lx); /* "'x'", "end of line", ... */
 void lex_expect_punct(lexer *lx, char c);
 long long lex_expect_num(lexer *lx, const char *what);
@@ -113,8 +114,18 @@ void gen_check_stmt(lexer *lx, const input *in, stmt *s, const int *dt, int ndt,
 void gen_check_input(lexer *lx, input *in);
 /* Elements of dimension k of a section. */
 size_t gen_sec_count(const dmsg_section *s, int k);
+size_t gen_sec_count_1(size_t lo, size_t hi, ptrdiff_t step); /* of one triplet */
 
 /* --------------------------------------------------------------- fold.c */
+
+/* Limits of one statement (docs/compiler.md, section 9), checked before
+ * anything is computed or allocated for it. The closed form walks the
+ * distribution blocks a section touches, one interval each, per matched
+ * dimension: at most GEN_MAX_BLOCKS per dimension and side (a 2^40-element
+ * CYCLIC(3) array touches 2^40 / 3). The generated tables hold every piece
+ * as a constant: at most GEN_MAX_PIECES per statement. */
+#define GEN_MAX_BLOCKS (1u << 20)
+#define GEN_MAX_PIECES (1u << 18)
 
 /* Everything generated for one statement: per sender, its partners. */
 typedef struct gpeer {
@@ -143,6 +154,9 @@ typedef enum { MECH_MODEL, MECH_DIRECT, MECH_PACK } gen_mech;
 void gen_fold_stmt(const input *in, const stmt *s, gen_mech mech, const plan_model *model, gstmt *g,
                    size_t *stage_need);
 void gen_fold_free(gstmt *g);
+/* An array with `*` in every dimension: every PE of its grid holds a copy,
+ * and a statement into it writes every copy. */
+int gen_replicated(const dmsg_darray_desc *d);
 
 /* calloc and realloc that exit with a message when memory runs out. */
 void *gen_xmalloc(size_t n);

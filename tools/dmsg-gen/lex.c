@@ -70,7 +70,10 @@ void lex_next(lexer *lx)
         lx->kind = T_NUM;
         return;
     }
-    if (strchr("(),:=@*-", c) != NULL) {
+    /* The arithmetic operators are tokens too, though the language has no
+     * expressions: so the parser can say that an expression is what it
+     * does not support, rather than that a character is unexpected. */
+    if (strchr("(),:=@*-+/%^", c) != NULL) {
         lx->text[0] = c;
         lx->text[1] = '\0';
         lx->kind = T_PUNCT;
@@ -83,6 +86,11 @@ void lex_next(lexer *lx)
 int lex_is_punct(const lexer *lx, char c)
 {
     return lx->kind == T_PUNCT && lx->text[0] == c;
+}
+
+int lex_is_op(const lexer *lx)
+{
+    return lx->kind == T_PUNCT && strchr("*-+/%^", lx->text[0]) != NULL;
 }
 
 int lex_is_word(const lexer *lx, const char *w)

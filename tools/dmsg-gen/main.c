@@ -22,13 +22,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include "dmsg/model/machine.h"
 #include "tools/dmsg-gen/gen.h"
 
+/* The description's text. An input that cannot be read says why (errno's
+ * text, or that it is a directory: fopen accepts one); a NUL byte, which
+ * would end the text early, is refused at its line and column. */
 static char *read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    struct stat sb;
+    if (f == NULL || fstat(fileno(f), &sb) != 0) {
         fprintf(stderr, "dmsg-gen: %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "dmsg-gen: %s: is a directory, not a description\n", path);
         exit(1);
     }
     size_t cap = 4096, n = 0;
@@ -38,13 +48,34 @@ static char *read_file(const char *path)
         n += r;
         if (n + 1 == cap) buf = gen_xrealloc(buf, cap *= 2);
     }
+    if (ferror(f)) {
+        fprintf(stderr, "dmsg-gen: %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
     fclose(f);
     buf[n] = '\0';
-    if (strlen(buf) != n) {
-        fprintf(stderr, "dmsg-gen: %s: contains a NUL byte\n", path);
+    const char *nul = memchr(buf, '\0', n);
+    if (nul != NULL) {
+        int line = 1;
+        const char *ls = buf;
+        for (const char *c = buf; c < nul; c++)
+            if (*c == '\n') {
+                line++;
+                ls = c + 1;
+            }
+        fprintf(stderr, "%s:%d:%d: error: a NUL byte: a description is text\n", path, line,
+                (int)(nul - ls) + 1);
         exit(1);
     }
     return buf;
+}
+
+/* The built-in machines, as the model knows them (so the help and what -m
+ * accepts cannot disagree). */
+static void machine_names(FILE *f)
+{
+    for (int i = 0; i < dmsg_machine_nbuiltins; i++)
+        fprintf(f, "%s%s", i ? ", " : "", dmsg_machine_builtins[i].name);
 }
 
 static void usage(FILE *f)
@@ -52,8 +83,11 @@ static void usage(FILE *f)
     fprintf(f, "usage: dmsg-gen [-m MACHINE] [--mech model|direct|pack] [--store section|adp]\n"
                "                [-o OUT.c] FILE.dgen\n"
                "  -m MACHINE   machine whose copy-transfer model picks packing or chaining per\n"
-               "               pair (t3d, paragon, iwarp, t3e, or a .machine file); without it,\n"
-               "               every pair is chained (direct section deposits)\n"
+               "               pair: a built-in (");
+    machine_names(f);
+    fprintf(f, ")\n"
+               "               or a .machine file; without it, every pair is chained (direct\n"
+               "               section deposits)\n"
                "  --mech M     model (default), direct or pack for every pair\n"
                "  --store S    how chained pairs store: section (default: one section deposit\n"
                "               per piece) or adp (address-data records built by a loop unrolled\n"
@@ -110,9 +144,21 @@ int main(int argc, char **argv)
         return 2;
     }
     plan_model *model = NULL;
-    if (machine != NULL && plan_model_open(machine, &model) != DMSG_OK) {
-        fprintf(stderr, "dmsg-gen: unknown machine '%s'\n", machine);
-        return 2;
+    if (machine != NULL) {
+        dmsg_machine m;
+        char err[256] = "";
+        if (dmsg_machine_load(machine, &m, err, sizeof err) != DMSG_OK ||
+            plan_model_open(machine, &model) != DMSG_OK) {
+            /* The model's message names the built-ins where the name is unknown. */
+            if (err[0] != '\0') {
+                fprintf(stderr, "dmsg-gen: -m %s: %s\n", machine, err);
+            } else {
+                fprintf(stderr, "dmsg-gen: -m %s: cannot be loaded (built-in: ", machine);
+                machine_names(stderr);
+                fprintf(stderr, ")\n");
+            }
+            return 2;
+        }
     }
     char *text = read_file(file);
     static input in;

@@ -163,15 +163,33 @@ static void parse_array(lexer *lx, input *in)
     in->arrays[in->narrays++] = a;
     lex_expect_eol(lx);
 }
+/* The right side holds something other than one array reference. */
+static void not_expr(lexer *lx) __attribute__((noreturn));
+static void not_expr(lexer *lx)
+{
+    FAIL_TOK(lx,
+             "found %s: expressions (operators, constants, parentheses) are not supported: the "
+             "right side is one array section, SRC [perm(...)] or transpose(SRC); compute "
+             "expressions in the program",
+             lex_tok_desc(lx));
+}
+
 /* One subscript list: triplets and single indices, into sec; the array
  * dimensions that are triplets go to trip[] in order. */
 static int parse_ref(lexer *lx, const input *in, dmsg_section *sec, int *trip, int *ntrip,
                      const char *side)
 {
+    const int src_side = strcmp(side, "source") == 0;
     char name[NAME_LEN];
     int line = lx->tline, col = lx->tcol;
+    if (src_side && lx->kind != T_IDENT) not_expr(lx);
     lex_expect_ident(lx, name, "an array name");
     int ai = gen_find_array(in, name);
+    if (ai < 0 && src_side && lex_is_punct(lx, '('))
+        fail_at(lx, line, col,
+                "'%s' is not an array: function calls are not supported (the only one is "
+                "transpose(SRC)); compute it in the program",
+                name);
     if (ai < 0) fail_at(lx, line, col, "unknown array '%s'", name);
     const dmsg_darray_desc *d = &in->arrays[ai].desc;
     memset(sec, 0, sizeof *sec);
@@ -190,6 +208,19 @@ static int parse_ref(lexer *lx, const input *in, dmsg_section *sec, int *trip, i
         if (k == d->ndims) fail_at(lx, line, scol, "%s has %d dimensions", name, d->ndims);
         long long ext = (long long)d->extent[k], lo = 0, hi = ext - 1, step = 1;
         int has_lo = 0, has_hi = 0, triplet = 0;
+        if (lx->kind == T_IDENT) {
+            if (gen_find_array(in, lx->text) >= 0)
+                FAIL_TOK(lx,
+                         "%s(%s): subscripts through an index array (gathers and scatters) are "
+                         "not supported: subscripts are numbers and triplets lo:hi:step; for "
+                         "B = A(I) or B(I) = A use the irregular plans (dmsg_iplan_create, "
+                         "dmsg_iplan_create_scatter; docs/compiler.md section 4)",
+                         name, lx->text);
+            FAIL_TOK(lx,
+                     "subscript '%s': names in subscripts are not supported, only numbers and "
+                     "triplets lo:hi:step",
+                     lx->text);
+        }
         if (!lex_is_punct(lx, ':')) {
             lo = lex_expect_snum(lx, "an index");
             has_lo = 1;
@@ -212,13 +243,28 @@ static int parse_ref(lexer *lx, const input *in, dmsg_section *sec, int *trip, i
             if (!has_lo) lo = ext - 1;
             if (!has_hi) hi = 0;
         }
+        if (lex_is_op(lx))
+            FAIL_TOK(lx,
+                     "'%s' in a subscript: arithmetic in subscripts is not supported; write the "
+                     "computed number",
+                     lx->text);
         if (!triplet) hi = lo;
         long long cnt =
             step > 0 ? (hi < lo ? 0 : (hi - lo) / step + 1) : (lo < hi ? 0 : (lo - hi) / -step + 1);
         long long last = lo + (cnt - 1) * step;
-        if (cnt > 0 && (lo < 0 || lo >= ext || last < 0 || last >= ext))
+        if (cnt > 0 && (lo < 0 || lo >= ext || last < 0 || last >= ext)) {
+            long long bad = lo < 0 || lo >= ext ? lo : last;
+            if ((bad < 0 && -bad <= (long long)d->halo_lo[k]) ||
+                (bad >= ext && bad - ext < (long long)d->halo_hi[k]))
+                fail_at(lx, line, scol,
+                        "%s subscript %d of %s: index %lld is in the declared halo: addressing "
+                        "a halo is not supported (halo(...) only reserves ghost space in the "
+                        "local layout); subscripts run over 0..%lld: move boundary elements "
+                        "by a shift between two arrays instead, such as T(1:%lld) = %s(0:%lld)",
+                        side, k + 1, name, bad, ext - 1, ext - 1, name, ext - 2);
             fail_at(lx, line, scol, "%s subscript %d of %s: index %lld outside 0..%lld", side,
-                    k + 1, name, lo < 0 || lo >= ext ? lo : last, ext - 1);
+                    k + 1, name, bad, ext - 1);
+        }
         if (lo < 0 || hi < 0) fail_at(lx, line, scol, "negative bound in an empty section");
         sec->lo[k] = (size_t)lo;
         sec->hi[k] = (size_t)hi;
@@ -233,6 +279,35 @@ static int parse_ref(lexer *lx, const input *in, dmsg_section *sec, int *trip, i
         lex_expect_punct(lx, ',');
     }
 }
+/* The statement as written in [start, end), for the generated comments: a
+ * statement may be any number of continued lines long, so runs of blanks
+ * and continuations become one space and a text longer than the buffer is
+ * cut with "...". */
+static void stmt_text(char *out, size_t cap, const char *start, const char *end)
+{
+    size_t n = 0;
+    int blank = 0;
+    for (const char *c = start; c < end; c++) {
+        if (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n' || *c == '\\') {
+            blank = n > 0;
+            continue;
+        }
+        if (*c == '#') { /* a comment up to a continued line's end */
+            while (c + 1 < end && c[1] != '\n')
+                c++;
+            continue;
+        }
+        if (n + blank + 1 + 4 > cap) { /* room for "...\0" */
+            memcpy(out + n, "...", 4);
+            return;
+        }
+        if (blank) out[n++] = ' ';
+        blank = 0;
+        out[n++] = *c;
+    }
+    out[n] = '\0';
+}
+
 static void parse_stmt(lexer *lx, input *in, const char *label, int line, int col)
 {
     stmt s;
@@ -282,10 +357,8 @@ static void parse_stmt(lexer *lx, input *in, const char *label, int line, int co
             perm[k] = (int)v[k];
         }
     }
-    size_t len = (size_t)(lx->tstart - start);
-    snprintf(s.text, sizeof s.text, "%.*s", (int)(len < 200 ? len : 200), start);
-    while (len > 0 && s.text[len - 1] == ' ')
-        s.text[--len] = '\0';
+    if (lex_is_op(lx) || lex_is_punct(lx, '(')) not_expr(lx);
+    stmt_text(s.text, sizeof s.text, start, lx->tstart);
     lex_expect_eol(lx);
     gen_check_stmt(lx, in, &s, dt, ndt, st, nst, perm, rcol);
     if (in->nstmts == MAX_NAMES) fail_at(lx, line, col, "more than %d statements", MAX_NAMES);
