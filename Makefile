@@ -143,8 +143,8 @@ run: all
 test: all tests
 	@OFI=$(OFI) MAKE='$(MAKE)' sh tests/run.sh $(BUILD) quick
 
-check-all: all tests
-	@OFI=$(OFI) MAKE='$(MAKE)' sh tests/run.sh $(BUILD) all
+check-all: test
+	@OFI=$(OFI) MAKE='$(MAKE)' sh tests/run.sh $(BUILD) extra
 
 # The multi-PE integration suite over the ofi transport, once per provider
 # (about 2-6 minutes each): `make test` runs its SPMD cases at 2 and 3 PEs

@@ -1,9 +1,10 @@
 #!/bin/sh
 # The test suite in named steps, each timed, stopping at the first failure.
-# `make test` runs the quick steps, `make check-all` every step
-# (docs/running.md, "Testing"):
+# `make test` runs the quick steps, `make check-all` those and then the
+# extra ones (docs/running.md, "Testing"):
 #
 #   sh tests/run.sh BUILD_DIR STEP...      e.g. sh tests/run.sh build unit integ
+#   sh tests/run.sh BUILD_DIR quick|extra|all
 #   sh tests/run.sh --list                 the steps, one line each
 #
 # Environment: OFI=0 leaves the ofi steps out (and says so); MAKE is the make
@@ -15,7 +16,8 @@
 # when it fails; what reaches this output is progress, results and failures.
 
 steps_quick="layers build_flags unit integ sim examples kernels gen ofi_integ ofi_errors pid_digits launchers install"
-steps_all="$steps_quick asan tsan ofi_integ_all oversub slurm netns"
+steps_extra="asan tsan ofi_integ_all oversub slurm netns"
+steps_all="$steps_quick $steps_extra"
 
 describe() {
     case $1 in
@@ -90,7 +92,7 @@ fi
 BUILD=${1:?usage: sh tests/run.sh BUILD_DIR STEP... (or --list)}
 shift
 [ $# -gt 0 ] || { echo "run.sh: name the steps (sh tests/run.sh --list)" >&2; exit 2; }
-case "$*" in quick) set -- $steps_quick ;; all) set -- $steps_all ;; esac
+case "$*" in quick) set -- $steps_quick ;; extra) set -- $steps_extra ;; all) set -- $steps_all ;; esac
 for s in "$@"; do
     describe "$s" >/dev/null || { echo "run.sh: no step \"$s\" (sh tests/run.sh --list)" >&2; exit 2; }
 done
