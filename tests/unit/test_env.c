@@ -115,6 +115,55 @@ Test(env, bad_values_rejected)
     cr_assert_eq(b, 1);
 }
 
+/* Settings are decimal: no base prefixes (0x10 is not 16 s, 010 is ten, not
+ * eight), no signs or spaces strtod or strtol would skip, no exponents. */
+Test(env, numbers_are_decimal_only)
+{
+    uint64_t v;
+    uint32_t u;
+    double d;
+    long l;
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "0x10", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOUND, "0x10", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "0x1p4", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "1e3", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "infinity", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, " 5", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "+5", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, ".5", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "5.", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "010", &d, sizeof d), DMSG_OK);
+    cr_assert_eq(d, 10.0);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "2.5", &d, sizeof d), DMSG_OK);
+    cr_assert_eq(d, 2.5);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_UINT, "0x10", &u, sizeof u), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_UINT, "010", &u, sizeof u), DMSG_OK);
+    cr_assert_eq(u, 10);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "0x10", &v, sizeof v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "010K", &v, sizeof v), DMSG_OK);
+    cr_assert_eq(v, 10240);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "0x10", &l, sizeof l), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, " 5", &l, sizeof l), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "+5", &l, sizeof l), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "-01", &l, sizeof l), DMSG_OK);
+    cr_assert_eq(l, -1);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "010", &l, sizeof l), DMSG_OK);
+    cr_assert_eq(l, 10);
+}
+
+/* The message names the variable and says a decimal number is expected. */
+Test(env, hex_timeout_refused_clearly)
+{
+    dmsg_config c;
+    char err[256] = "";
+    c.timeout = 7;
+    setenv("DMSG_TIMEOUT", "0x10", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_TIMEOUT=\"0x10\"") != NULL, "message: %s", err);
+    cr_assert(strstr(err, "decimal") != NULL, "message: %s", err);
+    cr_assert_eq(c.timeout, 7, "output untouched on error");
+}
+
 Test(env, load_names_the_bad_variable)
 {
     dmsg_config c;
