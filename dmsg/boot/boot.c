@@ -29,7 +29,7 @@ static void say(const dmsg_launcher *l, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "dmsg: %s\n", msg);
+    dmsg_log_line("dmsg: %s", msg);
 }
 
 /* The launcher's variables are this process's alone once it has joined: a

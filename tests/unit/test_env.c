@@ -2,6 +2,8 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "dmsg/core/config.h"
 #include "dmsg/transport/sim/sim.h"
 #include "dmsg/transport/transport.h"
@@ -65,6 +67,33 @@ Test(env, choices)
     cr_assert_eq(v, 2);
     cr_assert_eq(dmsg_env_choose("DMSG_X", "fast", c, 3, 0, &v), DMSG_ERR_ENV);
     cr_assert_eq(v, 2, "output untouched on error");
+}
+
+/* A "not one of" error is one line written by one write(2): through a
+ * SOCK_SEQPACKET socket as stderr, each write arrives as one packet, so the
+ * first packet must hold the whole line (a line written in pieces would
+ * interleave with other PEs' lines). */
+Test(env, choice_error_is_one_write)
+{
+    static const dmsg_env_choice c[] = {{"auto", 0}, {"packed", 1}, {"chained", 2}};
+    int sv[2], v = -1;
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    fflush(stderr);
+    int saved = dup(2);
+    cr_assert(saved >= 0);
+    dup2(sv[0], 2);
+    dmsg_status st = dmsg_env_choose("DMSG_X", "fast", c, 3, 1, &v);
+    dup2(saved, 2);
+    close(saved);
+    close(sv[0]);
+    char got[512] = "";
+    ssize_t n = recv(sv[1], got, sizeof got - 1, MSG_DONTWAIT);
+    close(sv[1]);
+    cr_assert_eq(st, DMSG_ERR_ENV);
+    cr_assert(n > 0, "nothing written");
+    got[n] = '\0';
+    cr_assert_str_eq(got, "dmsg: DMSG_X=fast is not one of: auto packed chained\n",
+                     "first write: \"%s\"", got);
 }
 
 Test(env, sizes_with_suffixes)
