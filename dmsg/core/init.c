@@ -4,11 +4,22 @@
 #include <string.h>
 #include "dmsg/base/clock.h"
 #include "dmsg/boot/job.h"
+#include "dmsg/boot/launcher.h"
 #include "dmsg/core/checker.h"
 #include "dmsg/core/sigkeep.h"
 #include "dmsg/core/state.h"
 
 dmsg_state dmsg_g;
+
+/* Before main, the launcher's variables leave the environment (see
+ * launcher.h): a dmsg program that this one starts before its own dmsg_init
+ * (system("./hello")) would otherwise join this job as this PE's rank, and
+ * the job would hang. It lives in this file because every dmsg program
+ * links the object that holds dmsg_init, also from the static library. */
+__attribute__((constructor)) static void take_launcher_env(void)
+{
+    dmsg_boot_env_take();
+}
 
 int dmsg_init(void)
 {
