@@ -24,7 +24,13 @@
  * Waits. Every call that waits for other PEs (dmsg_init, dmsg_sync, awaits, the
  * collectives, dmsg_finalize) may also return DMSG_ERR_TIMEOUT (DMSG_TIMEOUT
  * was exceeded) or DMSG_ERR_ABORTED (the launcher is stopping the job). After
- * either, the PEs are out of step: the PE should report and exit.
+ * either, the PEs are out of step: the PE should report and exit. The rule is
+ * the same on every transport: a single wait that lasts longer than
+ * DMSG_TIMEOUT seconds returns DMSG_ERR_TIMEOUT, and with DMSG_TIMEOUT=0 (the
+ * default) no wait has a limit, because a correct program may keep its peers
+ * waiting for as long as one PE computes or does I/O. Under dmsgrun a wait
+ * that makes no progress is reported (DMSG_STALL_REPORT), and a PE waiting
+ * when dmsgrun dies ends itself.
  */
 #ifndef DMSG_H
 #define DMSG_H
@@ -196,7 +202,9 @@ int dmsg_ctr_destroy(dmsg_ctr ctr);
  * instance of the counter, then consumes exactly `msgs` of them (the byte
  * count is left alone). After it returns, the data of the awaited deposits is
  * visible to this PE. Blocks (spin, then sleep) without a limit unless
- * DMSG_TIMEOUT is set. msgs == 0 returns at once.
+ * DMSG_TIMEOUT is set, on every transport: a wait longer than DMSG_TIMEOUT
+ * seconds returns DMSG_ERR_TIMEOUT and consumes nothing (the counter and the
+ * job stay usable). msgs == 0 returns at once.
  * Errors: DMSG_ERR_COUNTER (invalid/destroyed/NONE), DMSG_ERR_TIMEOUT,
  * DMSG_ERR_ABORTED.
  */
@@ -222,8 +230,11 @@ int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes);
  * Barrier over all PEs that also completes every deposit and fetch issued
  * before it by any PE: on return each PE may read what was deposited to it
  * and reuse or overwrite what it deposited or exposed. This is the
- * "clearance" of the deposit model. Errors: DMSG_ERR_NOT_INIT,
- * DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED (after which the PEs are out of step).
+ * "clearance" of the deposit model. Waits without a limit unless
+ * DMSG_TIMEOUT is set, on every transport: a PE that has waited longer than
+ * DMSG_TIMEOUT seconds for the others returns DMSG_ERR_TIMEOUT. Errors:
+ * DMSG_ERR_NOT_INIT, DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED (after either the PEs
+ * are out of step).
  */
 int dmsg_sync(void);
 

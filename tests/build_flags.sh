@@ -8,8 +8,8 @@ set -e
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-check() { # what, command text
-    for f in -std=c11 -D_GNU_SOURCE -Werror -pthread -O1 -DUSER_FLAG; do
+check() { # what, command text[, the flags to look for]
+    for f in ${3:--std=c11 -D_GNU_SOURCE -Werror -pthread -O1 -DUSER_FLAG}; do
         case " $2 " in
         *" $f "*) ;;
         *) echo "build_flags: make CFLAGS='-O1 -g -DUSER_FLAG': the $1 command lacks $f:"; echo "  $2"; fail=1 ;;
@@ -25,5 +25,25 @@ so=$(printf '%s\n' "$cmds" | grep -- '-shared' | head -n 1)
 check compile "$obj"
 check link "$prog"
 check "shared library" "$so"
+# The MPI and OpenSHMEM kernels are built with their wrappers (which add
+# what MPI needs, -pthread included): the user's flags must reach them, and
+# no flag of the build's own may override them (a later -O2 would win).
+kcmds=$(make -n --no-print-directory BUILD="$tmp" CFLAGS='-O1 -g -DUSER_FLAG' \
+    "$tmp/bin/kern-mpi" 2>&1)
+kern_mpi=$(printf '%s\n' "$kcmds" | grep -- "-o $tmp/bin/kern-mpi" | head -n 1)
+[ -n "$kern_mpi" ] || { echo "build_flags: unexpected make -n output for kern-mpi:"; printf '%s\n' "$kcmds"; exit 1; }
+check kern-mpi "$kern_mpi" "-std=c11 -D_GNU_SOURCE -Werror -O1 -DUSER_FLAG"
+if command -v oshcc >/dev/null 2>&1; then
+    scmds=$(make -n --no-print-directory BUILD="$tmp" CFLAGS='-O1 -g -DUSER_FLAG' \
+        "$tmp/bin/kern-shmem" 2>&1)
+    kern_shmem=$(printf '%s\n' "$scmds" | grep -- "-o $tmp/bin/kern-shmem" | head -n 1)
+    [ -n "$kern_shmem" ] || { echo "build_flags: unexpected make -n output for kern-shmem:"; printf '%s\n' "$scmds"; exit 1; }
+    check kern-shmem "$kern_shmem" "-std=c11 -D_GNU_SOURCE -Werror -O1 -DUSER_FLAG"
+fi
+for c in "$kern_mpi" "${kern_shmem:-}"; do
+    case " $c " in
+    *" -O2 "*) echo "build_flags: make CFLAGS='-O1 -g -DUSER_FLAG': a kernel command still has -O2:"; echo "  $c"; fail=1 ;;
+    esac
+done
 [ $fail = 0 ] && echo "build_flags: ok"
 exit $fail

@@ -36,7 +36,7 @@ OMPI_FLAGS="--oversubscribe"
 clean_env() {
     env -u PMI_FD -u PMI_RANK -u PMI_SIZE -u PMIX_NAMESPACE -u PMIX_RANK -u OMPI_COMM_WORLD_SIZE \
         -u OMPI_COMM_WORLD_RANK -u SLURM_STEP_ID -u SLURM_STEPID -u SLURM_STEP_NUM_TASKS \
-        -u SLURM_PROCID -u DMSG_BOOT_FD -u DMSG_BOOT_RANK -u DMSG_BOOT_NPES -u DMSG_TRANSPORT "$@"
+        -u SLURM_PROCID -u DMSG_BOOT_FD -u DMSG_BOOT_RANK -u DMSG_BOOT_NPES -u DMSG_BOOT_LIFE_FD -u DMSG_TRANSPORT "$@"
 }
 
 verdict() { # ok (0 = pass), description
@@ -76,12 +76,12 @@ launch() { # launcher (mpich|ompi), PEs, program, args...: runs it, output in $o
     np=$2
     shift 2
     if [ "$which" = mpich ]; then
-        clean_env DMSG_OFI_TIMEOUT=30 timeout "$LIMIT" "$MPICH" -n "$np" \
+        clean_env DMSG_TIMEOUT=30 timeout "$LIMIT" "$MPICH" -n "$np" \
             -genv DMSG_TRANSPORT "${TP:-ofi}" "$@" >"$out" 2>&1
     else
         # shellcheck disable=SC2086 # OMPI_FLAGS is split into words on purpose
-        clean_env DMSG_OFI_TIMEOUT=30 timeout "$LIMIT" "$OMPI" $OMPI_FLAGS -n "$np" \
-            -x DMSG_TRANSPORT="${TP:-ofi}" -x DMSG_OFI_TIMEOUT "$@" >"$out" 2>&1
+        clean_env DMSG_TIMEOUT=30 timeout "$LIMIT" "$OMPI" $OMPI_FLAGS -n "$np" \
+            -x DMSG_TRANSPORT="${TP:-ofi}" -x DMSG_TIMEOUT "$@" >"$out" 2>&1
     fi
 }
 
@@ -105,6 +105,14 @@ for which in mpich ompi; do
             [ "$p" = hello ] && ! grep -q "hello: OK, $np PEs, transport ofi" "$out" && ok=1
             verdict $ok "$who -n $np $p $args over ofi: one job of $np PEs (exit $rc)"
         done
+    done
+    # A PE that runs a dmsg program before (nested_before_init) or after
+    # (nested_job) its own dmsg_init: the child runs as a single PE of its
+    # own, and the launcher's job runs normally.
+    for c in nested_before_init nested_job; do
+        launch "$which" 2 "$BUILD/tests/pe_prog" "$c"
+        rc=$?
+        verdict $rc "$who -n 2 pe_prog $c: the PE's child runs alone, the job runs (exit $rc)"
     done
     # The default transport cannot run under a launcher: one clear line.
     TP=shm launch "$which" 2 "$BUILD/examples/hello"

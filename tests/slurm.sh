@@ -150,7 +150,7 @@ for np in 2 4; do
     for p in hello transpose halo gather; do
         args=$(small_args "$p")
         # -O: more tasks than the host's CPUs; $args is split into words on purpose
-        srun_run env DMSG_TRANSPORT=ofi DMSG_OFI_TIMEOUT=30 srun --mpi=pmix -O -n "$np" \
+        srun_run env DMSG_TRANSPORT=ofi DMSG_TIMEOUT=30 srun --mpi=pmix -O -n "$np" \
             "$BUILD/examples/$p" $args
         rc=$?
         ok=1

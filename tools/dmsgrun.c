@@ -16,7 +16,11 @@
  * kills and reaps whatever is left of every PE's tree. For the one case it
  * cannot handle itself, its own death by SIGKILL, a guardian process holds
  * the read end of a pipe that only dmsgrun writes to: when dmsgrun dies the
- * pipe closes and the guardian kills every PE's process group.
+ * pipe closes and the guardian kills every PE's process group. A PE that
+ * left its group (a wrapper that calls setsid) escapes the guardian: every
+ * PE therefore holds the read end of a second pipe, the life pipe, whose
+ * only writer is dmsgrun, and the library's waits end the PE when it hangs
+ * up (dmsg_boot_aborted).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -165,7 +169,8 @@ static void guardian_tell(int wr, int32_t v)
 
 /* ------------------------------------------------------------------ PEs */
 
-static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, char **argv)
+static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, int life_rd,
+                   char **argv)
 {
     pid_t pid = fork();
     if (pid != 0) {
@@ -197,6 +202,10 @@ static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, char 
     set_env_int(DMSG_BOOT_ENV_FD, fd);
     set_env_int(DMSG_BOOT_ENV_RANK, rank);
     set_env_int(DMSG_BOOT_ENV_NPES, npes);
+    /* The PE keeps the life pipe's read end across exec; its write end
+     * (close-on-exec) stays dmsgrun's alone. */
+    if (life_rd >= 0 && fcntl(life_rd, F_SETFD, 0) == 0)
+        set_env_int(DMSG_BOOT_ENV_LIFE, life_rd);
     execvp(argv[0], argv);
     fprintf(stderr, "dmsgrun: PE %d: cannot run %s: %s\n", rank, argv[0], strerror(errno));
     _exit(127);
@@ -509,6 +518,13 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* The life pipe, made after the guardian so that it holds neither end:
+     * dmsgrun keeps the write end until it exits, whichever way. Without
+     * it the job still runs, without that protection. */
+    int life[2] = {-1, -1};
+    if (pipe2(life, O_CLOEXEC) != 0)
+        life[0] = life[1] = -1;
+
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
@@ -521,7 +537,7 @@ int main(int argc, char **argv)
     pid_t self = getpid();
     int rc = 0, started = 0;
     for (; started < npes; started++) {
-        pes[started].pid = spawn(started, (int)npes, fd, self, guard_wr, &argv[optind]);
+        pes[started].pid = spawn(started, (int)npes, fd, self, guard_wr, life[0], &argv[optind]);
         if (pes[started].pid < 0) {
             fprintf(stderr, "dmsgrun: fork of PE %d failed: %s\n", started, strerror(errno));
             rc = 2;
@@ -531,6 +547,8 @@ int main(int argc, char **argv)
     }
     /* The PEs hold the region now; our descriptor would only keep it alive. */
     close(fd);
+    if (life[0] >= 0)
+        close(life[0]);
     stall_watch sw = {.limit = cfg.stall_report,
                       .changed = now(),
                       .word = calloc((size_t)npes, sizeof *sw.word),

@@ -7,11 +7,41 @@
 #include <string.h>
 #include "dmsg/base/env.h"
 
+/* Length of the decimal number at the start of s: an optional '-' (minus),
+ * digits, and with frac a '.' and more digits; 0 when there is none. Every
+ * number a setting takes is checked by this before strtoul, strtol or strtod
+ * reads it, because those also take what a user does not mean as decimal:
+ * strtod reads 0x10 as 16 and 1e3 as 1000, and all of them skip leading
+ * blanks and a '+'. Leading zeros stay decimal (010 is ten). */
+static size_t decimal_len(const char *s, int minus, int frac)
+{
+    size_t n = (minus && *s == '-') ? 1 : 0, digits = 0;
+    while (isdigit((unsigned char)s[n]))
+        n++, digits++;
+    if (!digits)
+        return 0;
+    if (frac && s[n] == '.') {
+        size_t f = 0;
+        while (isdigit((unsigned char)s[n + 1 + f]))
+            f++;
+        if (!f)
+            return 0; /* "5." is a typo as likely as a number */
+        n += 1 + f;
+    }
+    return n;
+}
+
+static int decimal(const char *s, int minus, int frac)
+{
+    size_t n = decimal_len(s, minus, frac);
+    return n > 0 && s[n] == '\0';
+}
+
 static dmsg_status parse_size(const char *s, uint64_t *out)
 {
     char *end;
     errno = 0;
-    if (!isdigit((unsigned char)*s))
+    if (!decimal_len(s, 0, 0))
         return DMSG_ERR_ENV;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno)
@@ -55,7 +85,7 @@ dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t 
         return DMSG_OK;
     }
     case DMSG_ENV_UINT: {
-        if (outlen != sizeof(uint32_t) || !isdigit((unsigned char)*s))
+        if (outlen != sizeof(uint32_t) || !decimal(s, 0, 0))
             return DMSG_ERR_ENV;
         unsigned long v = strtoul(s, &end, 10);
         if (errno || *end || v > UINT32_MAX)
@@ -65,6 +95,8 @@ dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t 
     }
     case DMSG_ENV_SECONDS:
     case DMSG_ENV_BOUND: {
+        if (!decimal(s, 0, 1))
+            return DMSG_ERR_ENV;
         double v = strtod(s, &end);
         if (outlen != sizeof v || errno || *end || end == s || !isfinite(v) || v < 0 ||
             (type == DMSG_ENV_BOUND && v == 0))
@@ -73,6 +105,8 @@ dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t 
         return DMSG_OK;
     }
     case DMSG_ENV_LONG: {
+        if (!decimal(s, 1, 0))
+            return DMSG_ERR_ENV;
         long v = strtol(s, &end, 10);
         if (outlen != sizeof v || errno || *end || end == s || v < -1)
             return DMSG_ERR_ENV;
@@ -93,6 +127,21 @@ dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t 
     return DMSG_ERR_ENV;
 }
 
+/* What a value of each type looks like, for the message about a bad one. */
+static const char *expected(dmsg_env_type type)
+{
+    switch (type) {
+    case DMSG_ENV_STRING: return "a non-empty name that is not too long";
+    case DMSG_ENV_SIZE: return "a decimal byte count, optionally with K, M, G or T";
+    case DMSG_ENV_UINT: return "a decimal whole number from 0 to 4294967295";
+    case DMSG_ENV_SECONDS: return "a decimal number >= 0, such as 20 or 2.5";
+    case DMSG_ENV_BOUND: return "a decimal number > 0, such as 20 or 2.5";
+    case DMSG_ENV_LONG: return "a decimal whole number >= -1";
+    case DMSG_ENV_BOOL: return "0, no, false, off, 1, yes, true or on";
+    }
+    return "a valid value";
+}
+
 dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out, char *err, size_t errlen)
 {
     char buf[1024]; /* the largest table's struct; checked below */
@@ -106,7 +155,8 @@ dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out, char *err, size_t 
         const char *v = getenv(e->name);
         const char *text = (v && *v) ? v : e->def;
         if (dmsg_env_parse(e->type, text, buf + e->field, e->size)) {
-            snprintf(err, errlen, "%s=\"%s\" is not valid (%s)", e->name, text, e->help);
+            snprintf(err, errlen, "%s=\"%s\" is not valid: expected %s (%s)", e->name, text,
+                     expected(e->type), e->help);
             return DMSG_ERR_ENV;
         }
     }
@@ -140,10 +190,16 @@ dmsg_status dmsg_env_choose(const char *var, const char *val, const dmsg_env_cho
             return DMSG_OK;
         }
     if (loud) {
-        fprintf(stderr, "dmsg: %s=%s is not one of:", var, val);
-        for (size_t i = 0; i < n; i++)
-            fprintf(stderr, " %s", c[i].name);
-        fputc('\n', stderr);
+        /* Built whole first: one line, one write (dmsg_log_line). */
+        char names[512] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < n && used < sizeof names; i++) {
+            int k = snprintf(names + used, sizeof names - used, " %s", c[i].name);
+            if (k < 0)
+                break;
+            used += (size_t)k;
+        }
+        dmsg_log_line("dmsg: %s=%s is not one of:%s", var, val, names);
     }
     return DMSG_ERR_ENV;
 }

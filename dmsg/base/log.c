@@ -1,11 +1,46 @@
 /* Error logging: silent unless DMSG_DEBUG is set, so a user error never
  * prints by default (the status code is the report). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "dmsg/base/status.h"
 
 int dmsg_debug_level;
+
+/* Writes len bytes of line (which ends in a newline) at once; a short
+ * write to a pipe of lines is retried for the rest rather than lost. */
+static void write_line(const char *line, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(STDERR_FILENO, line, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        line += n;
+        len -= (size_t)n;
+    }
+}
+
+static void vlog_line(const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof line - 1 ? (size_t)n : sizeof line - 2;
+    line[len++] = '\n';
+    write_line(line, len);
+}
+
+void dmsg_log_line(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog_line(fmt, ap);
+    va_end(ap);
+}
 
 void dmsg_log_error(const char *file, int line, dmsg_status st, const char *fmt, ...)
 {
@@ -16,6 +51,5 @@ void dmsg_log_error(const char *file, int line, dmsg_status st, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "dmsg[pid %d] %s:%d: %s: %s\n", (int)getpid(), file, line, dmsg_strerror(st),
-            msg);
+    dmsg_log_line("dmsg[pid %d] %s:%d: %s: %s", (int)getpid(), file, line, dmsg_strerror(st), msg);
 }

@@ -14,6 +14,13 @@ extern int dmsg_debug_level;
 void dmsg_log_error(const char *file, int line, dmsg_status st, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Writes one line to stderr (fd 2) with a single write(2) call, so that the
+ * lines of several PEs sharing a terminal or a pipe never interleave in the
+ * middle (stdio may split a message, and a message built from several calls
+ * is always split). fmt is the line without its newline; the line is cut to
+ * 1023 bytes. */
+void dmsg_log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Logs (if debugging) and evaluates to st, for `return DMSG_FAIL(...)`. */
 #define DMSG_FAIL(st, ...) (dmsg_log_error(__FILE__, __LINE__, (st), __VA_ARGS__), (st))
 

@@ -29,7 +29,7 @@ static void say(const dmsg_launcher *l, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "dmsg: %s\n", msg);
+    dmsg_log_line("dmsg: %s", msg);
 }
 
 /* The launcher's variables are this process's alone once it has joined: a
@@ -44,24 +44,38 @@ static void forget_launcher(const dmsg_launcher *l)
         unsetenv(*v);
 }
 
+/* libpmix reads the namespace and rank from the environment itself; they
+ * were taken out before main (dmsg_boot_env_take) and go back only while
+ * it connects. */
+static void put_back_pmix(void)
+{
+    static const char *const pmix[] = {"PMIX_NAMESPACE", "PMIX_RANK", NULL};
+    dmsg_boot_env_put_back(pmix);
+}
+
 static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l, const char *pmix_library)
 {
     dmsg_kvs *k;
     int rank, npes;
     char why[512] = "";
     dmsg_kvs_proto proto = l->kind == DMSG_LAUNCHER_PMIX ? DMSG_KVS_PMIX : DMSG_KVS_PMI;
+    if (proto == DMSG_KVS_PMIX)
+        put_back_pmix();
     dmsg_status st = dmsg_kvs_open(proto, pmix_library, &k, &rank, &npes, BOOT_PMI_TIMEOUT, why,
                                    sizeof why);
     if (st) {
+        forget_launcher(l);
         say(l, "started by %s (%s is set), but cannot join its job: %s", l->name, l->var, why);
         return st;
     }
     forget_launcher(l);
+    dmsg_boot_env_forget();
     joined_launcher = 1;
     *b = (dmsg_boot){.kind = DMSG_BOOT_PMI,
                      .rank = rank,
                      .npes = npes,
                      .fd = -1,
+                     .life_fd = -1,
                      .priv = k,
                      .launcher = l->name,
                      .pass = l->pass};
@@ -77,7 +91,7 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
     /* dmsgrun's protocol wins: it is set only by the local launcher. */
     dmsg_launcher l;
     dmsg_launcher_detect(&l);
-    if (getenv(DMSG_BOOT_ENV_FD))
+    if (dmsg_boot_env(DMSG_BOOT_ENV_FD))
         l.kind = DMSG_LAUNCHER_NONE;
     switch (l.kind) {
     case DMSG_LAUNCHER_PMI:
@@ -95,14 +109,16 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
         break;
     }
     dmsg_status st = dmsg_boot_local(b, seg_size, max_counters);
-    if (st == DMSG_OK && b->kind == DMSG_BOOT_LOCAL)
+    if (st == DMSG_OK && b->kind == DMSG_BOOT_LOCAL) {
+        dmsg_boot_env_forget();
         joined_launcher = 1;
+    }
     return st;
 }
 
 int dmsg_boot_env_rank(void)
 {
-    const char *r = getenv(DMSG_BOOT_ENV_RANK);
+    const char *r = dmsg_boot_env(DMSG_BOOT_ENV_RANK);
     if (r)
         return atoi(r);
     dmsg_launcher l;
@@ -120,6 +136,9 @@ void dmsg_boot_end(dmsg_boot *b)
     if (b->fd >= 0)
         close(b->fd);
     b->fd = -1;
+    if (b->life_fd >= 0)
+        close(b->life_fd);
+    b->life_fd = -1;
     if (b->kind == DMSG_BOOT_PMI)
         dmsg_kvs_close(b->priv);
     b->priv = NULL;

@@ -2,7 +2,9 @@
  * counter barrier with a generation word in the boot exchange area, and
  * one row per PE through which an all-gather passes in rounds. Over PMI:
  * puts, a PMI barrier, gets. */
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "dmsg/base/clock.h"
+#include "dmsg/base/shmfiles.h"
 #include "dmsg/boot/exchange.h"
 #include "dmsg/boot/kvs.h"
 
@@ -56,8 +59,34 @@ void dmsg_boot_leave(dmsg_boot *b)
         atomic_store(&b->hdr->pe_state[b->rank], DMSG_PE_FINALIZED);
 }
 
-int dmsg_boot_aborted(const dmsg_boot *b)
+/* How often a wait looks at dmsgrun's life pipe: poll(2) is a system call,
+ * and a few tenths of a second are soon enough to notice a dead launcher. */
+#define LIFE_CHECK_S 0.1
+
+static _Noreturn void launcher_died(dmsg_boot *b)
 {
+    if (b->hdr)
+        atomic_store(&b->hdr->abort, 1);
+    dmsg_log_line("dmsg: PE %d (pid %d): dmsgrun, the launcher of this job, has died; "
+                  "ending this PE",
+                  b->rank, (int)getpid());
+    dmsg_shm_unlink_pid((long)getpid());
+    kill(getpid(), SIGKILL);
+    _exit(128 + SIGKILL); /* not reached */
+}
+
+int dmsg_boot_aborted(dmsg_boot *b)
+{
+    if (b->life_fd >= 0) {
+        double t = dmsg_clock_now();
+        if (t >= b->life_next) {
+            b->life_next = t + LIFE_CHECK_S;
+            /* dmsgrun never writes: any event is the hang-up of its end. */
+            struct pollfd p = {.fd = b->life_fd, .events = POLLIN};
+            if (poll(&p, 1, 0) > 0 && p.revents)
+                launcher_died(b);
+        }
+    }
     return b->hdr && atomic_load_explicit(&b->hdr->abort, memory_order_relaxed);
 }
 

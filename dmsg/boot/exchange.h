@@ -33,8 +33,16 @@ dmsg_status dmsg_boot_join(dmsg_boot *b);
  * mapping stays until dmsg_boot_end. */
 void dmsg_boot_leave(dmsg_boot *b);
 
-/* 1 when the launcher has torn the job down (a PE failed). */
-int dmsg_boot_aborted(const dmsg_boot *b);
+/* 1 when the launcher has torn the job down (a PE failed). Called from the
+ * sleeping (or rarely polling) paths of every wait; under dmsgrun it also
+ * looks, at most every 0.1 s, whether dmsgrun is still alive (its life
+ * pipe, DMSG_BOOT_ENV_LIFE): when dmsgrun has died, by SIGKILL too, nobody
+ * is left to end this PE, which may have escaped dmsgrun's process groups
+ * (a wrapper that calls setsid). The PE then says so on stderr, raises the
+ * job's abort flag (its peers' waits return DMSG_ERR_ABORTED at once),
+ * removes the files named after its pid in /dev/shm, and ends itself with
+ * SIGKILL, as dmsgrun would have ended it: this call does not return. */
+int dmsg_boot_aborted(dmsg_boot *b);
 
 /* Waits until PE pe has left the job (dmsg_boot_leave) or the launcher
  * tore the job down (pe's process ended), at most `seconds`; without a job

@@ -26,6 +26,10 @@
 #define DMSG_BOOT_ENV_FD "DMSG_BOOT_FD"
 #define DMSG_BOOT_ENV_RANK "DMSG_BOOT_RANK"
 #define DMSG_BOOT_ENV_NPES "DMSG_BOOT_NPES"
+/* The read end of a pipe whose only writer is dmsgrun: it hangs up when
+ * dmsgrun ends, also by SIGKILL, so that every PE learns of it (below a
+ * wrapper that left dmsgrun's reach with setsid too). */
+#define DMSG_BOOT_ENV_LIFE "DMSG_BOOT_LIFE_FD"
 
 enum dmsg_pe_state { DMSG_PE_NONE = 0, DMSG_PE_INIT = 1, DMSG_PE_FINALIZED = 2 };
 
@@ -130,6 +134,8 @@ typedef struct dmsg_boot {
                              * (region) */
     size_t kv_stride;
     double timeout;         /* seconds a start-up barrier may wait; 0 = no limit */
+    int life_fd;            /* LOCAL: dmsgrun's life pipe (DMSG_BOOT_ENV_LIFE); else -1 */
+    double life_next;       /* when dmsg_boot_aborted looks at life_fd next */
 } dmsg_boot;
 
 /* Reads the launcher protocol from the environment; without it, creates a

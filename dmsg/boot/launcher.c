@@ -29,7 +29,7 @@ static const struct foreign {
 /* A non-negative integer variable's value; -1 when unset or not a number. */
 static long env_long(const char *name)
 {
-    const char *s = getenv(name);
+    const char *s = dmsg_boot_env(name);
     if (!s || !*s)
         return -1;
     char *end;
@@ -40,7 +40,7 @@ static long env_long(const char *name)
 
 static int set(const char *name)
 {
-    return getenv(name) != NULL;
+    return dmsg_boot_env(name) != NULL;
 }
 
 /* How DMSG_TRANSPORT=ofi reaches the processes, per launcher. */

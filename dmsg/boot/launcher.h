@@ -26,4 +26,30 @@ typedef struct dmsg_launcher {
 /* Reads the environment (dmsgrun's own protocol is not looked at here). */
 void dmsg_launcher_detect(dmsg_launcher *l);
 
+/* The launcher's variables (dmsgrun's DMSG_BOOT_*, PMI_FD, PMI_RANK,
+ * PMI_SIZE, PMIX_NAMESPACE, PMIX_RANK and the job sizes of launchers dmsg
+ * cannot join) belong to the process the launcher started, not to programs
+ * it starts: dmsg_boot_env_take, run before main by a constructor in the
+ * object file that holds dmsg_init (so every dmsg program has it), moves
+ * them into private storage, removes them from the environment and makes
+ * the descriptors they name close-on-exec. A dmsg program started by a PE
+ * with system() or exec, before or after the PE's dmsg_init, then sees no
+ * launcher and runs as a singleton; programs that are not dmsg programs
+ * (sh -c, /usr/bin/time as wrappers) never run it and pass them on.
+ * Taking twice does nothing. */
+void dmsg_boot_env_take(void);
+
+/* A launcher variable: the taken value, else the environment's (so that a
+ * process that took nothing, a unit test that sets them, still works). */
+const char *dmsg_boot_env(const char *name);
+
+/* Puts taken variables back into the environment (NULL-terminated names),
+ * for a library that reads them itself (libpmix's PMIx_Init); the boot
+ * removes them again once it has joined. */
+void dmsg_boot_env_put_back(const char *const *which);
+
+/* Drops the taken values once this process has joined its launcher's job:
+ * they are of no use to a second dmsg_init. */
+void dmsg_boot_env_forget(void);
+
 #endif

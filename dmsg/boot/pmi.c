@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "dmsg/base/clock.h"
+#include "dmsg/boot/launcher.h"
 #include "dmsg/boot/pmi.h"
 
 #define PMI_LINE 4096
@@ -116,7 +117,8 @@ static size_t num_field(const dmsg_pmi *p, const char *key, size_t def)
 
 dmsg_status dmsg_pmi_init(dmsg_pmi **out, int *rank, int *size, double timeout)
 {
-    const char *fds = getenv("PMI_FD"), *rs = getenv("PMI_RANK"), *ss = getenv("PMI_SIZE");
+    const char *fds = dmsg_boot_env("PMI_FD"), *rs = dmsg_boot_env("PMI_RANK"),
+               *ss = dmsg_boot_env("PMI_SIZE");
     if (!fds || !rs || !ss)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "PMI: PMI_FD, PMI_RANK or PMI_SIZE is not set");
     char *e1, *e2, *e3;

@@ -4,11 +4,22 @@
 #include <string.h>
 #include "dmsg/base/clock.h"
 #include "dmsg/boot/job.h"
+#include "dmsg/boot/launcher.h"
 #include "dmsg/core/checker.h"
 #include "dmsg/core/sigkeep.h"
 #include "dmsg/core/state.h"
 
 dmsg_state dmsg_g;
+
+/* Before main, the launcher's variables leave the environment (see
+ * launcher.h): a dmsg program that this one starts before its own dmsg_init
+ * (system("./hello")) would otherwise join this job as this PE's rank, and
+ * the job would hang. It lives in this file because every dmsg program
+ * links the object that holds dmsg_init, also from the static library. */
+__attribute__((constructor)) static void take_launcher_env(void)
+{
+    dmsg_boot_env_take();
+}
 
 int dmsg_init(void)
 {
@@ -22,15 +33,15 @@ int dmsg_init(void)
     if (dmsg_config_load(&g->cfg, err, sizeof err)) {
         /* Misconfiguration is reported even without DMSG_DEBUG: nothing runs. */
         if (dmsg_boot_env_rank() == 0)
-            fprintf(stderr, "dmsg: %s\n", err);
+            dmsg_log_line("dmsg: %s", err);
         return DMSG_ERR_ENV;
     }
     dmsg_debug_level = g->cfg.debug;
     const dmsg_tp_ops *ops = dmsg_tp_find(g->cfg.transport);
     if (!ops) {
         if (dmsg_boot_env_rank() == 0)
-            fprintf(stderr, "dmsg: DMSG_TRANSPORT=%s is not a transport of this build (%s)\n",
-                    g->cfg.transport, dmsg_transport_list());
+            dmsg_log_line("dmsg: DMSG_TRANSPORT=%s is not a transport of this build (%s)",
+                          g->cfg.transport, dmsg_transport_list());
         return DMSG_ERR_ENV;
     }
     /* About 10 KB, and dmsg_init runs once per process at a time. */
@@ -64,8 +75,8 @@ int dmsg_init(void)
         chk_bytes = dmsg_chk_bytes(g->tp.seg_size);
         if (chk_bytes == 0) {
             if (g->tp.rank == 0)
-                fprintf(stderr, "dmsg: DMSG_CHECK=1 needs a segment of at least 16K "
-                                "(DMSG_SEGMENT_SIZE)\n");
+                dmsg_log_line("dmsg: DMSG_CHECK=1 needs a segment of at least 16K "
+                              "(DMSG_SEGMENT_SIZE)");
             st = DMSG_ERR_UNSUPPORTED;
             goto err_tp;
         }

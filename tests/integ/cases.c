@@ -70,6 +70,7 @@ PE_CASE(err_strerror)
 PE_CASE(err_lifecycle)
 /* launch.c */
 PE_CASE(nested_job)
+PE_CASE(nested_before_init)
 PE_CASE(signals_kept)
 
 static const char *const timeout_env[] = {"DMSG_TIMEOUT=2", NULL};

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -100,5 +101,67 @@ Test(hangs, progressing_job_is_not_reported, .timeout = 2 * JOB_WATCHDOG)
     cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 2000));
     cr_expect(!job_contains(r.err, "no progress"), "%s: a progressing job was reported:\n%s",
               r.cmd, job_tail(r.err, 3000));
+    job_free(&r);
+}
+
+/* One rule for every transport: a wait that lasts longer than DMSG_TIMEOUT
+ * returns DMSG_ERR_TIMEOUT (err_timeout: dmsg_await and dmsg_await_bytes of
+ * a counter that never fills, after about 2 s, and the job goes on), and no
+ * transport has a limit of its own. Each transport is chosen here, so
+ * these run once, in the suite over shm. */
+static void expect_timeout_on(const char *transport)
+{
+    if (job_over_ofi())
+        cr_skip_test("chooses its transport: runs in the suite over shm");
+    char tp[64], prov[128];
+    snprintf(tp, sizeof tp, "DMSG_TRANSPORT=%s", transport);
+    const char *p = getenv("DMSG_OFI_PROVIDER");
+    snprintf(prov, sizeof prov, "DMSG_OFI_PROVIDER=%s", p ? p : "tcp;ofi_rxm");
+    const char *const tenv[] = {tp, prov, "DMSG_TIMEOUT=2", NULL};
+    job_result r;
+    cr_assert(job_run_case("err_timeout", 2, tenv, &r) == 0, "could not start the job");
+    if (job_contains(r.err, "is not a transport of this build"))
+        cr_skip_test("built without the %s transport", transport);
+    cr_expect(job_exited_ok(&r), "%s (%s): %s\n%s", r.cmd, transport, job_how(&r),
+              job_tail(r.err, 3000));
+    cr_expect(r.leftover[0] == '\0', "%s: processes left: %s", r.cmd, r.leftover);
+    job_free(&r);
+}
+
+Test(hangs, timeout_ends_a_wait_on_shm, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_timeout_on("shm");
+}
+
+Test(hangs, timeout_ends_a_wait_on_sim, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_timeout_on("sim");
+}
+
+Test(hangs, timeout_ends_a_wait_on_ofi, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_timeout_on("ofi");
+}
+
+/* Without DMSG_TIMEOUT no wait is bounded, over ofi too: a PE that awaits
+ * a deposit which PE 0 makes after 3 s of work gets it. ofi used to end
+ * such waits after DMSG_OFI_TIMEOUT (default 60 s; 1 s here), which no
+ * longer exists: a variable of that name changes nothing. */
+Test(hangs, ofi_waits_have_no_limit_of_their_own, .timeout = 2 * JOB_WATCHDOG)
+{
+    if (job_over_ofi())
+        cr_skip_test("chooses its transport: runs in the suite over shm");
+    const char *p = getenv("DMSG_OFI_PROVIDER");
+    char prov[128];
+    snprintf(prov, sizeof prov, "DMSG_OFI_PROVIDER=%s", p ? p : "tcp;ofi_rxm");
+    const char *const oenv[] = {"DMSG_TRANSPORT=ofi", prov, "DMSG_TIMEOUT", "DMSG_OFI_TIMEOUT=1",
+                               NULL};
+    job_result r;
+    cr_assert(job_run_case("late_deposit", 2, oenv, &r) == 0, "could not start the job");
+    if (job_contains(r.err, "is not a transport of this build"))
+        cr_skip_test("built without the ofi transport");
+    cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 3000));
+    cr_expect(!job_contains(r.err, "timed out") && !job_contains(r.err, "TIMEOUT"),
+              "%s: a wait was bounded:\n%s", r.cmd, job_tail(r.err, 3000));
     job_free(&r);
 }

@@ -119,6 +119,26 @@ Test(orphans, launcher_sigkill, .timeout = 2 * JOB_WATCHDOG)
     expect_launcher_death_cleaned(SIGKILL, 1.0, "spin_all");
 }
 
+/* A PE whose wrapper calls setsid leaves dmsgrun's process group and
+ * session: neither the guardian's kill of the groups nor PR_SET_PDEATHSIG
+ * (set on the wrapper, not inherited by its children) reaches it. Blocked
+ * in dmsg_await, it must learn of dmsgrun's death itself (the life pipe)
+ * and end within seconds. */
+Test(orphans, launcher_sigkill_setsid_pe, .timeout = 2 * JOB_WATCHDOG)
+{
+    require_built();
+    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
+    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "3", "sh", "-c",
+                          "/usr/bin/setsid \"$0\" await_forever; true",
+                          job_path("tests/pe_prog"), NULL};
+    job_result r;
+    cr_assert(job_run_signaled(argv, no_timeout, JOB_WATCHDOG, 2.0, SIGKILL, &r) == 0,
+              "could not start dmsgrun");
+    cr_expect(r.seconds < 2.0 + 10.0, "%s: the job took %.1f s to end", r.cmd, r.seconds);
+    expect_nothing_left(&r);
+    job_free(&r);
+}
+
 /* The launcher dies at random moments of start-up (fork, exec, dmsg_init,
  * the first barrier). */
 Test(orphans, launcher_killed_during_init, .timeout = 8 * JOB_WATCHDOG)

@@ -9,7 +9,7 @@
 # - sockets with the automatic counting works (remote counters);
 # - a PE that dies under mpiexec ends the job instead of hanging it;
 # - a PE that leaves without dmsg_finalize: the others' waits are bounded by
-#   DMSG_OFI_TIMEOUT.
+#   DMSG_TIMEOUT (no wait has a limit without it, on any transport).
 #
 #   sh tests/ofi/errors.sh [BUILD_DIR]
 BUILD=${1:-build}
@@ -121,7 +121,7 @@ if [ -n "$MPIEXEC" ]; then
         "$MPIEXEC" -n 3 "$BUILD/tests/pe_prog" crash_segv
     check "PE leaving without finalize: bounded" any '' \
         env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="udp;ofi_rxd" DMSG_OFI_IFACE=lo \
-        DMSG_OFI_TIMEOUT=3 "$MPIEXEC" -n 3 "$BUILD/tests/pe_prog" no_finalize
+        DMSG_TIMEOUT=3 "$MPIEXEC" -n 3 "$BUILD/tests/pe_prog" no_finalize
 fi
 check "PE crash under dmsgrun ends the job" nonzero '' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER="udp;ofi_rxd" "$RUN" -n 3 \

@@ -2,6 +2,7 @@
  * PE waits where) when nothing has changed for DMSG_STALL_REPORT seconds.
  * They never end by themselves; the suite stops dmsgrun. */
 #include <stdlib.h>
+#include <time.h>
 #include "pe.h"
 
 /* PE 0 waits in a barrier; the others compute forever outside dmsg. */
@@ -57,7 +58,48 @@ static int busy_syncs(void)
     return 0;
 }
 
+/* Every PE awaits a deposit that never comes (the job is ended from
+ * outside: dmsgrun's death, DMSG_TIMEOUT). */
+static int await_forever(void)
+{
+    dmsg_ctr c;
+    PE_OK(dmsg_ctr_create(&c));
+    int st = dmsg_await(c, 1);
+    PE_CHECK(0, "dmsg_await of a deposit that never comes returned %d (%s)", st,
+             dmsg_strerror(st));
+    return 1;
+}
+
+/* PE 0 computes for 3 s before it deposits to every other PE: a long wait
+ * that only DMSG_TIMEOUT may bound (no transport has a limit of its own). */
+static int late_deposit(void)
+{
+    dmsg_ctr c;
+    PE_OK(dmsg_ctr_create(&c));
+    int *slot;
+    PE_OK(dmsg_alloc(sizeof *slot, (void **)&slot));
+    *slot = 0;
+    PE_OK(dmsg_sync());
+    if (dmsg_pe() == 0) {
+        struct timespec ts = {3, 0};
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+        int v = 77;
+        for (int p = 1; p < dmsg_npes(); p++)
+            PE_OK(dmsg_deposit(slot, &v, sizeof v, p, c));
+    } else {
+        PE_OK(dmsg_await(c, 1));
+        PE_CHECK(*slot == 77, "expected 77 got %d", *slot);
+    }
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(slot));
+    PE_OK(dmsg_ctr_destroy(c));
+    return 0;
+}
+
 const pe_case pe_hang_cases[] = {
+    {"await_forever", await_forever, 0},
+    {"late_deposit", late_deposit, 0},
     {"busy_syncs", busy_syncs, 0},
     {"hang_spin", hang_spin, 0},
     {"hang_early_finalize", hang_early_finalize, 0},

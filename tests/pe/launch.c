@@ -40,6 +40,30 @@ static int nested_job(void)
     return 0;
 }
 
+/* A PE runs a dmsg program before its own dmsg_init: the launcher's
+ * variables are already gone (taken before main), so the child runs as a
+ * singleton instead of joining this job as this PE's rank (which hung the
+ * job), and this PE then joins its job as usual. */
+static int nested_before_init(void)
+{
+    extern char **environ;
+    for (char **e = environ; *e; e++)
+        PE_CHECK(strncmp(*e, "DMSG_BOOT_", 10) != 0, "%s is in the environment before dmsg_init",
+                 *e);
+    char self[512], cmd[600];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    PE_CHECK(n > 0, "cannot find this program (/proc/self/exe)");
+    self[n] = '\0';
+    snprintf(cmd, sizeof cmd, "'%s' nested_child", self);
+    int st = system(cmd);
+    PE_CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+             "the dmsg program started before dmsg_init failed (wait status %d)", st);
+    PE_OK(dmsg_init());
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_finalize());
+    return 0;
+}
+
 static void app_handler(int sig)
 {
     (void)sig;
@@ -84,5 +108,6 @@ const pe_case pe_launch_cases[] = {
     {"signals_kept", signals_kept, PE_MANUAL_INIT},
     {"nested_job", nested_job, 0},
     {"nested_child", nested_child, PE_MANUAL_INIT},
+    {"nested_before_init", nested_before_init, PE_MANUAL_INIT},
     {NULL, NULL, 0},
 };

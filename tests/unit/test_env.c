@@ -2,6 +2,8 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "dmsg/core/config.h"
 #include "dmsg/transport/sim/sim.h"
 #include "dmsg/transport/transport.h"
@@ -67,6 +69,33 @@ Test(env, choices)
     cr_assert_eq(v, 2, "output untouched on error");
 }
 
+/* A "not one of" error is one line written by one write(2): through a
+ * SOCK_SEQPACKET socket as stderr, each write arrives as one packet, so the
+ * first packet must hold the whole line (a line written in pieces would
+ * interleave with other PEs' lines). */
+Test(env, choice_error_is_one_write)
+{
+    static const dmsg_env_choice c[] = {{"auto", 0}, {"packed", 1}, {"chained", 2}};
+    int sv[2], v = -1;
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    fflush(stderr);
+    int saved = dup(2);
+    cr_assert(saved >= 0);
+    dup2(sv[0], 2);
+    dmsg_status st = dmsg_env_choose("DMSG_X", "fast", c, 3, 1, &v);
+    dup2(saved, 2);
+    close(saved);
+    close(sv[0]);
+    char got[512] = "";
+    ssize_t n = recv(sv[1], got, sizeof got - 1, MSG_DONTWAIT);
+    close(sv[1]);
+    cr_assert_eq(st, DMSG_ERR_ENV);
+    cr_assert(n > 0, "nothing written");
+    got[n] = '\0';
+    cr_assert_str_eq(got, "dmsg: DMSG_X=fast is not one of: auto packed chained\n",
+                     "first write: \"%s\"", got);
+}
+
 Test(env, sizes_with_suffixes)
 {
     uint64_t v;
@@ -115,6 +144,55 @@ Test(env, bad_values_rejected)
     cr_assert_eq(b, 1);
 }
 
+/* Settings are decimal: no base prefixes (0x10 is not 16 s, 010 is ten, not
+ * eight), no signs or spaces strtod or strtol would skip, no exponents. */
+Test(env, numbers_are_decimal_only)
+{
+    uint64_t v;
+    uint32_t u;
+    double d;
+    long l;
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "0x10", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_BOUND, "0x10", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "0x1p4", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "1e3", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "infinity", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, " 5", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "+5", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, ".5", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "5.", &d, sizeof d), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "010", &d, sizeof d), DMSG_OK);
+    cr_assert_eq(d, 10.0);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SECONDS, "2.5", &d, sizeof d), DMSG_OK);
+    cr_assert_eq(d, 2.5);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_UINT, "0x10", &u, sizeof u), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_UINT, "010", &u, sizeof u), DMSG_OK);
+    cr_assert_eq(u, 10);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "0x10", &v, sizeof v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_SIZE, "010K", &v, sizeof v), DMSG_OK);
+    cr_assert_eq(v, 10240);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "0x10", &l, sizeof l), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, " 5", &l, sizeof l), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "+5", &l, sizeof l), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "-01", &l, sizeof l), DMSG_OK);
+    cr_assert_eq(l, -1);
+    cr_assert_eq(dmsg_env_parse(DMSG_ENV_LONG, "010", &l, sizeof l), DMSG_OK);
+    cr_assert_eq(l, 10);
+}
+
+/* The message names the variable and says a decimal number is expected. */
+Test(env, hex_timeout_refused_clearly)
+{
+    dmsg_config c;
+    char err[256] = "";
+    c.timeout = 7;
+    setenv("DMSG_TIMEOUT", "0x10", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_TIMEOUT=\"0x10\"") != NULL, "message: %s", err);
+    cr_assert(strstr(err, "decimal") != NULL, "message: %s", err);
+    cr_assert_eq(c.timeout, 7, "output untouched on error");
+}
+
 Test(env, load_names_the_bad_variable)
 {
     dmsg_config c;
@@ -157,11 +235,6 @@ Test(env, range_rules)
     setenv("DMSG_TRANSPORT", "a-name-that-is-far-too-long", 1);
     cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_TRANSPORT", "shm", 1);
-    /* 0 would silently mean the default bound of 60 s. */
-    setenv("DMSG_OFI_TIMEOUT", "0", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
-    cr_assert(strstr(err, "DMSG_OFI_TIMEOUT") != NULL, "message: %s", err);
-    setenv("DMSG_OFI_TIMEOUT", "0.5", 1);
     cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK);
     cr_assert_eq(c.max_counters, 8);
     cr_assert_eq(c.tile_bytes, 8192);

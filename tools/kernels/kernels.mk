@@ -28,10 +28,13 @@ $(BUILD)/bin/postal-kern: $(KERN_DMSG_OBJS) $(BUILD)/obj/$(KERN_DIR)/lib_postal.
 	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(KERN_LIBS) $(LDLIBS)
 
 # MPI and OpenSHMEM programs are built with their own wrappers, as users build them.
+# What the kernels need stays apart from the user's CFLAGS (default -O2 -g),
+# as DMSG_CFLAGS does for the rest: `make CFLAGS=-O0` reaches them too.
+KERN_WRAP_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN)
 $(BUILD)/bin/kern-mpi: $(KERN_COMMON) $(KERN_DIR)/mpi/lib_mpi.c $(KERN_HDRS) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(MPICC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -I$(KERN_DIR) -o $@ $(filter %.c,$^) $(KERN_LIBS)
+	$(MPICC) $(KERN_WRAP_CFLAGS) $(CFLAGS) $(LDFLAGS) -I$(KERN_DIR) -o $@ $(filter %.c,$^) $(KERN_LIBS)
 
 $(BUILD)/bin/kern-shmem: $(KERN_COMMON) $(KERN_DIR)/shmem/lib_shmem.c $(KERN_HDRS) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(OSHCC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -I$(KERN_DIR) -o $@ $(filter %.c,$^) $(KERN_LIBS)
+	$(OSHCC) $(KERN_WRAP_CFLAGS) $(CFLAGS) $(LDFLAGS) -I$(KERN_DIR) -o $@ $(filter %.c,$^) $(KERN_LIBS)

@@ -25,9 +25,8 @@ static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count 
     dmsg_status st = dmsg_env_load(&ofi_env_table, &s->set, err, sizeof err);
     if (st)
         return st;
-    s->timeout = tp->conf.timeout > 0   ? tp->conf.timeout
-                 : s->set.timeout > 0 ? s->set.timeout
-                                      : 60;
+    /* DMSG_TIMEOUT alone bounds a wait, as on every transport. */
+    s->timeout = tp->conf.timeout;
     dmsg_status bad_mech = dmsg_env_choose("DMSG_OFI_MECH", s->set.mech, mechs, 3, loud, &mech);
     dmsg_status bad_count = dmsg_env_choose("DMSG_OFI_COUNT", s->set.count, counts, 3, loud, &cnt);
     if (bad_mech || bad_count)
@@ -218,7 +217,7 @@ static void ofi_finalize(dmsg_tp *tp)
     /* The core's last barrier is done, but a peer may still wait for the
      * acknowledgement of its last token to us, which reliable-datagram
      * providers send from our progress: serve briefly before closing (a
-     * peer that then still waits ends at its timeout, not in a hang). */
+     * peer that then still waits ends at DMSG_TIMEOUT where one is set). */
     double until = dmsg_clock_now() + OFI_LINGER;
     ofi_backoff b = {0};
     double spin_until = 0;

@@ -128,7 +128,6 @@ typedef struct ofi_settings {
     char mech[16];     /* DMSG_OFI_MECH: auto, chained, packed */
     char count[16];    /* DMSG_OFI_COUNT: auto, cqdata, counter */
     char library[256]; /* DMSG_OFI_LIBRARY: libfabric shared library to open */
-    double timeout;    /* DMSG_OFI_TIMEOUT: seconds any wait may last when DMSG_TIMEOUT=0 */
 } ofi_settings;
 extern const dmsg_env_table ofi_env_table;
 
@@ -290,7 +289,7 @@ typedef struct ofi_state {
         int tree;              /* rounds by gather/release tree, else dissemination */
         uint64_t count;        /* barriers so far (parity) */
     } bar;                     /* the barrier (ofi_bar.c) */
-    double timeout;           /* seconds per wait; never 0 (DMSG_OFI_TIMEOUT) */
+    double timeout;           /* DMSG_TIMEOUT: seconds per wait; 0 = no limit */
     dmsg_status failed;       /* first asynchronous error */
     int rank, npes;
     int oversubscribed;       /* more PEs than cores: waits sleep almost at once */

@@ -22,10 +22,6 @@ static const dmsg_env_entry rows[] = {
     {"DMSG_OFI_LIBRARY", DMSG_ENV_STRING, "libfabric.so.1",
      "ofi: the libfabric shared library to open (a name the dynamic loader searches, or a path)",
      F(library)},
-    {"DMSG_OFI_TIMEOUT", DMSG_ENV_BOUND, "60",
-     "ofi: seconds (more than 0) any wait may last when DMSG_TIMEOUT is 0, so that a dead peer "
-     "ends the job with DMSG_ERR_TIMEOUT instead of a hang (DMSG_TIMEOUT sets every wait's limit)",
-     F(timeout)},
 };
 
 const dmsg_env_table ofi_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(ofi_settings)};

@@ -110,7 +110,12 @@ dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
     }
     dmsg_status st = ofi_progress(s);
     if (b->pending && !st) {
-        /* dmsg_wait polls this without a limit: bound it here. */
+        /* dmsg_wait polls this without a limit: bound it here by
+         * DMSG_TIMEOUT, where one is set. */
+        if (s->timeout <= 0) {
+            *done = 0;
+            return DMSG_OK;
+        }
         if (!req->priv[1]) {
             double t = dmsg_clock_now() + s->timeout;
             memcpy(&req->priv[1], &t, sizeof t < sizeof(void *) ? sizeof t : sizeof(void *));

@@ -177,12 +177,13 @@ dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *),
         int idle = ofi_spun(s, i, &spin_until);
         if ((i & 255) == 255 || idle) {
             double t = dmsg_clock_now();
-            if (deadline == 0)
+            if (s->timeout <= 0)
+                ; /* no limit (DMSG_TIMEOUT=0) */
+            else if (deadline == 0)
                 deadline = t + s->timeout;
             else if (t > deadline)
                 return DMSG_FAIL(DMSG_ERR_TIMEOUT,
-                                 "%s: waited %g s for %s (DMSG_TIMEOUT / DMSG_OFI_TIMEOUT); "
-                                 "a peer may have died",
+                                 "%s: waited %g s for %s (DMSG_TIMEOUT); a peer may have died",
                                  s->caps.prov, s->timeout, what);
             if (dmsg_boot_aborted(s->boot))
                 return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
@@ -237,15 +238,17 @@ dmsg_status ofi_flush(ofi_state *s, int pe)
 }
 
 /* An operation to pe was refused with -FI_EAGAIN (its queue is full): drive
- * progress so that it drains, and fail once it has stayed full for the
- * timeout. *deadline starts at 0. */
+ * progress so that it drains, and fail once it has stayed full for
+ * DMSG_TIMEOUT (where set). *deadline starts at 0. */
 dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline)
 {
     dmsg_status st = ofi_progress(s);
     if (st)
         return st;
     double t = dmsg_clock_now();
-    if (!*deadline)
+    if (s->timeout <= 0)
+        ; /* no limit (DMSG_TIMEOUT=0) */
+    else if (!*deadline)
         *deadline = t + s->timeout;
     else if (t > *deadline)
         return DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: send queue to PE %d stayed full", s->caps.prov,

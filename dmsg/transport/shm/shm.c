@@ -87,6 +87,7 @@ dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
     if (st)
         return st;
     s->hdr = boot->hdr;
+    s->boot = boot;
     s->seg = malloc((size_t)npes * sizeof *s->seg);
     if (!s->seg) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "segment table");

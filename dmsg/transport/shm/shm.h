@@ -64,6 +64,7 @@ typedef struct shm_ctr {
 
 typedef struct shm_state {
     dmsg_job_hdr *hdr; /* the job region, mapped by the boot (dmsg_boot_join) */
+    dmsg_boot *boot;   /* for dmsg_boot_aborted in the waits' sleeping paths */
     shm_job_area *area;
     long spin;         /* polls before sleeping */
     double yield_s;    /* PEs outnumber cores: seconds a wait yields before sleeping (shm_wait.c) */

@@ -58,7 +58,7 @@ dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic 
     }
     double deadline = s->timeout > 0 ? dmsg_clock_now() + s->timeout : 0;
     for (;;) {
-        if (atomic_load_explicit(&s->hdr->abort, memory_order_relaxed))
+        if (dmsg_boot_aborted(s->boot))
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         /* Advertise before the last check: a waker that bumps the counter
          * after our check will see sleepers != 0 and bump seq (seq_cst). */

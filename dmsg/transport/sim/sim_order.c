@@ -202,7 +202,7 @@ dmsg_status sim_order_wait(dmsg_tp *tp, double t)
             if (sim_order_horizon(s) >= b)
                 break;
         }
-        if (atomic_load_explicit(&s->shm.hdr->abort, memory_order_relaxed)) {
+        if (dmsg_boot_aborted(s->shm.boot)) {
             st = DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
             break;
         }
