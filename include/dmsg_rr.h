@@ -159,7 +159,12 @@ int dmsg_rr_waitall(int n, dmsg_rr_req *reqs, dmsg_rr_info *infos);
 /**
  * Drives progress once and tells whether the request is complete: *done = 1
  * (the request is retired, its status returned, info set) or *done = 0.
- * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE.
+ * Polling with it until *done completes every transfer that waiting would.
+ * On a simulated machine each test that finds nothing to do takes one
+ * message's software overhead of virtual time (docs/baselines.md), so a
+ * polling loop lets time pass as it would on the machine.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (not a started request: never
+ * started, retired, or a copy), the request's own status.
  */
 int dmsg_rr_test(dmsg_rr_req *req, int *done, dmsg_rr_info *info);
 

@@ -77,6 +77,7 @@ BASE_CASE(postal_random, NULL)
 BASE_CASE(rr_alltoall, NULL)
 BASE_CASE(rr_neighbour, late_env())
 BASE_CASE(rr_indexed_errors, NULL)
+BASE_CASE(rr_random_test, NULL)
 
 /* The all-to-all and neighbour exchanges of both libraries on 8 PEs. Over
  * ofi (8 PEs on 2 cores over a network provider take about half a minute a
@@ -129,8 +130,9 @@ Test(baselines, tiny_mailbox, .timeout = 6 * JOB_WATCHDOG)
 
 /* Randomized sequences of postal calls under other seeds (PE_POSTAL_SEED),
  * with a tiny and with the default mailbox: every one is correct with
- * unbounded buffering, so none may hang. */
-Test(baselines, postal_random_seeds, .timeout = 12 * JOB_WATCHDOG)
+ * unbounded buffering, so none may hang; and of RRMSG requests completed
+ * by polling (PE_RR_SEED). */
+Test(baselines, random_seeds, .timeout = 12 * JOB_WATCHDOG)
 {
     if (job_over_ofi())
         cr_skip_test("runs in the suite over shm");
@@ -143,6 +145,15 @@ Test(baselines, postal_random_seeds, .timeout = 12 * JOB_WATCHDOG)
         expect_case_ok("postal_random", 2 + (int)i % 3, tiny);
         expect_case_ok("postal_random", 3, dflt);
         expect_case_ok("postal_random", 2, sim);
+    }
+    /* RRMSG requests completed by polling dmsg_rr_test, on sim (where the
+     * polls must let virtual time pass) and on shm. */
+    static const char *const rr_seeds[] = {"PE_RR_SEED=2", "PE_RR_SEED=3", "PE_RR_SEED=4"};
+    for (size_t i = 0; i < sizeof rr_seeds / sizeof rr_seeds[0]; i++) {
+        const char *rsim[] = {"DMSG_TRANSPORT=sim", rr_seeds[i], NULL};
+        const char *rshm[] = {rr_seeds[i], NULL};
+        expect_case_ok("rr_random_test", 3 + (int)i % 2, rsim);
+        expect_case_ok("rr_random_test", 3, rshm);
     }
 }
 
@@ -160,7 +171,7 @@ Test(baselines, sim_t3d, .timeout = 6 * JOB_WATCHDOG)
                                         "postal_out_of_order", "postal_pingpong", "postal_large",
                                         "rr_alltoall", "rr_neighbour", "rr_indexed_errors",
                                         "postal_active_pins", "postal_active_pingpong",
-                                        "postal_poll_full", "postal_random"};
+                                        "postal_poll_full", "postal_random", "rr_random_test"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         expect_case_ok(names[i], 3, sim);
     expect_case_ok("postal_alltoall", 8, sim);
