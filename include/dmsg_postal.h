@@ -14,17 +14,19 @@
  * Buffering. Each PE keeps DMSG_POSTAL_MAILBOX bytes of mailbox per sender.
  * When a receiver's mailbox is full, the sender keeps the message in a queue
  * of its own (at most DMSG_POSTAL_QUEUE bytes per receiver) and delivers it
- * when the receiver has made room; a receiver that must wait makes room by
- * moving unmatched messages out of a full mailbox. Nothing is lost or
+ * when the receiver has made room; a receiver that finds no match (waiting
+ * or polling) makes room by moving unmatched messages, and its active
+ * receive buffer, out of a full mailbox and reports it. Nothing is lost or
  * overwritten. Messages may have any size up to DMSG_POSTAL_QUEUE: one
  * longer than half a mailbox travels as fragments, which the receiver
  * reassembles in its own memory as they land (as PVM does).
  *
  * Progress. Queued messages move, and mailbox room is reported, only while
  * the PE is inside a postal call: every blocking call (recv, recv_bytes,
- * flush, barrier, finalize) drives progress until it can return, so a
+ * flush, barrier, finalize) drives progress until it can return, and every
+ * poll (nrecv, probe) drives it once and makes room as a wait does, so a
  * program that is correct with unbounded buffering and synchronizes with
- * postal calls cannot deadlock. dmsg_sync is not a postal call: a PE waiting
+ * postal calls cannot deadlock, and a polling loop cannot livelock. dmsg_sync is not a postal call: a PE waiting
  * in it delivers nothing, so a partner that waits for its queued messages
  * waits for ever. Synchronize postal programs with dmsg_postal_barrier (as
  * PVM programs use pvm_barrier).
@@ -159,14 +161,20 @@ int dmsg_postal_recv(int src, int tag, dmsg_postal_info *info);
 /**
  * As dmsg_postal_recv, but does not block (as pvm_nrecv): *found = 1 and the
  * message is the active receive buffer, or *found = 0 (the previous active
- * buffer is released either way). Errors: as dmsg_postal_recv, DMSG_ERR_NULL (found).
+ * buffer is released either way). Each call drives progress once and, when
+ * nothing matches, makes room for stuck senders (as a waiting receive does),
+ * so polling until *found gets a message queued behind a full mailbox.
+ * Errors: as dmsg_postal_recv (no DMSG_ERR_TIMEOUT), DMSG_ERR_NULL (found),
+ * DMSG_ERR_NOMEM (memory to move messages out of the mailbox).
  */
 int dmsg_postal_nrecv(int src, int tag, int *found, dmsg_postal_info *info);
 
 /**
  * Tells whether a matching message is there, without receiving it (as
  * pvm_probe): *found = 1 and info describes it, or *found = 0 (info is left
- * alone). Does not block. Errors: as dmsg_postal_nrecv.
+ * alone). Does not block; drives progress and makes room as nrecv does (the
+ * active receive buffer stays, its data moved out of the mailbox when its
+ * sender is stuck). Errors: as dmsg_postal_nrecv.
  */
 int dmsg_postal_probe(int src, int tag, int *found, dmsg_postal_info *info);
 
@@ -205,7 +213,9 @@ int dmsg_postal_release(void);
 
 /**
  * Blocking receive of a whole message into `cap` contiguous bytes at buf (as
- * pvm_precv); the active receive buffer is not used (nor released). info
+ * pvm_precv); the active receive buffer is not used (nor released; while
+ * this waits, its data move out of the mailbox if its sender needs the
+ * room). info
  * (may be NULL) receives source, tag and size.
  * Errors: as dmsg_postal_recv, DMSG_ERR_NULL (buf NULL with cap > 0),
  * DMSG_ERR_SIZE (the first matching message is larger than cap: nothing is

@@ -43,7 +43,11 @@ extern "C" {
  * A transfer in progress: storage owned by the caller, valid from the start
  * call until dmsg_rr_wait, dmsg_rr_waitall or a dmsg_rr_test that reports
  * completion retires it. Its fields are the library's; the source (of a
- * send) and destination (of a receive) must stay untouched until then.
+ * send) and destination (of a receive) must stay untouched until then. The
+ * library completes the request at the address it was started with: a byte
+ * copy of it (made while it is active or after it is retired) is not a
+ * request, and waiting for or testing one is DMSG_ERR_HANDLE, as is
+ * starting a new transfer in a request still in progress.
  */
 typedef struct dmsg_rr_req {
     uint32_t magic;
@@ -88,7 +92,8 @@ int dmsg_rr_finalize(void);
  * tag (>= 0): sends the request and returns. src must stay unchanged until
  * the request is retired. Errors (nothing is started, *req untouched):
  * DMSG_ERR_STATE, DMSG_ERR_NULL (req; src with bytes > 0), DMSG_ERR_PE,
- * DMSG_ERR_ARG (tag < 0), DMSG_ERR_NOMEM (control mailbox and queue full).
+ * DMSG_ERR_ARG (tag < 0), DMSG_ERR_HANDLE (req is a request still in
+ * progress), DMSG_ERR_NOMEM (control mailbox and queue full).
  * Errors the receiver finds (the destination does not fit: DMSG_ERR_SIZE)
  * are the final status of the request.
  */
@@ -115,7 +120,8 @@ int dmsg_rr_isend_gathered(int pe, int tag, const void *src_base, const size_t *
  * src (or DMSG_RR_ANY) with tag (or DMSG_RR_ANY). A request that carries more
  * than cap bytes is refused (DMSG_ERR_SIZE for both sides).
  * Errors: DMSG_ERR_STATE, DMSG_ERR_NULL, DMSG_ERR_PE (src), DMSG_ERR_ARG (tag
- * < -1), DMSG_ERR_RANGE ([dst, dst + cap) not in the symmetric segment).
+ * < -1), DMSG_ERR_RANGE ([dst, dst + cap) not in the symmetric segment),
+ * DMSG_ERR_HANDLE (req is a request still in progress), DMSG_ERR_NOMEM.
  */
 int dmsg_rr_irecv(int src, int tag, void *dst, size_t cap, dmsg_rr_req *req);
 
@@ -136,8 +142,9 @@ int dmsg_rr_irecv_section(int src, int tag, void *dst, const dmsg_layout *dl, si
  * final status. A send is complete when the receiver has acknowledged the
  * data (src may be reused); a receive when the data is in place. info (may be
  * NULL; receives only) gets source, tag and size.
- * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (not active), DMSG_ERR_TIMEOUT,
- * DMSG_ERR_ABORTED, and the transfer's own status.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (not a started request: never
+ * started, retired, or a copy), DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED, and the
+ * transfer's own status.
  */
 int dmsg_rr_wait(dmsg_rr_req *req, dmsg_rr_info *info);
 
@@ -152,7 +159,12 @@ int dmsg_rr_waitall(int n, dmsg_rr_req *reqs, dmsg_rr_info *infos);
 /**
  * Drives progress once and tells whether the request is complete: *done = 1
  * (the request is retired, its status returned, info set) or *done = 0.
- * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE.
+ * Polling with it until *done completes every transfer that waiting would.
+ * On a simulated machine each test that finds nothing to do takes one
+ * message's software overhead of virtual time (docs/baselines.md), so a
+ * polling loop lets time pass as it would on the machine.
+ * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (not a started request: never
+ * started, retired, or a copy), the request's own status.
  */
 int dmsg_rr_test(dmsg_rr_req *req, int *done, dmsg_rr_info *info);
 

@@ -587,18 +587,38 @@ dmsg_status chan_own(chan *c, chan_msg *m, size_t cap)
     return DMSG_OK;
 }
 
-dmsg_status chan_wait(chan *c)
+dmsg_status chan_make_room(chan *c, int *did)
 {
     dmsg_status st;
-    int spilt = 0;
+    int act = 0;
+    *did = 0;
+    if (c->held && !c->held->spilled && c->rx[c->held->src].stuck) {
+        if ((st = chan_spill(c, c->held)))
+            return st;
+        act = 1;
+    }
     for (chan_msg *m = c->head; m; m = m->next)
         if (!m->spilled && c->rx[m->src].stuck) {
             if ((st = chan_spill(c, m)))
                 return st;
-            spilt = 1;
+            act = 1;
         }
-    if (spilt)
-        return chan_progress(c); /* the room reports go out before this PE sleeps */
+    /* Room freed by receives since the last pass counts too: a stuck
+     * sender waits for it as much as for the room of the spills. */
+    for (int p = 0; p < c->npes && !act; p++)
+        act = c->rx[p].stuck && c->rx[p].freed > c->rx[p].reported;
+    if (!act)
+        return DMSG_OK;
+    *did = 1;
+    return chan_progress(c); /* the room reports go out */
+}
+
+dmsg_status chan_wait(chan *c)
+{
+    int did;
+    dmsg_status st = chan_make_room(c, &did);
+    if (st || did)
+        return st; /* the caller looks again before this PE sleeps */
     if (c->ordered)
         return dmsg_order_wait(INFINITY);
     /* One wake-up at a time: on a simulated machine an await takes the

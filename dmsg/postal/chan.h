@@ -115,6 +115,10 @@ typedef struct chan {
     chan_tx *tx;
     chan_rx *rx;
     chan_msg *head, *tail;/* landed messages in the order found */
+    /* A message the user holds outside that list (postal's active receive
+     * buffer): waits and polls move it out of the ring, as the landed
+     * ones, when its sender is stuck (NULL: none). */
+    chan_msg *held;
     uint64_t nmsgs;       /* entries in that list */
     uint8_t *touched;     /* per PE: deposits issued since the last bell */
     chan_stats st;
@@ -148,14 +152,24 @@ dmsg_status chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len)
  * messages and owed room reports, rings bells. */
 dmsg_status chan_progress(chan *c);
 
+/* Makes room for stuck senders and tells them: moves the held message and
+ * the landed messages of each stuck sender out of the ring, then reports
+ * every freed room a stuck sender has not heard of (a progress pass). Call
+ * it whenever the caller found nothing, before it waits and on every
+ * fruitless poll: a sender stuck behind messages nobody receives yet, or
+ * behind room nobody reported, moves only once this has run. *did: 1 if it
+ * moved or reported anything (the caller should look again before it
+ * sleeps). */
+dmsg_status chan_make_room(chan *c, int *did);
+
 /* Called when the caller found nothing and is about to wait: makes room for
- * stuck senders, then blocks until a bell rings (or returns at once if one
- * already rang); an ordered channel until a deposit is counted here and its
- * arrival is safe (dmsg_order_wait). */
+ * stuck senders (chan_make_room; if that did anything it returns, so that
+ * the caller looks again), else blocks until a bell rings (or returns at once
+ * if one already rang); an ordered channel until a deposit is counted here
+ * and its arrival is safe (dmsg_order_wait). */
 dmsg_status chan_wait(chan *c);
 
-/* Moves a message the caller holds out of the ring if its sender is stuck
- * (call before chan_wait for messages not in the landed list). */
+/* Moves a message the caller holds out of the ring if its sender is stuck. */
 dmsg_status chan_spill(chan *c, chan_msg *m);
 
 /* Moves m's payload into private memory of cap bytes (cap >= its length;

@@ -42,6 +42,7 @@ int dmsg_postal_finalize(void)
     if (g->active) {
         chan_release(&g->ch, g->active);
         g->active = NULL;
+        g->ch.held = NULL;
     }
     dmsg_status st = chan_close(&g->ch); /* frees messages being reassembled too */
     free(g->sbuf.p);
@@ -55,12 +56,9 @@ int dmsg_postal_barrier(void)
     postal_state *g = &dmsg_postal_g;
     POSTAL_REQUIRE();
     double t0 = dmsg_wtime();
-    dmsg_status st = DMSG_OK;
-    /* The active buffer must not hold room a stuck sender needs. */
-    if (g->active)
-        st = chan_spill(&g->ch, g->active);
-    if (!st)
-        st = chan_drain(&g->ch, 0);
+    /* The active buffer does not hold room a stuck sender needs: the
+     * drain's waits move it out (chan_make_room). */
+    dmsg_status st = chan_drain(&g->ch, 0);
     if (!st)
         st = postal_progress();
     if (!st)

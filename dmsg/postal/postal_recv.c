@@ -102,19 +102,27 @@ static void describe(const chan_msg *m, dmsg_postal_info *info)
         *info = (dmsg_postal_info){.src = m->src, .tag = m->h.tag, .bytes = (size_t)m->h.len};
 }
 
-/* Finds a match, driving progress; waits for one only when `block`. */
+/* Finds a match, driving progress; waits for one only when `block`. A
+ * search that finds nothing makes room for stuck senders and reports it
+ * (chan_make_room, inside chan_wait when waiting) whether it waits or not:
+ * the match may be queued behind a full mailbox, and a program that polls
+ * with nrecv or probe must get it as one that waits does. */
 static dmsg_status match(int src, int tag, int block, chan_msg **out)
 {
     chan *c = &dmsg_postal_g.ch;
     dmsg_status st;
+    int did;
     chan_msg *m = find(src, tag);
     while (!m) {
         if ((st = postal_progress()))
             return st;
-        if ((m = find(src, tag)) || !block)
+        if ((m = find(src, tag)))
             break;
-        if (dmsg_postal_g.active && (st = chan_spill(c, dmsg_postal_g.active)))
-            return st;
+        if (!block) {
+            if ((st = chan_make_room(c, &did)))
+                return st;
+            break;
+        }
         if ((st = chan_wait(c)))
             return st;
     }
@@ -128,6 +136,7 @@ static void release_active(void)
     if (g->active) {
         chan_release(&g->ch, g->active);
         g->active = NULL;
+        g->ch.held = NULL;
     }
 }
 
@@ -148,6 +157,7 @@ static dmsg_status take(int src, int tag, int block, int *found, dmsg_postal_inf
     if (m) {
         chan_unlink(&g->ch, m);
         g->active = m;
+        g->ch.held = m; /* its room goes back to a stuck sender whenever this PE waits or polls */
         g->upos = 0;
         g->st.received++;
         describe(m, info);

@@ -89,6 +89,7 @@ int dmsg_rr_finalize(void)
     }
     free(g->data);
     free(g->expect);
+    rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
     return st;
 }

@@ -32,6 +32,14 @@ typedef struct rr_fifo {
     dmsg_rr_req *head, *tail;
 } rr_fifo;
 
+/* The addresses of the live requests (rr_live.c). */
+typedef struct rr_live {
+    dmsg_rr_req **slot; /* NULL empty, a removed mark, or a request */
+    size_t cap;         /* a power of two, or 0 */
+    size_t used;        /* requests and removed marks */
+    size_t live;
+} rr_live;
+
 typedef struct rr_state {
     int started;
     chan ch;
@@ -40,6 +48,7 @@ typedef struct rr_state {
     rr_fifo posted;    /* receives not yet matched, in posting order */
     rr_fifo *expect;   /* per source: matched receives waiting for data, in response order */
     uint64_t active;   /* requests started and not retired */
+    rr_live live;      /* their addresses: a copy of a request is not one */
     dmsg_rr_stats st;
 } rr_state;
 
@@ -50,6 +59,14 @@ extern rr_state dmsg_rr_g;
         if (!dmsg_rr_g.started)                                                                    \
             return DMSG_FAIL(DMSG_ERR_STATE, "%s before dmsg_rr_init", __func__);                 \
     } while (0)
+
+/* Adds a started request's address (DMSG_ERR_HANDLE: r is live already,
+ * DMSG_ERR_NOMEM; the set is unchanged then);
+ * whether r is a live request (not a copy, not retired); removes it. */
+dmsg_status rr_live_add(rr_live *s, dmsg_rr_req *r);
+int rr_live_has(const rr_live *s, const dmsg_rr_req *r);
+void rr_live_remove(rr_live *s, const dmsg_rr_req *r);
+void rr_live_free(rr_live *s);
 
 void rr_fifo_push(rr_fifo *f, dmsg_rr_req *r);
 /* Removes r from f (anywhere in it); returns 1 if it was there. */

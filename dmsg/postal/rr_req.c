@@ -29,13 +29,17 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
 {
     rr_state *g = &dmsg_rr_g;
     double t0 = dmsg_wtime();
+    dmsg_status st = rr_live_add(&g->live, req);
+    if (st)
+        return st;
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_WAIT_RESP;
     rr_fifo_push(&g->sends, req);
-    dmsg_status st = rr_send_request(req);
+    st = rr_send_request(req);
     if (st) {
         rr_fifo_remove(&g->sends, req);
+        rr_live_remove(&g->live, req);
         memset(req, 0, sizeof *req);
     } else {
         g->active++;
@@ -100,6 +104,9 @@ int dmsg_rr_isend_gathered(int pe, int tag, const void *src_base, const size_t *
 static dmsg_status post(const dmsg_rr_req *r, dmsg_rr_req *req)
 {
     rr_state *g = &dmsg_rr_g;
+    dmsg_status st = rr_live_add(&g->live, req);
+    if (st)
+        return st;
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_POSTED;
@@ -111,7 +118,7 @@ static dmsg_status post(const dmsg_rr_req *r, dmsg_rr_req *req)
     if (g->ch.ordered)
         return DMSG_OK;
     double t0 = dmsg_wtime();
-    dmsg_status st = rr_progress();
+    st = rr_progress();
     g->st.recv_time += dmsg_wtime() - t0;
     return st;
 }
@@ -161,6 +168,10 @@ static dmsg_status check_active(const dmsg_rr_req *req)
         return DMSG_FAIL(DMSG_ERR_NULL, "req is NULL");
     if (req->magic != RR_MAGIC || req->state == RR_S_IDLE)
         return DMSG_FAIL(DMSG_ERR_HANDLE, "request not active");
+    /* The engine completes the request at the address it was started
+     * with: a copy (of an active or a retired request) would never be. */
+    if (!rr_live_has(&dmsg_rr_g.live, req))
+        return DMSG_FAIL(DMSG_ERR_HANDLE, "not a started request (a copy, or retired)");
     return DMSG_OK;
 }
 
@@ -184,6 +195,7 @@ static dmsg_status retire(dmsg_rr_req *req, dmsg_rr_info *info)
     }
     req->magic = 0;
     req->state = RR_S_IDLE;
+    rr_live_remove(&g->live, req);
     g->active--;
     return st;
 }

@@ -72,9 +72,14 @@ BASE_CASE(postal_late_receiver, late_env())
 BASE_CASE(postal_out_of_order, NULL)
 BASE_CASE(postal_pingpong, late_env())
 BASE_CASE(postal_large, NULL)
+BASE_CASE(postal_active_pins, NULL)
+BASE_CASE(postal_active_pingpong, late_env())
+BASE_CASE(postal_poll_full, NULL)
+BASE_CASE(postal_random, NULL)
 BASE_CASE(rr_alltoall, NULL)
 BASE_CASE(rr_neighbour, late_env())
 BASE_CASE(rr_indexed_errors, NULL)
+BASE_CASE(rr_random_test, NULL)
 
 /* The all-to-all and neighbour exchanges of both libraries on 8 PEs. Over
  * ofi (8 PEs on 2 cores over a network provider take about half a minute a
@@ -115,6 +120,43 @@ Test(baselines, tiny_mailbox, .timeout = 6 * JOB_WATCHDOG)
     expect_case_ok("postal_neighbour", 4, tiny);
     expect_case_ok("postal_large", 2, tiny);
     expect_case_ok("postal_large", 4, tiny);
+    expect_case_ok("postal_active_pins", 2, tiny);
+    expect_case_ok("postal_poll_full", 3, tiny);
+    expect_case_ok("postal_random", 2, tiny);
+    expect_case_ok("postal_random", 4, tiny);
+    /* 64 KiB round trips in 448-byte fragments: a few are enough. */
+    static const char *const tiny_few[] = {"DMSG_POSTAL_MAILBOX=1K", "PE_BASELINE_ITERS=10",
+                                           NULL};
+    expect_case_ok("postal_active_pingpong", 2, tiny_few);
+}
+
+/* Randomized sequences of postal calls under other seeds (PE_POSTAL_SEED),
+ * with a tiny and with the default mailbox: every one is correct with
+ * unbounded buffering, so none may hang; and of RRMSG requests completed
+ * by polling (PE_RR_SEED). */
+Test(baselines, random_seeds, .timeout = 12 * JOB_WATCHDOG)
+{
+    if (job_over_ofi())
+        cr_skip_test("runs in the suite over shm");
+    static const char *const seeds[] = {"PE_POSTAL_SEED=2", "PE_POSTAL_SEED=3",
+                                        "PE_POSTAL_SEED=4", "PE_POSTAL_SEED=5"};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        const char *tiny[] = {"DMSG_POSTAL_MAILBOX=1K", seeds[i], NULL};
+        const char *dflt[] = {seeds[i], NULL};
+        const char *sim[] = {"DMSG_TRANSPORT=sim", "DMSG_POSTAL_MAILBOX=1K", seeds[i], NULL};
+        expect_case_ok("postal_random", 2 + (int)i % 3, tiny);
+        expect_case_ok("postal_random", 3, dflt);
+        expect_case_ok("postal_random", 2, sim);
+    }
+    /* RRMSG requests completed by polling dmsg_rr_test, on sim (where the
+     * polls must let virtual time pass) and on shm. */
+    static const char *const rr_seeds[] = {"PE_RR_SEED=2", "PE_RR_SEED=3", "PE_RR_SEED=4"};
+    for (size_t i = 0; i < sizeof rr_seeds / sizeof rr_seeds[0]; i++) {
+        const char *rsim[] = {"DMSG_TRANSPORT=sim", rr_seeds[i], NULL};
+        const char *rshm[] = {rr_seeds[i], NULL};
+        expect_case_ok("rr_random_test", 3 + (int)i % 2, rsim);
+        expect_case_ok("rr_random_test", 3, rshm);
+    }
 }
 
 /* The same programs on the simulated T3D (virtual time; data moves as on
@@ -129,7 +171,9 @@ Test(baselines, sim_t3d, .timeout = 6 * JOB_WATCHDOG)
     static const char *const names[] = {"postal_alltoall", "postal_neighbour",
                                         "postal_wildcard_order", "postal_late_receiver",
                                         "postal_out_of_order", "postal_pingpong", "postal_large",
-                                        "rr_alltoall", "rr_neighbour", "rr_indexed_errors"};
+                                        "rr_alltoall", "rr_neighbour", "rr_indexed_errors",
+                                        "postal_active_pins", "postal_active_pingpong",
+                                        "postal_poll_full", "postal_random", "rr_random_test"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         expect_case_ok(names[i], 3, sim);
     expect_case_ok("postal_alltoall", 8, sim);
@@ -137,4 +181,6 @@ Test(baselines, sim_t3d, .timeout = 6 * JOB_WATCHDOG)
     expect_case_ok("rr_alltoall", 8, sim);
     expect_case_ok("rr_neighbour", 8, sim);
     expect_case_ok("postal_late_receiver", 2, sim_tiny);
+    expect_case_ok("postal_random", 3, sim_tiny);
+    expect_case_ok("postal_poll_full", 2, sim_tiny);
 }

@@ -336,12 +336,453 @@ static int large(void)
     return 0;
 }
 
+/* Byte i of message k with tag `tag` from `from` to `to` (the cases below). */
+static unsigned char byte_of(int from, int to, int tag, long k, size_t i)
+{
+    return (unsigned char)(from * 131 + to * 71 + tag * 29 + k * 17 + (long)i * 7 + (long)(i >> 8));
+}
+
+static void fill_msg(unsigned char *b, size_t n, int from, int to, int tag, long k)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = byte_of(from, to, tag, k, i);
+}
+
+/* Index of the first byte of b that is not message k's, or n. */
+static size_t bad_byte(const unsigned char *b, size_t n, int from, int to, int tag, long k)
+{
+    size_t i = 0;
+    while (i < n && b[i] == byte_of(from, to, tag, k, i))
+        i++;
+    return i;
+}
+
+/* Seconds a polling loop may go without finding its message: the bound the
+ * library puts on its own waits (DMSG_TIMEOUT, which polls do not obey),
+ * else none (the integration suite's watchdog). */
+static double poll_limit(void)
+{
+    const char *v = getenv("DMSG_TIMEOUT");
+    double t = v ? atof(v) : 0;
+    return t > 0 ? t : 1e30;
+}
+
+/* The active receive buffer holds the sender's mailbox room while a blocking
+ * recv_bytes waits for the next message. Pairs (0, 1), (2, 3), ..., the
+ * roles swapped every round: the sender sends a packed message of nearly
+ * half a mailbox (131,000 bytes with the default 256 KiB), which the
+ * receiver takes with recv and keeps active; once the receiver says it goes
+ * on to recv_bytes (a deposit on a counter) and a moment later, the sender
+ * sends a second one, which fits only once the first's room is reported.
+ * So the receiver is asleep in recv_bytes when the sender gets stuck: its
+ * wait must move the active buffer out of the mailbox and tell the sender. */
+static int active_pins(void)
+{
+    int me = pe_me(), partner = me ^ 1;
+    size_t len = (size_t)fit(131000, 1);
+    unsigned char *buf = malloc(len), *got = malloc(len);
+    char *flag = pe_alloc(8);
+    PE_CHECK(buf && got && flag, "malloc");
+    dmsg_ctr ready;
+    PE_OK(dmsg_ctr_create(&ready));
+    PE_OK(dmsg_postal_init());
+    for (int r = 0; r < 4 && partner < pe_n(); r++) {
+        if ((me & 1) == (r & 1)) { /* the sender */
+            fill_msg(buf, len, me, partner, 1, r);
+            PE_OK(dmsg_postal_initsend());
+            PE_OK(dmsg_postal_pk_byte((int8_t *)buf, (long)len, 1));
+            PE_OK(dmsg_postal_send(partner, 1));
+            PE_OK(dmsg_await(ready, 1));
+            nanosleep(&(struct timespec){0, 50000000}, NULL);
+            fill_msg(buf, len, me, partner, 2, r);
+            PE_OK(dmsg_postal_send_bytes(partner, 2, buf, len));
+            continue;
+        }
+        dmsg_postal_info info;
+        PE_OK(dmsg_postal_recv(partner, 1, &info));
+        PE_CHECK(info.bytes == len, "round %d: %zu bytes", r, info.bytes);
+        PE_OK(dmsg_deposit(flag, flag, 0, partner, ready));
+        PE_OK(dmsg_postal_recv_bytes(partner, 2, got, len, &info));
+        size_t i = bad_byte(got, len, partner, me, 2, r);
+        PE_CHECK(i == len && info.bytes == len, "round %d: recv_bytes byte %zu of %zu", r, i,
+                 info.bytes);
+        /* The active buffer still holds the first message, wherever it went. */
+        PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)len, 1));
+        i = bad_byte(got, len, partner, me, 1, r);
+        PE_CHECK(i == len, "round %d: active buffer byte %zu", r, i);
+    }
+    PE_OK(dmsg_postal_finalize());
+    PE_OK(dmsg_ctr_destroy(ready));
+    PE_OK(dmsg_free(flag));
+    free(buf);
+    free(got);
+    return 0;
+}
+
+/* Pairs (0, 1), (2, 3), ...: the even PE sends one packed 8-byte message that
+ * the odd one receives with recv and keeps active; then 300 round trips of
+ * 64 KiB with send_bytes / recv_bytes. The active buffer pins the start of
+ * the odd PE's mailbox, so the even PE gets stuck at the third message and
+ * only the waiting recv_bytes can free its room. */
+static int active_pingpong(void)
+{
+    int me = pe_me(), partner = me ^ 1;
+    const size_t len = 65536;
+    unsigned char *buf = malloc(len), *got = malloc(len);
+    PE_CHECK(buf && got, "malloc");
+    PE_OK(dmsg_postal_init());
+    if (partner < pe_n()) {
+        int64_t first = 0x1234567890LL + me;
+        if (!(me & 1)) {
+            PE_OK(dmsg_postal_initsend());
+            PE_OK(dmsg_postal_pk_long(&first, 1, 1));
+            PE_OK(dmsg_postal_send(partner, 3));
+        } else {
+            PE_OK(dmsg_postal_recv(partner, 3, NULL));
+        }
+        for (int k = 0; k < iters(300); k++) {
+            int tag = 4 + (k & 1);
+            if (!(me & 1)) {
+                fill_msg(buf, len, me, partner, tag, k);
+                PE_OK(dmsg_postal_send_bytes(partner, tag, buf, len));
+                PE_OK(dmsg_postal_recv_bytes(partner, tag, got, len, NULL));
+                size_t i = bad_byte(got, len, partner, me, tag, k);
+                PE_CHECK(i == len, "pong %d: byte %zu", k, i);
+            } else {
+                PE_OK(dmsg_postal_recv_bytes(partner, tag, got, len, NULL));
+                size_t i = bad_byte(got, len, partner, me, tag, k);
+                PE_CHECK(i == len, "ping %d: byte %zu", k, i);
+                fill_msg(buf, len, me, partner, tag, k);
+                PE_OK(dmsg_postal_send_bytes(partner, tag, buf, len));
+            }
+        }
+        if (me & 1) {
+            int64_t v = 0;
+            PE_OK(dmsg_postal_upk_long(&v, 1, 1));
+            PE_CHECK(v == 0x1234567890LL + partner, "active buffer after the round trips: %lld",
+                     (long long)v);
+        }
+    }
+    PE_OK(dmsg_postal_finalize());
+    free(buf);
+    free(got);
+    return 0;
+}
+
+/* Polling (the PVM habit) for a message queued behind a full mailbox: every
+ * PE sends its up-neighbour six messages of nearly half a mailbox (three
+ * mailboxes), then one small tag-2 message, which the neighbour polls for:
+ * first with nrecv, then, holding the first tag-1 message as its active
+ * buffer, with probe. Polling must make room as a waiting receive does. */
+static int poll_full(void)
+{
+    int me = pe_me(), to = pe_up(1), from = pe_down(1);
+    size_t len = (size_t)fit(131000, 1);
+    unsigned char *buf = malloc(len), *got = malloc(len);
+    PE_CHECK(buf && got, "malloc");
+    double lim = poll_limit();
+    PE_OK(dmsg_postal_init());
+    for (int phase = 0; phase < 2; phase++) {
+        for (int k = 0; k < 6; k++) {
+            fill_msg(buf, len, me, to, 1, k);
+            PE_OK(dmsg_postal_send_bytes(to, 1, buf, len));
+        }
+        fill_msg(buf, 8, me, to, 2, phase);
+        PE_OK(dmsg_postal_send_bytes(to, 2, buf, 8));
+        int found = 0, k0 = 0;
+        dmsg_postal_info info;
+        double t0 = pe_now();
+        if (phase == 0) {
+            while (!found) {
+                PE_OK(dmsg_postal_nrecv(from, 2, &found, &info));
+                PE_CHECK(found || pe_now() - t0 < lim, "nrecv polled %.0f s in vain", lim);
+            }
+            PE_OK(dmsg_postal_upk_byte((int8_t *)got, 8, 1));
+        } else {
+            PE_OK(dmsg_postal_recv(from, 1, &info)); /* active: pins the mailbox's start */
+            k0 = 1;
+            while (!found) {
+                PE_OK(dmsg_postal_probe(from, 2, &found, &info));
+                PE_CHECK(found || pe_now() - t0 < lim, "probe polled %.0f s in vain", lim);
+            }
+            PE_CHECK(info.bytes == 8 && info.src == from && info.tag == 2, "probe info");
+            PE_OK(dmsg_postal_recv_bytes(from, 2, got + 8, 8, NULL));
+            memcpy(got, got + 8, 8);
+        }
+        PE_CHECK(bad_byte(got, 8, from, me, 2, phase) == 8, "phase %d: tag-2 message", phase);
+        if (k0) {
+            PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)len, 1));
+            PE_CHECK(bad_byte(got, len, from, me, 1, 0) == len, "phase %d: active message", phase);
+        }
+        for (int k = k0; k < 6; k++) {
+            PE_OK(dmsg_postal_recv_bytes(from, 1, got, len, NULL));
+            size_t i = bad_byte(got, len, from, me, 1, k);
+            PE_CHECK(i == len, "phase %d: message %d byte %zu", phase, k, i);
+        }
+        PE_OK(dmsg_postal_barrier());
+    }
+    PE_OK(dmsg_postal_finalize());
+    free(buf);
+    free(got);
+    return 0;
+}
+
+/* ------------------------------------------------ randomized sequences */
+
+static uint64_t rnd_next(uint64_t *s) /* splitmix64 */
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static int rnd_below(uint64_t *s, int n)
+{
+    return (int)(rnd_next(s) % (uint64_t)n);
+}
+
+enum { RND_TAGS = 4 };
+
+/* One message of the schedule, as its receiver sees it. */
+typedef struct rnd_in {
+    int src, tag, round, got;
+    long k;     /* its number among the messages src sends this PE with this tag */
+    size_t len;
+} rnd_in;
+
+typedef struct rnd_job {
+    int me, n, rounds;
+    uint64_t seed;
+    rnd_in *in;        /* every message to this PE, by round */
+    size_t nin, *first;/* first[r]: index in `in` of round r's first */
+    unsigned char *buf, *got;
+    size_t most;
+    double lim;
+    /* an active buffer whose unpacking was put off */
+    int held;
+    rnd_in held_msg;
+} rnd_job;
+
+/* Message lengths: empty, small, up to several mailboxes (fragments). */
+static size_t rnd_len(uint64_t *s, long box)
+{
+    size_t half = (size_t)(box / 2 - 64);
+    switch (rnd_below(s, 10)) {
+    case 0: return 0;
+    case 1: return 8;
+    case 2: case 3: return 1 + (size_t)rnd_below(s, 200);
+    case 4: case 5: return (size_t)box / 8;
+    case 6: return half;
+    case 7: return half + 8;
+    case 8: return (size_t)box + (size_t)box / 4;
+    default: return 2 * (size_t)box + 100;
+    }
+}
+
+/* Generates the schedule every PE agrees on (the same seed): rounds of
+ * 0 to 2 messages per ordered pair, with a random tag of the round and a
+ * random length. Calls `out` for each message this PE sends, in order. */
+static int rnd_schedule(rnd_job *j, int r, int (*out)(rnd_job *, int, int, long, size_t))
+{
+    uint64_t s = j->seed * 1000003ULL + (uint64_t)r;
+    long box = mailbox();
+    long (*cnt)[RND_TAGS] = calloc((size_t)j->n * (size_t)j->n, sizeof *cnt);
+    PE_CHECK(cnt != NULL, "calloc");
+    for (int src = 0; src < j->n; src++)
+        for (int dst = 0; dst < j->n; dst++) {
+            int m = rnd_below(&s, 3);
+            for (int i = 0; i < m; i++) {
+                int slot = rnd_below(&s, RND_TAGS), tag = r * RND_TAGS + slot;
+                size_t len = rnd_len(&s, box);
+                long k = cnt[src * j->n + dst][slot]++;
+                if (dst == j->me && out == NULL) {
+                    rnd_in *e = &j->in[j->nin++];
+                    *e = (rnd_in){.src = src, .tag = tag, .round = r, .k = k, .len = len};
+                }
+                if (src == j->me && out && out(j, dst, tag, k, len)) {
+                    free(cnt);
+                    return 1;
+                }
+            }
+        }
+    free(cnt);
+    return 0;
+}
+
+static int rnd_send(rnd_job *j, int dst, int tag, long k, size_t len)
+{
+    fill_msg(j->buf, len, j->me, dst, tag, k);
+    if (k % 2) { /* packed or contiguous */
+        PE_OK(dmsg_postal_send_bytes(dst, tag, j->buf, len));
+        return 0;
+    }
+    PE_OK(dmsg_postal_initsend());
+    PE_OK(dmsg_postal_pk_byte((int8_t *)j->buf, (long)len, 1));
+    PE_OK(dmsg_postal_send(dst, tag));
+    return 0;
+}
+
+/* The message a receive from src (or any) with tag must get: of those not
+ * yet received, the first src sent; with any source, the one from info.src. */
+static rnd_in *rnd_expect(rnd_job *j, int src, int tag)
+{
+    rnd_in *best = NULL;
+    for (size_t i = 0; i < j->nin; i++) {
+        rnd_in *e = &j->in[i];
+        if (!e->got && e->tag == tag && e->src == src && (!best || e->k < best->k))
+            best = e;
+    }
+    return best;
+}
+
+static int rnd_check(rnd_job *j, const rnd_in *e, const unsigned char *b, const char *how)
+{
+    size_t i = bad_byte(b, e->len, e->src, j->me, e->tag, e->k);
+    PE_CHECK(i == e->len, "seed %llu: %s: message %ld from %d tag %d (%zu bytes): byte %zu",
+             (unsigned long long)j->seed, how, e->k, e->src, e->tag, e->len, i);
+    return 0;
+}
+
+/* Unpacks the active buffer whose unpacking was put off. */
+static int rnd_unheld(rnd_job *j)
+{
+    if (!j->held)
+        return 0;
+    j->held = 0;
+    PE_OK(dmsg_postal_upk_byte((int8_t *)j->got, (long)j->held_msg.len, 1));
+    PE_EXPECT(dmsg_postal_upk_byte((int8_t *)j->got, 1, 1), DMSG_ERR_SIZE);
+    return rnd_check(j, &j->held_msg, j->got, "active buffer");
+}
+
+/* Receives e (or, with a wildcard source, another message of its tag) in
+ * one of the ways a PVM program does. */
+static int rnd_receive(rnd_job *j, rnd_in *e, uint64_t *s)
+{
+    int any = rnd_below(s, 3) == 0, src = any ? DMSG_POSTAL_ANY : e->src, how = rnd_below(s, 6);
+    int found = 0, releases = how == 0 || how == 1 || how == 4;
+    static const char *const names[] = {"recv", "recv, kept active", "recv_bytes",
+                                        "recv_bytes, larger buffer", "nrecv loop", "probe loop"};
+    dmsg_postal_info info = {0};
+    if (releases && rnd_unheld(j))
+        return 1;
+    double t0 = pe_now();
+    if (how == 5) {
+        while (!found) {
+            PE_OK(dmsg_postal_probe(src, e->tag, &found, &info));
+            PE_CHECK(found || pe_now() - t0 < j->lim, "seed %llu: probe polled in vain",
+                     (unsigned long long)j->seed);
+        }
+        src = info.src; /* the probed message is the one received next */
+        how = rnd_below(s, 2) ? 2 : 0;
+        if (how == 0 && rnd_unheld(j))
+            return 1;
+    }
+    if (how == 4) {
+        while (!found) {
+            PE_OK(dmsg_postal_nrecv(src, e->tag, &found, &info));
+            PE_CHECK(found || pe_now() - t0 < j->lim, "seed %llu: nrecv polled in vain",
+                     (unsigned long long)j->seed);
+        }
+    } else if (how <= 1) {
+        PE_OK(dmsg_postal_recv(src, e->tag, &info));
+    } else {
+        /* From one source: its first message of the tag not yet received
+         * (exactly its size, or larger); any source: any size. */
+        size_t cap = src == DMSG_POSTAL_ANY ? j->most : rnd_expect(j, src, e->tag)->len;
+        if (how == 3 && src != DMSG_POSTAL_ANY)
+            cap += (size_t)rnd_below(s, 100);
+        PE_OK(dmsg_postal_recv_bytes(src, e->tag, j->got, cap, &info));
+    }
+    rnd_in *m = rnd_expect(j, info.src, e->tag);
+    PE_CHECK(m && info.tag == e->tag && info.bytes == m->len,
+             "seed %llu: %s from %d tag %d: got source %d tag %d %zu bytes",
+             (unsigned long long)j->seed, names[how], src, e->tag, info.src, info.tag, info.bytes);
+    m->got = 1;
+    if (how == 2 || how == 3)
+        return rnd_check(j, m, j->got, names[how]);
+    if (how == 1 || rnd_below(s, 2)) { /* unpacked later, across other calls */
+        j->held = 1;
+        j->held_msg = *m;
+        return 0;
+    }
+    PE_OK(dmsg_postal_upk_byte((int8_t *)j->got, (long)m->len, 1));
+    return rnd_check(j, m, j->got, names[how]);
+}
+
+/* Random sequences of sends and of receives of every kind (recv, kept
+ * active across later calls or released, recv_bytes, nrecv and probe
+ * polling loops, wildcard sources), with receives of a round put off into
+ * the next one: a program correct with unbounded buffering, which must
+ * therefore run with any mailbox. PE_POSTAL_SEED picks the sequence
+ * (default 1); a failure names the seed. */
+static int random_mix(void)
+{
+    rnd_job j = {.me = pe_me(), .n = pe_n(), .rounds = iters(30), .lim = poll_limit()};
+    const char *v = getenv("PE_POSTAL_SEED");
+    j.seed = v ? strtoull(v, NULL, 10) : 1;
+    long box = mailbox();
+    j.most = 2 * (size_t)box + 100;
+    size_t cap_in = (size_t)j.rounds * (size_t)j.n * 2;
+    j.in = calloc(cap_in, sizeof *j.in);
+    j.first = calloc((size_t)j.rounds + 1, sizeof *j.first);
+    j.buf = malloc(j.most);
+    j.got = malloc(j.most);
+    PE_CHECK(j.in && j.first && j.buf && j.got, "malloc");
+    for (int r = 0; r < j.rounds; r++) {
+        j.first[r] = j.nin;
+        PE_TRY(rnd_schedule(&j, r, NULL));
+    }
+    j.first[j.rounds] = j.nin;
+    uint64_t s = j.seed * 7919ULL + (uint64_t)j.me * 104729ULL + 1;
+    PE_OK(dmsg_postal_init());
+    for (int r = 0; r <= j.rounds; r++) {
+        /* Receives of the previous round, some before this round's sends. */
+        size_t lo = r ? j.first[r - 1] : 0, hi = r ? j.first[r] : 0, left = 0;
+        for (size_t i = lo; i < hi; i++)
+            left += !j.in[i].got;
+        size_t early = left ? (size_t)rnd_below(&s, (int)left + 1) : 0;
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1 && r < j.rounds)
+                PE_TRY(rnd_schedule(&j, r, rnd_send));
+            for (size_t done = 0; pass == 1 || done < early; done++) {
+                size_t pick = 0, cnt = 0;
+                for (size_t i = lo; i < hi; i++)
+                    if (!j.in[i].got && rnd_below(&s, (int)++cnt) == 0)
+                        pick = i;
+                if (!cnt)
+                    break;
+                PE_TRY(rnd_receive(&j, &j.in[pick], &s));
+                if (rnd_below(&s, 8) == 0 && j.held) {
+                    PE_TRY(rnd_unheld(&j));
+                } else if (rnd_below(&s, 16) == 0 && j.held) {
+                    j.held = 0;
+                    PE_OK(dmsg_postal_release());
+                }
+            }
+        }
+    }
+    PE_TRY(rnd_unheld(&j));
+    dmsg_postal_stats st;
+    PE_OK(dmsg_postal_stats_get(&st));
+    PE_CHECK(st.unreceived == 0 && st.received == j.nin, "seed %llu: %llu received of %zu, %llu left",
+             (unsigned long long)j.seed, (unsigned long long)st.received, j.nin,
+             (unsigned long long)st.unreceived);
+    PE_OK(dmsg_postal_finalize());
+    free(j.in);
+    free(j.first);
+    free(j.buf);
+    free(j.got);
+    return 0;
+}
+
 /* Every case above in one job (the integration suite over ofi, where
  * starting a job costs seconds). */
 static int all(void)
 {
-    int (*const fns[])(void) = {alltoall,     neighbour, wildcard_order, late_receiver,
-                                out_of_order, pingpong,  large};
+    int (*const fns[])(void) = {alltoall,    neighbour,       wildcard_order, late_receiver,
+                                out_of_order, pingpong,       large,          active_pins,
+                                active_pingpong, poll_full,   random_mix};
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (fns[i]())
             return 1;
@@ -357,5 +798,9 @@ const pe_case pe_postal_cases[] = {
     {"postal_out_of_order", out_of_order, 0},
     {"postal_pingpong", pingpong, 0},
     {"postal_large", large, 0},
+    {"postal_active_pins", active_pins, 0},
+    {"postal_active_pingpong", active_pingpong, 0},
+    {"postal_poll_full", poll_full, 0},
+    {"postal_random", random_mix, 0},
     {NULL, NULL, 0},
 };

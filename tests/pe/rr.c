@@ -163,10 +163,163 @@ static int indexed_and_errors(void)
     return 0;
 }
 
+static uint64_t rnd_next(uint64_t *s) /* splitmix64 */
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static int rnd_below(uint64_t *s, int n)
+{
+    return (int)(rnd_next(s) % (uint64_t)n);
+}
+
+static unsigned char byte_of(int from, int to, int tag, int k, size_t i)
+{
+    return (unsigned char)(from * 131 + to * 71 + tag * 29 + k * 17 + (long)i * 7 + (long)(i >> 8));
+}
+
+/* One transfer of a round: from, to, tag, its number k among the transfers
+ * of that pair and tag, its length, and where it goes and comes from. */
+typedef struct rr_xfer {
+    int from, to, tag, k;
+    size_t len, off; /* off: in the receiver's buffer (receive) or the sender's (send) */
+    dmsg_rr_req req;
+    int done;
+} rr_xfer;
+
+/* The transfers of round r (all PEs draw the same schedule from the seed):
+ * fills this PE's receives and sends; *most: the most bytes any PE
+ * receives, *own: the bytes this PE sends. */
+static int rr_schedule(uint64_t seed, int r, rr_xfer *in, size_t *nin, rr_xfer *out, size_t *nout,
+                       size_t *most, size_t *own)
+{
+    int n = pe_n(), me = pe_me();
+    static const size_t lens[] = {0, 8, 100, 1000, 4096, 20000};
+    uint64_t s = seed * 1000003ULL + (uint64_t)r;
+    size_t *inb = calloc((size_t)n, sizeof *inb), outb = 0;
+    int (*cnt)[4] = calloc((size_t)n * (size_t)n, sizeof *cnt);
+    PE_CHECK(inb && cnt, "calloc");
+    *nin = *nout = 0;
+    for (int src = 0; src < n; src++)
+        for (int dst = 0; dst < n; dst++) {
+            int m = rnd_below(&s, 3);
+            for (int i = 0; i < m; i++) {
+                int slot = rnd_below(&s, 4);
+                rr_xfer x = {.from = src, .to = dst, .tag = r * 4 + slot,
+                             .k = cnt[src * n + dst][slot]++,
+                             .len = lens[rnd_below(&s, 6)]};
+                x.off = inb[dst];
+                inb[dst] += (x.len + 15) & ~(size_t)15;
+                if (dst == me)
+                    in[(*nin)++] = x;
+                if (src == me) {
+                    x.off = outb;
+                    outb += x.len;
+                    out[(*nout)++] = x;
+                }
+            }
+        }
+    *own = outb;
+    *most = 0;
+    for (int p = 0; p < n; p++)
+        *most = inb[p] > *most ? inb[p] : *most;
+    free(inb);
+    free(cnt);
+    return 0;
+}
+
+/* Random sequences of transfers (0 to 2 per ordered pair and round, random
+ * tags and lengths, receives posted and sends started in a random
+ * interleaving) completed by polling dmsg_rr_test over the requests in a
+ * random order, as a program that overlaps work would; now and then a copy
+ * of a request is tested (DMSG_ERR_HANDLE). On sim a polling loop costs no
+ * virtual time of its own, so the tests must let time pass. PE_RR_SEED
+ * picks the sequence (default 1); a failure names the seed. */
+static int random_test(void)
+{
+    int n = pe_n(), me = pe_me(), rounds = iters(12);
+    const char *v = getenv("PE_RR_SEED"), *tv = getenv("DMSG_TIMEOUT");
+    uint64_t seed = v ? strtoull(v, NULL, 10) : 1, s = seed * 7919ULL + (uint64_t)me + 1;
+    double lim = tv && atof(tv) > 0 ? atof(tv) : 1e30;
+    size_t cap = 2 * (size_t)n, nin, nout, most = 0, own = 0, m, o;
+    rr_xfer *in = malloc(cap * sizeof *in), *out = malloc(cap * sizeof *out);
+    rr_xfer **all = malloc(2 * cap * sizeof *all);
+    PE_CHECK(in && out && all, "malloc");
+    for (int r = 0; r < rounds; r++) { /* the largest buffer of any PE and round */
+        PE_TRY(rr_schedule(seed, r, in, &nin, out, &nout, &m, &o));
+        most = m > most ? m : most;
+        own = o > own ? o : own;
+    }
+    unsigned char *dst = pe_alloc(most + 16), *src = malloc(own + 16);
+    PE_CHECK(dst && src, "allocation");
+    PE_OK(dmsg_rr_init());
+    for (int r = 0; r < rounds; r++) {
+        PE_TRY(rr_schedule(seed, r, in, &nin, out, &nout, &m, &o));
+        memset(dst, 0xEE, most);
+        for (size_t i = 0; i < nout; i++)
+            for (size_t b = 0; b < out[i].len; b++)
+                src[out[i].off + b] = byte_of(me, out[i].to, out[i].tag, out[i].k, b);
+        /* Receives and sends each in schedule order, interleaved at random. */
+        size_t ri = 0, si = 0, na = 0;
+        while (ri < nin || si < nout) {
+            int recv = si == nout || (ri < nin && rnd_below(&s, 2));
+            rr_xfer *x = recv ? &in[ri++] : &out[si++];
+            if (recv)
+                PE_OK(dmsg_rr_irecv(x->from, x->tag, dst + x->off, x->len, &x->req));
+            else
+                PE_OK(dmsg_rr_isend(x->to, x->tag, src + x->off, x->len, &x->req));
+            x->done = 0;
+            all[na++] = x;
+        }
+        double t0 = pe_now();
+        for (size_t left = na; left;) {
+            rr_xfer *x = all[rnd_below(&s, (int)na)];
+            if (x->done)
+                continue;
+            int done = 0;
+            dmsg_rr_info info;
+            if (rnd_below(&s, 16) == 0) {
+                dmsg_rr_req copy = x->req;
+                PE_EXPECT(dmsg_rr_test(&copy, &done, &info), DMSG_ERR_HANDLE);
+            }
+            int st = dmsg_rr_test(&x->req, &done, &info);
+            PE_CHECK(st == DMSG_OK, "seed %llu round %d: dmsg_rr_test of a %s %d -> %d tag %d: %s",
+                     (unsigned long long)seed, r, x->to == me && x->from != me ? "receive" : "transfer",
+                     x->from, x->to, x->tag, pe_status_name(st));
+            PE_CHECK(pe_now() - t0 < lim, "seed %llu round %d: polled %.0f s in vain",
+                     (unsigned long long)seed, r, lim);
+            if (!done)
+                continue;
+            x->done = 1;
+            left--;
+            if (x >= in && x < in + nin)
+                PE_CHECK(info.src == x->from && info.tag == x->tag && info.bytes == x->len,
+                         "seed %llu round %d: info %d %d %zu", (unsigned long long)seed, r,
+                         info.src, info.tag, info.bytes);
+        }
+        for (size_t i = 0; i < nin; i++)
+            for (size_t b = 0; b < in[i].len; b++)
+                PE_CHECK(dst[in[i].off + b] == byte_of(in[i].from, me, in[i].tag, in[i].k, b),
+                         "seed %llu round %d: transfer %d from %d tag %d byte %zu",
+                         (unsigned long long)seed, r, in[i].k, in[i].from, in[i].tag, b);
+        PE_OK(dmsg_sync()); /* every PE has read its buffer before the next round writes it */
+    }
+    PE_OK(dmsg_rr_finalize());
+    PE_OK(dmsg_free(dst));
+    free(src);
+    free(in);
+    free(out);
+    free(all);
+    return 0;
+}
+
 /* Every case above in one job (as postal_all). */
 static int all(void)
 {
-    return alltoall() || neighbour() || indexed_and_errors();
+    return alltoall() || neighbour() || indexed_and_errors() || random_test();
 }
 
 const pe_case pe_rr_cases[] = {
@@ -174,5 +327,6 @@ const pe_case pe_rr_cases[] = {
     {"rr_alltoall", alltoall, 0},
     {"rr_neighbour", neighbour, 0},
     {"rr_indexed_errors", indexed_and_errors, 0},
+    {"rr_random_test", random_test, 0},
     {NULL, NULL, 0},
 };

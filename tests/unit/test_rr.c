@@ -2,6 +2,7 @@
  * destination form, matching, handles, and bad input (clear status, nothing
  * started, nothing written). */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dmsg_rr.h"
 
@@ -181,5 +182,62 @@ Test(rr, finalize_with_transfers)
     cr_assert_eq(dmsg_rr_recv(0, 0, dst, 8, NULL), DMSG_OK);
     cr_assert_eq(dmsg_rr_wait(&r, NULL), DMSG_OK);
     cr_assert_eq(*dst, 1.0);
+    cr_assert_eq(dmsg_free(dst), DMSG_OK);
+}
+
+/* A byte copy of a request is not the request: the engine completes the one
+ * it started, so waiting for or testing a copy, made while the request was
+ * active or after it was retired, is DMSG_ERR_HANDLE at once (as for
+ * dmsg_req copies), never a wait without end. DMSG_TIMEOUT turns a hang
+ * into a wrong status here. */
+static void start_bounded(void)
+{
+    setenv("DMSG_TIMEOUT", "10", 1);
+    start();
+}
+
+static void stop_bounded(void)
+{
+    stop();
+    unsetenv("DMSG_TIMEOUT");
+}
+
+Test(rr_copy, not_requests, .init = start_bounded, .fini = stop_bounded, .timeout = 120)
+{
+    double src[2] = {3.5, -1}, *dst = sym(2);
+    dst[0] = dst[1] = 0;
+    dmsg_rr_req r, s;
+    int done = 7;
+    cr_assert_eq(dmsg_rr_irecv(0, 9, dst, 16, &r), DMSG_OK);
+    dmsg_rr_req rc = r; /* an active receive's copy */
+    cr_assert_eq(dmsg_rr_wait(&rc, NULL), DMSG_ERR_HANDLE, "active receive's copy");
+    cr_assert_eq(dmsg_rr_test(&rc, &done, NULL), DMSG_ERR_HANDLE);
+    cr_assert_eq(done, 7, "a refused test set done");
+    cr_assert_eq(dmsg_rr_waitall(1, &rc, NULL), DMSG_ERR_HANDLE);
+    /* starting a transfer in a request still in progress changes nothing */
+    dmsg_rr_req keep = r;
+    cr_assert_eq(dmsg_rr_irecv(0, 9, dst, 16, &r), DMSG_ERR_HANDLE);
+    cr_assert_eq(dmsg_rr_isend(0, 9, src, 8, &r), DMSG_ERR_HANDLE);
+    cr_assert_eq(memcmp(&r, &keep, sizeof r), 0, "a refused start touched the request");
+    cr_assert_eq(dmsg_rr_isend(0, 9, src, 16, &s), DMSG_OK);
+    dmsg_rr_req sc = s; /* an active send's copy (waiting for its response) */
+    cr_assert_eq(dmsg_rr_wait(&sc, NULL), DMSG_ERR_HANDLE, "active send's copy");
+    cr_assert_eq(dmsg_rr_test(&sc, &done, NULL), DMSG_ERR_HANDLE);
+    /* the originals complete */
+    cr_assert_eq(dmsg_rr_wait(&s, NULL), DMSG_OK);
+    dmsg_rr_info info;
+    cr_assert_eq(dmsg_rr_wait(&r, &info), DMSG_OK);
+    cr_assert(dst[0] == 3.5 && dst[1] == -1 && info.bytes == 16);
+    /* copies made while active, and copies of retired requests */
+    dmsg_rr_req rc2 = r, sc2 = s;
+    dmsg_rr_req *all[] = {&rc, &sc, &rc2, &sc2, &r, &s};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        cr_assert_eq(dmsg_rr_wait(all[i], NULL), DMSG_ERR_HANDLE, "retired copy %zu", i);
+        cr_assert_eq(dmsg_rr_test(all[i], &done, NULL), DMSG_ERR_HANDLE, "retired copy %zu", i);
+    }
+    /* the storage of a retired request takes a new transfer */
+    cr_assert_eq(dmsg_rr_irecv(0, 10, dst, 16, &r), DMSG_OK);
+    cr_assert_eq(dmsg_rr_send(0, 10, src, 8), DMSG_OK);
+    cr_assert_eq(dmsg_rr_wait(&r, NULL), DMSG_OK);
     cr_assert_eq(dmsg_free(dst), DMSG_OK);
 }
