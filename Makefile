@@ -105,7 +105,7 @@ $(BUILD)/bin/dmsg-gen: $(GEN_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 # MPI reference programs (tools/mpi/*.c) are built with MPICH's wrapper.
 $(BUILD)/bin/%: tools/mpi/%.c tools/bench_sizes.h | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(MPICC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -o $@ $< -lm
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(LDFLAGS) -Iinclude -o $@ $< -lm
 
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 	@mkdir -p $(@D)

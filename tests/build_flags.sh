@@ -40,7 +40,13 @@ if command -v oshcc >/dev/null 2>&1; then
     [ -n "$kern_shmem" ] || { echo "build_flags: unexpected make -n output for kern-shmem:"; printf '%s\n' "$scmds"; exit 1; }
     check kern-shmem "$kern_shmem" "-std=c11 -D_GNU_SOURCE -Werror -O1 -DUSER_FLAG"
 fi
-for c in "$kern_mpi" "${kern_shmem:-}"; do
+# The MPI reference benchmark (tools/mpi) likewise.
+bcmds=$(make -n --no-print-directory BUILD="$tmp" CFLAGS='-O1 -g -DUSER_FLAG' \
+    "$tmp/bin/dmsg-bench-mpi" 2>&1)
+bench_mpi=$(printf '%s\n' "$bcmds" | grep -- "-o $tmp/bin/dmsg-bench-mpi" | head -n 1)
+[ -n "$bench_mpi" ] || { echo "build_flags: unexpected make -n output for dmsg-bench-mpi:"; printf '%s\n' "$bcmds"; exit 1; }
+check dmsg-bench-mpi "$bench_mpi" "-std=c11 -D_GNU_SOURCE -Werror -O1 -DUSER_FLAG"
+for c in "$kern_mpi" "${kern_shmem:-}" "$bench_mpi"; do
     case " $c " in
     *" -O2 "*) echo "build_flags: make CFLAGS='-O1 -g -DUSER_FLAG': a kernel command still has -O2:"; echo "  $c"; fail=1 ;;
     esac
