@@ -14,6 +14,7 @@ dmsg_status dmsg_heap_init(dmsg_heap *h, uint64_t size)
     h->size = size;
     h->fresh_first = 0;
     h->fresh = 0;
+    h->top = 0;
     h->b[0] = (dmsg_heap_block){0, size, 0};
     return DMSG_OK;
 }
@@ -51,6 +52,14 @@ static void remove_at(dmsg_heap *h, size_t i)
 {
     memmove(&h->b[i], &h->b[i + 1], (h->n - i - 1) * sizeof *h->b);
     h->n--;
+}
+
+/* Blocks are coalesced and cover [0, size): when the last one is free,
+ * everything from its start up is. */
+static void set_top(dmsg_heap *h)
+{
+    const dmsg_heap_block *last = &h->b[h->n - 1];
+    h->top = last->used ? last->off + last->size : last->off;
 }
 
 dmsg_status dmsg_heap_alloc(dmsg_heap *h, uint64_t size, uint64_t *off)
@@ -95,6 +104,7 @@ dmsg_status dmsg_heap_alloc(dmsg_heap *h, uint64_t size, uint64_t *off)
         *off = b->off;
         if (b->off + b->size > h->fresh)
             h->fresh = b->off + b->size;
+        set_top(h);
         return DMSG_OK;
     }
     return DMSG_FAIL(DMSG_ERR_NOMEM, "no free block of %llu bytes (DMSG_SEGMENT_SIZE)",
@@ -146,5 +156,6 @@ dmsg_status dmsg_heap_free(dmsg_heap *h, uint64_t off)
         h->b[i - 1].size += h->b[i].size;
         remove_at(h, i);
     }
+    set_top(h);
     return DMSG_OK;
 }

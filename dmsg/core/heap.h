@@ -26,6 +26,9 @@ typedef struct dmsg_heap {
      * checker can see. */
     int fresh_first;
     uint64_t fresh;
+    /* The end of the highest used block: nothing above it is allocated, so
+     * a transfer that reaches past it is refused (one compare per call). */
+    uint64_t top;
 } dmsg_heap;
 
 dmsg_status dmsg_heap_init(dmsg_heap *h, uint64_t size);
