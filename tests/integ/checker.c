@@ -130,6 +130,23 @@ Test(checker, log_larger_than_window, .timeout = 4 * JOB_WATCHDOG)
     cr_expect(!job_contains(j.err, "not checked"), "%s: part of the run went unchecked:\n%s",
               j.cmd, job_tail(j.err, 3000));
     job_free(&j);
+    /* The same with a window set by DMSG_CHECK_LOG, on 3 PEs (more rounds). */
+    static const char *const env8k[] = {"DMSG_TRANSPORT=shm", "DMSG_CHECK=1",
+                                        "DMSG_CHECK_LOG=8K", NULL};
+    cr_assert(job_run_case("chk_bad_late", 3, env8k, &j) == 0, "could not start the job");
+    cr_expect(job_exited_ok(&j), "%s: %s\n%s", j.cmd, job_how(&j), job_tail(j.err, 3000));
+    cr_expect(job_contains(j.err, WW) && !job_contains(j.err, "not checked"),
+              "%s: the conflict after the first window was missed:\n%s", j.cmd,
+              job_tail(j.err, 3000));
+    job_free(&j);
+    /* A window too small, or larger than half the segment, is refused. */
+    static const char *const bad[] = {"DMSG_TRANSPORT=shm", "DMSG_CHECK=1", "DMSG_CHECK_LOG=1K",
+                                      NULL};
+    cr_assert(job_run_case("chk_ok_epochs", 2, bad, &j) == 0, "could not start the job");
+    cr_expect(!job_exited_ok(&j) && job_contains(j.err, "DMSG_CHECK_LOG"),
+              "%s: DMSG_CHECK_LOG=1K was not refused: %s\n%s", j.cmd, job_how(&j),
+              job_tail(j.err, 3000));
+    job_free(&j);
 }
 
 /* Over ofi the checker reads the other PEs' logs with RMA reads: a bad case
