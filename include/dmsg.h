@@ -54,7 +54,8 @@ enum dmsg_status_code {
     DMSG_ERR_ARG = -1,          /**< invalid argument (bad count, elem size, ndims, ...) */
     DMSG_ERR_NULL = -2,         /**< a required pointer argument is NULL */
     DMSG_ERR_PE = -3,           /**< PE number out of range [0, npes) */
-    DMSG_ERR_RANGE = -4,        /**< address outside the symmetric segment or straddling its end;
+    DMSG_ERR_RANGE = -4,        /**< address outside the symmetric segment or straddling its end, or remote
+                                     bytes past the highest allocated block (freed or never allocated);
                                      plan layer: also an index or section outside its array */
     DMSG_ERR_OVERFLOW = -5,     /**< a size or extent computation overflows */
     DMSG_ERR_NOMEM = -6,        /**< symmetric segment or counter table exhausted */

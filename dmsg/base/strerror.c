@@ -8,7 +8,7 @@ const char *dmsg_strerror(int status)
     case DMSG_ERR_ARG: return "invalid argument";
     case DMSG_ERR_NULL: return "null pointer argument";
     case DMSG_ERR_PE: return "PE number out of range";
-    case DMSG_ERR_RANGE: return "address outside the symmetric segment, or index outside its array";
+    case DMSG_ERR_RANGE: return "address outside the symmetric segment or its allocated blocks, or index outside its array";
     case DMSG_ERR_OVERFLOW: return "size or extent overflows";
     case DMSG_ERR_NOMEM: return "symmetric segment or counter table exhausted";
     case DMSG_ERR_COLLECTIVE: return "PEs disagree on a collective call";

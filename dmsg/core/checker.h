@@ -1,14 +1,23 @@
 /* The checker for well-synchronized programs (DMSG_CHECK=1, docs/model.md).
  *
- * Per barrier epoch, every PE logs the byte ranges its calls write into or
- * read from symmetric memory, with the PE whose memory it is and the
- * caller's address. The log lives at the top of the PE's own symmetric
- * segment (hidden from dmsg_alloc), where the other PEs read it with the
- * transport's fetch. After each barrier, each PE checks the records that
- * concern its own memory, from every PE's log, and reports conflicts on
- * stderr. Logs alternate by epoch parity: a PE
- * writes the next epoch's log only after the barrier that every PE passes
- * after finishing its check of the previous one.
+ * Per barrier epoch, every PE logs in private memory what its dmsg calls do
+ * to symmetric memory: byte ranges (runs, and regular progressions of runs,
+ * so a section is a few records, not one per element) that it writes into
+ * or reads from on some PE, and the events that order PEs inside an epoch:
+ * counted deposits, awaits and quiets. Each record carries the PE's event
+ * number in the epoch (program order).
+ *
+ * Before each barrier a PE publishes its log, sorted by the PE whose memory
+ * each range is, in a window at the top of its own symmetric segment (hidden
+ * from dmsg_alloc); after it, every PE reads from every window the ordering
+ * events and the ranges of its own memory (with the transport's fetch),
+ * rebuilds which awaits certainly consumed which deposits (vector clocks),
+ * and reports overlapping ranges of two PEs, one of them a write, that
+ * neither a barrier nor such a chain of deposits and awaits orders. A log
+ * larger than the window is passed on in rounds (two extra barriers each),
+ * so nothing is left unchecked. Windows alternate by epoch parity: a PE
+ * writes the next epoch's window only after the barrier that every PE
+ * passes after finishing its check of the previous one.
  *
  * All entry points do nothing unless dmsg_g.check is set. */
 #ifndef DMSG_CORE_CHECKER_H
@@ -18,15 +27,24 @@
 #include "dmsg/base/status.h"
 #include "dmsg/transport/transport.h"
 
-/* Bytes reserved for the logs at the top of a segment of seg_size bytes (0:
- * too small to check). */
-uint64_t dmsg_chk_bytes(uint64_t seg_size);
+/* Bytes reserved for the window at the top of a segment of seg_size bytes:
+ * `want` (DMSG_CHECK_LOG) or, when it is 0, a quarter of the segment up to
+ * 32M; 0: the segment is too small to check. */
+uint64_t dmsg_chk_bytes(uint64_t seg_size, uint64_t want);
 
-/* Sets up this PE's log at segment offset `off` (the heap ends there). */
+/* Sets up this PE's window at segment offset `off` (the heap ends there). */
 dmsg_status dmsg_chk_init(uint64_t off, uint64_t bytes);
 
-/* A checked transfer issued by this PE, called from `ra`. */
-void dmsg_chk_op(const dmsg_op *op, const void *ra);
+/* A checked transfer issued by this PE, called from `ra`: slot is the
+ * counter it names (UINT32_MAX: none); nb: a non-blocking fetch (complete
+ * only at the next quiet or barrier). */
+void dmsg_chk_op(const dmsg_op *op, uint32_t slot, int nb, const void *ra);
+
+/* dmsg_quiet: this PE's deposits issued so far are complete. */
+void dmsg_chk_quiet(void);
+
+/* A counter slot was created (its counts start from zero). */
+void dmsg_chk_ctr_reset(uint32_t slot);
 
 /* Around every barrier (dmsg_sync, the checked collectives, finalize). */
 void dmsg_chk_arrive(void);

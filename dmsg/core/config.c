@@ -44,6 +44,11 @@ static const dmsg_env_entry rows[] = {
      "the same bytes by different PEs in one barrier epoch, and awaits that can never complete "
      "(docs/model.md)",
      F(check)},
+    {"DMSG_CHECK_LOG", DMSG_ENV_SIZE, "0",
+     "DMSG_CHECK=1: bytes at the top of each segment (hidden from dmsg_alloc) through which the "
+     "PEs pass their check logs at each barrier; a larger log takes extra barrier rounds, never "
+     "goes unchecked; 0 = automatic (a quarter of the segment, at most 32M)",
+     F(check_log)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
 };
@@ -68,6 +73,11 @@ static dmsg_status check_ranges(dmsg_config *c, char *err, size_t errlen)
     }
     if (c->tile_bytes != 0 && (c->tile_bytes < 256 || c->tile_bytes > ((uint64_t)64 << 20))) {
         snprintf(err, errlen, "DMSG_TILE_BYTES must be 0 (automatic) or between 256 and 64M");
+        return DMSG_ERR_ENV;
+    }
+    if (c->check_log != 0 && (c->check_log < 4096 || c->check_log > c->seg_size / 2)) {
+        snprintf(err, errlen, "DMSG_CHECK_LOG must be 0 (automatic) or between 4K and half of "
+                              "DMSG_SEGMENT_SIZE");
         return DMSG_ERR_ENV;
     }
     return DMSG_OK;

@@ -21,6 +21,7 @@ typedef struct dmsg_config {
     uint64_t tile_bytes;   /* DMSG_TILE_BYTES */
     char pmix_library[256]; /* DMSG_PMIX_LIBRARY */
     int check;             /* DMSG_CHECK: the checker for well-synchronized programs */
+    uint64_t check_log;    /* DMSG_CHECK_LOG: bytes of the checker's window; 0 = automatic */
     int debug;             /* DMSG_DEBUG */
 } dmsg_config;
 

@@ -27,6 +27,7 @@ int dmsg_ctr_create(dmsg_ctr *ctr)
     if (st)
         return st;
     g->ctr_gen[slot]++;
+    dmsg_chk_ctr_reset(slot);
     *ctr = ((dmsg_ctr)g->ctr_gen[slot] << 32) | (slot + 1);
     return DMSG_OK;
 }

@@ -13,7 +13,7 @@ static int deposit(dmsg_op *op, dmsg_ctr ctr, const void *ra)
     if (st)
         return st;
     if (dmsg_g.check)
-        dmsg_chk_op(op, ra);
+        dmsg_chk_op(op, slot, 0, ra);
     return dmsg_g.tp.ops->put(&dmsg_g.tp, op, slot);
 }
 

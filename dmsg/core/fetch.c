@@ -20,7 +20,7 @@ static int fetch(dmsg_op *op, dmsg_req *req, const void *ra)
     if (st)
         return st;
     if (dmsg_g.check)
-        dmsg_chk_op(op, ra);
+        dmsg_chk_op(op, UINT32_MAX, req != NULL, ra);
     if (!req) {
         dmsg_wait_enter(DMSG_WAIT_FETCH);
         st = tp->ops->get(tp, op);

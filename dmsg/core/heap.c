@@ -12,6 +12,9 @@ dmsg_status dmsg_heap_init(dmsg_heap *h, uint64_t size)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "heap metadata");
     h->n = 1;
     h->size = size;
+    h->fresh_first = 0;
+    h->fresh = 0;
+    h->top = 0;
     h->b[0] = (dmsg_heap_block){0, size, 0};
     return DMSG_OK;
 }
@@ -51,6 +54,14 @@ static void remove_at(dmsg_heap *h, size_t i)
     h->n--;
 }
 
+/* Blocks are coalesced and cover [0, size): when the last one is free,
+ * everything from its start up is. */
+static void set_top(dmsg_heap *h)
+{
+    const dmsg_heap_block *last = &h->b[h->n - 1];
+    h->top = last->used ? last->off + last->size : last->off;
+}
+
 dmsg_status dmsg_heap_alloc(dmsg_heap *h, uint64_t size, uint64_t *off)
 {
     if (size > h->size)
@@ -58,7 +69,26 @@ dmsg_status dmsg_heap_alloc(dmsg_heap *h, uint64_t size, uint64_t *off)
                          (unsigned long long)size);
     uint64_t need = size ? (size + DMSG_HEAP_ALIGN - 1) & ~(uint64_t)(DMSG_HEAP_ALIGN - 1)
                          : DMSG_HEAP_ALIGN;
-    for (size_t i = 0; i < h->n; i++) {
+    size_t i = 0;
+    if (h->fresh_first)
+        for (; i < h->n; i++) {
+            dmsg_heap_block *b = &h->b[i];
+            uint64_t end = b->off + b->size;
+            if (b->used || end <= h->fresh || end - (b->off > h->fresh ? b->off : h->fresh) < need)
+                continue;
+            if (b->off < h->fresh) { /* leave the hole below fresh free */
+                dmsg_heap_block above = {h->fresh, end - h->fresh, 0};
+                dmsg_status st = insert_at(h, i + 1, above);
+                if (st)
+                    return st;
+                h->b[i].size = h->fresh - h->b[i].off;
+                i++;
+            }
+            break;
+        }
+    if (i == h->n) /* no fresh memory left (or not asked for): first fit */
+        i = 0;
+    for (; i < h->n; i++) {
         dmsg_heap_block *b = &h->b[i];
         if (b->used || b->size < need)
             continue;
@@ -72,6 +102,9 @@ dmsg_status dmsg_heap_alloc(dmsg_heap *h, uint64_t size, uint64_t *off)
         }
         b->used = 1;
         *off = b->off;
+        if (b->off + b->size > h->fresh)
+            h->fresh = b->off + b->size;
+        set_top(h);
         return DMSG_OK;
     }
     return DMSG_FAIL(DMSG_ERR_NOMEM, "no free block of %llu bytes (DMSG_SEGMENT_SIZE)",
@@ -89,6 +122,17 @@ static size_t find(const dmsg_heap *h, uint64_t off)
             hi = mid;
     }
     return lo;
+}
+
+int dmsg_heap_is_used(const dmsg_heap *h, uint64_t off, uint64_t len)
+{
+    size_t i = find(h, off + 1); /* the first block starting after off */
+    if (i == 0)
+        return 0;
+    for (i--; i < h->n && h->b[i].used; i++) /* the block holding off, then on */
+        if (h->b[i].off + h->b[i].size >= off + len)
+            return 1;
+    return 0;
 }
 
 int dmsg_heap_is_block(const dmsg_heap *h, uint64_t off)
@@ -112,5 +156,6 @@ dmsg_status dmsg_heap_free(dmsg_heap *h, uint64_t off)
         h->b[i - 1].size += h->b[i].size;
         remove_at(h, i);
     }
+    set_top(h);
     return DMSG_OK;
 }

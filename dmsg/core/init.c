@@ -72,11 +72,11 @@ int dmsg_init(void)
     if (g->cfg.check) {
         /* The checker's log takes the top of the segment; every PE reads
          * the others' logs through the transport. */
-        chk_bytes = dmsg_chk_bytes(g->tp.seg_size);
+        chk_bytes = dmsg_chk_bytes(g->tp.seg_size, g->cfg.check_log);
         if (chk_bytes == 0) {
             if (g->tp.rank == 0)
-                dmsg_log_line("dmsg: DMSG_CHECK=1 needs a segment of at least 16K "
-                              "(DMSG_SEGMENT_SIZE)");
+                dmsg_log_line("dmsg: DMSG_CHECK=1 needs a segment of at least 8K and "
+                              "DMSG_CHECK_LOG at most half of it (DMSG_SEGMENT_SIZE)");
             st = DMSG_ERR_UNSUPPORTED;
             goto err_tp;
         }
@@ -85,6 +85,7 @@ int dmsg_init(void)
     st = dmsg_heap_init(&g->heap, heap_size);
     if (st)
         goto err_tp;
+    g->heap.fresh_first = g->cfg.check;
     g->ctr_gen = calloc(g->tp.max_counters, sizeof *g->ctr_gen);
     g->coll_buf = calloc((size_t)g->tp.npes, sizeof *g->coll_buf);
     if (!g->ctr_gen || !g->coll_buf) {

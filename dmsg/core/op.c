@@ -9,6 +9,21 @@ static dmsg_status mul_size(size_t a, size_t b, size_t *out)
     return DMSG_OK;
 }
 
+/* The remote bytes [lo, hi) of a transfer (segment offsets, already inside
+ * the segment) must not reach past the highest allocated block: memory
+ * there was freed (and not handed out again) or never allocated. Holes
+ * below it are not seen here (DMSG_CHECK=1 reports them). */
+static dmsg_status heap_bound(uint64_t lo, uint64_t hi)
+{
+    if (hi > dmsg_g.heap.top)
+        return DMSG_FAIL(DMSG_ERR_RANGE,
+                         "segment offsets %#llx..%#llx pass the end of the allocated blocks "
+                         "(%#llx): freed by dmsg_free, or never allocated",
+                         (unsigned long long)lo, (unsigned long long)hi,
+                         (unsigned long long)dmsg_g.heap.top);
+    return DMSG_OK;
+}
+
 static dmsg_status check_section(dmsg_op *op)
 {
     size_t rn, ln;
@@ -28,7 +43,9 @@ static dmsg_status check_section(dmsg_op *op)
     op->n = rn;
     if ((st = mul_size(rn, op->elem, &op->payload)))
         return st;
-    return dmsg_sym_extent(op->remote, rext, &op->roff);
+    if ((st = dmsg_sym_extent(op->remote, rext, &op->roff)))
+        return st;
+    return heap_bound(op->roff + (uint64_t)rext.lo, op->roff + (uint64_t)rext.hi);
 }
 
 static dmsg_status check_indexed(dmsg_op *op)
@@ -40,16 +57,22 @@ static dmsg_status check_indexed(dmsg_op *op)
     if ((st = mul_size(op->n, op->elem, &bytes)))
         return st;
     op->payload = bytes;
-    if (op->kind == DMSG_OP_LOCAL_INDEXED)
-        return dmsg_sym_range(op->remote, bytes, &op->roff);
-    if (op->n == 0)
-        return dmsg_sym_range(op->remote, 0, &op->roff);
+    if (op->kind == DMSG_OP_LOCAL_INDEXED) {
+        if ((st = dmsg_sym_range(op->remote, bytes, &op->roff)))
+            return st;
+        return heap_bound(op->roff, op->roff + bytes);
+    }
+    if (op->n == 0) {
+        if ((st = dmsg_sym_range(op->remote, 0, &op->roff)))
+            return st;
+        return heap_bound(op->roff, op->roff);
+    }
     size_t imax = dmsg_index_max(op->idx, op->n);
     if (imax == SIZE_MAX || (st = mul_size(imax + 1, op->elem, &span)))
         return DMSG_FAIL(DMSG_ERR_RANGE, "index %zu leaves the segment", imax);
     if ((st = dmsg_sym_range(op->remote, span, &op->roff)))
         return st == DMSG_ERR_RANGE ? DMSG_FAIL(st, "index %zu leaves the segment", imax) : st;
-    return DMSG_OK;
+    return heap_bound(op->roff, op->roff + span);
 }
 
 static dmsg_status check_adp(dmsg_op *op)
@@ -59,9 +82,10 @@ static dmsg_status check_adp(dmsg_op *op)
         return DMSG_FAIL(DMSG_ERR_ARG, "address-data element size %zu (4, 8 or 16)", op->elem);
     if ((st = mul_size(op->n, op->elem, &op->payload)))
         return st;
-    if ((st = dmsg_sym_range(op->remote, 0, &op->roff)))
+    if ((st = dmsg_sym_range(op->remote, 0, &op->roff)) ||
+        (st = heap_bound(op->roff, op->roff)))
         return st;
-    return dmsg_adp_check(op->local, op->n, op->elem, dmsg_g.tp.seg_size - op->roff);
+    return dmsg_adp_check(op->local, op->n, op->elem, dmsg_g.heap.top - op->roff);
 }
 
 dmsg_status dmsg_op_check(dmsg_op *op)
@@ -76,7 +100,9 @@ dmsg_status dmsg_op_check(dmsg_op *op)
     switch (op->kind) {
     case DMSG_OP_CONTIG:
         op->payload = op->n;
-        return dmsg_sym_range(op->remote, op->n, &op->roff);
+        if ((st = dmsg_sym_range(op->remote, op->n, &op->roff)))
+            return st;
+        return heap_bound(op->roff, op->roff + op->n);
     case DMSG_OP_SECTION: return check_section(op);
     case DMSG_OP_REMOTE_INDEXED:
     case DMSG_OP_LOCAL_INDEXED: return check_indexed(op);

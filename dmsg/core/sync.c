@@ -22,6 +22,8 @@ int dmsg_quiet(void)
     DMSG_REQUIRE_INIT();
     dmsg_wait_enter(DMSG_WAIT_QUIET);
     dmsg_status st = dmsg_g.tp.ops->quiet(&dmsg_g.tp);
+    if (!st && dmsg_g.check)
+        dmsg_chk_quiet();
     dmsg_wait_leave();
     return st;
 }

@@ -57,6 +57,7 @@ PE_CASE(alloc_symmetric)
 PE_CASE(alloc_many)
 PE_CASE(alloc_exhaust)
 PE_CASE(alloc_mismatch)
+PE_CASE(alloc_freed_refused)
 /* errors.c */
 PE_CASE(err_pe)
 PE_CASE(err_range)

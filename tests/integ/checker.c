@@ -98,6 +98,9 @@ BAD(chk_bad_section, WW, 0, 1)
 BAD(chk_bad_indexed, WW, 0, 1)
 BAD(chk_bad_adp, WW, 0, 1)
 BAD(chk_bad_await, "can never complete", 0, 0)
+BAD(chk_bad_await_fewer, WR, 0, 1)
+BAD(chk_bad_freed, "not in an allocated block", 1, 0)
+BAD(chk_bad_late, WW, 0, 1)
 
 OK(chk_ok_transpose)
 OK(chk_ok_epochs)
@@ -106,6 +109,45 @@ OK(chk_ok_counters)
 OK(chk_ok_reads)
 OK(chk_ok_collective_epoch)
 OK(chk_ok_halo)
+OK(chk_ok_pipeline)
+OK(chk_ok_await_all)
+
+/* A log far larger than the window (a 64K segment leaves 16K for it) is
+ * passed on in rounds: the conflict at its end is still found, and nothing
+ * is said to be unchecked. */
+Test(checker, log_larger_than_window, .timeout = 4 * JOB_WATCHDOG)
+{
+    if (job_over_ofi())
+        cr_skip_test("chooses its transports: runs in the suite over shm");
+    static const char *const env[] = {"DMSG_TRANSPORT=shm", "DMSG_CHECK=1",
+                                      "DMSG_SEGMENT_SIZE=64K", NULL};
+    job_result j;
+    cr_assert(job_run_case("chk_bad_late", 2, env, &j) == 0, "could not start the job");
+    cr_expect(job_exited_ok(&j), "%s: %s\n%s", j.cmd, job_how(&j), job_tail(j.err, 3000));
+    cr_expect(job_contains(j.err, WW) && job_names_pe(j.err, 0) && job_names_pe(j.err, 1),
+              "%s: the conflict after the first window was missed:\n%s", j.cmd,
+              job_tail(j.err, 3000));
+    cr_expect(!job_contains(j.err, "not checked"), "%s: part of the run went unchecked:\n%s",
+              j.cmd, job_tail(j.err, 3000));
+    job_free(&j);
+    /* The same with a window set by DMSG_CHECK_LOG, on 3 PEs (more rounds). */
+    static const char *const env8k[] = {"DMSG_TRANSPORT=shm", "DMSG_CHECK=1",
+                                        "DMSG_CHECK_LOG=8K", NULL};
+    cr_assert(job_run_case("chk_bad_late", 3, env8k, &j) == 0, "could not start the job");
+    cr_expect(job_exited_ok(&j), "%s: %s\n%s", j.cmd, job_how(&j), job_tail(j.err, 3000));
+    cr_expect(job_contains(j.err, WW) && !job_contains(j.err, "not checked"),
+              "%s: the conflict after the first window was missed:\n%s", j.cmd,
+              job_tail(j.err, 3000));
+    job_free(&j);
+    /* A window too small, or larger than half the segment, is refused. */
+    static const char *const bad[] = {"DMSG_TRANSPORT=shm", "DMSG_CHECK=1", "DMSG_CHECK_LOG=1K",
+                                      NULL};
+    cr_assert(job_run_case("chk_ok_epochs", 2, bad, &j) == 0, "could not start the job");
+    cr_expect(!job_exited_ok(&j) && job_contains(j.err, "DMSG_CHECK_LOG"),
+              "%s: DMSG_CHECK_LOG=1K was not refused: %s\n%s", j.cmd, job_how(&j),
+              job_tail(j.err, 3000));
+    job_free(&j);
+}
 
 /* Over ofi the checker reads the other PEs' logs with RMA reads: a bad case
  * is reported and a correct one is not (the corpus itself runs over shm and

@@ -271,11 +271,53 @@ static int env_segment(void)
     return 0;
 }
 
+/* Without the checker, a transfer that reaches past the highest allocated
+ * block (memory freed and not handed out again) is refused with
+ * DMSG_ERR_RANGE and changes nothing; once the memory is allocated again,
+ * the same transfer works. */
+static int alloc_freed_refused(void)
+{
+    enum { W = 16 };
+    uint64_t *a, *b, v[W], got[W];
+    int to = pe_up(1);
+    for (int i = 0; i < W; i++)
+        v[i] = 0x5a5a0000u + (uint64_t)i;
+    PE_OK(dmsg_alloc(W * sizeof *a, (void **)&a));
+    PE_OK(dmsg_alloc(W * sizeof *b, (void **)&b));
+    memset(b, 0, W * sizeof *b);
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(b));
+    PE_EXPECT(dmsg_deposit(b, v, sizeof v, to, DMSG_CTR_NONE), DMSG_ERR_RANGE);
+    PE_EXPECT(dmsg_deposit(&a[W - 1], v, 2 * sizeof v[0], to, DMSG_CTR_NONE), DMSG_ERR_RANGE);
+    size_t idx[2] = {0, W};
+    PE_EXPECT(dmsg_deposit_indexed(a, idx, v, 2, sizeof v[0], to, DMSG_CTR_NONE), DMSG_ERR_RANGE);
+    dmsg_layout l = pe_l1(W, sizeof v[0]);
+    PE_EXPECT(dmsg_deposit_section(b, &l, v, &l, sizeof v[0], to, DMSG_CTR_NONE), DMSG_ERR_RANGE);
+    PE_EXPECT(dmsg_fetch(got, b, sizeof got, to), DMSG_ERR_RANGE);
+    PE_OK(dmsg_deposit(a, v, sizeof v, to, DMSG_CTR_NONE)); /* the live block still works */
+    PE_OK(dmsg_sync());
+    PE_CHECK(memcmp(a, v, sizeof v) == 0, "the deposit into the live block did not land");
+    uint64_t *c;
+    PE_OK(dmsg_alloc(W * sizeof *c, (void **)&c));
+    PE_CHECK(c == b, "the freed block was not handed out again (%p, %p)", (void *)c, (void *)b);
+    for (int i = 0; i < W; i++)
+        PE_CHECK(c[i] == 0, "c[%d] = %#llx: a refused deposit changed it", i,
+                 (unsigned long long)c[i]);
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_deposit(c, v, sizeof v, to, DMSG_CTR_NONE));
+    PE_OK(dmsg_sync());
+    PE_CHECK(memcmp(c, v, sizeof v) == 0, "the deposit into the new block did not land");
+    PE_OK(dmsg_free(c));
+    PE_OK(dmsg_free(a));
+    return 0;
+}
+
 const pe_case pe_alloc_cases[] = {
     {"env_segment", env_segment, 0},
     {"alloc_symmetric", alloc_symmetric, 0},
     {"alloc_many", alloc_many, 0},
     {"alloc_exhaust", alloc_exhaust, 0},
     {"alloc_mismatch", alloc_mismatch, 0},
+    {"alloc_freed_refused", alloc_freed_refused, 0},
     {NULL, NULL, 0},
 };

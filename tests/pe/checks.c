@@ -3,6 +3,7 @@
  * (chk_bad_*: each must be reported). The bad programs still run to a clean
  * end, so that only the checker's report tells them apart; the suite
  * (tests/integ/checker.c) reads stderr. Every case needs 2 PEs or more. */
+#include <stdlib.h>
 #include "pe.h"
 
 #define N 64
@@ -135,7 +136,137 @@ static int chk_bad_await(void)
     return 0;
 }
 
+/* PE 1 deposits two blocks into PE 0's x on one counter; PE 0 awaits only
+ * one message, then sends the second block on: which deposit the await
+ * counted depends on timing, so the send may read bytes still arriving. */
+static int chk_bad_await_fewer(void)
+{
+    uint64_t *x, *y, v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    dmsg_ctr c;
+    PE_OK(dmsg_alloc(N * sizeof *x, (void **)&x));
+    PE_OK(dmsg_alloc(N * sizeof *y, (void **)&y));
+    PE_OK(dmsg_ctr_create(&c));
+    if (pe_me() == 1) {
+        PE_OK(dmsg_deposit(&x[0], v, sizeof v, 0, c));
+        PE_OK(dmsg_deposit(&x[8], v, sizeof v, 0, c));
+    }
+    if (pe_me() == 0) {
+        PE_OK(dmsg_await(c, 1));
+        PE_OK(dmsg_deposit(y, &x[8], sizeof v, 1, DMSG_CTR_NONE));
+    }
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_ctr_destroy(c));
+    PE_OK(dmsg_free(y));
+    PE_OK(dmsg_free(x));
+    return 0;
+}
+
+/* PE 1 deposits into a block that every PE has freed (a stale pointer); a
+ * new block was allocated after the free. */
+static int chk_bad_freed(void)
+{
+    uint64_t *x, *y, v = 5;
+    PE_OK(dmsg_alloc(N * sizeof *x, (void **)&x));
+    PE_OK(dmsg_free(x));
+    PE_OK(dmsg_alloc(N * sizeof *y, (void **)&y));
+    if (pe_me() == 1)
+        PE_OK(dmsg_deposit(&x[2], &v, sizeof v, 0, DMSG_CTR_NONE));
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(y));
+    return 0;
+}
+
+/* PE 0 scatters 3000 elements into its own a (records that do not merge,
+ * more than a small check log holds), then PEs 0 and 1 deposit the same
+ * bytes of PE 0: the conflict comes after the log's first window. */
+static int chk_bad_late(void)
+{
+    enum { M = 4099, K = 3000 };
+    uint32_t *a, *src;
+    uint64_t *x, v = 1;
+    size_t *idx = malloc(K * sizeof *idx);
+    src = calloc(K, sizeof *src);
+    PE_CHECK(idx && src, "out of memory");
+    for (size_t i = 0; i < K; i++)
+        idx[i] = (i * 1237) % M;
+    PE_OK(dmsg_alloc(M * sizeof *a, (void **)&a));
+    PE_OK(dmsg_alloc(N * sizeof *x, (void **)&x));
+    if (pe_me() == 0)
+        PE_OK(dmsg_deposit_indexed(a, idx, src, K, sizeof *a, 0, DMSG_CTR_NONE));
+    if (pe_me() <= 1)
+        PE_OK(dmsg_deposit(&x[3], &v, sizeof v, 0, DMSG_CTR_NONE));
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(x));
+    PE_OK(dmsg_free(a));
+    free(src);
+    free(idx);
+    return 0;
+}
+
 /* --------------------------------------------------------------- correct */
+
+/* A pipeline, 5 steps: PE 0 deposits a block to PE 1; every other PE
+ * awaits the block from its left neighbour and forwards the bytes it
+ * received (its own symmetric buf is the source) to the next PE, the last
+ * one to PE 0's out; then all sync. The await orders each forward after
+ * the deposit it counted. */
+static int chk_ok_pipeline(void)
+{
+    enum { W = 8 };
+    uint64_t *buf, *out, v[W];
+    dmsg_ctr c;
+    int me = pe_me(), n = pe_n();
+    PE_OK(dmsg_alloc(W * sizeof *buf, (void **)&buf));
+    PE_OK(dmsg_alloc(W * sizeof *out, (void **)&out));
+    PE_OK(dmsg_ctr_create(&c));
+    for (uint64_t step = 0; step < 5; step++) {
+        if (me == 0) {
+            for (int i = 0; i < W; i++)
+                v[i] = step * 100 + (uint64_t)i;
+            PE_OK(dmsg_deposit(buf, v, sizeof v, 1, c));
+        } else {
+            PE_OK(dmsg_await(c, 1));
+            if (me + 1 < n)
+                PE_OK(dmsg_deposit(buf, buf, sizeof v, me + 1, c));
+            else
+                PE_OK(dmsg_deposit(out, buf, sizeof v, 0, DMSG_CTR_NONE));
+        }
+        PE_OK(dmsg_sync());
+        if (me == 0)
+            PE_CHECK(out[W - 1] == step * 100 + W - 1, "step %llu: out[%d] = %llu",
+                     (unsigned long long)step, W - 1, (unsigned long long)out[W - 1]);
+    }
+    PE_OK(dmsg_ctr_destroy(c));
+    PE_OK(dmsg_free(out));
+    PE_OK(dmsg_free(buf));
+    return 0;
+}
+
+/* As chk_bad_await_fewer, but PE 0 awaits both messages before it sends
+ * the second block on: the await counted every deposit that could arrive. */
+static int chk_ok_await_all(void)
+{
+    uint64_t *x, *y, v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    dmsg_ctr c;
+    PE_OK(dmsg_alloc(N * sizeof *x, (void **)&x));
+    PE_OK(dmsg_alloc(N * sizeof *y, (void **)&y));
+    PE_OK(dmsg_ctr_create(&c));
+    if (pe_me() == 1) {
+        PE_OK(dmsg_deposit(&x[0], v, sizeof v, 0, c));
+        PE_OK(dmsg_deposit(&x[8], v, sizeof v, 0, c));
+    }
+    if (pe_me() == 0) {
+        PE_OK(dmsg_await(c, 1));
+        PE_OK(dmsg_await_bytes(c, 2 * sizeof v));
+        PE_OK(dmsg_await(c, 1));
+        PE_OK(dmsg_deposit(y, &x[8], sizeof v, 1, DMSG_CTR_NONE));
+    }
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_ctr_destroy(c));
+    PE_OK(dmsg_free(y));
+    PE_OK(dmsg_free(x));
+    return 0;
+}
 
 /* Every PE deposits its block of columns, strided, into every PE's matrix:
  * the blocks interleave in memory but share no byte. */
@@ -272,6 +403,11 @@ const pe_case pe_check_cases[] = {
     {"chk_bad_indexed", chk_bad_indexed, 0},
     {"chk_bad_adp", chk_bad_adp, 0},
     {"chk_bad_await", chk_bad_await, 0},
+    {"chk_bad_await_fewer", chk_bad_await_fewer, 0},
+    {"chk_bad_freed", chk_bad_freed, 0},
+    {"chk_bad_late", chk_bad_late, 0},
+    {"chk_ok_pipeline", chk_ok_pipeline, 0},
+    {"chk_ok_await_all", chk_ok_await_all, 0},
     {"chk_ok_transpose", chk_ok_transpose, 0},
     {"chk_ok_epochs", chk_ok_epochs, 0},
     {"chk_ok_fetch_after_sync", chk_ok_fetch_after_sync, 0},

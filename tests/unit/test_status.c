@@ -23,6 +23,8 @@ Test(status, every_code_distinct)
 Test(status, texts_cover_every_use)
 {
     cr_assert(strstr(dmsg_strerror(DMSG_ERR_RANGE), "symmetric segment") != NULL);
+    cr_assert(strstr(dmsg_strerror(DMSG_ERR_RANGE), "allocated") != NULL, "%s",
+              dmsg_strerror(DMSG_ERR_RANGE));
     cr_assert(strstr(dmsg_strerror(DMSG_ERR_RANGE), "index") != NULL, "%s",
               dmsg_strerror(DMSG_ERR_RANGE));
     cr_assert(strstr(dmsg_strerror(DMSG_ERR_HANDLE), "plan") != NULL, "%s",
