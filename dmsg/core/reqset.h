@@ -8,14 +8,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "dmsg/base/keyset.h"
 #include "dmsg/base/status.h"
 
 typedef struct dmsg_reqset {
-    uint32_t *slot; /* open addressing: 0 empty, UINT32_MAX removed, else an id */
-    size_t cap;     /* a power of two, or 0 */
-    size_t used;    /* ids and removed marks */
-    size_t live;
-    uint32_t next;  /* the next id to hand out */
+    dmsg_keyset set; /* the live ids */
+    uint32_t next;   /* the last id handed out */
 } dmsg_reqset;
 
 /* A new id, in the set. Errors: DMSG_ERR_NOMEM (the set is unchanged). */

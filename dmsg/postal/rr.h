@@ -4,6 +4,7 @@
 #define DMSG_POSTAL_RR_H
 
 #include "dmsg_rr.h"
+#include "dmsg/base/keyset.h"
 #include "dmsg/postal/chan.h"
 
 /* Control message types on the channel. */
@@ -34,10 +35,7 @@ typedef struct rr_fifo {
 
 /* The addresses of the live requests (rr_live.c). */
 typedef struct rr_live {
-    dmsg_rr_req **slot; /* NULL empty, a removed mark, or a request */
-    size_t cap;         /* a power of two, or 0 */
-    size_t used;        /* requests and removed marks */
-    size_t live;
+    dmsg_keyset set;
 } rr_live;
 
 typedef struct rr_state {
