@@ -434,15 +434,21 @@ static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw, int guar
         int any_joined = 0;
         for (int i = 0; i < n; i++)
             any_joined |= atomic_load(&h->pe_state[i]) != DMSG_PE_NONE;
+        /* Of the PEs found failed in one look, one killed by a signal is
+         * named first: the others' errors (a survivor whose barrier saw the
+         * peer vanish and exited) are usually its consequence. */
+        int first = -1, rc = 0;
         for (int i = 0; i < n; i++) {
-            if (!pes[i].done)
+            if (!pes[i].done || !judge(i, &pes[i], h, any_joined, why, sizeof why))
                 continue;
-            int rc = judge(i, &pes[i], h, any_joined, why, sizeof why);
-            if (rc) {
-                fprintf(stderr, "dmsgrun: %s; stopping the job\n", why);
-                stop_job(pes, n, h);
-                return rc;
-            }
+            if (first < 0 || (WIFSIGNALED(pes[i].status) && !WIFSIGNALED(pes[first].status)))
+                first = i;
+        }
+        if (first >= 0) {
+            rc = judge(first, &pes[first], h, any_joined, why, sizeof why);
+            fprintf(stderr, "dmsgrun: %s; stopping the job\n", why);
+            stop_job(pes, n, h);
+            return rc;
         }
         if (all_done(pes, n))
             return 0;
