@@ -136,9 +136,9 @@ run: all
 	$(BUILD)/bin/dmsgrun -n 4 $(BUILD)/examples/transpose 1024
 
 # The suite in named, timed steps (tests/run.sh --list): `make test` the quick
-# ones (about 8 minutes on a 2-core host when idle), `make check-all` every one:
+# ones (about 6 minutes on a 2-core host when idle), `make check-all` every one:
 # also the sanitizer builds, every ofi provider, 16 PEs oversubscribed,
-# Slurm and two hosts as network namespaces (about 45 minutes). Steps
+# Slurm and two hosts as network namespaces (about 40 minutes). Steps
 # stop at the first failure. With OFI=0 the ofi steps are left out (and said so).
 test: all tests
 	@OFI=$(OFI) MAKE='$(MAKE)' sh tests/run.sh $(BUILD) quick
