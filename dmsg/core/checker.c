@@ -204,6 +204,28 @@ static chk_rec *push(vec *v)
     return &v->r[v->n++];
 }
 
+/* Turns the last record, a progression of two runs that no third run
+ * continued, back into two single runs. Elements deposited in no order
+ * (indexed and address-data transfers) pair up by chance with arbitrary
+ * strides; kept, such pairs would span megabytes each, and the check's
+ * sweep, which compares every record with those that start inside its
+ * span, would take time quadratic in their number. */
+static void split_pair(vec *v)
+{
+    if (v->n == 0 || v->r[v->n - 1].count != 2)
+        return;
+    chk_rec *r = push(v);
+    if (!r)
+        return; /* no memory: the pair stays, correct but slower to check */
+    chk_rec *pair = &v->r[v->n - 2];
+    *r = *pair;
+    r->off = pair->off + pair->stride;
+    r->count = 1;
+    r->stride = r->len;
+    pair->count = 1;
+    pair->stride = pair->len;
+}
+
 /* Appends `count` runs of len bytes from off, stride apart, merged with the
  * previous record of the same call when it continues it (a run that
  * extends it, or one more step of its progression). */
@@ -214,25 +236,30 @@ static void add(const chk_rec *proto, uint64_t off, uint64_t len, uint64_t strid
     if (count == 1)
         stride = len;
     vec *v = &chk.data;
-    if (v->n > 0) {
+    for (int tries = 0; v->n > 0 && tries < 2; tries++) {
         chk_rec *last = &v->r[v->n - 1];
-        if (last->seq == proto->seq && last->target == proto->target &&
-            last->kind == proto->kind && count == 1) {
-            if (last->count == 1 && last->off + last->len == off) {
-                last->len += len;
-                last->stride = last->len;
-                return;
-            }
-            if (last->len == len && last->count == 1 && off >= last->off + len) {
-                last->stride = off - last->off;
-                last->count = 2;
-                return;
-            }
-            if (last->len == len && last->count > 1 && off == last->off + last->count * last->stride) {
-                last->count++;
-                return;
-            }
+        if (last->seq != proto->seq || last->target != proto->target ||
+            last->kind != proto->kind || count != 1) {
+            split_pair(v);
+            break;
         }
+        if (last->count == 1 && last->off + last->len == off) {
+            last->len += len;
+            last->stride = last->len;
+            return;
+        }
+        if (last->len == len && last->count == 1 && off >= last->off + len) {
+            last->stride = off - last->off;
+            last->count = 2;
+            return;
+        }
+        if (last->len == len && last->count > 1 && off == last->off + last->count * last->stride) {
+            last->count++;
+            return;
+        }
+        if (last->count != 2)
+            break;
+        split_pair(v); /* then try the run against the pair's second */
     }
     chk_rec *r = push(v);
     if (!r)

@@ -110,6 +110,7 @@ OK(chk_ok_reads)
 OK(chk_ok_collective_epoch)
 OK(chk_ok_halo)
 OK(chk_ok_pipeline)
+OK(chk_ok_random_scatter)
 OK(chk_ok_await_all)
 
 /* A log far larger than the window (a 64K segment leaves 16K for it) is

@@ -205,6 +205,51 @@ static int chk_bad_late(void)
 
 /* --------------------------------------------------------------- correct */
 
+/* Indexed deposits in no order, many of them in one epoch: every PE but 0
+ * deposits to PE 0 the elements i = p - 1 (mod npes - 1) of a 2^20-element
+ * array, shuffled, 1000 a call. Correct (no element is named twice); the
+ * checker must also take time about linear in the records: chance pairs of
+ * indices made progressions spanning megabytes, and checking 2^20 such
+ * records took longer than the suite's watchdog (minutes; 1 s now). */
+static int chk_ok_random_scatter(void)
+{
+    enum { M = 1 << 20, CALL = 1000 };
+    int me = pe_me(), n = pe_n();
+    double *a;
+    PE_OK(dmsg_alloc(M * sizeof *a, (void **)&a));
+    if (me == 0)
+        for (size_t i = 0; i < M; i++)
+            a[i] = -1;
+    PE_OK(dmsg_sync());
+    if (me > 0 && n > 1) {
+        size_t k = 0, cap = M / (size_t)(n - 1) + 1;
+        size_t *idx = malloc(cap * sizeof *idx);
+        double *v = malloc(cap * sizeof *v);
+        PE_CHECK(idx && v, "out of memory");
+        for (size_t i = (size_t)(me - 1); i < M; i += (size_t)(n - 1))
+            idx[k++] = i;
+        uint64_t x = 0x9E3779B97F4A7C15ULL * (uint64_t)me + 1;
+        for (size_t i = k - 1; i > 0; i--) { /* Fisher-Yates, xorshift64 */
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t j = (size_t)(x % (i + 1)), t = idx[i];
+            idx[i] = idx[j], idx[j] = t;
+        }
+        for (size_t i = 0; i < k; i++)
+            v[i] = (double)idx[i];
+        for (size_t o = 0; o < k; o += CALL)
+            PE_OK(dmsg_deposit_indexed(a, idx + o, v + o, k - o < CALL ? k - o : CALL,
+                                       sizeof *v, 0, DMSG_CTR_NONE));
+        free(idx);
+        free(v);
+    }
+    PE_OK(dmsg_sync());
+    if (me == 0 && n > 1)
+        for (size_t i = 0; i < M; i++)
+            PE_CHECK(a[i] == (double)i, "element %zu is %g", i, a[i]);
+    PE_OK(dmsg_free(a));
+    return 0;
+}
+
 /* A pipeline, 5 steps: PE 0 deposits a block to PE 1; every other PE
  * awaits the block from its left neighbour and forwards the bytes it
  * received (its own symmetric buf is the source) to the next PE, the last
@@ -407,6 +452,7 @@ const pe_case pe_check_cases[] = {
     {"chk_bad_freed", chk_bad_freed, 0},
     {"chk_bad_late", chk_bad_late, 0},
     {"chk_ok_pipeline", chk_ok_pipeline, 0},
+    {"chk_ok_random_scatter", chk_ok_random_scatter, 0},
     {"chk_ok_await_all", chk_ok_await_all, 0},
     {"chk_ok_transpose", chk_ok_transpose, 0},
     {"chk_ok_epochs", chk_ok_epochs, 0},
