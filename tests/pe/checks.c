@@ -228,10 +228,9 @@ static int chk_ok_random_scatter(void)
         PE_CHECK(idx && v, "out of memory");
         for (size_t i = (size_t)(me - 1); i < M; i += (size_t)(n - 1))
             idx[k++] = i;
-        uint64_t x = 0x9E3779B97F4A7C15ULL * (uint64_t)me + 1;
-        for (size_t i = k - 1; i > 0; i--) { /* Fisher-Yates, xorshift64 */
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            size_t j = (size_t)(x % (i + 1)), t = idx[i];
+        uint64_t seed = (uint64_t)me;
+        for (size_t i = k - 1; i > 0; i--) { /* Fisher-Yates */
+            size_t j = (size_t)(pe_rnd_next(&seed) % (i + 1)), t = idx[i];
             idx[i] = idx[j], idx[j] = t;
         }
         for (size_t i = 0; i < k; i++)

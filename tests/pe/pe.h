@@ -140,4 +140,20 @@ void *pe_alloc(size_t bytes);
 /* Elapsed-time guard for polling loops (seconds). */
 double pe_now(void);
 
+/* A reproducible random stream for the randomized cases (splitmix64):
+ * seed *s once, then each call advances it. */
+static inline uint64_t pe_rnd_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform enough in [0, n) for tests, n > 0. */
+static inline int pe_rnd_below(uint64_t *s, int n)
+{
+    return (int)(pe_rnd_next(s) % (uint64_t)n);
+}
+
 #endif

@@ -529,19 +529,6 @@ static int poll_full(void)
 
 /* ------------------------------------------------ randomized sequences */
 
-static uint64_t rnd_next(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static int rnd_below(uint64_t *s, int n)
-{
-    return (int)(rnd_next(s) % (uint64_t)n);
-}
-
 enum { RND_TAGS = 4 };
 
 /* One message of the schedule, as its receiver sees it. */
@@ -568,10 +555,10 @@ typedef struct rnd_job {
 static size_t rnd_len(uint64_t *s, long box)
 {
     size_t half = (size_t)(box / 2 - 64);
-    switch (rnd_below(s, 10)) {
+    switch (pe_rnd_below(s, 10)) {
     case 0: return 0;
     case 1: return 8;
-    case 2: case 3: return 1 + (size_t)rnd_below(s, 200);
+    case 2: case 3: return 1 + (size_t)pe_rnd_below(s, 200);
     case 4: case 5: return (size_t)box / 8;
     case 6: return half;
     case 7: return half + 8;
@@ -591,9 +578,9 @@ static int rnd_schedule(rnd_job *j, int r, int (*out)(rnd_job *, int, int, long,
     PE_CHECK(cnt != NULL, "calloc");
     for (int src = 0; src < j->n; src++)
         for (int dst = 0; dst < j->n; dst++) {
-            int m = rnd_below(&s, 3);
+            int m = pe_rnd_below(&s, 3);
             for (int i = 0; i < m; i++) {
-                int slot = rnd_below(&s, RND_TAGS), tag = r * RND_TAGS + slot;
+                int slot = pe_rnd_below(&s, RND_TAGS), tag = r * RND_TAGS + slot;
                 size_t len = rnd_len(&s, box);
                 long k = cnt[src * j->n + dst][slot]++;
                 if (dst == j->me && out == NULL) {
@@ -659,7 +646,7 @@ static int rnd_unheld(rnd_job *j)
  * one of the ways a PVM program does. */
 static int rnd_receive(rnd_job *j, rnd_in *e, uint64_t *s)
 {
-    int any = rnd_below(s, 3) == 0, src = any ? DMSG_POSTAL_ANY : e->src, how = rnd_below(s, 6);
+    int any = pe_rnd_below(s, 3) == 0, src = any ? DMSG_POSTAL_ANY : e->src, how = pe_rnd_below(s, 6);
     int found = 0, releases = how == 0 || how == 1 || how == 4;
     static const char *const names[] = {"recv", "recv, kept active", "recv_bytes",
                                         "recv_bytes, larger buffer", "nrecv loop", "probe loop"};
@@ -674,7 +661,7 @@ static int rnd_receive(rnd_job *j, rnd_in *e, uint64_t *s)
                      (unsigned long long)j->seed);
         }
         src = info.src; /* the probed message is the one received next */
-        how = rnd_below(s, 2) ? 2 : 0;
+        how = pe_rnd_below(s, 2) ? 2 : 0;
         if (how == 0 && rnd_unheld(j))
             return 1;
     }
@@ -691,7 +678,7 @@ static int rnd_receive(rnd_job *j, rnd_in *e, uint64_t *s)
          * (exactly its size, or larger); any source: any size. */
         size_t cap = src == DMSG_POSTAL_ANY ? j->most : rnd_expect(j, src, e->tag)->len;
         if (how == 3 && src != DMSG_POSTAL_ANY)
-            cap += (size_t)rnd_below(s, 100);
+            cap += (size_t)pe_rnd_below(s, 100);
         PE_OK(dmsg_postal_recv_bytes(src, e->tag, j->got, cap, &info));
     }
     rnd_in *m = rnd_expect(j, info.src, e->tag);
@@ -701,7 +688,7 @@ static int rnd_receive(rnd_job *j, rnd_in *e, uint64_t *s)
     m->got = 1;
     if (how == 2 || how == 3)
         return rnd_check(j, m, j->got, names[how]);
-    if (how == 1 || rnd_below(s, 2)) { /* unpacked later, across other calls */
+    if (how == 1 || pe_rnd_below(s, 2)) { /* unpacked later, across other calls */
         j->held = 1;
         j->held_msg = *m;
         return 0;
@@ -741,21 +728,21 @@ static int random_mix(void)
         size_t lo = r ? j.first[r - 1] : 0, hi = r ? j.first[r] : 0, left = 0;
         for (size_t i = lo; i < hi; i++)
             left += !j.in[i].got;
-        size_t early = left ? (size_t)rnd_below(&s, (int)left + 1) : 0;
+        size_t early = left ? (size_t)pe_rnd_below(&s, (int)left + 1) : 0;
         for (int pass = 0; pass < 2; pass++) {
             if (pass == 1 && r < j.rounds)
                 PE_TRY(rnd_schedule(&j, r, rnd_send));
             for (size_t done = 0; pass == 1 || done < early; done++) {
                 size_t pick = 0, cnt = 0;
                 for (size_t i = lo; i < hi; i++)
-                    if (!j.in[i].got && rnd_below(&s, (int)++cnt) == 0)
+                    if (!j.in[i].got && pe_rnd_below(&s, (int)++cnt) == 0)
                         pick = i;
                 if (!cnt)
                     break;
                 PE_TRY(rnd_receive(&j, &j.in[pick], &s));
-                if (rnd_below(&s, 8) == 0 && j.held) {
+                if (pe_rnd_below(&s, 8) == 0 && j.held) {
                     PE_TRY(rnd_unheld(&j));
-                } else if (rnd_below(&s, 16) == 0 && j.held) {
+                } else if (pe_rnd_below(&s, 16) == 0 && j.held) {
                     j.held = 0;
                     PE_OK(dmsg_postal_release());
                 }

@@ -163,19 +163,6 @@ static int indexed_and_errors(void)
     return 0;
 }
 
-static uint64_t rnd_next(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static int rnd_below(uint64_t *s, int n)
-{
-    return (int)(rnd_next(s) % (uint64_t)n);
-}
-
 static unsigned char byte_of(int from, int to, int tag, int k, size_t i)
 {
     return (unsigned char)(from * 131 + to * 71 + tag * 29 + k * 17 + (long)i * 7 + (long)(i >> 8));
@@ -205,12 +192,12 @@ static int rr_schedule(uint64_t seed, int r, rr_xfer *in, size_t *nin, rr_xfer *
     *nin = *nout = 0;
     for (int src = 0; src < n; src++)
         for (int dst = 0; dst < n; dst++) {
-            int m = rnd_below(&s, 3);
+            int m = pe_rnd_below(&s, 3);
             for (int i = 0; i < m; i++) {
-                int slot = rnd_below(&s, 4);
+                int slot = pe_rnd_below(&s, 4);
                 rr_xfer x = {.from = src, .to = dst, .tag = r * 4 + slot,
                              .k = cnt[src * n + dst][slot]++,
-                             .len = lens[rnd_below(&s, 6)]};
+                             .len = lens[pe_rnd_below(&s, 6)]};
                 x.off = inb[dst];
                 inb[dst] += (x.len + 15) & ~(size_t)15;
                 if (dst == me)
@@ -265,7 +252,7 @@ static int random_test(void)
         /* Receives and sends each in schedule order, interleaved at random. */
         size_t ri = 0, si = 0, na = 0;
         while (ri < nin || si < nout) {
-            int recv = si == nout || (ri < nin && rnd_below(&s, 2));
+            int recv = si == nout || (ri < nin && pe_rnd_below(&s, 2));
             rr_xfer *x = recv ? &in[ri++] : &out[si++];
             if (recv)
                 PE_OK(dmsg_rr_irecv(x->from, x->tag, dst + x->off, x->len, &x->req));
@@ -276,12 +263,12 @@ static int random_test(void)
         }
         double t0 = pe_now();
         for (size_t left = na; left;) {
-            rr_xfer *x = all[rnd_below(&s, (int)na)];
+            rr_xfer *x = all[pe_rnd_below(&s, (int)na)];
             if (x->done)
                 continue;
             int done = 0;
             dmsg_rr_info info;
-            if (rnd_below(&s, 16) == 0) {
+            if (pe_rnd_below(&s, 16) == 0) {
                 dmsg_rr_req copy = x->req;
                 PE_EXPECT(dmsg_rr_test(&copy, &done, &info), DMSG_ERR_HANDLE);
             }
