@@ -136,10 +136,10 @@ static int chk_bad_await(void)
     return 0;
 }
 
-/* PE 1 deposits two blocks into PE 0's x on one counter; PE 0 awaits only
- * one message, then sends the second block on: which deposit the await
- * counted depends on timing, so the send may read bytes still arriving. */
-static int chk_bad_await_fewer(void)
+/* PE 1 deposits two blocks into PE 0's x on one counter; PE 0 awaits them
+ * (one message, or all_of_them: one message, then all the bytes, then one
+ * more), then sends the second block on. */
+static int await_then_forward(int all_of_them)
 {
     uint64_t *x, *y, v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     dmsg_ctr c;
@@ -152,6 +152,10 @@ static int chk_bad_await_fewer(void)
     }
     if (pe_me() == 0) {
         PE_OK(dmsg_await(c, 1));
+        if (all_of_them) {
+            PE_OK(dmsg_await_bytes(c, 2 * sizeof v));
+            PE_OK(dmsg_await(c, 1));
+        }
         PE_OK(dmsg_deposit(y, &x[8], sizeof v, 1, DMSG_CTR_NONE));
     }
     PE_OK(dmsg_sync());
@@ -159,6 +163,13 @@ static int chk_bad_await_fewer(void)
     PE_OK(dmsg_free(y));
     PE_OK(dmsg_free(x));
     return 0;
+}
+
+/* PE 0 awaits only one of the two messages: which deposit the await counted
+ * depends on timing, so the send may read bytes still arriving. */
+static int chk_bad_await_fewer(void)
+{
+    return await_then_forward(0);
 }
 
 /* PE 1 deposits into a block that every PE has freed (a stale pointer); a
@@ -290,26 +301,7 @@ static int chk_ok_pipeline(void)
  * the second block on: the await counted every deposit that could arrive. */
 static int chk_ok_await_all(void)
 {
-    uint64_t *x, *y, v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    dmsg_ctr c;
-    PE_OK(dmsg_alloc(N * sizeof *x, (void **)&x));
-    PE_OK(dmsg_alloc(N * sizeof *y, (void **)&y));
-    PE_OK(dmsg_ctr_create(&c));
-    if (pe_me() == 1) {
-        PE_OK(dmsg_deposit(&x[0], v, sizeof v, 0, c));
-        PE_OK(dmsg_deposit(&x[8], v, sizeof v, 0, c));
-    }
-    if (pe_me() == 0) {
-        PE_OK(dmsg_await(c, 1));
-        PE_OK(dmsg_await_bytes(c, 2 * sizeof v));
-        PE_OK(dmsg_await(c, 1));
-        PE_OK(dmsg_deposit(y, &x[8], sizeof v, 1, DMSG_CTR_NONE));
-    }
-    PE_OK(dmsg_sync());
-    PE_OK(dmsg_ctr_destroy(c));
-    PE_OK(dmsg_free(y));
-    PE_OK(dmsg_free(x));
-    return 0;
+    return await_then_forward(1);
 }
 
 /* Every PE deposits its block of columns, strided, into every PE's matrix:
