@@ -21,9 +21,9 @@
  * prints or aborts on a user error unless DMSG_DEBUG is set; the one exception
  * is a bad environment setting, which dmsg_init also prints (nothing can run).
  *
- * Waits. Every call that waits for other PEs (dmsg_init, dmsg_sync, awaits, the
- * collectives, dmsg_finalize) may also return DMSG_ERR_TIMEOUT (DMSG_TIMEOUT
- * was exceeded) or DMSG_ERR_ABORTED (the launcher is stopping the job). After
+ * Waits. Every call that waits for other PEs (dmsg_init, dmsg_sync, awaits,
+ * point-to-point waits, the collectives, dmsg_finalize) may also return
+ * DMSG_ERR_TIMEOUT (DMSG_TIMEOUT was exceeded) or DMSG_ERR_ABORTED (the launcher is stopping the job). After
  * either, the PEs are out of step: the PE should report and exit. The rule is
  * the same on every transport: a single wait that lasts longer than
  * DMSG_TIMEOUT seconds returns DMSG_ERR_TIMEOUT, and with DMSG_TIMEOUT=0 (the
@@ -71,6 +71,7 @@ enum dmsg_status_code {
     DMSG_ERR_HANDLE = -16,      /**< invalid or unused request handle, or a destroyed plan */
     DMSG_ERR_ENV = -17,         /**< invalid value in an environment setting */
     DMSG_ERR_SIZE = -18,        /**< message larger than the receive buffer, or unpack past its end */
+    DMSG_ERR_TEAM = -19,        /**< invalid or freed team, or this PE is not a member */
 };
 
 /** Returns a static, human-readable string for a status code (never NULL). */
@@ -411,6 +412,334 @@ int dmsg_test(dmsg_req *req, int *done);
  * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (never started or already retired).
  */
 int dmsg_wait(dmsg_req *req);
+
+/* ---------------------------------------------------------------- types */
+
+/**
+ * Element types of atomics, waits and reductions (the C type named, of the
+ * size named). Zero is no type, so an unset field is caught.
+ */
+typedef enum dmsg_type {
+    DMSG_TYPE_INT8 = 1,
+    DMSG_TYPE_INT16,
+    DMSG_TYPE_INT32,
+    DMSG_TYPE_INT64,
+    DMSG_TYPE_UINT8,
+    DMSG_TYPE_UINT16,
+    DMSG_TYPE_UINT32,
+    DMSG_TYPE_UINT64,
+    DMSG_TYPE_FLOAT,          /**< float */
+    DMSG_TYPE_DOUBLE,         /**< double */
+    DMSG_TYPE_LONG_DOUBLE,    /**< long double (reductions only) */
+    DMSG_TYPE_FLOAT_COMPLEX,  /**< float _Complex (sum and prod reductions only) */
+    DMSG_TYPE_DOUBLE_COMPLEX, /**< double _Complex (sum and prod reductions only) */
+} dmsg_type;
+
+/** Size in bytes of one element of type t; 0 for a value that is no dmsg_type. Local. */
+size_t dmsg_type_size(dmsg_type t);
+
+/* -------------------------------------------------------------- atomics */
+
+/**
+ * Atomic memory operations on one word of symmetric memory. `old` is the
+ * word's value before the operation; fetching operations return it.
+ */
+typedef enum dmsg_amo_op {
+    DMSG_AMO_FETCH = 1,  /**< result = old (an atomic read) */
+    DMSG_AMO_SET,        /**< word = operand (an atomic write) */
+    DMSG_AMO_SWAP,       /**< result = old; word = operand */
+    DMSG_AMO_CSWAP,      /**< result = old; if old == compare: word = operand */
+    DMSG_AMO_ADD,        /**< word = old + operand */
+    DMSG_AMO_FETCH_ADD,  /**< result = old; word = old + operand */
+    DMSG_AMO_AND,        /**< word = old & operand */
+    DMSG_AMO_FETCH_AND,  /**< result = old; word = old & operand */
+    DMSG_AMO_OR,         /**< word = old | operand */
+    DMSG_AMO_FETCH_OR,   /**< result = old; word = old | operand */
+    DMSG_AMO_XOR,        /**< word = old ^ operand */
+    DMSG_AMO_FETCH_XOR,  /**< result = old; word = old ^ operand */
+} dmsg_amo_op;
+
+/**
+ * Atomic operation `op` on the word at symmetric address dst on PE pe (pe
+ * may be this PE). Types: DMSG_TYPE_INT32, UINT32, INT64 and UINT64 for
+ * every op (integer overflow wraps); DMSG_TYPE_FLOAT and DOUBLE for FETCH,
+ * SET and SWAP only. operand (and compare, for CSWAP) point to one value of
+ * the type in local memory; result receives old for the fetching ops
+ * (FETCH, SWAP, CSWAP, FETCH_*) and is not used by the others.
+ * Atomicity: with respect to every other dmsg atomic and signal on the same
+ * word, from any PE, on every transport; not with respect to deposits,
+ * fetches or plain stores to it. A PE may read a word of its own while
+ * others update it atomically (dmsg_wait_until, dmsg_test_until, or an
+ * atomic FETCH); it should not store to it except through dmsg_atomic.
+ * Completion: returns when the operation is complete at the target (result
+ * holds old). Errors, with nothing done: DMSG_ERR_NULL (dst, operand where
+ * the op reads one, compare for CSWAP, result for a fetching op),
+ * DMSG_ERR_ARG (unknown op or type, or a type the op does not take),
+ * DMSG_ERR_PE, DMSG_ERR_RANGE (dst outside the symmetric segment or past the
+ * highest allocated block), DMSG_ERR_ALIGN (dst not a multiple of the
+ * type's size), DMSG_ERR_NOT_INIT.
+ */
+int dmsg_atomic(void *dst, dmsg_amo_op op, dmsg_type type, const void *operand,
+                const void *compare, void *result, int pe);
+
+/**
+ * Non-blocking dmsg_atomic: starts the operation and returns. With a
+ * request, it is complete (and, for a fetching op, result written) when
+ * dmsg_wait returns or dmsg_test reports completion; operand and compare
+ * are read before the call returns. req may be NULL for the non-fetching
+ * ops only: such an operation is complete at the target after this PE's
+ * next dmsg_quiet or dmsg_sync. Any operation is complete after those, but
+ * a request must still be waited or tested to completion. Errors: as
+ * dmsg_atomic, and DMSG_ERR_NULL for a fetching op without a request.
+ */
+int dmsg_atomic_nb(void *dst, dmsg_amo_op op, dmsg_type type, const void *operand,
+                   const void *compare, void *result, int pe, dmsg_req *req);
+
+/* -------------------------------------------------------------- signals */
+
+/** How a signal changes its word. */
+typedef enum dmsg_sig_op {
+    DMSG_SIG_SET = 1, /**< word = value */
+    DMSG_SIG_ADD,     /**< word = word + value */
+} dmsg_sig_op;
+
+/**
+ * Updates the 64-bit signal word at symmetric address sig on PE pe (set to
+ * or add value), atomically as dmsg_atomic on a DMSG_TYPE_UINT64 word, and
+ * only after every deposit this PE issued to pe before the call is visible
+ * there: a PE that sees the signal sees those deposits' data. Returns at
+ * once; the update is visible at pe no later than pe's next dmsg_sync.
+ * Signals sit beside deposit counters, they do not count anything.
+ * Errors, with nothing done: DMSG_ERR_NULL, DMSG_ERR_ARG (unknown op),
+ * DMSG_ERR_PE, DMSG_ERR_RANGE, DMSG_ERR_ALIGN (sig not 8-byte aligned),
+ * DMSG_ERR_NOT_INIT.
+ */
+int dmsg_signal(uint64_t *sig, uint64_t value, dmsg_sig_op op, int pe);
+
+/**
+ * dmsg_deposit followed by dmsg_signal to the same PE in one call (put with
+ * signal): the signal word changes only after the data is visible. For the
+ * other deposit kinds, call them and then dmsg_signal. Errors: those of
+ * both calls; when any argument is bad nothing is deposited or signalled.
+ */
+int dmsg_deposit_signal(void *dst, const void *src, size_t bytes, int pe, dmsg_ctr ctr,
+                        uint64_t *sig, uint64_t value, dmsg_sig_op op);
+
+/* ---------------------------------------------------------------- waits */
+
+/** Comparisons of point-to-point waits: ivar CMP value. */
+typedef enum dmsg_cmp {
+    DMSG_CMP_EQ = 1,
+    DMSG_CMP_NE,
+    DMSG_CMP_GT,
+    DMSG_CMP_GE,
+    DMSG_CMP_LT,
+    DMSG_CMP_LE,
+} dmsg_cmp;
+
+/**
+ * Waits until the word at symmetric address ivar on this PE satisfies
+ * `*ivar cmp *value`, as changed by other PEs' signals, atomics or
+ * deposits (acquire: data deposited before the change that satisfied it,
+ * and signalled with it, is visible on return). Types: DMSG_TYPE_INT16,
+ * UINT16, INT32, UINT32, INT64, UINT64. Blocks (spin, then sleep) without a
+ * limit unless DMSG_TIMEOUT is set. Errors: DMSG_ERR_NULL, DMSG_ERR_ARG
+ * (type or cmp), DMSG_ERR_RANGE (ivar not in the symmetric segment),
+ * DMSG_ERR_ALIGN, DMSG_ERR_NOT_INIT, DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED.
+ */
+int dmsg_wait_until(const void *ivar, dmsg_type type, dmsg_cmp cmp, const void *value);
+
+/**
+ * As dmsg_wait_until without waiting: *met = 1 when the comparison holds,
+ * else 0 (after one step of the transport's progress). Errors: as
+ * dmsg_wait_until, less the waits' errors.
+ */
+int dmsg_test_until(const void *ivar, dmsg_type type, dmsg_cmp cmp, const void *value, int *met);
+
+/** How a wait on a set of words ends. */
+typedef enum dmsg_wait_mode {
+    DMSG_WAIT_ALL = 1, /**< when every included word satisfies its comparison */
+    DMSG_WAIT_ANY,     /**< when one does: its index is reported */
+    DMSG_WAIT_SOME,    /**< when at least one does: the indices of all that do */
+} dmsg_wait_mode;
+
+/**
+ * A set of words for dmsg_wait_until_set: the n elements of the contiguous
+ * symmetric array ivars of `type`, each compared with cmp against values[0]
+ * (vector 0) or values[i] (vector 1); words with status[i] != 0 are left
+ * out (status may be NULL: none is).
+ */
+typedef struct dmsg_wait_set {
+    const void *ivars;
+    size_t n;
+    dmsg_type type;
+    dmsg_cmp cmp;
+    const void *values;
+    int vector;
+    const int *status;
+} dmsg_wait_set;
+
+/**
+ * Waits on a set of words (see dmsg_wait_mode). On return *nfound is the
+ * number of indices written to indices (may be NULL for DMSG_WAIT_ALL):
+ * ALL: the number of included words; ANY: 1 and its index (the lowest
+ * satisfied one); SOME: every satisfied included index, ascending (indices
+ * must hold n). When every word is left out, returns at once with *nfound = 0.
+ * Synchronization and errors: as dmsg_wait_until, and DMSG_ERR_NULL for a
+ * missing indices or nfound.
+ */
+int dmsg_wait_until_set(const dmsg_wait_set *ws, dmsg_wait_mode mode, size_t *indices,
+                        size_t *nfound);
+
+/** As dmsg_wait_until_set without waiting: *nfound = 0 when the mode's condition does not hold yet. */
+int dmsg_test_until_set(const dmsg_wait_set *ws, dmsg_wait_mode mode, size_t *indices,
+                        size_t *nfound);
+
+/* ---------------------------------------------------------------- teams */
+
+/**
+ * Team handle: an ordered subset of the job's PEs, numbered 0 .. size-1 in
+ * the team. DMSG_TEAM_WORLD is every PE in job order, valid from dmsg_init
+ * to dmsg_finalize. A handle of a freed team is detected (DMSG_ERR_TEAM).
+ */
+typedef uint64_t dmsg_team;
+#define DMSG_TEAM_INVALID ((dmsg_team)0)
+#define DMSG_TEAM_WORLD ((dmsg_team)1)
+
+/**
+ * Collective over the parent team: makes the team of the parent's PEs
+ * start, start + stride, ..., start + (size - 1) * stride (parent numbers;
+ * stride may be negative, and 0 only with size 1). Every parent member
+ * calls it with the same arguments; members of the new team get its handle,
+ * the others DMSG_TEAM_INVALID. Only the parent's members take part (no
+ * job-wide barrier). Errors, on every parent member alike: DMSG_ERR_TEAM
+ * (invalid parent, or this PE not in it), DMSG_ERR_ARG (size < 1, a PE
+ * outside the parent), DMSG_ERR_NULL, DMSG_ERR_COLLECTIVE (members passed
+ * different arguments), DMSG_ERR_NOMEM (DMSG_MAX_TEAMS live teams), and the
+ * waits' errors.
+ */
+int dmsg_team_split_strided(dmsg_team parent, int start, int stride, int size, dmsg_team *team);
+
+/**
+ * Collective over the parent team: PEs passing the same color >= 0 form one
+ * new team, numbered by (key, parent number) ascending; a negative color
+ * gives DMSG_TEAM_INVALID. Errors: as dmsg_team_split_strided.
+ */
+int dmsg_team_split_color(dmsg_team parent, int color, int key, dmsg_team *team);
+
+/**
+ * Collective over the team: frees it (starts with dmsg_team_sync on it);
+ * later use of the handle returns DMSG_ERR_TEAM. DMSG_TEAM_WORLD cannot be
+ * freed. Errors: DMSG_ERR_TEAM, and the waits' errors.
+ */
+int dmsg_team_free(dmsg_team team);
+
+/** This PE's number in the team, or DMSG_ERR_TEAM (not a member, invalid or freed). Local. */
+int dmsg_team_pe(dmsg_team team);
+
+/** Number of PEs in the team, or DMSG_ERR_TEAM. Local. */
+int dmsg_team_npes(dmsg_team team);
+
+/**
+ * The number in team `to` of the PE numbered pe in team `from`; -1 when it
+ * is not in `to`. Local. Errors: DMSG_ERR_TEAM (either team invalid, or
+ * this PE not in `from`), DMSG_ERR_PE (pe outside `from`).
+ */
+int dmsg_team_translate(dmsg_team from, int pe, dmsg_team to);
+
+/**
+ * dmsg_sync over the team's PEs: a barrier among them that also completes
+ * every deposit, fetch and atomic each of them issued before it (to any
+ * PE). Errors: DMSG_ERR_TEAM, and the waits' errors.
+ */
+int dmsg_team_sync(dmsg_team team);
+
+/**
+ * dmsg_ctr_create over a team: collective over its members only; the
+ * counter exists on the members, and only deposits from members to members
+ * may name it. dmsg_ctr_destroy of it is collective over the same team.
+ * Errors: as dmsg_ctr_create, and DMSG_ERR_TEAM.
+ */
+int dmsg_ctr_create_team(dmsg_team team, dmsg_ctr *ctr);
+
+/* ---------------------------------------------------------- collectives */
+
+/** Reduction operators. */
+typedef enum dmsg_redop {
+    DMSG_OP_SUM = 1, /**< every type */
+    DMSG_OP_PROD,    /**< every type */
+    DMSG_OP_MIN,     /**< integer and real types */
+    DMSG_OP_MAX,     /**< integer and real types */
+    DMSG_OP_AND,     /**< bitwise, integer types */
+    DMSG_OP_OR,      /**< bitwise, integer types */
+    DMSG_OP_XOR,     /**< bitwise, integer types */
+} dmsg_redop;
+
+/*
+ * Collectives, common rules. Every member of the team calls the same
+ * collectives on it in the same order, with matching arguments (the same
+ * count, type, op and root; sizes that fit). Buffers are local memory of
+ * any kind (symmetric or not); dst and src must not overlap, except where a
+ * call allows them to be the same pointer (in place). A collective returns
+ * on a PE when that PE's part is done: its dst holds the result and its src
+ * may be reused. It is not a barrier (others may still be inside), except
+ * dmsg_team_sync. It does not complete the PE's earlier deposits. Roots are
+ * numbers in the team. Floating-point results are combined in one fixed
+ * order, so every PE gets bitwise the same result, and so does every run.
+ * Errors, with dst untouched: DMSG_ERR_TEAM, DMSG_ERR_NULL (a NULL buffer
+ * with a non-zero size), DMSG_ERR_PE (root outside the team), DMSG_ERR_ARG
+ * (unknown type or op, or an op the type does not take), DMSG_ERR_OVERFLOW,
+ * DMSG_ERR_COLLECTIVE (members disagree; detected with DMSG_CHECK=1), and
+ * the waits' errors. docs/api.md names the algorithm each call uses.
+ */
+
+/** Broadcast: the root's src (bytes) is copied to dst on every member, the root included. In place: dst == src. */
+int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int root);
+
+/** Reduction of count elements to the root's dst (dst unused elsewhere; may be NULL there). In place: dst == src. */
+int dmsg_reduce(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
+                dmsg_redop op, int root);
+
+/** Reduction of count elements to every member's dst. In place: dst == src. */
+int dmsg_allreduce(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
+                   dmsg_redop op);
+
+/** Inclusive prefix reduction: member i's dst = src of members 0..i combined. In place: dst == src. */
+int dmsg_scan(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
+              dmsg_redop op);
+
+/** Exclusive prefix reduction: member i's dst = src of members 0..i-1 combined; member 0's dst is left untouched. */
+int dmsg_exscan(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
+                dmsg_redop op);
+
+/** Gather: member i's src (bytes) lands at dst + i * bytes on the root (dst unused elsewhere). */
+int dmsg_gather(dmsg_team team, void *dst, const void *src, size_t bytes, int root);
+
+/**
+ * Gather of different sizes: member i sends bytes (its own), which lands at
+ * dst + displs[i] on the root, where counts[i] must equal member i's bytes
+ * (counts, displs and dst are read on the root only).
+ */
+int dmsg_gatherv(dmsg_team team, void *dst, const size_t *counts, const size_t *displs,
+                 const void *src, size_t bytes, int root);
+
+/** Allgather: member i's src (bytes) lands at dst + i * bytes on every member. */
+int dmsg_allgather(dmsg_team team, void *dst, const void *src, size_t bytes);
+
+/** Allgather of different sizes: as dmsg_gatherv, counts and displs given on every member. */
+int dmsg_allgatherv(dmsg_team team, void *dst, const size_t *counts, const size_t *displs,
+                    const void *src, size_t bytes);
+
+/** All-to-all: block j of src (bytes each) lands at dst + i * bytes on member j, for member i. */
+int dmsg_alltoall(dmsg_team team, void *dst, const void *src, size_t bytes);
+
+/**
+ * All-to-all of different sizes (bytes): member i sends scounts[j] bytes from
+ * src + sdispls[j] to member j, where they land at dst + rdispls[i]; j's
+ * rcounts[i] must equal i's scounts[j].
+ */
+int dmsg_alltoallv(dmsg_team team, void *dst, const size_t *rcounts, const size_t *rdispls,
+                   const void *src, const size_t *scounts, const size_t *sdispls);
 
 #ifdef __cplusplus
 }

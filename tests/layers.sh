@@ -13,7 +13,9 @@ rank() {
     xfer | model | boot) echo 1 ;;
     transport | transport/*) echo 2 ;;
     core) echo 3 ;;
-    postal | plan) echo 4 ;;
+    coll) echo 4 ;;
+    postal | plan) echo 5 ;;
+    front | front/*) echo 6 ;;
     *) echo unknown ;;
     esac
 }

@@ -23,6 +23,7 @@ const char *dmsg_strerror(int status)
     case DMSG_ERR_HANDLE: return "invalid, retired or destroyed handle (request or plan)";
     case DMSG_ERR_ENV: return "invalid environment setting";
     case DMSG_ERR_SIZE: return "message does not fit the receive buffer";
+    case DMSG_ERR_TEAM: return "invalid or freed team, or this PE is not a member";
     default: return "unknown dmsg status";
     }
 }

@@ -41,6 +41,28 @@ typedef struct dmsg_work {
     int dst_indexed;      /* COPY: elements written through an index array */
 } dmsg_work;
 
+/* One atomic operation on a word of 4 or 8 bytes at (pe, roff). Floats and
+ * signedness do not reach the transport: FETCH, SET and SWAP move bits, and
+ * two's complement ADD is the same for signed and unsigned words. */
+typedef struct dmsg_amo {
+    int op;           /* dmsg_amo_op */
+    int size;         /* 4 or 8 */
+    int pe;
+    size_t roff;      /* offset in pe's segment, a multiple of size */
+    uint64_t operand; /* in the low `size` bytes */
+    uint64_t compare; /* CSWAP only */
+} dmsg_amo;
+
+/* How a transport's amo op is called. */
+enum {
+    DMSG_AMO_BLOCKING, /* returns complete at the target, *result written (fetching ops) */
+    DMSG_AMO_NB_REQ,   /* started; complete through req_test (which writes *result then) */
+    DMSG_AMO_NB_QUIET, /* started, non-fetching, no request: complete by the next quiet or barrier */
+};
+
+/* A predicate over this PE's own memory, polled by word_wait. */
+typedef int (*dmsg_tp_ready_fn)(const void *arg);
+
 typedef struct dmsg_tp_ops {
     const char *name;
     /* The transport's own settings rows (NULL: none). init reads them itself
@@ -90,6 +112,27 @@ typedef struct dmsg_tp_ops {
      * fetch's final status. A start that fails leaves nothing to test. */
     dmsg_status (*get_nb)(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
     dmsg_status (*req_test)(dmsg_tp *tp, dmsg_req *req, int *done);
+
+    /* Atomics (the amo op) and signals. A transport's atomics are atomic
+     * with respect to each other and to its signals on the same word, from
+     * every PE, this one included (a transport that uses provider atomics
+     * uses them for every word, never mixing them with CPU atomics).
+     * amo: mode is DMSG_AMO_*; result (size bytes) for the fetching ops,
+     * written on return (BLOCKING) or when req_test reports completion
+     * (NB_REQ: the caller keeps result valid until then).
+     * signal: adds value to (add) or sets the 64-bit word at (pe, roff),
+     * atomically as an 8-byte amo, visible at pe only after every put this
+     * PE issued to pe before it. */
+    dmsg_status (*amo)(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
+    dmsg_status (*signal)(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
+    /* Waits until ready(arg), a predicate over words of this PE's segment
+     * that other PEs change by signals, atomics or puts, driving whatever
+     * progress those need here, by the wait policy (spin, yield, sleep),
+     * within conf.timeout. once: one step of progress, then returns DMSG_OK
+     * whatever ready says (the caller tests it). On return with ready true
+     * what was visible with the change is visible (acquire); a simulated
+     * machine moves the clock to the change's arrival. */
+    dmsg_status (*word_wait)(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
 
     /* Optional (NULL: the wall clock): this PE's clock in seconds. */
     double (*wtime)(dmsg_tp *tp);
