@@ -63,10 +63,13 @@ tools: $(TOOLS) $(MPI_TOOLS)
 examples: $(EXAMPLES)
 tests: $(TESTS)
 
-# Installs missing Debian packages once (apt-get as root, else prints the line).
-deps: $(DEPS_OK)
-$(DEPS_OK): tools/install-deps.sh
+# Building installs nothing: it checks once that the Debian packages are
+# there and otherwise names them and stops. `make deps` installs them
+# (the README's first step, tools/install-deps.sh: apt-get as root, else sudo).
+deps:
 	@OFI=$(OFI) sh tools/install-deps.sh
+$(DEPS_OK): tools/install-deps.sh
+	@OFI=$(OFI) sh tools/install-deps.sh --check
 	@mkdir -p $(@D) && touch $@
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_OK)

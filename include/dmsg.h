@@ -31,6 +31,8 @@
  * waiting for as long as one PE computes or does I/O. Under dmsgrun a wait
  * that makes no progress is reported (DMSG_STALL_REPORT), and a PE waiting
  * when dmsgrun dies ends itself.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
  */
 #ifndef DMSG_H
 #define DMSG_H

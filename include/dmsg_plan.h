@@ -17,6 +17,8 @@
  * dmsg status; a failed call changes nothing and sends nothing. The calls
  * marked "pure" need no dmsg_init and no communication: a code generator can
  * call them at generation time.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
  */
 #ifndef DMSG_PLAN_H
 #define DMSG_PLAN_H

@@ -34,6 +34,8 @@
  * Threads, errors, timeouts: as dmsg.h. One thread per PE calls the postal
  * layer. A call that fails has no effect, except where noted. Waits are
  * bounded by DMSG_TIMEOUT and return DMSG_ERR_TIMEOUT.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
  */
 #ifndef DMSG_POSTAL_H
 #define DMSG_POSTAL_H

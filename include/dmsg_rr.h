@@ -24,6 +24,8 @@
  * synchronous (rendezvous) sends cannot deadlock.
  *
  * Threads, errors, timeouts: as dmsg.h. Waits are bounded by DMSG_TIMEOUT.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
  */
 #ifndef DMSG_RR_H
 #define DMSG_RR_H

@@ -5,7 +5,11 @@
 # the exact command and fails. apt's own output (about a thousand lines on a
 # fresh machine) goes to build/install-deps.log; the terminal gets one line
 # saying what is being installed, and the log's end if it fails.
+# --check: installs nothing; names the missing packages and the command that
+# installs them, and fails (make runs this before it builds anything).
 set -e
+check=0
+[ "${1:-}" = --check ] && check=1
 # libfftw3-dev, libmetis-dev, libopenmpi-dev: the kernels (2D-FFT, FEM mesh
 # partitioning, OpenSHMEM variants). openmpi-bin and libpmix-dev: dmsg joins
 # jobs started by Open MPI's mpirun (and Slurm's srun) through PMIx; the tests
@@ -19,6 +23,11 @@ for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
+if [ $check = 1 ]; then
+    echo "install-deps: missing Debian packages:$missing" >&2
+    echo "install-deps: install them first:  sh tools/install-deps.sh   (make installs nothing)" >&2
+    exit 1
+fi
 
 if [ "$(id -u)" = 0 ]; then
     as_root=""
