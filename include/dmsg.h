@@ -79,6 +79,17 @@ enum dmsg_status_code {
 /** Returns a static, human-readable string for a status code (never NULL). */
 const char *dmsg_strerror(int status);
 
+/**
+ * The detail of the most recent error a dmsg call of this thread detected:
+ * one line saying what was wrong, e.g. "PE 9 is not in [0, 4)" or which
+ * setting had a bad value, or "" when no call has failed yet. It stays until
+ * the next error, so read it right after the failing call; the text is the
+ * same one DMSG_DEBUG=1 prints. Local, never NULL; valid until this
+ * thread's next dmsg call. dmsg itself prints nothing on a user error:
+ * reporting is the application's (and dmsgrun's).
+ */
+const char *dmsg_last_error(void);
+
 /* ------------------------------------------------------------ lifecycle */
 
 /**

@@ -1,5 +1,6 @@
 /* Error logging: silent unless DMSG_DEBUG is set, so a user error never
- * prints by default (the status code is the report). */
+ * prints by default (the status code is the report); the detail of the
+ * latest error is kept for dmsg_last_error either way. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,6 +8,14 @@
 #include "dmsg/base/status.h"
 
 int dmsg_debug_level;
+
+/* Per thread, as errors are detected on the calling thread; one line. */
+static _Thread_local char last_error[512];
+
+const char *dmsg_last_error(void)
+{
+    return last_error;
+}
 
 /* Writes len bytes of line (which ends in a newline) at once; a short
  * write to a pipe of lines is retried for the rest rather than lost. */
@@ -44,12 +53,11 @@ void dmsg_log_line(const char *fmt, ...)
 
 void dmsg_log_error(const char *file, int line, dmsg_status st, const char *fmt, ...)
 {
-    if (!dmsg_debug_level)
-        return;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
-    dmsg_log_line("dmsg[pid %d] %s:%d: %s: %s", (int)getpid(), file, line, dmsg_strerror(st), msg);
+    if (dmsg_debug_level)
+        dmsg_log_line("dmsg[pid %d] %s:%d: %s: %s", (int)getpid(), file, line, dmsg_strerror(st),
+                      last_error);
 }

@@ -95,6 +95,12 @@ static int err_pe(void)
     const int bad[] = {-1, n, n + 1, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         PE_TRY(all_calls_to_pe(&t, bad[i], DMSG_ERR_PE));
+    /* The detail of the last error names the PE and the range. */
+    char want[64];
+    snprintf(want, sizeof want, "PE %d is not in [0, %d)", n + 7, n);
+    PE_EXPECT(dmsg_deposit(t.area, t.area, 8, n + 7, DMSG_CTR_NONE), DMSG_ERR_PE);
+    PE_CHECK(strcmp(dmsg_last_error(), want) == 0, "dmsg_last_error() is \"%s\", wanted \"%s\"",
+             dmsg_last_error(), want);
     return target_close(&t, "bad-PE");
 }
 
