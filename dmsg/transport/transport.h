@@ -173,6 +173,13 @@ int dmsg_tp_oversubscribed(int npes);
 /* Seconds an oversubscribed wait yields its core before it sleeps:
  * DMSG_YIELD_US where set, else the transport's own auto_s. */
 double dmsg_tp_yield_s(const dmsg_tp_conf *conf, double auto_s);
+/* Whether other work loads the host now: more runnable tasks than online
+ * cores, sampled from the kernel every 10 ms at most and smoothed
+ * (wait_policy.c). An automatic wait then sleeps after a few polls, since
+ * a spinning PE keeps a core from the PE it waits for, and yields only
+ * when its own job's PEs outnumber the cores (a yield would hand the core
+ * to another job for a whole time slice). Cheap: a clock read per call. */
+int dmsg_tp_host_loaded(void);
 
 struct dmsg_tp {
     const dmsg_tp_ops *ops;

@@ -94,13 +94,18 @@ dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st)
 /* Whether a wait has polled long enough to sleep (i: polls so far; *until
  * starts at 0). A poll here is a call into the provider, often a system
  * call, so the automatic limit is a short time, not a count as on shm;
- * when PEs outnumber cores the PE we wait for needs our core, so only a
- * few polls. DMSG_SPIN, where set, counts polls. */
+ * when PEs outnumber cores, or other work loads the host
+ * (dmsg_tp_host_loaded, asked once a wait), the PE we wait for needs our
+ * core, so only a few polls. DMSG_SPIN, where set, counts polls. */
 int ofi_spun(const ofi_state *s, long i, double *until)
 {
     if (s->tp && s->tp->conf.spin >= 0)
         return i >= s->tp->conf.spin;
     if (s->oversubscribed)
+        return i >= OFI_SPIN_OVERSUB;
+    if (i == 0 && dmsg_tp_host_loaded())
+        *until = -1; /* other work loads the host: sleep as when oversubscribed */
+    if (*until < 0)
         return i >= OFI_SPIN_OVERSUB;
     double t = dmsg_clock_now();
     if (*until == 0)

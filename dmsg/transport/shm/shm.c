@@ -65,7 +65,7 @@ dmsg_status shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
 static long auto_spin(int npes)
 {
     /* Oversubscribed: the PE we wait for needs our core, so give it up almost at once. */
-    return dmsg_tp_oversubscribed(npes) ? 64 : 20000;
+    return dmsg_tp_oversubscribed(npes) ? SHM_SPIN_LOADED : 20000;
 }
 
 dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
@@ -102,6 +102,7 @@ dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
     }
     s->area = (shm_job_area *)dmsg_job_area(s->hdr);
     s->spin = tp->conf.spin >= 0 ? tp->conf.spin : auto_spin(npes);
+    s->spin_auto = tp->conf.spin < 0;
     s->yield_s = dmsg_tp_oversubscribed(npes) ? dmsg_tp_yield_s(&tp->conf, SHM_YIELD_S) : 0.0;
     s->timeout = tp->conf.timeout;
     s->xp = tp->conf.xp;

@@ -31,6 +31,11 @@
  * the simulator, layered on shm, wait the same way. */
 #define SHM_YIELD_S 200e-6 /* DMSG_YIELD_US=-1 */
 
+/* Polls of an automatic wait while other work loads the host
+ * (dmsg_tp_host_loaded) or PEs outnumber cores: the PE we wait for most
+ * likely needs our core, so sleep almost at once. */
+#define SHM_SPIN_LOADED 64
+
 /* Barrier and gather slots, in the transport job area of the region. */
 typedef struct shm_job_area {
     _Alignas(SHM_LINE) _Atomic uint32_t arrived;
@@ -67,6 +72,7 @@ typedef struct shm_state {
     dmsg_boot *boot;   /* for dmsg_boot_aborted in the waits' sleeping paths */
     shm_job_area *area;
     long spin;         /* polls before sleeping */
+    int spin_auto;     /* DMSG_SPIN=-1: a wait polls SHM_SPIN_LOADED times instead when the host is loaded */
     double yield_s;    /* PEs outnumber cores: seconds a wait yields before sleeping (shm_wait.c) */
     uint64_t *taken;   /* per slot, 2 words: messages and bytes consumed by awaits.
                         * Private, so an await never writes the shared counter line

@@ -41,7 +41,10 @@ static inline void cpu_relax(void)
 dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
                      _Atomic uint32_t *sleepers)
 {
-    for (long i = 0; i < s->spin; i++) {
+    long spin = s->spin;
+    if (s->spin_auto && spin > SHM_SPIN_LOADED && dmsg_tp_host_loaded())
+        spin = SHM_SPIN_LOADED;
+    for (long i = 0; i < spin; i++) {
         if (ready(arg))
             return DMSG_OK;
         cpu_relax();
