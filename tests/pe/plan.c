@@ -218,6 +218,49 @@ static int plan_periodic(void)
     return 0;
 }
 
+/* dmsg_plan_get_info's model throughputs are this PE's bytes over the
+ * model's time of all its partners, this PE itself included: in a packed
+ * execution a partner that cannot pack (oneself) goes direct, at its
+ * direct rate. Needs a model (sim). */
+static int plan_info_model(void)
+{
+    int np = pe_n();
+    dmsg_darray_desc da = vec(4096, DMSG_DIST_BLOCK, 0, np), db = vec(4096, DMSG_DIST_CYCLIC, 1, np);
+    dmsg_darray A, B;
+    PE_OK(dmsg_darray_init(&A, &da));
+    PE_OK(dmsg_darray_init(&B, &db));
+    PE_OK(dmsg_darray_alloc(&A));
+    PE_OK(dmsg_darray_alloc(&B));
+    dmsg_assign as;
+    PE_OK(dmsg_assign_init(&as, &B, &A));
+    dmsg_plan_opts o = {.mech = DMSG_PLAN_PACK};
+    dmsg_plan *plan;
+    PE_OK(dmsg_plan_create(&as, &o, &plan));
+    dmsg_plan_info info;
+    PE_OK(dmsg_plan_get_info(plan, &info));
+    double bytes = 0, td = 0, tp = 0;
+    int self = 0;
+    for (int i = 0; i < info.partners_send; i++) {
+        dmsg_plan_partner_info pi;
+        PE_OK(dmsg_plan_partner(plan, i, &pi));
+        PE_CHECK(pi.model_direct_mbs > 0, "partner %d: no model", pi.pe);
+        self |= pi.pe == pe_me();
+        bytes += (double)pi.bytes;
+        td += (double)pi.bytes / pi.model_direct_mbs;
+        tp += (double)pi.bytes / (pi.model_pack_mbs > 0 ? pi.model_pack_mbs : pi.model_direct_mbs);
+    }
+    PE_CHECK(self, "no partner with oneself: the check is void");
+    double wd = bytes / td, wp = bytes / tp;
+    PE_CHECK(info.model_direct_mbs > 0.999999 * wd && info.model_direct_mbs < 1.000001 * wd,
+             "model_direct_mbs %g, partners say %g", info.model_direct_mbs, wd);
+    PE_CHECK(info.model_pack_mbs > 0.999999 * wp && info.model_pack_mbs < 1.000001 * wp,
+             "model_pack_mbs %g, partners say %g", info.model_pack_mbs, wp);
+    PE_OK(dmsg_plan_destroy(plan));
+    PE_OK(dmsg_darray_free(&B));
+    PE_OK(dmsg_darray_free(&A));
+    return 0;
+}
+
 /* 2-D BLOCK rows -> transpose: the plan of examples/transpose.c. */
 int pe_plan_transpose(struct dmsg_darray *A, struct dmsg_darray *B, struct dmsg_assign *as,
                       size_t n, size_t elem)
@@ -584,6 +627,7 @@ const pe_case pe_plan_cases[] = {
     {"plan_random", plan_random, 0},
     {"plan_random_small", plan_random_small, 0},
     {"plan_periodic", plan_periodic, 0},
+    {"plan_info_model", plan_info_model, 0},
     {"plan_transpose_split", plan_transpose_split, 0},
     {"plan_errors", plan_errors, 0},
     {"plan_model_sim", plan_model_sim, 0},

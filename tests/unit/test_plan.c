@@ -6,6 +6,7 @@
 #include <string.h>
 #include "dmsg_plan.h"
 #include "tests/plan_rand.h"
+#include "dmsg/plan/choose.h"
 
 static dmsg_darray_desc desc1(size_t n, int dist, size_t block, int p)
 {
@@ -517,4 +518,47 @@ Test(assign, periodic_pieces_do_not_grow)
                               ka, kb, big[b], pes[j], k);
             }
         }
+}
+
+/* A host-like description: 5 GB/s copies, 1 us per deposit call. */
+static const char host_text[] = "name = host\ndescription = test host\nclock_mhz = 0\nnodes = 1\n"
+                                "copy.1C1 = 5000\nsend.1S0 = 5000\nsend.1F0 = none\n"
+                                "recv.0D1 = none\nrecv.0R1 = 5000\n"
+                                "net.Nd = 5000 2500 1250\nnet.Nadp = 5000 2500 1250\n"
+                                "congestion = 1\nmechanisms = chained packed\n"
+                                "msg.overhead_us = 1\nmsg.partner_us = 0\n"
+                                "barrier.kind = tree\nbarrier.us = 0\nbarrier.hop_us = 0.1\n"
+                                "remote.read_us = 0.1\n";
+
+Test(model, host_pack_counts_calls_per_piece)
+{
+    /* 2000 one-element pieces: direct pays a deposit call per piece; packing
+     * on a host pays a gather and a scatter call per piece as well, so it is
+     * slower there (before, it counted copy rates only and predicted packing
+     * hundreds of times faster). A simulated machine charges local copies
+     * their copy time only: there packing stays the faster. */
+    enum { N = 2000 };
+    dmsg_piece *pc = calloc(N, sizeof *pc);
+    cr_assert(pc != NULL);
+    for (size_t k = 0; k < N; k++) {
+        pc[k].src_off = 16 * k;
+        pc[k].dst_off = 24 * k;
+        pc[k].elems = 1;
+        pc[k].src.ndims = pc[k].dst.ndims = 1;
+        pc[k].src.count[0] = pc[k].dst.count[0] = 1;
+        pc[k].src.stride[0] = pc[k].dst.stride[0] = 8;
+    }
+    plan_model *pm;
+    cr_assert_eq(plan_model_parse(host_text, "test", &pm), DMSG_OK);
+    double d, p;
+    plan_model_predict(pm, pc, N, 8, 0, &d, &p);
+    cr_assert_gt(p, 0);
+    cr_assert_gt(p, 10 * d, "unmarked: direct %g, pack %g MB/s", d, p);
+    plan_model_host(pm);
+    double d2, p2;
+    plan_model_predict(pm, pc, N, 8, 0, &d2, &p2);
+    cr_assert_float_eq(d2, d, 1e-9 * d);
+    cr_assert_lt(p2, d2, "host: direct %g, pack %g MB/s", d2, p2);
+    plan_model_close(pm);
+    free(pc);
 }
