@@ -297,17 +297,35 @@ static dmsg_status fold_periodic(const vec *pv, ll T, ll m, ll pda, ll pdb, vec 
     return st;
 }
 
+/* The period of a matched dimension's pattern, 0 where there is none
+ * within a third of the section (then the whole section is walked). */
+static ll dim_period(const side *x, const side *y, ll m)
+{
+    ll ta = own_period(x->a, x->d, x->step), tb = own_period(y->a, y->d, y->step);
+    ll g = gcd_ll(ta, tb), T = ta / g <= m / tb ? ta / g * tb : m; /* lcm, or too long */
+    return m > 0 && T <= m / 3 ? T : 0;
+}
+
+size_t plan_dim_period(const dmsg_assign *as, int d)
+{
+    int da = as->perm[d];
+    if (da < 0) return 0;
+    ll m = (ll)plan_sec_count(as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
+    side x = {as->src, da, 0, (ll)as->ssec.lo[da], as->ssec.step[da]};
+    side y = {as->dst, d, 0, (ll)as->dsec.lo[d], as->dsec.step[d]};
+    return (size_t)dim_period(&x, &y, m);
+}
+
 /* The folded runs of one matched dimension for t in [0, m). Where both
  * sides' patterns repeat within a third of the section, one period is
  * walked (time and memory per period); else the whole section. */
 static dmsg_status dim_fams(const side *x, const side *y, ll m, vec *out)
 {
     vec pv = {NULL, 0, 0, sizeof(pair_iv)};
-    ll ta = own_period(x->a, x->d, x->step), tb = own_period(y->a, y->d, y->step);
-    ll g = gcd_ll(ta, tb), T = ta / g <= m / tb ? ta / g * tb : m; /* lcm, or too long */
+    ll T = dim_period(x, y, m);
     dmsg_status st = DMSG_OK;
     int done = 0;
-    if (m > 0 && T <= m / 3) {
+    if (T > 0) {
         st = pair_list(x, y, 2 * T, &pv);
         size_t before = out->n;
         if (st == DMSG_OK)
