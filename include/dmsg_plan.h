@@ -329,7 +329,7 @@ typedef struct dmsg_plan_info {
     uint64_t recv_bytes;      /**< payload bytes it receives */
     uint64_t pieces;          /**< section pairs sent (direct deposits if nothing packs) */
     double model_direct_mbs;  /**< model: throughput of this PE's sends, direct (0: no model) */
-    double model_pack_mbs;    /**< the same, packed */
+    double model_pack_mbs;    /**< the same, packed (a partner that cannot pack, such as this PE itself, at its direct rate) */
     double measured_direct_s; /**< MEASURE: slowest PE's time of the direct execution (0 before) */
     double measured_pack_s;   /**< the same, packed */
     double measured_direct_mbs; /**< MEASURE: send_bytes over measured_direct_s (0 before) */

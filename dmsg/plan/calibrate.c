@@ -348,7 +348,10 @@ int plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int
     int fresh = set->calibrate == PLAN_CAL_REFRESH && agreed.source != DMSG_PLAN_SRC_CALIBRATED;
     if (agreed.text[0] == '\0' || (need & ~agreed.covers) != 0 || fresh) return 0;
     *st = plan_model_parse(agreed.text, "host description", pm);
-    if (*st == DMSG_OK) *source = agreed.source;
+    if (*st == DMSG_OK) {
+        plan_model_host(*pm);
+        *source = agreed.source;
+    }
     return 1;
 }
 
@@ -384,7 +387,10 @@ dmsg_status plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t need, 
     agreed.source = hdr.source;
     agreed.none = 0;
     st = plan_model_parse(agreed.text, "host description", pm);
-    if (st == DMSG_OK) *source = agreed.source;
+    if (st == DMSG_OK) {
+        plan_model_host(*pm);
+        *source = agreed.source;
+    }
     return st;
 }
 

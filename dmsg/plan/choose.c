@@ -20,11 +20,12 @@
 
 struct plan_model {
     dmsg_machine m;
+    double call_us; /* per piece and side of packing: one local copy call */
 };
 
 dmsg_status plan_model_open(const char *machine, plan_model **out)
 {
-    plan_model *pm = malloc(sizeof *pm);
+    plan_model *pm = calloc(1, sizeof *pm);
     if (pm == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
     char err[256];
     if (dmsg_machine_load(machine, &pm->m, err, sizeof err) != DMSG_OK) {
@@ -37,7 +38,7 @@ dmsg_status plan_model_open(const char *machine, plan_model **out)
 
 dmsg_status plan_model_parse(const char *text, const char *fname, plan_model **out)
 {
-    plan_model *pm = malloc(sizeof *pm);
+    plan_model *pm = calloc(1, sizeof *pm);
     if (pm == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
     char err[256];
     if (dmsg_machine_parse(text, fname, &pm->m, err, sizeof err) != DMSG_OK) {
@@ -46,6 +47,11 @@ dmsg_status plan_model_parse(const char *text, const char *fname, plan_model **o
     }
     *out = pm;
     return DMSG_OK;
+}
+
+void plan_model_host(plan_model *pm)
+{
+    pm->call_us = pm->m.overhead_us;
 }
 
 void plan_model_close(plan_model *pm)
@@ -113,9 +119,10 @@ void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, s
             if (x != 1) td += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0));
             if (y != 1) td += secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0));
         }
-        /* Packing: gather by a local copy, scatter by the receiver's. */
+        /* Packing: gather by a local copy, scatter by the receiver's; on
+         * a host each is a call of its own per piece. */
         tp += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0)) +
-              secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0));
+              secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0)) + 2 * pm->call_us * 1e-6;
     }
     if (!self) {
         td += m->partner_us * 1e-6;

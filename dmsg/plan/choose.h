@@ -20,6 +20,10 @@ dmsg_status plan_model_open(const char *machine, plan_model **pm);
  * Errors: DMSG_ERR_ENV (malformed), DMSG_ERR_NOMEM. */
 dmsg_status plan_model_parse(const char *text, const char *fname, plan_model **pm);
 void plan_model_close(plan_model *pm); /* NULL is fine */
+/* Marks pm as this host's description: packing then also costs a local
+ * copy call per piece at each end (its msg.overhead_us, measured as a
+ * deposit to oneself), which a simulated machine does not charge. */
+void plan_model_host(plan_model *pm);
 const char *plan_model_name(const plan_model *pm);
 const struct dmsg_machine *plan_model_machine(const plan_model *pm);
 

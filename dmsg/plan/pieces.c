@@ -10,10 +10,15 @@
  * q along that dimension. Runs of intervals of equal length whose local
  * offsets advance by the same amounts on both sides fold into one more
  * section dimension, so BLOCK <-> CYCLIC(k) costs a handful of sections per
- * dimension, not one per block. A piece is one choice of folded run per
- * dimension: the cross product. Work is per block touched, never per
- * element, except where a section strides over more blocks than it has
- * elements (then per element, which is fewer). */
+ * dimension, not one per block. Where both sides' ownership repeats with a
+ * period T in t (lcm of k*P / gcd(k*P, |step|) of both sides) and the section
+ * spans at least three periods, only two periods are walked: each interval
+ * of one period becomes a run repeated once per period (one more section
+ * dimension), so CYCLIC(a) -> CYCLIC(b) costs pieces per period, not per
+ * block, and the work is per period. A piece is one choice of folded run
+ * per dimension: the cross product. Otherwise work is per block touched,
+ * never per element, except where a section strides over more blocks than
+ * it has elements (then per element, which is fewer). */
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/plan/plan_impl.h"
@@ -38,9 +43,12 @@ typedef struct pair_iv {
 } pair_iv;
 
 /* A folded run: reps intervals of len, the r-th starting at local indices
- * la + r*dla and lb + r*dlb. */
+ * la + r*dla and lb + r*dlb; and that whole run preps times, the j-th
+ * shifted by j*pdla and j*pdlb (one period of a periodic pattern: preps 1
+ * elsewhere). */
 typedef struct fam {
     ll len, reps, la, lb, dla, dlb;
+    ll preps, pdla, pdlb;
 } fam;
 
 typedef struct vec {
@@ -152,7 +160,7 @@ static dmsg_status fold(const vec *iv, vec *out)
     const pair_iv *v = iv->v;
     size_t i = 0;
     while (i < iv->n) {
-        fam f = {v[i].len, 1, v[i].la, v[i].lb, 0, 0};
+        fam f = {v[i].len, 1, v[i].la, v[i].lb, 0, 0, 1, 0, 0};
         if (i + 1 < iv->n && v[i + 1].len == v[i].len) {
             f.dla = v[i + 1].la - v[i].la;
             f.dlb = v[i + 1].lb - v[i].lb;
@@ -170,6 +178,168 @@ static dmsg_status fold(const vec *iv, vec *out)
     return DMSG_OK;
 }
 
+static ll gcd_ll(ll a, ll b)
+{
+    while (b != 0) {
+        ll t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The period in t of who owns lo + t*step along dimension d of a, and at
+ * which local index: after it the index has moved by a multiple of k*P, so
+ * the same coordinate owns it and its local index has moved by
+ * period*step/P. 1 where one coordinate owns the whole dimension. */
+static ll own_period(const dmsg_darray *a, int d, ll step)
+{
+    ll P = a->procs[d];
+    if (P == 1) return 1;
+    ll kp = (ll)a->blk[d] * P, as = step < 0 ? -step : step;
+    return kp / gcd_ll(kp, as);
+}
+
+/* One side of a matched dimension: the array, its dimension, the owning
+ * coordinate, the section's first index and step. */
+typedef struct side {
+    const dmsg_darray *a;
+    int d;
+    ll c, lo, step;
+} side;
+
+/* The intersection of what both sides own for t in [0, m). */
+static dmsg_status pair_list(const side *x, const side *y, ll m, vec *pv)
+{
+    vec va = {NULL, 0, 0, sizeof(own_iv)}, vb = {NULL, 0, 0, sizeof(own_iv)};
+    dmsg_status st = own_list(x->a, x->d, x->c, x->lo, x->step, m, &va);
+    if (st == DMSG_OK) st = own_list(y->a, y->d, y->c, y->lo, y->step, m, &vb);
+    if (st == DMSG_OK) st = intersect(&va, x->step, &vb, y->step, pv);
+    free(va.v);
+    free(vb.v);
+    return st;
+}
+
+static dmsg_status push_pair(vec *x, pair_iv iv)
+{
+    pair_iv *p = vec_push(x);
+    if (p == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+    *p = iv;
+    return DMSG_OK;
+}
+
+/* The folded runs of a pattern that repeats every T values of t, from its
+ * intervals pv over t in [0, 2T) (m >= 3T): the intervals of the infinite
+ * pattern are those of pv shifted by multiples of T (local indices by pda
+ * and pdb per period). Cut at c, the first start of an interval in [0, T),
+ * the section is a head before c (at most the rest of an interval begun
+ * before t = 0), R whole periods, each holding the same K intervals, and a
+ * tail (the first intervals of period R, the last cut at m). Every interval
+ * of a period becomes one run repeated R times (R + 1 where its copy in the
+ * tail is whole), equal neighbours folded as fold() does: so the runs depend
+ * on the period, not on m. *done 0: pv does not have that shape (the pattern
+ * covers everything, or an interval is longer than T); the caller then
+ * walks the whole section. */
+static dmsg_status fold_periodic(const vec *pv, ll T, ll m, ll pda, ll pdb, vec *out, int *done)
+{
+    const pair_iv *v = pv->v;
+    size_t n = pv->n, first = n;
+    *done = 0;
+    if (n == 0) { /* nothing in a whole period: nothing at all */
+        *done = 1;
+        return DMSG_OK;
+    }
+    for (size_t i = 0; i < n && first == n; i++)
+        if (v[i].t0 >= T) first = i;
+    if (first == n) return DMSG_OK;
+    ll c = v[first].t0 - T, R = (m - c) / T;
+    size_t b0 = 0, b1;
+    while (v[b0].t0 < c)
+        b0++;
+    for (b1 = b0; b1 < n && v[b1].t0 < c + T; b1++)
+        if (v[b1].t0 + v[b1].len > c + T) return DMSG_OK;
+    vec head = {NULL, 0, 0, sizeof(pair_iv)}, tail = {NULL, 0, 0, sizeof(pair_iv)};
+    dmsg_status st = DMSG_OK;
+    for (size_t i = 0; i < b0 && st == DMSG_OK; i++)
+        st = push_pair(&head, v[i]);
+    if (st == DMSG_OK) st = fold(&head, out);
+    /* Periods per interval: R, or R + 1 where the tail holds it whole. */
+    for (size_t i = b0; i < b1 && st == DMSG_OK; i++) {
+        ll s = v[i].t0 + R * T;
+        if (s < m && s + v[i].len > m)
+            st = push_pair(&tail, (pair_iv){s, m - s, v[i].la + R * pda, v[i].lb + R * pdb});
+    }
+#define PERIODS(i) (R + (v[i].t0 + R * T + v[i].len <= m))
+    for (size_t i = b0; i < b1 && st == DMSG_OK;) {
+        fam f = {v[i].len, 1, v[i].la, v[i].lb, 0, 0, PERIODS(i), pda, pdb};
+        size_t j = i + 1;
+        if (j < b1 && v[j].len == f.len && PERIODS(j) == f.preps) {
+            f.dla = v[j].la - v[i].la;
+            f.dlb = v[j].lb - v[i].lb;
+            while (j < b1 && v[j].len == f.len && PERIODS(j) == f.preps &&
+                   v[j].la - v[j - 1].la == f.dla && v[j].lb - v[j - 1].lb == f.dlb)
+                j++;
+            f.reps = (ll)(j - i);
+        }
+#undef PERIODS
+        fam *p = vec_push(out);
+        if (p == NULL) {
+            st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+            break;
+        }
+        *p = f;
+        i = j;
+    }
+    if (st == DMSG_OK) st = fold(&tail, out);
+    free(head.v);
+    free(tail.v);
+    *done = st == DMSG_OK;
+    return st;
+}
+
+/* The period of a matched dimension's pattern, 0 where there is none
+ * within a third of the section (then the whole section is walked). */
+static ll dim_period(const side *x, const side *y, ll m)
+{
+    ll ta = own_period(x->a, x->d, x->step), tb = own_period(y->a, y->d, y->step);
+    ll g = gcd_ll(ta, tb), T = ta / g <= m / tb ? ta / g * tb : m; /* lcm, or too long */
+    return m > 0 && T <= m / 3 ? T : 0;
+}
+
+size_t plan_dim_period(const dmsg_assign *as, int d)
+{
+    int da = as->perm[d];
+    if (da < 0) return 0;
+    ll m = (ll)plan_sec_count(as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
+    side x = {as->src, da, 0, (ll)as->ssec.lo[da], as->ssec.step[da]};
+    side y = {as->dst, d, 0, (ll)as->dsec.lo[d], as->dsec.step[d]};
+    return (size_t)dim_period(&x, &y, m);
+}
+
+/* The folded runs of one matched dimension for t in [0, m). Where both
+ * sides' patterns repeat within a third of the section, one period is
+ * walked (time and memory per period); else the whole section. */
+static dmsg_status dim_fams(const side *x, const side *y, ll m, vec *out)
+{
+    vec pv = {NULL, 0, 0, sizeof(pair_iv)};
+    ll T = dim_period(x, y, m);
+    dmsg_status st = DMSG_OK;
+    int done = 0;
+    if (T > 0) {
+        st = pair_list(x, y, 2 * T, &pv);
+        size_t before = out->n;
+        if (st == DMSG_OK)
+            st = fold_periodic(&pv, T, m, T * x->step / x->a->procs[x->d],
+                               T * y->step / y->a->procs[y->d], out, &done);
+        if (!done) out->n = before;
+        pv.n = 0;
+    }
+    if (st == DMSG_OK && !done) st = pair_list(x, y, m, &pv);
+    if (st == DMSG_OK && !done) st = fold(&pv, out);
+    free(pv.v);
+    return st;
+}
+
 /* One section dimension of a piece before it is cut to DMSG_MAX_DIMS. */
 typedef struct pdim {
     ll count;
@@ -179,12 +349,19 @@ typedef struct pdim {
 static dmsg_status emit(plan_pieces *out, size_t elem, size_t aoff, size_t boff, const pdim *dims,
                         int nd)
 {
-    /* Dimensions beyond DMSG_MAX_DIMS become separate pieces. */
+    /* Dimensions beyond DMSG_MAX_DIMS become separate pieces: the one with
+     * the fewest elements (the outermost of equals) is cut, so that a
+     * periodic run's long repeat stays a dimension. */
     if (nd > DMSG_MAX_DIMS) {
-        const pdim *top = &dims[nd - 1];
-        for (ll r = 0; r < top->count; r++) {
-            dmsg_status st = emit(out, elem, aoff + (size_t)(r * top->sa),
-                                  boff + (size_t)(r * top->sb), dims, nd - 1);
+        int cut = nd - 1;
+        for (int k = nd - 2; k >= 0; k--)
+            if (dims[k].count < dims[cut].count) cut = k;
+        pdim rest[3 * DMSG_MAX_DIMS];
+        for (int k = 0, j = 0; k < nd; k++)
+            if (k != cut) rest[j++] = dims[k];
+        for (ll r = 0; r < dims[cut].count; r++) {
+            dmsg_status st = emit(out, elem, aoff + (size_t)(r * dims[cut].sa),
+                                  boff + (size_t)(r * dims[cut].sb), rest, nd - 1);
             if (st != DMSG_OK) return st;
         }
         return DMSG_OK;
@@ -256,17 +433,10 @@ dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *o
         int da = as->perm[d];
         if (da < 0) continue;
         ll m = (ll)plan_sec_count(as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
-        ll sa = as->ssec.step[da], sb = as->dsec.step[d];
-        vec va = {NULL, 0, 0, sizeof(own_iv)}, vb = {NULL, 0, 0, sizeof(own_iv)};
-        vec pv = {NULL, 0, 0, sizeof(pair_iv)};
+        side x = {A, da, plan_coord(A, p, da), (ll)as->ssec.lo[da], as->ssec.step[da]};
+        side y = {B, d, plan_coord(B, q, d), (ll)as->dsec.lo[d], as->dsec.step[d]};
         fams[nm] = (vec){NULL, 0, 0, sizeof(fam)};
-        st = own_list(A, da, plan_coord(A, p, da), (ll)as->ssec.lo[da], sa, m, &va);
-        if (st == DMSG_OK) st = own_list(B, d, plan_coord(B, q, d), (ll)as->dsec.lo[d], sb, m, &vb);
-        if (st == DMSG_OK) st = intersect(&va, sa, &vb, sb, &pv);
-        if (st == DMSG_OK) st = fold(&pv, &fams[nm]);
-        free(va.v);
-        free(vb.v);
-        free(pv.v);
+        st = dim_fams(&x, &y, m, &fams[nm]);
         md[nm++] = d;
     }
     int empty = 0;
@@ -275,7 +445,7 @@ dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *o
     /* The cross product of the runs, dimension 0 fastest. */
     size_t at[DMSG_MAX_DIMS] = {0};
     while (st == DMSG_OK && !empty) {
-        pdim dims[2 * DMSG_MAX_DIMS];
+        pdim dims[3 * DMSG_MAX_DIMS];
         int nd = 0;
         size_t ao = aoff, bo = boff;
         for (int i = 0; i < nm; i++) {
@@ -289,6 +459,8 @@ dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *o
                                     (ptrdiff_t)as->dsec.step[d] * stb};
             if (f->reps > 1)
                 dims[nd++] = (pdim){f->reps, (ptrdiff_t)f->dla * sta, (ptrdiff_t)f->dlb * stb};
+            if (f->preps > 1)
+                dims[nd++] = (pdim){f->preps, (ptrdiff_t)f->pdla * sta, (ptrdiff_t)f->pdlb * stb};
         }
         st = emit(out, A->desc.elem_size, ao, bo, dims, nd);
         int i = 0;

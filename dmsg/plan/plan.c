@@ -361,7 +361,10 @@ int dmsg_plan_get_info(const dmsg_plan *h, dmsg_plan_info *info)
         t.pieces += pr->npieces;
         bytes += (double)pr->bytes;
         if (pr->mbs_direct > 0) tdirect += (double)pr->bytes / pr->mbs_direct;
-        if (pr->mbs_pack > 0) tpack += (double)pr->bytes / pr->mbs_pack;
+        /* A partner that cannot pack (oneself, one contiguous piece) goes
+         * direct in a packed execution too: its time counts there as well. */
+        double pk = pr->mbs_pack > 0 ? pr->mbs_pack : pr->mbs_direct;
+        if (pk > 0) tpack += (double)pr->bytes / pk;
     }
     for (int i = 0; i < pl->nfrom; i++)
         t.recv_bytes += pl->from[i].bytes;

@@ -75,6 +75,11 @@ typedef struct plan_pieces {
  * assignment must have passed dmsg_assign_check. */
 dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *out);
 void plan_pieces_free(plan_pieces *ps);
+/* The period (values of t) after which the pattern of matched destination
+ * dimension d repeats, where plan_pair_pieces walks one period instead of
+ * the section (a periodic CYCLIC(a) -> CYCLIC(b) pattern spanning at least
+ * three periods); 0 where it walks every block. */
+size_t plan_dim_period(const dmsg_assign *as, int d);
 
 /* ------------------------------------------------------------ hash.c */
 

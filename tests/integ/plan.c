@@ -59,6 +59,32 @@ ParameterizedTest(int *npes, plan, errors, .timeout = 2 * JOB_WATCHDOG)
     expect_case_ok("plan_errors", *npes, NULL);
 }
 
+/* Periodic CYCLIC(a) -> CYCLIC(b) folds (tests/pe/plan.c plan_periodic). */
+static int periodic_pes[] = {1, 2, 3, 4, 8};
+
+ParameterizedTestParameters(plan, periodic)
+{
+    return cr_make_param_array(int, periodic_pes, sizeof periodic_pes / sizeof periodic_pes[0]);
+}
+ParameterizedTest(int *npes, plan, periodic, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("plan_periodic", *npes, NULL);
+}
+
+Test(plan, periodic_sim, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
+    expect_case_ok("plan_periodic", 3, sim);
+    expect_case_ok("plan_periodic", 4, sim);
+}
+
+/* dmsg_plan_get_info's model throughputs count every partner, oneself too. */
+Test(plan, info_model_sim, .timeout = 2 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
+    expect_case_ok("plan_info_model", 3, sim);
+}
+
 /* 64 PEs on the simulated T3D: the same checks, many more partners. */
 static const char *const sim64[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
 Test(plan, random_64_sim, .timeout = 4 * JOB_WATCHDOG)

@@ -62,20 +62,13 @@ static int compare(const dmsg_assign *as, const unsigned char *want, uint64_t se
     return 0;
 }
 
-/* One random statement: build, execute `runs` times (re-filling dst before
- * the last, so that the last run alone must produce the result), check. */
-static int run_statement(uint64_t seed, int mech, int runs, long max_len)
+/* One statement on allocated arrays: plan, execute `runs` times (re-filling
+ * dst before the last, so that the last run alone must produce the
+ * result), check. seed names it in messages. */
+static int run_assign(dmsg_assign *asp, uint64_t seed, int mech, int runs)
 {
-    dmsg_darray_desc da, db;
-    dmsg_assign as;
-    dmsg_darray A, B;
-    prand_statement(seed, pe_n(), max_len, &da, &db, &as);
-    PE_OK(dmsg_darray_init(&A, &da));
-    PE_OK(dmsg_darray_init(&B, &db));
-    PE_OK(dmsg_darray_alloc(&A));
-    PE_OK(dmsg_darray_alloc(&B));
-    as.src = &A;
-    as.dst = &B;
+    dmsg_assign as = *asp;
+    dmsg_darray A = *as.src, B = *as.dst;
     unsigned char *want = malloc(B.bytes);
     PE_CHECK(want != NULL, "out of memory");
     PE_TRY(fill(&A, 1, A.base));
@@ -104,6 +97,23 @@ static int run_statement(uint64_t seed, int mech, int runs, long max_len)
                  "direct plan packs %d partners", info.partners_packed);
     PE_OK(dmsg_plan_destroy(plan));
     free(want);
+    return 0;
+}
+
+/* One random statement: build, run_assign, free. */
+static int run_statement(uint64_t seed, int mech, int runs, long max_len)
+{
+    dmsg_darray_desc da, db;
+    dmsg_assign as;
+    dmsg_darray A, B;
+    prand_statement(seed, pe_n(), max_len, &da, &db, &as);
+    PE_OK(dmsg_darray_init(&A, &da));
+    PE_OK(dmsg_darray_init(&B, &db));
+    PE_OK(dmsg_darray_alloc(&A));
+    PE_OK(dmsg_darray_alloc(&B));
+    as.src = &A;
+    as.dst = &B;
+    PE_TRY(run_assign(&as, seed, mech, runs));
     PE_OK(dmsg_darray_free(&B));
     PE_OK(dmsg_darray_free(&A));
     return 0;
@@ -149,6 +159,105 @@ static int plan_random_small(void)
     for (uint64_t seed = 1; seed <= 10; seed++)
         PE_TRY(run_statement(seed * 104729 + (uint64_t)pe_n(), mechs[seed % 4],
                              mechs[seed % 4] == DMSG_PLAN_MEASURE ? PLAN_RUNS_MEASURE : 1, 20));
+    return 0;
+}
+
+static dmsg_darray_desc vec(size_t n, int dist, size_t k, int np);
+
+/* BLOCK / CYCLIC(a) -> BLOCK / CYCLIC(b) of 1-D arrays, sizes below and
+ * well above the overlap's period (not multiples of it), whole, shifted,
+ * strided and reversed sections, every mechanism in turn: the folded
+ * periodic pieces, executed directly or packed, give the serial result. */
+static int plan_periodic(void)
+{
+    static const size_t ks[] = {0, 1, 2, 3, 5, 16};
+    static const size_t sizes[] = {3, 1000, 4099};
+    const char *tp = dmsg_transport_name();
+    int np = pe_n(), step = strcmp(tp, "ofi") == 0 ? 5 : 1; /* ofi: fewer (barriers are slow) */
+    uint64_t tag = 0;
+    for (size_t x = 0; x < 6; x++)
+        for (size_t y = 0; y < 6; y++, tag++) {
+            if (tag % (uint64_t)step != 0) continue;
+            size_t n = sizes[tag % 3];
+            int v = (int)(tag / 3 % 4), mech = mechs[tag % 4];
+            dmsg_darray_desc da = vec(n, ks[x] ? DMSG_DIST_CYCLIC : DMSG_DIST_BLOCK, ks[x], np);
+            dmsg_darray_desc db = vec(n, ks[y] ? DMSG_DIST_CYCLIC : DMSG_DIST_BLOCK, ks[y], np);
+            dmsg_darray A, B;
+            PE_OK(dmsg_darray_init(&A, &da));
+            PE_OK(dmsg_darray_init(&B, &db));
+            PE_OK(dmsg_darray_alloc(&A));
+            PE_OK(dmsg_darray_alloc(&B));
+            dmsg_assign as;
+            PE_OK(dmsg_assign_init(&as, &B, &A));
+            size_t m;
+            switch (v) {
+            case 1: /* B(0:n-2) = A(1:n-1) */
+                as.ssec.lo[0] = 1;
+                as.dsec.hi[0] = n - 2;
+                break;
+            case 2: /* B(n-m:n-1) = A(0:2m-2:2) */
+                m = (n + 1) / 2;
+                as.ssec.step[0] = 2;
+                as.ssec.hi[0] = 2 * (m - 1);
+                as.dsec.lo[0] = n - m;
+                break;
+            case 3: /* B(0:m-1) = A(n-1:..:-3) */
+                m = (n + 2) / 3;
+                as.ssec.lo[0] = n - 1;
+                as.ssec.hi[0] = n - 1 - 3 * (m - 1);
+                as.ssec.step[0] = -3;
+                as.dsec.hi[0] = m - 1;
+                break;
+            default:
+                break;
+            }
+            PE_TRY(run_assign(&as, tag, mech, mech == DMSG_PLAN_MEASURE ? PLAN_RUNS_MEASURE : 2));
+            PE_OK(dmsg_darray_free(&B));
+            PE_OK(dmsg_darray_free(&A));
+        }
+    return 0;
+}
+
+/* dmsg_plan_get_info's model throughputs are this PE's bytes over the
+ * model's time of all its partners, this PE itself included: in a packed
+ * execution a partner that cannot pack (oneself) goes direct, at its
+ * direct rate. Needs a model (sim). */
+static int plan_info_model(void)
+{
+    int np = pe_n();
+    dmsg_darray_desc da = vec(4096, DMSG_DIST_BLOCK, 0, np), db = vec(4096, DMSG_DIST_CYCLIC, 1, np);
+    dmsg_darray A, B;
+    PE_OK(dmsg_darray_init(&A, &da));
+    PE_OK(dmsg_darray_init(&B, &db));
+    PE_OK(dmsg_darray_alloc(&A));
+    PE_OK(dmsg_darray_alloc(&B));
+    dmsg_assign as;
+    PE_OK(dmsg_assign_init(&as, &B, &A));
+    dmsg_plan_opts o = {.mech = DMSG_PLAN_PACK};
+    dmsg_plan *plan;
+    PE_OK(dmsg_plan_create(&as, &o, &plan));
+    dmsg_plan_info info;
+    PE_OK(dmsg_plan_get_info(plan, &info));
+    double bytes = 0, td = 0, tp = 0;
+    int self = 0;
+    for (int i = 0; i < info.partners_send; i++) {
+        dmsg_plan_partner_info pi;
+        PE_OK(dmsg_plan_partner(plan, i, &pi));
+        PE_CHECK(pi.model_direct_mbs > 0, "partner %d: no model", pi.pe);
+        self |= pi.pe == pe_me();
+        bytes += (double)pi.bytes;
+        td += (double)pi.bytes / pi.model_direct_mbs;
+        tp += (double)pi.bytes / (pi.model_pack_mbs > 0 ? pi.model_pack_mbs : pi.model_direct_mbs);
+    }
+    PE_CHECK(self, "no partner with oneself: the check is void");
+    double wd = bytes / td, wp = bytes / tp;
+    PE_CHECK(info.model_direct_mbs > 0.999999 * wd && info.model_direct_mbs < 1.000001 * wd,
+             "model_direct_mbs %g, partners say %g", info.model_direct_mbs, wd);
+    PE_CHECK(info.model_pack_mbs > 0.999999 * wp && info.model_pack_mbs < 1.000001 * wp,
+             "model_pack_mbs %g, partners say %g", info.model_pack_mbs, wp);
+    PE_OK(dmsg_plan_destroy(plan));
+    PE_OK(dmsg_darray_free(&B));
+    PE_OK(dmsg_darray_free(&A));
     return 0;
 }
 
@@ -517,6 +626,8 @@ const pe_case pe_plan_cases[] = {
     {"darray_alloc_agree", darray_alloc_agree, 0},
     {"plan_random", plan_random, 0},
     {"plan_random_small", plan_random_small, 0},
+    {"plan_periodic", plan_periodic, 0},
+    {"plan_info_model", plan_info_model, 0},
     {"plan_transpose_split", plan_transpose_split, 0},
     {"plan_errors", plan_errors, 0},
     {"plan_model_sim", plan_model_sim, 0},

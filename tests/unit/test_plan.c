@@ -6,6 +6,7 @@
 #include <string.h>
 #include "dmsg_plan.h"
 #include "tests/plan_rand.h"
+#include "dmsg/plan/choose.h"
 
 static dmsg_darray_desc desc1(size_t n, int dist, size_t block, int p)
 {
@@ -271,17 +272,13 @@ static size_t offsets(const dmsg_layout *l, ptrdiff_t *out)
 
 /* Every element of dst's section is written exactly once, by the owner of
  * the right source element, from the right local offset, to the right
- * local offset; nothing else is written. */
-static void check_statement(uint64_t seed, int npes, long max_len)
+ * local offset; nothing else is written. seed names the statement in
+ * messages. */
+static void check_assign(const dmsg_assign *asp, int npes, uint64_t seed)
 {
-    dmsg_darray_desc da, db;
-    dmsg_assign as;
-    prand_statement(seed, npes, max_len, &da, &db, &as);
-    dmsg_darray A, B;
-    cr_assert_eq(dmsg_darray_init(&A, &da), DMSG_OK, "seed %llu", (unsigned long long)seed);
-    cr_assert_eq(dmsg_darray_init(&B, &db), DMSG_OK, "seed %llu", (unsigned long long)seed);
-    as.src = &A;
-    as.dst = &B;
+    dmsg_assign as = *asp;
+    const dmsg_darray A = *as.src, B = *as.dst;
+    const dmsg_darray_desc da = A.desc, db = B.desc;
     cr_assert_eq(dmsg_assign_check(&as, npes), DMSG_OK, "seed %llu", (unsigned long long)seed);
     size_t na = 1, nb = 1, elem = da.elem_size;
     for (int d = 0; d < da.ndims; d++)
@@ -360,6 +357,19 @@ static void check_statement(uint64_t seed, int npes, long max_len)
     free(writes);
 }
 
+static void check_statement(uint64_t seed, int npes, long max_len)
+{
+    dmsg_darray_desc da, db;
+    dmsg_assign as;
+    prand_statement(seed, npes, max_len, &da, &db, &as);
+    dmsg_darray A, B;
+    cr_assert_eq(dmsg_darray_init(&A, &da), DMSG_OK, "seed %llu", (unsigned long long)seed);
+    cr_assert_eq(dmsg_darray_init(&B, &db), DMSG_OK, "seed %llu", (unsigned long long)seed);
+    as.src = &A;
+    as.dst = &B;
+    check_assign(&as, npes, seed);
+}
+
 Test(assign, random_statements_1_to_8_pes)
 {
     for (uint64_t seed = 1; seed <= 1500; seed++)
@@ -389,4 +399,166 @@ Test(assign, long_cyclic_sections_fold)
             cr_assert_eq(dmsg_assign_pieces(&as, 8, p, q, NULL, 0, &n), DMSG_OK);
             cr_assert_leq(n, 3, "p %d q %d: %zu pieces", p, q, n);
         }
+}
+
+/* The distributions of the periodic tests: BLOCK and CYCLIC(k). */
+static const size_t pblocks[] = {0, 1, 2, 3, 5, 16};
+#define NPBLOCKS (sizeof pblocks / sizeof pblocks[0])
+
+static dmsg_darray_desc pdesc(size_t n, size_t k, int npes)
+{
+    return desc1(n, k == 0 ? DMSG_DIST_BLOCK : DMSG_DIST_CYCLIC, k, npes);
+}
+
+/* B = A over sections of n elements, the source section one of: the whole
+ * array, shifted by one, every second element, reversed with step -3. */
+static int psections(dmsg_assign *as, size_t n, int variant)
+{
+    size_t m;
+    switch (variant) {
+    case 0:
+        return 1;
+    case 1:
+        if (n < 2) return 0;
+        as->ssec.lo[0] = 1;
+        as->dsec.hi[0] = n - 2;
+        return 1;
+    case 2:
+        m = (n + 1) / 2;
+        as->ssec.step[0] = 2;
+        as->ssec.hi[0] = 2 * (m - 1);
+        as->dsec.lo[0] = n - m;
+        return 1;
+    default:
+        m = (n + 2) / 3;
+        as->ssec.lo[0] = n - 1;
+        as->ssec.hi[0] = n - 1 - 3 * (m - 1);
+        as->ssec.step[0] = -3;
+        as->dsec.hi[0] = m - 1;
+        return 1;
+    }
+}
+
+Test(assign, periodic_pairs_exact)
+{
+    /* Every BLOCK/CYCLIC(a) -> BLOCK/CYCLIC(b) pair, sizes below, at and far
+     * above the periods (also not multiples of them), on 1, 2, 3, 4 and 8
+     * PEs, with whole, shifted, strided and reversed sections: the folded
+     * pieces put every element where the serial assignment does. */
+    static const size_t sizes[] = {1, 5, 36, 97, 360, 1001, 1920};
+    static const int pes[] = {1, 2, 3, 4, 8};
+    uint64_t tag = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (size_t pi = 0; pi < sizeof pes / sizeof pes[0]; pi++)
+            for (size_t x = 0; x < NPBLOCKS; x++)
+                for (size_t y = 0; y < NPBLOCKS; y++)
+                    for (int v = 0; v < 4; v++) {
+                        size_t n = sizes[si];
+                        int np = pes[pi];
+                        dmsg_darray a, b;
+                        dmsg_darray_desc da = pdesc(n, pblocks[x], np), db = pdesc(n, pblocks[y], np);
+                        cr_assert_eq(dmsg_darray_init(&a, &da), DMSG_OK);
+                        cr_assert_eq(dmsg_darray_init(&b, &db), DMSG_OK);
+                        dmsg_assign as;
+                        cr_assert_eq(dmsg_assign_init(&as, &b, &a), DMSG_OK);
+                        tag++;
+                        if (!psections(&as, n, v)) continue;
+                        /* tag = n * 1e6 + PEs * 1e4 + blocks * 100 + variant */
+                        check_assign(&as, np,
+                                     n * 1000000 + (size_t)np * 10000 + x * 1000 + y * 10 + (size_t)v);
+                    }
+}
+
+/* The pieces all pairs of an npes-PE job exchange for B = A, n elements,
+ * CYCLIC(ka) -> CYCLIC(kb). */
+static size_t total_pieces(size_t n, size_t ka, size_t kb, int npes)
+{
+    dmsg_darray a, b;
+    dmsg_darray_desc da = pdesc(n, ka, npes), db = pdesc(n, kb, npes);
+    cr_assert_eq(dmsg_darray_init(&a, &da), DMSG_OK);
+    cr_assert_eq(dmsg_darray_init(&b, &db), DMSG_OK);
+    dmsg_assign as;
+    cr_assert_eq(dmsg_assign_init(&as, &b, &a), DMSG_OK);
+    size_t sum = 0;
+    for (int p = 0; p < npes; p++)
+        for (int q = 0; q < npes; q++) {
+            size_t k;
+            cr_assert_eq(dmsg_assign_pieces(&as, npes, p, q, NULL, 0, &k), DMSG_OK);
+            sum += k;
+        }
+    return sum;
+}
+
+Test(assign, periodic_pieces_do_not_grow)
+{
+    /* CYCLIC(2) -> CYCLIC(3) and CYCLIC(16) -> CYCLIC(5): the overlap repeats
+     * every lcm(a*P, b*P) elements. The pieces of an array of any size are at
+     * most those of the sizes between 3 and 4 periods (before the fold,
+     * CYCLIC(2) -> CYCLIC(3) of 1M on 2 PEs made 699,051 pieces). */
+    static const size_t pairs[][2] = {{2, 3}, {16, 5}, {3, 5}, {1, 2}};
+    static const int pes[] = {2, 3, 4, 8};
+    static const size_t big[] = {100003, 1u << 20, (4u << 20) + 7};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        for (size_t j = 0; j < sizeof pes / sizeof pes[0]; j++) {
+            size_t ka = pairs[i][0], kb = pairs[i][1], P = (size_t)pes[j];
+            size_t g = ka * P, h = kb * P;
+            while (h != 0) {
+                size_t t = g % h;
+                g = h;
+                h = t;
+            }
+            size_t T = ka * P / g * kb * P, most = 0;
+            for (size_t n = 3 * T; n < 4 * T; n++) {
+                size_t k = total_pieces(n, ka, kb, pes[j]);
+                most = k > most ? k : most;
+            }
+            for (size_t b = 0; b < sizeof big / sizeof big[0]; b++) {
+                size_t k = total_pieces(big[b], ka, kb, pes[j]);
+                cr_assert_leq(k, most, "CYCLIC(%zu) -> CYCLIC(%zu) of %zu on %d PEs: %zu pieces",
+                              ka, kb, big[b], pes[j], k);
+            }
+        }
+}
+
+/* A host-like description: 5 GB/s copies, 1 us per deposit call. */
+static const char host_text[] = "name = host\ndescription = test host\nclock_mhz = 0\nnodes = 1\n"
+                                "copy.1C1 = 5000\nsend.1S0 = 5000\nsend.1F0 = none\n"
+                                "recv.0D1 = none\nrecv.0R1 = 5000\n"
+                                "net.Nd = 5000 2500 1250\nnet.Nadp = 5000 2500 1250\n"
+                                "congestion = 1\nmechanisms = chained packed\n"
+                                "msg.overhead_us = 1\nmsg.partner_us = 0\n"
+                                "barrier.kind = tree\nbarrier.us = 0\nbarrier.hop_us = 0.1\n"
+                                "remote.read_us = 0.1\n";
+
+Test(model, host_pack_counts_calls_per_piece)
+{
+    /* 2000 one-element pieces: direct pays a deposit call per piece; packing
+     * on a host pays a gather and a scatter call per piece as well, so it is
+     * slower there (before, it counted copy rates only and predicted packing
+     * hundreds of times faster). A simulated machine charges local copies
+     * their copy time only: there packing stays the faster. */
+    enum { N = 2000 };
+    dmsg_piece *pc = calloc(N, sizeof *pc);
+    cr_assert(pc != NULL);
+    for (size_t k = 0; k < N; k++) {
+        pc[k].src_off = 16 * k;
+        pc[k].dst_off = 24 * k;
+        pc[k].elems = 1;
+        pc[k].src.ndims = pc[k].dst.ndims = 1;
+        pc[k].src.count[0] = pc[k].dst.count[0] = 1;
+        pc[k].src.stride[0] = pc[k].dst.stride[0] = 8;
+    }
+    plan_model *pm;
+    cr_assert_eq(plan_model_parse(host_text, "test", &pm), DMSG_OK);
+    double d, p;
+    plan_model_predict(pm, pc, N, 8, 0, &d, &p);
+    cr_assert_gt(p, 0);
+    cr_assert_gt(p, 10 * d, "unmarked: direct %g, pack %g MB/s", d, p);
+    plan_model_host(pm);
+    double d2, p2;
+    plan_model_predict(pm, pc, N, 8, 0, &d2, &p2);
+    cr_assert_float_eq(d2, d, 1e-9 * d);
+    cr_assert_lt(p2, d2, "host: direct %g, pack %g MB/s", d2, p2);
+    plan_model_close(pm);
+    free(pc);
 }

@@ -169,7 +169,8 @@ static void check_limits(const input *in, const stmt *s, const dmsg_assign *as, 
         size_t ba =
             blocks_touched(as->src, da, as->ssec.lo[da], as->ssec.hi[da], as->ssec.step[da]);
         size_t bb = blocks_touched(as->dst, d, as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
-        if (ba > GEN_MAX_BLOCKS || bb > GEN_MAX_BLOCKS)
+        /* A periodic pattern costs per period, not per block. */
+        if ((ba > GEN_MAX_BLOCKS || bb > GEN_MAX_BLOCKS) && plan_dim_period(as, d) == 0)
             stmt_fail(in, s,
                       "the section of %s touches %zu distribution blocks of its dimension %d; "
                       "dmsg-gen computes the tables per block and allows at most %u per "
