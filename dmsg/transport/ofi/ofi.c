@@ -132,6 +132,7 @@ static dmsg_status start_services(ofi_state *s, const ofi_plan *plan)
     s->mech = plan->mech;
     s->inject_max = s->caps.inject;
     s->amo.path = plan->amo;
+    s->amo.window = OFI_AMO_INFLIGHT;
     if (s->by_counter)
         st = ofi_rcount_start(s);
     /* Software atomics travel as messages into the engine's buffers. */

@@ -175,6 +175,8 @@ typedef struct ofi_caps {
     int atomic_cap;
     uint32_t amo_plain[2], amo_fetch[2], amo_cswap[2];
     int amo_works;
+    const char *amo_broken;   /* why the provider's atomics must not be used though they
+                               * pass the probe (a known crash), else NULL */
 } ofi_caps;
 
 /* Bits of the atomic masks (libfabric's enum fi_op values stay below 32). */
@@ -325,6 +327,8 @@ typedef struct ofi_state {
     } eng;                    /* the deposit engine (ofi_engine.c) */
     struct {
         ofi_amo_path path;    /* how atomics travel (ofi_plan_atomics) */
+        uint64_t window;      /* provider atomics start only while fewer operations than this
+                               * are in flight (OFI_AMO_INFLIGHT) */
         /* software: requests awaiting their reply, by id (ofi_amo.c) */
         struct {
             ofi_amo_ctx *x;

@@ -121,7 +121,7 @@ void ofi_amo_finish(ofi_amo_ctx *x)
 
 static int below_window(ofi_state *s, const void *arg)
 {
-    return s->tx_pending < OFI_AMO_INFLIGHT;
+    return s->tx_pending < s->amo.window;
 }
 
 static int all_done(ofi_state *s, const void *arg)
@@ -141,6 +141,9 @@ static dmsg_status post(ofi_state *s, int pe, size_t roff, int size, enum fi_op 
     double deadline = 0;
     ssize_t rc;
     dmsg_status st;
+    if (s->tx_pending >= s->amo.window &&
+        (st = ofi_wait_pred(s, below_window, NULL, "atomics in flight")))
+        return st;
     for (;;) {
         if (fiop == FI_CSWAP)
             rc = fi_compare_atomic(s->fab.ep, &x->operand, 1, NULL, &x->compare, NULL,
@@ -394,11 +397,9 @@ dmsg_status ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg
             ofi_amo_finish(&x);
         return st;
     }
-    /* Non-blocking: a bounded number in flight (the 100k atomics of a loop
-     * must not queue up all at once in the provider). */
-    if (s->tx_pending >= OFI_AMO_INFLIGHT &&
-        (st = ofi_wait_pred(s, below_window, NULL, "atomics in flight")))
-        return st;
+    /* Non-blocking: a bounded number in flight (post, or the software
+     * path's window), so that the 100k atomics of a loop do not queue up all
+     * at once in the provider. */
     ofi_amo_ctx *x = calloc(1, sizeof *x);
     if (!x)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "an atomic's context");

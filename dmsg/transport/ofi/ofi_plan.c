@@ -102,11 +102,12 @@ dmsg_status ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, 
 {
     uint32_t fetch = c->amo_fetch[0] & c->amo_fetch[1];
     int cswap = (c->amo_cswap[0] & c->amo_cswap[1]) != 0;
-    int works = c->amo_works == 1;
+    int works = c->amo_works == 1 && !c->amo_broken;
     int native = works && cswap && (fetch & OFI_AMO_NEED_FETCH) == OFI_AMO_NEED_FETCH;
     int emulated = works && cswap;
     const char *no = !c->atomic_cap ? "the provider grants no atomics (FI_ATOMIC)"
                      : !cswap       ? "no compare-swap (fi_compare_atomicvalid, FI_CSWAP)"
+                     : c->amo_broken ? c->amo_broken
                      : !works       ? "the probe's fetch-add or compare-swap went wrong"
                      : !native      ? "some fetching op is missing (fi_fetch_atomicvalid)"
                                     : "";
