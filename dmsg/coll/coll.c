@@ -21,7 +21,7 @@ static dmsg_status agree(coll_team *t, uint64_t kind, uint64_t a, uint64_t type,
         w[2 * i] = v[i];
         w[2 * i + 1] = ~v[i];
     }
-    w[10] = ~(uint64_t)(int64_t)local;
+    w[10] = coll_err_word(local);
     dmsg_status st = coll_agree(t, w, 11, 0);
     if (st)
         return st;
@@ -29,7 +29,7 @@ static dmsg_status agree(coll_team *t, uint64_t kind, uint64_t a, uint64_t type,
         if (w[2 * i] != ~w[2 * i + 1])
             return DMSG_FAIL(DMSG_ERR_COLLECTIVE,
                              "members of a team called a collective with different arguments");
-    return (dmsg_status)(int64_t)~w[10];
+    return coll_err_status(w[10]);
 }
 
 static dmsg_status check_root(const coll_team *t, int root)
@@ -308,10 +308,10 @@ static dmsg_status check_sizes(coll_team *t, const size_t *sizes, size_t bytes,
         if (in[i] != expect[i])
             bad = DMSG_FAIL(DMSG_ERR_COLLECTIVE, "member %d sends %llu bytes, %zu expected", i,
                             (unsigned long long)in[i], expect[i]);
-    uint64_t w = ~(uint64_t)(int64_t)bad;
+    uint64_t w = coll_err_word(bad);
     if ((st = coll_agree(t, &w, 1, 0)))
         return st;
-    return (dmsg_status)(int64_t)~w;
+    return coll_err_status(w);
 }
 
 static dmsg_status v_args(const coll_team *t, const void *dst, const size_t *counts,

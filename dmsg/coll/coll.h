@@ -101,6 +101,16 @@ dmsg_status coll_move(coll_team *t, const coll_plan *p, size_t maxblock);
 /* Agreement on a small vector over the team: the first n_or words are
  * OR-ed, the rest MAX-ed (callers put v and ~v to detect disagreement). */
 dmsg_status coll_agree(coll_team *t, uint64_t *w, size_t n, size_t n_or);
+/* A status as a word for coll_agree's MAX (errors are negative: the most
+ * negative, the lowest code, wins), and back. */
+static inline uint64_t coll_err_word(dmsg_status st)
+{
+    return (uint64_t)(-(int64_t)st);
+}
+static inline dmsg_status coll_err_status(uint64_t w)
+{
+    return (dmsg_status)(-(int64_t)w);
+}
 
 /* ---- reductions (reduce_ops.c) */
 

@@ -158,7 +158,7 @@ int dmsg_team_split_strided(dmsg_team parent, int start, int stride, int size, d
      * arguments (as v and ~v, to see a disagreement) and the worst error. */
     uint64_t w[8] = {used_slots(),         (uint64_t)(int64_t)start,  ~(uint64_t)(int64_t)start,
                      (uint64_t)(int64_t)stride, ~(uint64_t)(int64_t)stride, (uint64_t)(int64_t)size,
-                     ~(uint64_t)(int64_t)size,  ~(uint64_t)(int64_t)bad};
+                     ~(uint64_t)(int64_t)size,  coll_err_word(bad)};
     dmsg_wait_enter(DMSG_WAIT_COLL);
     st = coll_agree(p, w, 8, 1);
     dmsg_wait_leave();
@@ -166,7 +166,7 @@ int dmsg_team_split_strided(dmsg_team parent, int start, int stride, int size, d
         return st;
     if (w[1] != ~w[2] || w[3] != ~w[4] || w[5] != ~w[6])
         return DMSG_FAIL(DMSG_ERR_COLLECTIVE, "members of the parent split it differently");
-    if ((st = (dmsg_status)(int64_t)~w[7]))
+    if ((st = coll_err_status(w[7])))
         return st;
     int me = -1;
     for (int i = 0; i < size; i++)
@@ -352,7 +352,7 @@ int dmsg_ctr_create_team(dmsg_team team, dmsg_ctr *ctr)
     for (uint32_t s = 0; s < g->ctr_user; s++)
         if (g->ctr_gen[s] & 1)
             w[s / 64] |= (uint64_t)1 << (s % 64);
-    w[nw] = ~(uint64_t)(int64_t)(ctr ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NULL, "ctr is NULL"));
+    w[nw] = coll_err_word(ctr ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NULL, "ctr is NULL"));
     dmsg_wait_enter(DMSG_WAIT_COLL);
     if (nw + 1 <= coll_rd_max(t) / 8) {
         st = coll_agree(t, w, nw + 1, nw);
@@ -360,7 +360,7 @@ int dmsg_ctr_create_team(dmsg_team team, dmsg_ctr *ctr)
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "DMSG_MAX_COUNTERS too large for a team's scratch");
     }
     uint32_t slot = g->ctr_user;
-    if (!st && (st = (dmsg_status)(int64_t)~w[nw]) == DMSG_OK) {
+    if (!st && (st = coll_err_status(w[nw])) == DMSG_OK) {
         while (slot > 0 && (w[(slot - 1) / 64] >> ((slot - 1) % 64) & 1))
             slot--;
         if (slot == 0)
