@@ -69,6 +69,16 @@ PE_CASE(err_adp)
 PE_CASE(err_counter)
 PE_CASE(err_strerror)
 PE_CASE(err_lifecycle)
+/* coll.c */
+PE_CASE(coll_reductions)
+PE_CASE(coll_movers)
+PE_CASE(coll_skew)
+PE_CASE(coll_allreduce_small)
+PE_CASE(team_cycle)
+PE_CASE(team_counter)
+PE_CASE(coll_errors)
+static const char *const coll_check_env[] = {"DMSG_CHECK=1", NULL};
+PE_CASE_ENV(coll_mismatch, coll_check_env)
 /* launch.c */
 PE_CASE(nested_job)
 PE_CASE(nested_before_init)
@@ -140,4 +150,32 @@ Test(env, spin_0, .timeout = 3 * JOB_WATCHDOG)
     expect_case_ok("ctr_pingpong", 4, no_spin);
     expect_case_ok("sync_rounds", 4, no_spin);
     expect_case_ok("ctr_many_to_one", 3, no_spin);
+}
+
+/* Collectives with more PEs than cores, on the simulated machine, and
+ * through a small scratch area (many chunks per call). */
+Test(many, pes8_coll, .timeout = 4 * JOB_WATCHDOG)
+{
+    expect_case_ok("coll_movers", 8, NULL);
+    expect_case_ok("coll_reductions", 8, NULL);
+    expect_case_ok("coll_skew", 8, NULL);
+}
+Test(many, pes16_coll, .timeout = 4 * JOB_WATCHDOG)
+{
+    expect_case_ok("coll_skew", 16, NULL);
+    expect_case_ok("team_cycle", 16, NULL);
+    expect_case_ok("coll_movers", 16, NULL);
+}
+Test(env, coll_sim, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", NULL};
+    expect_case_ok("coll_reductions", 3, sim);
+    expect_case_ok("coll_movers", 4, sim);
+    expect_case_ok("coll_skew", 3, sim);
+}
+Test(env, coll_scratch_small, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const small[] = {"DMSG_COLL_SCRATCH=192K", NULL};
+    expect_case_ok("coll_movers", 4, small);
+    expect_case_ok("coll_reductions", 3, small);
 }

@@ -3,8 +3,10 @@
  * and larger than a scratch chunk, several types and ops; team life cycle,
  * team counters, and each error of the header's list. */
 #include <complex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "pe.h"
 
 /* Sizes: 0, 1, small, and more than one chunk of every team's scratch. */
@@ -473,7 +475,84 @@ static int coll_mismatch(void)
     return 0;
 }
 
+/* PEs at very different speeds: a random PE dawdles before each of many
+ * back-to-back collectives that do not all synchronize (bcast and gather
+ * from rotating roots, reduce, scan), so fast members run ahead into the
+ * next ones while slow ones still read their scratch. */
+static int coll_skew(void)
+{
+    int n = pe_n(), me = pe_me();
+    uint64_t rs = 77;
+    enum { W = 300 };
+    static unsigned char src[W], dst[64 * W];
+    for (int it = 0; it < 300; it++) {
+        if (pe_rnd_below(&rs, n) == me) {
+            struct timespec ts = {0, 200000L * pe_rnd_below(&rs, 5)};
+            nanosleep(&ts, NULL);
+        } else {
+            (void)pe_rnd_next(&rs);
+        }
+        int root = it % n;
+        size_t b = (size_t)(it * 37) % W;
+        pe_fill(src, b, me, (uint32_t)it);
+        switch (it % 5) {
+        case 0:
+            PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, dst, src, b, root));
+            PE_TRY(pe_check_pattern(dst, b, root, (uint32_t)it, "skewed bcast"));
+            break;
+        case 1:
+            /* two in a row, to different roots: neither waits for all */
+            for (int g = 0; n <= 64 && g < 2; g++) {
+                int gr = (root + g) % n;
+                PE_OK(dmsg_gather(DMSG_TEAM_WORLD, dst, src, b, gr));
+                for (int r = 0; me == gr && r < n; r++)
+                    PE_TRY(pe_check_pattern(dst + (size_t)r * b, b, r, (uint32_t)it,
+                                            "skewed gather"));
+            }
+            break;
+        case 2: {
+            int64_t v = me + it, sum = 0;
+            PE_OK(dmsg_reduce(DMSG_TEAM_WORLD, &sum, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM, root));
+            PE_CHECK(me != root || sum == (int64_t)n * (n - 1) / 2 + (int64_t)n * it,
+                     "skewed reduce %lld", (long long)sum);
+            break;
+        }
+        case 3: {
+            int64_t v = 1, pre = -1;
+            PE_OK(dmsg_exscan(DMSG_TEAM_WORLD, &pre, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM));
+            PE_CHECK(me == 0 ? pre == -1 : pre == me, "skewed exscan %lld", (long long)pre);
+            break;
+        }
+        default: {
+            uint64_t v = (uint64_t)me, mx = 0;
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &mx, &v, 1, DMSG_TYPE_UINT64, DMSG_OP_MAX));
+            PE_CHECK(mx == (uint64_t)n - 1, "skewed allreduce %llu", (unsigned long long)mx);
+        }
+        }
+    }
+    return 0;
+}
+
+/* A few small allreduces and barriers, for many PEs (1,000 by hand). */
+static int coll_allreduce_small(void)
+{
+    int n = pe_n(), me = pe_me();
+    double t0 = dmsg_wtime();
+    for (int it = 0; it < 10; it++) {
+        uint64_t v[2] = {(uint64_t)me, 1}, r[2];
+        PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, r, v, 2, DMSG_TYPE_UINT64, DMSG_OP_SUM));
+        PE_CHECK(r[0] == (uint64_t)n * (n - 1) / 2 && r[1] == (uint64_t)n, "allreduce of %d PEs",
+                 n);
+        PE_OK(dmsg_team_sync(DMSG_TEAM_WORLD));
+    }
+    if (me == 0 && getenv("COLL_SHOW_TIME"))
+        printf("%d PEs: 10 allreduces and team syncs in %.3f s\n", n, dmsg_wtime() - t0);
+    return 0;
+}
+
 const pe_case pe_coll_cases[] = {
+    {"coll_skew", coll_skew, 0},
+    {"coll_allreduce_small", coll_allreduce_small, 0},
     {"coll_reductions", coll_reductions, 0},
     {"coll_movers", coll_movers, 0},
     {"team_cycle", team_cycle, 0},
