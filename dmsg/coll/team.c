@@ -29,7 +29,7 @@ static void place(coll_team *t, int k)
         t->reg_off = g->coll_off;
         bytes = half;
     } else {
-        bytes = half / (DMSG_MAX_TEAMS - 1);
+        bytes = (half / (DMSG_MAX_TEAMS - 1)) & ~(size_t)63; /* regions stay 64-byte aligned */
         t->reg_off = g->coll_off + half + (size_t)(k - 1) * bytes;
     }
     t->gen_bytes = (bytes / DMSG_COLL_GENS) & ~(size_t)63;
