@@ -40,9 +40,14 @@ static dmsg_status check_root(const coll_team *t, int root)
     return DMSG_OK;
 }
 
+/* The team, and room for a chunk of at least 64 bytes past a header in
+ * its scratch (a tiny DMSG_SEGMENT_SIZE may leave the world less). */
 #define BEGIN(team, t)                                                                         \
     coll_team *t;                                                                              \
     dmsg_status st = coll_team_get(team, &t);                                                  \
+    if (!st && t->size > 1 && coll_rd_max(t) < 128)                                            \
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "collectives' scratch too small for %d PEs "           \
+                                       "(DMSG_COLL_SCRATCH, DMSG_SEGMENT_SIZE)", t->size);    \
     if (st)                                                                                    \
         return st;
 

@@ -129,7 +129,7 @@ static dmsg_status make_team(uint64_t used, int *members, int n, int me, dmsg_te
     t->me = me;
     t->members = members;
     place(t, k);
-    if (coll_rd_max(t) < 64) {
+    if (n > 1 && coll_rd_max(t) < 128) {
         t->used = 0;
         free(members);
         t->members = NULL;

@@ -79,6 +79,8 @@ PE_CASE(team_counter)
 PE_CASE(coll_errors)
 static const char *const coll_check_env[] = {"DMSG_CHECK=1", NULL};
 PE_CASE_ENV(coll_mismatch, coll_check_env)
+static const char *const coll_tiny_env[] = {"DMSG_COLL_SCRATCH=4K", NULL};
+PE_CASE_ENV(coll_tiny_scratch, coll_tiny_env)
 /* launch.c */
 PE_CASE(nested_job)
 PE_CASE(nested_before_init)
@@ -165,6 +167,8 @@ Test(many, pes16_coll, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("coll_skew", 16, NULL);
     expect_case_ok("team_cycle", 16, NULL);
     expect_case_ok("coll_movers", 16, NULL);
+    static const char *const tiny[] = {"DMSG_COLL_SCRATCH=4K", NULL};
+    expect_case_ok("coll_tiny_scratch", 16, tiny);
 }
 Test(env, coll_sim, .timeout = 4 * JOB_WATCHDOG)
 {

@@ -550,7 +550,44 @@ static int coll_allreduce_small(void)
     return 0;
 }
 
+/* Run with DMSG_COLL_SCRATCH=4K: the world's chunks are 128 bytes, so a
+ * thousand elements take many steps; a split team has no room at all and
+ * says so (DMSG_ERR_NOMEM on every member) instead of failing later. */
+static int coll_tiny_scratch(void)
+{
+    int n = pe_n(), me = pe_me();
+    if (n >= 16) { /* a port per round leaves under 128 bytes: refused, not divided by zero */
+        int64_t v = 1, r = 0;
+        PE_EXPECT(dmsg_bcast(DMSG_TEAM_WORLD, &r, &v, 8, 0), DMSG_ERR_NOMEM);
+        PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, &r, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM),
+                  DMSG_ERR_NOMEM);
+        PE_CHECK(r == 0, "a refused collective wrote");
+        PE_OK(dmsg_team_sync(DMSG_TEAM_WORLD));
+        return 0;
+    }
+    if (n > 4)
+        return 0;
+    enum { N = 1000 };
+    static int64_t s[N], d[N];
+    for (int i = 0; i < N; i++)
+        s[i] = me * i;
+    PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, d, s, N, DMSG_TYPE_INT64, DMSG_OP_SUM));
+    for (int i = 0; i < N; i++)
+        PE_CHECK(d[i] == (int64_t)i * n * (n - 1) / 2, "chunked sum [%d]", i);
+    PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, d, s, sizeof s, n - 1));
+    for (int i = 0; i < N; i++)
+        PE_CHECK(d[i] == (int64_t)(n - 1) * i, "chunked bcast [%d]", i);
+    dmsg_team t = 7;
+    PE_EXPECT(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, n, &t), n > 1 ? DMSG_ERR_NOMEM : DMSG_OK);
+    PE_CHECK(n > 1 ? t == 7 : t != DMSG_TEAM_INVALID, "team handle after the split: %#llx",
+             (unsigned long long)t);
+    if (n == 1)
+        PE_OK(dmsg_team_free(t));
+    return 0;
+}
+
 const pe_case pe_coll_cases[] = {
+    {"coll_tiny_scratch", coll_tiny_scratch, 0},
     {"coll_skew", coll_skew, 0},
     {"coll_allreduce_small", coll_allreduce_small, 0},
     {"coll_reductions", coll_reductions, 0},
