@@ -42,6 +42,9 @@ typedef struct coll_team {
 
 typedef struct coll_state {
     coll_team t[DMSG_MAX_TEAMS];
+    /* bit k: slot k's counter lanes are set up on this PE (the world's at
+     * dmsg_init; the others when a team first takes the slot) */
+    uint64_t lanes_ready;
 } coll_state;
 
 /* The team of a handle, or DMSG_ERR_TEAM (invalid, freed, or this PE is not
