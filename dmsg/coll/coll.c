@@ -240,7 +240,7 @@ static dmsg_status red_args(const coll_team *t, void *dst, const void *src, size
                             size_t *es)
 {
     size_t bytes;
-    *es = coll_type_size(type);
+    *es = dmsg_type_size(type);
     *k = coll_red_kernel(type, op);
     if (!*k)
         return DMSG_FAIL(DMSG_ERR_ARG, "reduction op %d on type %d", (int)op, (int)type);

@@ -123,6 +123,5 @@ static inline dmsg_status coll_err_status(uint64_t w)
  * does not take the op (or either is unknown). dst may be x or y. */
 typedef void (*coll_red_fn)(void *dst, const void *x, const void *y, size_t n);
 coll_red_fn coll_red_kernel(dmsg_type type, dmsg_redop op);
-size_t coll_type_size(dmsg_type type);
 
 #endif

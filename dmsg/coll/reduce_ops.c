@@ -74,9 +74,6 @@ enum { NTYPES = DMSG_TYPE_DOUBLE_COMPLEX + 1, NOPS = DMSG_OP_XOR + 1 };
 static const coll_red_fn kernels[NTYPES][NOPS] = {INT_TYPES(ROW_INT) REAL_TYPES(ROW_REAL)
                                                       CPLX_TYPES(ROW_CPLX)};
 
-#define SIZE_ROW(TN, T) [DMSG_TYPE_##TN] = sizeof(T),
-static const size_t sizes[NTYPES] = {INT_TYPES(SIZE_ROW) REAL_TYPES(SIZE_ROW) CPLX_TYPES(SIZE_ROW)};
-
 coll_red_fn coll_red_kernel(dmsg_type type, dmsg_redop op)
 {
     if ((int)type <= 0 || (int)type >= NTYPES || (int)op <= 0 || (int)op >= NOPS)
@@ -84,7 +81,3 @@ coll_red_fn coll_red_kernel(dmsg_type type, dmsg_redop op)
     return kernels[type][op];
 }
 
-size_t coll_type_size(dmsg_type type)
-{
-    return (int)type > 0 && (int)type < NTYPES ? sizes[type] : 0;
-}
