@@ -93,6 +93,7 @@ int dmsg_init(void)
         st = DMSG_ERR_UNSUPPORTED;
         goto err_tp;
     }
+    uint64_t chk_off = heap_size; /* the checker's window starts above the scratch */
     heap_size -= g->coll_bytes;
     g->coll_off = heap_size;
     g->ctr_user = g->cfg.max_counters;
@@ -109,7 +110,7 @@ int dmsg_init(void)
         goto err_tables;
     }
     if (g->cfg.check) {
-        st = dmsg_chk_init(heap_size, chk_bytes);
+        st = dmsg_chk_init(chk_off, chk_bytes);
         if (st)
             goto err_tables;
         g->check = 1;
