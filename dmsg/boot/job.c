@@ -18,6 +18,8 @@ const char *dmsg_job_wait_name(unsigned word)
     case DMSG_WAIT_REQ: return "dmsg_wait (a non-blocking fetch)";
     case DMSG_WAIT_COLL: return "a collective (dmsg_alloc, dmsg_free, dmsg_ctr_create/destroy)";
     case DMSG_WAIT_FINALIZE: return "dmsg_finalize";
+    case DMSG_WAIT_ATOMIC: return "dmsg_atomic";
+    case DMSG_WAIT_UNTIL: return "dmsg_wait_until (a point-to-point wait)";
     default: return "no dmsg call";
     }
 }

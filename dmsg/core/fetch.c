@@ -1,4 +1,4 @@
-/* Fetch entry points and request handles. The core keeps the handle's
+/* Fetch entry points and request handles (of fetches and atomics). The core keeps the handle's
  * protocol (start, test/wait, retire); the transport its progress (shm
  * completes a fetch inside the call, ofi pipelines it). */
 #include "dmsg/core/checker.h"
@@ -28,19 +28,35 @@ static int fetch(dmsg_op *op, dmsg_req *req, const void *ra)
         return st;
     }
     uint32_t id;
-    if ((st = dmsg_reqset_add(&dmsg_g.reqs, &id)))
+    if ((st = dmsg_req_open(req, &id)))
         return st;
-    req->seq = 0;
-    req->priv[0] = req->priv[1] = NULL;
     if ((st = tp->ops->get_nb(tp, op, req))) {
         dmsg_reqset_remove(&dmsg_g.reqs, id);
         return st; /* not started: the handle stays unused */
     }
+    dmsg_req_started(req, id, op->pe);
+    return DMSG_OK;
+}
+
+/* The request protocol is the same for every kind of request (a fetch, an
+ * atomic): the transport's req_test tells its kinds apart by what its start
+ * left in seq and priv. */
+dmsg_status dmsg_req_open(dmsg_req *req, uint32_t *id)
+{
+    dmsg_status st = dmsg_reqset_add(&dmsg_g.reqs, id);
+    if (st)
+        return st;
+    req->seq = 0;
+    req->priv[0] = req->priv[1] = NULL;
+    return DMSG_OK;
+}
+
+void dmsg_req_started(dmsg_req *req, uint32_t id, int pe)
+{
     req->magic = REQ_MAGIC;
     req->state = (int32_t)id;
     req->status = DMSG_OK;
-    req->pe = op->pe;
-    return DMSG_OK;
+    req->pe = pe;
 }
 
 static int nb_check(dmsg_req *req)

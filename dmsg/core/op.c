@@ -13,7 +13,7 @@ static dmsg_status mul_size(size_t a, size_t b, size_t *out)
  * the segment) must not reach past the highest allocated block: memory
  * there was freed (and not handed out again) or never allocated. Holes
  * below it are not seen here (DMSG_CHECK=1 reports them). */
-static dmsg_status heap_bound(uint64_t lo, uint64_t hi)
+dmsg_status dmsg_heap_bound(uint64_t lo, uint64_t hi)
 {
     if (hi > dmsg_g.heap.top)
         return DMSG_FAIL(DMSG_ERR_RANGE,
@@ -45,7 +45,7 @@ static dmsg_status check_section(dmsg_op *op)
         return st;
     if ((st = dmsg_sym_extent(op->remote, rext, &op->roff)))
         return st;
-    return heap_bound(op->roff + (uint64_t)rext.lo, op->roff + (uint64_t)rext.hi);
+    return dmsg_heap_bound(op->roff + (uint64_t)rext.lo, op->roff + (uint64_t)rext.hi);
 }
 
 static dmsg_status check_indexed(dmsg_op *op)
@@ -60,19 +60,19 @@ static dmsg_status check_indexed(dmsg_op *op)
     if (op->kind == DMSG_OP_LOCAL_INDEXED) {
         if ((st = dmsg_sym_range(op->remote, bytes, &op->roff)))
             return st;
-        return heap_bound(op->roff, op->roff + bytes);
+        return dmsg_heap_bound(op->roff, op->roff + bytes);
     }
     if (op->n == 0) {
         if ((st = dmsg_sym_range(op->remote, 0, &op->roff)))
             return st;
-        return heap_bound(op->roff, op->roff);
+        return dmsg_heap_bound(op->roff, op->roff);
     }
     size_t imax = dmsg_index_max(op->idx, op->n);
     if (imax == SIZE_MAX || (st = mul_size(imax + 1, op->elem, &span)))
         return DMSG_FAIL(DMSG_ERR_RANGE, "index %zu leaves the segment", imax);
     if ((st = dmsg_sym_range(op->remote, span, &op->roff)))
         return st == DMSG_ERR_RANGE ? DMSG_FAIL(st, "index %zu leaves the segment", imax) : st;
-    return heap_bound(op->roff, op->roff + span);
+    return dmsg_heap_bound(op->roff, op->roff + span);
 }
 
 static dmsg_status check_adp(dmsg_op *op)
@@ -83,7 +83,7 @@ static dmsg_status check_adp(dmsg_op *op)
     if ((st = mul_size(op->n, op->elem, &op->payload)))
         return st;
     if ((st = dmsg_sym_range(op->remote, 0, &op->roff)) ||
-        (st = heap_bound(op->roff, op->roff)))
+        (st = dmsg_heap_bound(op->roff, op->roff)))
         return st;
     return dmsg_adp_check(op->local, op->n, op->elem, dmsg_g.heap.top - op->roff);
 }
@@ -102,7 +102,7 @@ dmsg_status dmsg_op_check(dmsg_op *op)
         op->payload = op->n;
         if ((st = dmsg_sym_range(op->remote, op->n, &op->roff)))
             return st;
-        return heap_bound(op->roff, op->roff + op->n);
+        return dmsg_heap_bound(op->roff, op->roff + op->n);
     case DMSG_OP_SECTION: return check_section(op);
     case DMSG_OP_REMOTE_INDEXED:
     case DMSG_OP_LOCAL_INDEXED: return check_indexed(op);

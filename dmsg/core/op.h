@@ -11,4 +11,9 @@
  * the segment) without side effects but filling op->roff and op->payload. */
 dmsg_status dmsg_op_check(dmsg_op *op);
 
+/* Remote bytes [lo, hi) (segment offsets inside the segment) must not reach
+ * past the highest allocated block (DMSG_ERR_RANGE): what every deposit,
+ * fetch, atomic and signal checks. */
+dmsg_status dmsg_heap_bound(uint64_t lo, uint64_t hi);
+
 #endif

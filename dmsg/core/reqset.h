@@ -1,4 +1,4 @@
-/* The ids of this PE's live fetch requests. A dmsg_req is the caller's
+/* The ids of this PE's live requests (fetches and atomics). A dmsg_req is the caller's
  * storage and may be copied; a copy of a request that was already waited
  * for must be refused, not passed to the transport (whose per-request state
  * is gone by then). The set is the PE's, never a request's, so nothing a
@@ -21,5 +21,11 @@ dmsg_status dmsg_reqset_add(dmsg_reqset *s, uint32_t *id);
 int dmsg_reqset_has(const dmsg_reqset *s, uint32_t id);
 void dmsg_reqset_remove(dmsg_reqset *s, uint32_t id);
 void dmsg_reqset_fini(dmsg_reqset *s);
+
+/* Starting a request of any kind (fetch.c): open takes an id (the handle
+ * stays unused; on a failed start remove the id again), started marks the
+ * handle live once the transport has started the operation. */
+dmsg_status dmsg_req_open(dmsg_req *req, uint32_t *id);
+void dmsg_req_started(dmsg_req *req, uint32_t id, int pe);
 
 #endif

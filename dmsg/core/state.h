@@ -25,7 +25,7 @@ typedef struct dmsg_state {
     /* This PE's wait word in the job region (boot/job.h) under dmsgrun, on
      * every transport; NULL without a job region. */
     _Atomic uint16_t *wait_word;
-    dmsg_reqset reqs;        /* ids of the live fetch requests */
+    dmsg_reqset reqs;        /* ids of the live requests (fetches, atomics) */
     int check;               /* DMSG_CHECK is on (dmsg/core/checker.h) */
 } dmsg_state;
 

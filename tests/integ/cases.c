@@ -141,3 +141,39 @@ Test(env, spin_0, .timeout = 3 * JOB_WATCHDOG)
     expect_case_ok("sync_rounds", 4, no_spin);
     expect_case_ok("ctr_many_to_one", 3, no_spin);
 }
+
+/* amo.c: atomics, signals and point-to-point waits, over shm and sim. */
+PE_CASE(amo_ops)
+PE_CASE(amo_contend)
+PE_CASE(amo_nb)
+PE_CASE(amo_errors)
+PE_CASE(amo_not_init)
+PE_CASE(signal_order)
+PE_CASE(wait_cmp)
+PE_CASE(wait_set)
+PE_CASE_ENV(wait_timeout, timeout_env)
+static const char *const amo_sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
+static const char *const amo_sim_paragon[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=paragon", NULL};
+static const char *const amo_nospin[] = {"DMSG_SPIN=0", NULL};
+Test(amo, sim_cases, .timeout = 8 * JOB_WATCHDOG)
+{
+    static const char *const names[] = {"amo_ops", "amo_contend", "amo_nb", "amo_errors",
+                                        "signal_order", "wait_cmp", "wait_set"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        expect_case_ok(names[i], 3, i % 2 ? amo_sim_paragon : amo_sim);
+}
+/* More PEs than cores: contention, and sleeping waiters woken by the
+ * doorbell (DMSG_SPIN=0: every wait sleeps at once). */
+Test(amo, pes8_contend, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("amo_contend", 8, NULL);
+}
+Test(amo, pes16_signal_order_nospin, .timeout = 3 * JOB_WATCHDOG)
+{
+    expect_case_ok("signal_order", 16, amo_nospin);
+    expect_case_ok("wait_set", 16, amo_nospin);
+}
+Test(amo, pes8_wait_cmp_nospin, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("wait_cmp", 8, amo_nospin);
+}

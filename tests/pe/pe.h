@@ -43,6 +43,7 @@ extern const pe_case pe_rr_cases[];
 extern const pe_case pe_launch_cases[];
 extern const pe_case pe_hang_cases[];
 extern const pe_case pe_check_cases[];
+extern const pe_case pe_amo_cases[];
 
 /* ------------------------------------------------------------ reporting */
 

@@ -9,6 +9,8 @@ _Static_assert(sizeof(shm_job_area) <= DMSG_JOB_BOOT_OFF - DMSG_JOB_AREA_OFF,
                "shm job area must fit the job header block");
 _Static_assert(sizeof(dmsg_job_hdr) <= DMSG_JOB_AREA_OFF, "job header too large");
 _Static_assert(sizeof(shm_ctr) == DMSG_CTR_SLOT_BYTES, "counter size agrees with the job region");
+/* The control area's spare page (dmsg_job_ctl_size) holds the doorbell. */
+_Static_assert(SHM_CTL_TAIL_BYTES <= 4096, "doorbell fits the control area's spare page");
 
 typedef struct gen_past {
     _Atomic uint32_t *gen;
@@ -170,4 +172,7 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
     .get = shm_get,
     .get_nb = shm_get_nb,
     .req_test = shm_req_test,
+    .amo = shm_amo,
+    .signal = shm_signal,
+    .word_wait = shm_word_wait,
 };

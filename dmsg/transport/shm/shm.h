@@ -62,6 +62,21 @@ typedef struct shm_ctr {
     char pad[SHM_LINE - sizeof(uint64_t)];
 } shm_ctr;
 
+/* A PE's doorbell for point-to-point waits (dmsg_wait_until): the words a
+ * wait watches change by atomics, signals and plain deposits alike, so
+ * every one of those to a PE rings its bell (shm_ring), which costs a
+ * fence and one load of a line that only changes when the owner sleeps.
+ * One line at the end of each control area, before the boot layer's PE
+ * info (layered transports keep their own use of the area below it). */
+typedef struct shm_bell {
+    _Alignas(SHM_LINE) _Atomic uint32_t seq; /* futex word: bumped by a ring with a sleeper */
+    _Atomic uint32_t sleepers;               /* the owner, while it sleeps */
+    char pad[SHM_LINE - 2 * sizeof(uint32_t)];
+} shm_bell;
+/* Bytes at the end of each control area that are not free for layered
+ * transports: the bell and the boot layer's PE info. */
+#define SHM_CTL_TAIL_BYTES (sizeof(shm_bell) + DMSG_JOB_PE_INFO_BYTES)
+
 typedef struct shm_state {
     dmsg_job_hdr *hdr; /* the job region, mapped by the boot (dmsg_boot_join) */
     dmsg_boot *boot;   /* for dmsg_boot_aborted in the waits' sleeping paths */
@@ -79,6 +94,11 @@ typedef struct shm_state {
 static inline shm_ctr *shm_ctr_at(shm_state *s, int pe, uint32_t slot)
 {
     return (shm_ctr *)dmsg_job_ctl(s->hdr, pe) + slot;
+}
+
+static inline shm_bell *shm_bell_at(shm_state *s, int pe)
+{
+    return (shm_bell *)(dmsg_job_ctl(s->hdr, pe) + s->hdr->ctl_size - SHM_CTL_TAIL_BYTES);
 }
 
 /* Predicate polled by shm_wait. */
@@ -120,6 +140,28 @@ dmsg_status shm_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
 dmsg_status shm_get(dmsg_tp *tp, const dmsg_op *op);
 dmsg_status shm_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
 dmsg_status shm_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
+
+/* Rings PE pe's doorbell after this PE changed words there (a deposit, an
+ * atomic, a signal): wakes its point-to-point wait if it sleeps. The fence
+ * orders the change before the look at the sleeper count, as the sleeper's
+ * count is ordered before its last look at the words (shm_wait), so one of
+ * the two sees the other. */
+static inline void shm_ring(shm_state *s, int pe)
+{
+    shm_bell *b = shm_bell_at(s, pe);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
+        shm_wake(&b->seq, &b->sleepers, 1);
+}
+
+/* Atomics and signals (shm_amo.c): CPU atomics on the word in the target's
+ * mapped segment, complete inside the call; word_wait polls with the wait
+ * policy and sleeps on this PE's doorbell. */
+dmsg_status shm_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
+dmsg_status shm_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
+dmsg_status shm_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
+/* The atomic itself, without ringing: returns the old value. */
+uint64_t shm_amo_apply(shm_state *s, const dmsg_amo *a);
 
 /* Where the op's remote side is, in this process. */
 static inline char *shm_remote(shm_state *s, const dmsg_op *op)

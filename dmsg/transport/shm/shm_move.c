@@ -9,6 +9,7 @@ dmsg_status shm_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
     dmsg_copy_op(op, shm_remote(s, op), &s->xp);
     if (slot != UINT32_MAX)
         shm_ctr_signal(tp, op->pe, slot, op->payload);
+    shm_ring(s, op->pe); /* a point-to-point wait may watch the words */
     return DMSG_OK;
 }
 

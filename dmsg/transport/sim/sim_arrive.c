@@ -62,9 +62,10 @@ void sim_log_unlock(sim_log *l)
  * every record free, the lock open). */
 static uint32_t cap_of(const sim_state *s)
 {
-    /* The last bytes of the area are the boot layer's (dmsg_job_pe_pid). */
+    /* The last bytes of the area are shm's doorbell and the boot layer's
+     * (dmsg_job_pe_pid). */
     size_t room = s->shm.hdr->ctl_size - (size_t)s->shm.hdr->max_counters * DMSG_CTR_SLOT_BYTES -
-                  DMSG_JOB_PE_INFO_BYTES;
+                  SHM_CTL_TAIL_BYTES;
     return (uint32_t)((room - sizeof(sim_log)) / sizeof(sim_rec));
 }
 
