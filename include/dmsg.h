@@ -229,8 +229,8 @@ int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes);
 /* --------------------------------------------------------- sync / quiet */
 
 /**
- * Barrier over all PEs that also completes every deposit and fetch issued
- * before it by any PE: on return each PE may read what was deposited to it
+ * Barrier over all PEs that also completes every deposit, fetch, atomic
+ * and signal issued before it by any PE: on return each PE may read what was deposited to it
  * and reuse or overwrite what it deposited or exposed. This is the
  * "clearance" of the deposit model. Waits without a limit unless
  * DMSG_TIMEOUT is set, on every transport: a PE that has waited longer than
@@ -241,7 +241,8 @@ int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes);
 int dmsg_sync(void);
 
 /**
- * Completes this PE's own outstanding deposits and fetches at their targets
+ * Completes this PE's own outstanding deposits, fetches, non-blocking
+ * atomics and signals at their targets
  * (no barrier, other PEs are not involved). Errors: DMSG_ERR_NOT_INIT.
  */
 int dmsg_quiet(void);

@@ -245,6 +245,7 @@ static const key_def keys[] = {
     {"barrier.hop_us", V_NUM, 0, F(barrier_hop_us), US},
     {"remote.read_us", V_NUM, 1, F(read_us), US_POS},
     {"remote.write_us", V_NUM, 0, F(write_us), US_POS},
+    {"remote.amo_us", V_NUM, 0, F(amo_us), US_POS},
     {"prefetch.window", V_INT, 0, F(pf_window), 1, 1 << 20, 0, "requests"},
     {"prefetch.net_capacity", V_INT, 0, F(pf_net_capacity), 1, 1 << 20, 0, "requests"},
     {"prefetch.issue_ns", V_NUM, 0, F(pf_issue_ns), NS_POS},

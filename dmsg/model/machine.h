@@ -79,6 +79,8 @@ typedef struct dmsg_machine {
     double barrier_hop_us; /* tree: one message hop */
     double read_us;        /* blocking remote read */
     double write_us;       /* blocking remote write (store + ack); 0: not given */
+    double amo_us;         /* blocking remote atomic (fetch-and-op round trip); 0: not
+                            * given, the simulator takes read_us (a read's round trip) */
 
     /* Latency hiding by prefetch (SCAP); 0 where the machine has none. */
     int pf_window;        /* outstanding prefetches the software allows */

@@ -88,7 +88,10 @@ static const char iwarp_text[] =
     "\n"
     "                        # (2 x 8 hops) at about 5 cycles per hop = 80 cycles = 4 us\n"
     "remote.read_us  = 40    # estimated: no remote loads; a request and a reply message, 2 x"
-    " 20 us\n";
+    " 20 us\n"
+    "remote.amo_us   = 40    # estimated: no hardware atomics; a request and a reply message"
+    "\n"
+    "                        # handled by the arrival handler, as remote.read_us\n";
 
 static const char paragon_text[] =
     "# Intel Paragon: i860 XP compute processor, 2-D mesh, message coprocessor with DMA.\n"
@@ -168,7 +171,11 @@ static const char paragon_text[] =
     "barrier.us      = 0     # estimated: no fixed cost beyond the hops\n"
     "barrier.hop_us  = 30    # estimated: one small message per hop = msg.overhead_us\n"
     "remote.read_us  = 60    # estimated: no remote loads; a request and a reply message, 2 x"
-    " 30 us\n";
+    " 30 us\n"
+    "remote.amo_us   = 60    # estimated: no hardware atomics; a software round trip through "
+    "the\n"
+    "                        # message path (request, handler applies the op, reply), as remo"
+    "te.read_us\n";
 
 static const char t3d_text[] =
     "# Cray T3D: 150 MHz DEC Alpha 21064 PEs, 8 KB direct-mapped cache, 3-D torus;\n"
@@ -252,6 +259,8 @@ static const char t3d_text[] =
     "remote.read_us  = 0.61  # REFERENCE.md 2: remote uncached read 610 ns (Arpaci et al.)\n"
     "remote.write_us = 0.88  # REFERENCE.md 2: blocking remote write, store + acknowledge, 88"
     "0 ns\n"
+    "remote.amo_us   = 1     # REFERENCE.md 2: fetch&increment about 1 us (a remote atomic ro"
+    "und trip)\n"
     "\n"
     "# Prefetch queue (REFERENCE.md 2, Arpaci et al.); cycles at 150 MHz = 6.67 ns. The SCAP "
     "class\n"
@@ -345,6 +354,10 @@ static const char t3e_scap_text[] =
     "o figure\n"
     "barrier.us      = 1.5   # estimated: about one remote latency (1.5 us, REFERENCE.md 2)\n"
     "remote.read_us  = 1.4896  # REFERENCE.md 9: blocking T = k T_L with T_L = 1489.6 ns\n"
+    "remote.amo_us   = 1.4896  # estimated: E-register atomics (fetch&add, swap, cswap) trave"
+    "l like an\n"
+    "                          # E-register get; REFERENCE.md gives no AMO figure, so the get"
+    " latency T_L\n"
     "\n"
     "# Software-controlled access pipelining, the SCAP study (REFERENCE.md 9). The class mode"
     "l\n"
@@ -438,6 +451,9 @@ static const char t3e_vscap_text[] =
     "o figure\n"
     "barrier.us      = 1.5   # estimated: about one remote latency (1.5 us, REFERENCE.md 2)\n"
     "remote.read_us  = 1.88  # REFERENCE.md 2 (VSCAP): 1880 ns for a blocking access\n"
+    "remote.amo_us   = 1.88  # estimated: E-register atomics travel like a blocking E-registe"
+    "r get\n"
+    "                        # (REFERENCE.md 2: 1880 ns); REFERENCE.md gives no AMO figure\n"
     "\n"
     "# Single-element pipelining (SCAP) on the T3E-900, for the VSCAP / SCAP comparison, in t"
     "he\n"

@@ -782,3 +782,32 @@ Test(sim, baselines_cost_what_the_model_says, .timeout = 900)
         }
     }
 }
+
+/* Atomics and signals cost what docs/simulator.md says: a blocking remote
+ * atomic the machine's round trip (remote.amo_us), a signal ping-pong round
+ * two zero-byte deposits (overhead plus one-way latency each), the same in
+ * every run. */
+Test(sim, atomics_and_signals_follow_the_model)
+{
+    static char out[4096], err[4096];
+    static const struct {
+        const char *machine;
+        double amo_us, overhead_us, latency_us;
+    } m[] = {{"t3d", 1, 1, 0.44}, {"paragon", 60, 30, 30}, {"t3e-scap", 1.4896, 2, 0.7448}};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        char env[160];
+        snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=%s", m[i].machine);
+        double end[2];
+        for (int k = 0; k < 2; k++) {
+            cr_assert_eq(run(env, 2, simprog("amo"), "", out, sizeof out, err, sizeof err), 0,
+                         "%s", err);
+            double amo = value_after(out, "amo "), pp = value_after(out, "pingpong ");
+            double want_pp = 2e-6 * (m[i].overhead_us + m[i].latency_us);
+            cr_assert_float_eq(amo, m[i].amo_us * 1e-6, 1e-12, "%s: amo %g", m[i].machine, amo);
+            cr_assert_float_eq(pp, want_pp, want_pp * 1e-9, "%s: ping-pong %g expected %g",
+                               m[i].machine, pp, want_pp);
+            end[k] = value_after(out, "end ");
+        }
+        cr_assert_eq(end[0], end[1], "%s: runs differ: %a %a", m[i].machine, end[0], end[1]);
+    }
+}

@@ -619,6 +619,47 @@ static int case_baselines(void)
     return 0;
 }
 
+/* Atomics and signals on 2 PEs (PE 0 prints): "amo" the virtual time of
+ * one blocking remote fetch-add (after a first one that pays the partner
+ * switch); "pingpong" the time of one round of a signal ping-pong (PE 0
+ * signals, PE 1 waits and signals back), "end" PE 0's final clock. */
+static int case_amo(void)
+{
+    enum { ROUNDS = 50 };
+    uint64_t *w;
+    CHECK(dmsg_alloc(2 * sizeof *w, (void **)&w));
+    CHECK(dmsg_sync());
+    if (np < 2)
+        return 1;
+    uint64_t one = 1, old;
+    if (me == 0) {
+        CHECK(dmsg_atomic(&w[0], DMSG_AMO_FETCH_ADD, DMSG_TYPE_UINT64, &one, NULL, &old, 1));
+        double t0 = dmsg_wtime();
+        CHECK(dmsg_atomic(&w[0], DMSG_AMO_FETCH_ADD, DMSG_TYPE_UINT64, &one, NULL, &old, 1));
+        printf("amo %a\n", dmsg_wtime() - t0);
+    }
+    CHECK(dmsg_sync());
+    double t0 = 0;
+    for (uint64_t r = 1; r <= ROUNDS + 1; r++) {
+        if (r == 2)
+            t0 = dmsg_wtime(); /* the first round pays the partner switches */
+        if (me == 0) {
+            CHECK(dmsg_signal(&w[1], r, DMSG_SIG_SET, 1));
+            CHECK(dmsg_wait_until(&w[1], DMSG_TYPE_UINT64, DMSG_CMP_EQ, &r));
+        } else if (me == 1) {
+            CHECK(dmsg_wait_until(&w[1], DMSG_TYPE_UINT64, DMSG_CMP_EQ, &r));
+            CHECK(dmsg_signal(&w[1], r, DMSG_SIG_SET, 0));
+        }
+        tick("ping-pong");
+    }
+    if (me == 0)
+        printf("pingpong %a\nend %a\n", (dmsg_wtime() - t0) / ROUNDS, dmsg_wtime());
+    fflush(stdout);
+    CHECK(dmsg_sync());
+    CHECK(dmsg_free(w));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -627,7 +668,8 @@ int main(int argc, char **argv)
     } cases[] = {{"clocks", case_clocks}, {"causality", case_causality}, {"cost", case_cost},
                  {"fetch", case_fetch},   {"times", case_times},         {"xfer", case_xfer},
                  {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift},
-                 {"order", case_order},   {"rrall", case_rrall}, {"baselines", case_baselines}};
+                 {"order", case_order},   {"rrall", case_rrall}, {"baselines", case_baselines},
+                 {"amo", case_amo}};
     if (argc < 2) {
         fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");
         return 2;

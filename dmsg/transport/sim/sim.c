@@ -19,20 +19,6 @@
 #include <string.h>
 #include "dmsg/transport/sim/sim.h"
 
-/* Advances the clock to t (if later), charging the difference to category k. */
-static void advance_to(sim_state *s, double t, int k)
-{
-    if (t > s->clock) {
-        s->t[k] += t - s->clock;
-        s->clock = t;
-    }
-}
-
-static void charge(sim_state *s, double dt, int k)
-{
-    s->t[k] += dt;
-    s->clock += dt;
-}
 
 static const dmsg_env_choice mechs[] = {
     {"auto", DMSG_MECH_AUTO}, {"packed", DMSG_MECH_PACKED}, {"chained", DMSG_MECH_CHAINED}};
@@ -131,7 +117,7 @@ static dmsg_status clock_collective(dmsg_tp *tp, double mine, double cost, const
     for (int p = 0; !st && p < tp->npes; p++)
         t = fmax(t, bitsd(a->aux[row][p]));
     if (!st)
-        advance_to(s, t + cost, SIM_T_SYNC);
+        sim_advance_to(s, t + cost, SIM_T_SYNC);
     sim_order_coll_leave(s);
     return st;
 }
@@ -154,7 +140,7 @@ static dmsg_status sim_allgather(dmsg_tp *tp, const void *mine, size_t len, void
 static dmsg_status sim_quiet(dmsg_tp *tp)
 {
     sim_state *s = tp->priv;
-    advance_to(s, s->pending, SIM_T_SYNC);
+    sim_advance_to(s, s->pending, SIM_T_SYNC);
     sim_order_publish(s);
     return shm_quiet(tp);
 }
@@ -168,13 +154,13 @@ static double account(dmsg_tp *tp, const dmsg_op *op, int nonblocking)
     sim_describe(op, x);
     x->nonblocking = nonblocking;
     if (x->pe != s->partner && x->pe != tp->rank) {
-        charge(s, s->m.partner_us * 1e-6, SIM_T_TRANSFER);
+        sim_charge(s, s->m.partner_us * 1e-6, SIM_T_TRANSFER);
         s->partner = x->pe;
     }
     if (!x->get) {
         double copy, busy = sim_cost_deposit(s, x, &copy);
-        charge(s, copy, SIM_T_COPY);
-        charge(s, busy - copy, SIM_T_TRANSFER);
+        sim_charge(s, copy, SIM_T_COPY);
+        sim_charge(s, busy - copy, SIM_T_TRANSFER);
         s->last_arrival = s->clock + (x->pe == tp->rank ? 0 : sim_cost_latency(s));
         s->pending = fmax(s->pending, s->last_arrival);
         return s->last_arrival;
@@ -182,10 +168,10 @@ static double account(dmsg_tp *tp, const dmsg_op *op, int nonblocking)
     double issue, total = sim_cost_fetch(s, x, &issue);
     double done = s->clock + total;
     if (x->nonblocking) {
-        charge(s, issue, SIM_T_FETCH);
+        sim_charge(s, issue, SIM_T_FETCH);
         return done;
     }
-    advance_to(s, done, SIM_T_FETCH);
+    sim_advance_to(s, done, SIM_T_FETCH);
     return done;
 }
 
@@ -193,11 +179,13 @@ static dmsg_status sim_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
 {
     sim_state *s = tp->priv;
     account(tp, op, 0);
+    sim_word_stamp(s, op->pe, s->last_arrival);
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
     if (slot != UINT32_MAX) {
         /* The arrival is recorded with the count (which releases it). */
         sim_log_add(tp, op->pe, slot, s->last_arrival, op->payload);
     }
+    shm_ring(&s->shm, op->pe); /* a point-to-point wait may watch the words */
     /* Only now may this PE's bound pass the deposit's issue time. */
     sim_order_publish(s);
     return DMSG_OK;
@@ -225,7 +213,7 @@ static dmsg_status sim_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
 
 static dmsg_status sim_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
 {
-    advance_to(tp->priv, bitsd(req->seq), SIM_T_FETCH);
+    sim_advance_to(tp->priv, bitsd(req->seq), SIM_T_FETCH);
     sim_order_publish(tp->priv);
     *done = 1;
     return DMSG_OK;
@@ -237,7 +225,7 @@ static dmsg_status sim_work(dmsg_tp *tp, const dmsg_work *w)
     double dt = sim_cost_work(tp->priv, w, &k);
     if (dt < 0)
         return DMSG_FAIL(DMSG_ERR_ARG, "modelled work of kind %d", (int)w->kind);
-    charge(tp->priv, dt, k);
+    sim_charge(tp->priv, dt, k);
     sim_order_publish(tp->priv);
     return DMSG_OK;
 }
@@ -255,7 +243,7 @@ static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint
     if (blocks)
         sim_order_unblock(s);
     if (!st)
-        advance_to(s, sim_log_take(s, slot, bytes_mode, n), SIM_T_CTRWAIT);
+        sim_advance_to(s, sim_log_take(s, slot, bytes_mode, n), SIM_T_CTRWAIT);
     sim_order_publish(s);
     return st;
 }
@@ -319,6 +307,9 @@ const dmsg_tp_ops dmsg_tp_sim_ops = {
     .get = sim_get,
     .get_nb = sim_get_nb,
     .req_test = sim_req_test,
+    .amo = sim_amo,
+    .signal = sim_signal,
+    .word_wait = sim_word_wait,
     .wtime = sim_wtime,
     .times = sim_times,
     .work = sim_work,

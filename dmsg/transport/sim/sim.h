@@ -67,6 +67,21 @@ typedef struct sim_state {
     double t[SIM_T_N];
 } sim_state;
 
+/* Advances the clock to t (if later), charging the difference to category k. */
+static inline void sim_advance_to(sim_state *s, double t, int k)
+{
+    if (t > s->clock) {
+        s->t[k] += t - s->clock;
+        s->clock = t;
+    }
+}
+
+static inline void sim_charge(sim_state *s, double dt, int k)
+{
+    s->t[k] += dt;
+    s->clock += dt;
+}
+
 /* Virtual times in 64-bit shared words: positive doubles order like their
  * bit patterns, so a word can be raised with an integer compare-and-swap. */
 static inline uint64_t dbits(double d)
@@ -112,6 +127,8 @@ typedef struct sim_log {
     _Atomic uint32_t inbox;    /* futex word of an order wait: bumped by deposits, wakes */
     _Atomic uint32_t sleepers;
     _Atomic uint32_t adds;     /* number of the last record added (wraps, skipping 0) */
+    _Atomic uint64_t wstamp;   /* bits of the latest arrival of any update to this PE's
+                                * words (deposit, atomic, signal): point-to-point waits */
     uint32_t blk_bytes;        /* a blocked await (under the lock): bytes mode, */
     uint64_t blk_n;            /* its count, */
     double blk_clock;          /* and the clock it waits from */
@@ -169,6 +186,14 @@ dmsg_status sim_order_wait(dmsg_tp *tp, double t);
 /* Wakes an order wait of the log's PE (after a deposit bumped its inbox). */
 void sim_order_wake(sim_log *l);
 
+/* Atomics, signals and point-to-point waits (sim_amo.c). */
+dmsg_status sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
+dmsg_status sim_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
+dmsg_status sim_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
+/* Raises PE pe's update stamp to arrival t: call before the update's data
+ * is visible there, so that a wait that sees the data sees the stamp. */
+void sim_word_stamp(sim_state *s, int pe, double t);
+
 /* Costs in virtual seconds (sim_cost.c). */
 
 /* Sender's busy time for a deposit (per-message overhead included);
@@ -187,6 +212,9 @@ double sim_cost_work(const sim_state *s, const dmsg_work *w, int *k);
 double sim_cost_latency(const sim_state *s);
 
 double sim_cost_barrier(const sim_state *s, int npes);
+
+/* A blocking remote atomic's round trip (remote.amo_us, else read_us). */
+double sim_cost_amo(const sim_state *s);
 
 /* Prints every PE's breakdown (collective; rank 0 prints). */
 dmsg_status sim_report(dmsg_tp *tp);

@@ -52,6 +52,12 @@ double sim_cost_latency(const sim_state *s)
     return 0.5e-6 * (m->write_us > 0 ? m->write_us : m->read_us);
 }
 
+double sim_cost_amo(const sim_state *s)
+{
+    const dmsg_machine *m = &s->m;
+    return 1e-6 * (m->amo_us > 0 ? m->amo_us : m->read_us);
+}
+
 double sim_cost_barrier(const sim_state *s, int npes)
 {
     return dmsg_ctm_barrier_seconds(&s->m, npes);
