@@ -47,7 +47,7 @@ int dmsg_init(void)
     /* About 10 KB, and dmsg_init runs once per process at a time. */
     static dmsg_sigkeep sigs;
     dmsg_sigkeep_save(&sigs);
-    st = dmsg_boot_start(&g->boot, g->cfg.seg_size, g->cfg.max_counters,
+    st = dmsg_boot_start(&g->boot, g->cfg.seg_size, DMSG_CTR_TABLE(&g->cfg),
                          g->cfg.pmix_library);
     if (st) {
         dmsg_sigkeep_restore(&sigs);
@@ -57,7 +57,7 @@ int dmsg_init(void)
     g->tp.ops = ops;
     g->tp.boot = &g->boot;
     g->tp.conf = (dmsg_tp_conf){.seg_size = g->cfg.seg_size,
-                                .max_counters = g->cfg.max_counters,
+                                .max_counters = DMSG_CTR_TABLE(&g->cfg),
                                 .timeout = g->cfg.timeout,
                                 .spin = g->cfg.spin,
                                 .yield_us = g->cfg.yield_us,
@@ -82,13 +82,29 @@ int dmsg_init(void)
         }
         heap_size -= chk_bytes;
     }
+    /* The collectives' scratch sits below the checker's window; counters
+     * past the user's belong to the teams. */
+    g->coll_bytes = dmsg_coll_scratch_bytes(&g->cfg);
+    if (g->coll_bytes > heap_size / 2 || g->tp.max_counters < DMSG_CTR_TABLE(&g->cfg)) {
+        if (g->tp.rank == 0)
+            dmsg_log_line("dmsg: the segment (DMSG_SEGMENT_SIZE) is too small for the "
+                          "collectives' scratch (DMSG_COLL_SCRATCH), or the counter table for "
+                          "DMSG_MAX_COUNTERS and the teams' counters");
+        st = DMSG_ERR_UNSUPPORTED;
+        goto err_tp;
+    }
+    heap_size -= g->coll_bytes;
+    g->coll_off = heap_size;
+    g->ctr_user = g->cfg.max_counters;
+    g->coll_ctr0 = g->tp.max_counters - DMSG_COLL_CTRS;
     st = dmsg_heap_init(&g->heap, heap_size);
     if (st)
         goto err_tp;
     g->heap.fresh_first = g->cfg.check;
     g->ctr_gen = calloc(g->tp.max_counters, sizeof *g->ctr_gen);
     g->coll_buf = calloc((size_t)g->tp.npes, sizeof *g->coll_buf);
-    if (!g->ctr_gen || !g->coll_buf) {
+    g->ctr_team = calloc(g->tp.max_counters, sizeof *g->ctr_team);
+    if (!g->ctr_gen || !g->coll_buf || !g->ctr_team) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "counter table");
         goto err_tables;
     }
@@ -102,6 +118,7 @@ int dmsg_init(void)
     return DMSG_OK;
 
 err_tables:
+    free(g->ctr_team);
     free(g->coll_buf);
     free(g->ctr_gen);
     dmsg_heap_fini(&g->heap);
@@ -128,8 +145,11 @@ int dmsg_finalize(void)
     }
     dmsg_wait_leave();
     g->wait_word = NULL;
+    if (g->coll_fini)
+        g->coll_fini(g->coll);
     g->tp.ops->finalize(&g->tp);
     dmsg_boot_end(&g->boot);
+    free(g->ctr_team);
     free(g->coll_buf);
     free(g->ctr_gen);
     dmsg_heap_fini(&g->heap);
