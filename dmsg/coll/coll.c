@@ -1,6 +1,7 @@
 /* The collectives of include/dmsg.h over the engines of xchg.c (coll.h):
  * argument checks, the DMSG_CHECK agreement, chunking, and the combine
  * functions. docs/api.md names the algorithms. */
+#include <stdlib.h>
 #include <string.h>
 #include "dmsg/coll/coll.h"
 
@@ -39,11 +40,128 @@ static dmsg_status check_root(const coll_team *t, int root)
     return DMSG_OK;
 }
 
+/* The team, and room for a chunk of at least 64 bytes past a header in
+ * its scratch (a tiny DMSG_SEGMENT_SIZE may leave the world less). */
 #define BEGIN(team, t)                                                                         \
     coll_team *t;                                                                              \
     dmsg_status st = coll_team_get(team, &t);                                                  \
+    if (!st && t->size > 1 && coll_rd_max(t) < 128)                                            \
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "collectives' scratch too small for %d PEs "           \
+                                       "(DMSG_COLL_SCRATCH, DMSG_SEGMENT_SIZE)", t->size);    \
     if (st)                                                                                    \
         return st;
+
+
+/* A plan from two tables: what goes to member j (sb[j], sn[j]; sb NULL:
+ * nothing to anyone) and where member i's block lands (rb[i], rn[i]; rb
+ * NULL: nothing expected). */
+typedef struct tab_ctx {
+    const unsigned char **sb;
+    size_t *sn;
+    unsigned char **rb;
+    size_t *rn;
+} tab_ctx;
+
+static const unsigned char *tab_sblock(void *c, int j, size_t *n)
+{
+    tab_ctx *x = c;
+    *n = x->sn ? x->sn[j] : 0;
+    return x->sb ? x->sb[j] : NULL;
+}
+
+static unsigned char *tab_rblock(void *c, int i, size_t *n)
+{
+    tab_ctx *x = c;
+    *n = x->rn ? x->rn[i] : 0;
+    return x->rb ? x->rb[i] : NULL;
+}
+
+/* Member j's part of n units split over P members: [*lo, *lo + *len). */
+static void part(size_t n, int P, int j, size_t *lo, size_t *len)
+{
+    size_t b = (n + (size_t)P - 1) / (size_t)P, a = b * (size_t)j;
+    *lo = a < n ? a : n;
+    *len = a < n ? (n - a < b ? n - a : b) : 0;
+}
+
+/* The tables of a scatter/gather-shaped exchange: 2 * P pointers and sizes. */
+typedef struct tabs {
+    const unsigned char **sb;
+    size_t *sn;
+    unsigned char **rb;
+    size_t *rn;
+} tabs;
+
+static dmsg_status tabs_new(int P, tabs *t)
+{
+    t->sb = calloc((size_t)P, sizeof *t->sb);
+    t->sn = calloc((size_t)P, sizeof *t->sn);
+    t->rb = calloc((size_t)P, sizeof *t->rb);
+    t->rn = calloc((size_t)P, sizeof *t->rn);
+    if (!t->sb || !t->sn || !t->rb || !t->rn) {
+        free(t->sb);
+        free(t->sn);
+        free(t->rb);
+        free(t->rn);
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "collective tables for %d members", P);
+    }
+    return DMSG_OK;
+}
+
+static void tabs_free(tabs *t)
+{
+    free(t->sb);
+    free(t->sn);
+    free(t->rb);
+    free(t->rn);
+}
+
+static dmsg_status tabs_move(coll_team *t, tabs *x, int full, size_t maxblock, int send,
+                             int recv)
+{
+    tab_ctx c = {send ? x->sb : NULL, x->sn, recv ? x->rb : NULL, x->rn};
+    coll_plan p = {tab_sblock, tab_rblock, &c, full};
+    return coll_move(t, &p, maxblock);
+}
+
+/* Long broadcast: the root deposits part j of its data to member j
+ * (scatter), then every member passes its part to all (all-gather): each
+ * member sends about `bytes` in all, instead of log2 n times that. */
+static dmsg_status bcast_long(coll_team *t, void *dst, const void *src, size_t bytes, int root)
+{
+    int P = t->size, me = t->me;
+    tabs x;
+    dmsg_status st = tabs_new(P, &x);
+    if (st)
+        return st;
+    size_t lo, len, mlo, mlen, max;
+    part(bytes, P, 0, &lo, &max);
+    part(bytes, P, me, &mlo, &mlen);
+    for (int j = 0; j < P; j++) {
+        part(bytes, P, j, &lo, &len);
+        x.sb[j] = (const unsigned char *)src + lo;
+        x.sn[j] = len;
+        x.rb[j] = NULL;
+        x.rn[j] = 0;
+    }
+    /* scatter: only the root sends, each member expects its part from it */
+    x.rb[root] = (unsigned char *)dst + mlo;
+    x.rn[root] = mlen;
+    if (me == root && dst == src)
+        x.rb[root] = NULL, x.rn[root] = 0; /* in place: nothing to copy to itself */
+    st = tabs_move(t, &x, 0, max, me == root, 1);
+    for (int j = 0; !st && j < P; j++) {
+        part(bytes, P, j, &lo, &len);
+        x.sb[j] = (const unsigned char *)dst + mlo;
+        x.sn[j] = mlen;
+        x.rb[j] = j == me ? NULL : (unsigned char *)dst + lo;
+        x.rn[j] = len;
+    }
+    if (!st)
+        st = tabs_move(t, &x, 1, max, 1, 1);
+    tabs_free(&x);
+    return st;
+}
 
 /* ------------------------------------------------------------ broadcast */
 
@@ -73,6 +191,10 @@ int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int roo
         goto out;
     size_t chunk = coll_rd_max(t) - 64, nsteps = bytes ? (bytes + chunk - 1) / chunk : 1;
     unsigned char *buf;
+    if (t->size > 1 && bytes > chunk && bytes >= (size_t)t->size) {
+        st = bcast_long(t, dst, src, bytes, root);
+        goto out;
+    }
     if (t->size == 1 || (st = coll_tmp(t, 64 + (bytes < chunk ? bytes : chunk), &buf))) {
         if (!st && bytes && dst != src)
             memcpy(dst, src, bytes);
@@ -131,6 +253,47 @@ static dmsg_status red_args(const coll_team *t, void *dst, const void *src, size
     return DMSG_OK;
 }
 
+/* Long vectors (Rabenseifner's scheme without the halving): member j
+ * gets part j of every member's vector (all-to-all), combines them in
+ * member order 0, 1, ... (so the bits do not depend on arrival), and
+ * passes the result to every member (all-gather; to the root only for a
+ * reduce). About twice the vector in and out per member. */
+static dmsg_status allreduce_long(coll_team *t, void *dst, const void *src, size_t count,
+                                  size_t es, coll_red_fn k, int root)
+{
+    int P = t->size, me = t->me;
+    size_t lo, len, mlo, mlen, max;
+    part(count, P, 0, &lo, &max);
+    part(count, P, me, &mlo, &mlen);
+    unsigned char *buf;
+    tabs x;
+    dmsg_status st = coll_tmp(t, (size_t)P * max * es + 1, &buf);
+    if (st || (st = tabs_new(P, &x)))
+        return st;
+    for (int j = 0; j < P; j++) {
+        part(count, P, j, &lo, &len);
+        x.sb[j] = (const unsigned char *)src + lo * es;
+        x.sn[j] = len * es;
+        x.rb[j] = buf + (size_t)j * mlen * es;
+        x.rn[j] = mlen * es;
+    }
+    st = tabs_move(t, &x, 1, max * es, 1, 1);
+    if (!st) {
+        for (int i = 1; i < P; i++)
+            k(buf, buf, buf + (size_t)i * mlen * es, mlen);
+        for (int j = 0; j < P; j++) {
+            part(count, P, j, &lo, &len);
+            x.sb[j] = (root < 0 || j == root) ? buf : NULL;
+            x.sn[j] = mlen * es;
+            x.rb[j] = (root < 0 || me == root) ? (unsigned char *)dst + lo * es : NULL;
+            x.rn[j] = len * es;
+        }
+        st = tabs_move(t, &x, root < 0, max * es, 1, 1);
+    }
+    tabs_free(&x);
+    return st;
+}
+
 /* Chunks of the value through recursive doubling; the result goes to dst
  * (NULL: nowhere). */
 static dmsg_status allreduce_to(coll_team *t, void *dst, const void *src, size_t count,
@@ -151,6 +314,12 @@ static dmsg_status allreduce_to(coll_team *t, void *dst, const void *src, size_t
     return st;
 }
 
+/* More than one recursive-doubling chunk, and at least an element per member. */
+static int long_vector(const coll_team *t, size_t count, size_t es)
+{
+    return t->size > 1 && count > coll_rd_max(t) / es && count >= (size_t)t->size;
+}
+
 int dmsg_allreduce(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
                    dmsg_redop op)
 {
@@ -160,7 +329,8 @@ int dmsg_allreduce(dmsg_team team, void *dst, const void *src, size_t count, dms
     dmsg_status bad = red_args(t, dst, src, count, type, op, -1, &k, &es);
     dmsg_wait_enter(DMSG_WAIT_COLL);
     if (!(st = agree(t, K_ALLREDUCE, count, (uint64_t)type, (uint64_t)op, -1, bad)))
-        st = allreduce_to(t, dst, src, count, es, k);
+        st = long_vector(t, count, es) ? allreduce_long(t, dst, src, count, es, k, -1)
+                                       : allreduce_to(t, dst, src, count, es, k);
     dmsg_wait_leave();
     return st;
 }
@@ -174,7 +344,9 @@ int dmsg_reduce(dmsg_team team, void *dst, const void *src, size_t count, dmsg_t
     dmsg_status bad = red_args(t, dst, src, count, type, op, root, &k, &es);
     dmsg_wait_enter(DMSG_WAIT_COLL);
     if (!(st = agree(t, K_REDUCE, count, (uint64_t)type, (uint64_t)op, root, bad)))
-        st = allreduce_to(t, t->me == root ? dst : NULL, src, count, es, k);
+        st = long_vector(t, count, es)
+                 ? allreduce_long(t, dst, src, count, es, k, root)
+                 : allreduce_to(t, t->me == root ? dst : NULL, src, count, es, k);
     dmsg_wait_leave();
     return st;
 }

@@ -12,12 +12,13 @@
  *
  * Why that is enough (no acknowledgements): a step is *full* when no member
  * leaves it before every member entered it (each member's result depends on
- * every member: barrier, allreduce, allgather, alltoall). Then a member
- * that enters step s knows that every member left step s - 2, so the
- * generation it writes is free everywhere. A step that is not full (the
- * root of a gather leaves last, the others early) is always followed by a
- * barrier step, and with three generations a member entering the barrier
- * (step s + 1) still knows every member left step s - 2. */
+ * every member: barrier, allreduce, allgather, alltoall; a gather is not,
+ * its root leaves last and the others early). Generation s % 3 is free on
+ * every member when a member enters step s if every member has left step
+ * s - 3, and that holds when one of the steps s - 2 and s - 1 is full: a
+ * member that left a full step knows every member entered it, so left the
+ * step before. So two steps in a row are never both not full: a barrier
+ * (full) goes between them. */
 #ifndef DMSG_COLL_COLL_H
 #define DMSG_COLL_COLL_H
 
@@ -31,6 +32,7 @@ typedef struct coll_team {
     int size, me;     /* members, and this PE's number */
     int *members;     /* world ranks by team number (NULL: the world itself) */
     uint64_t seq;     /* steps so far */
+    int nonfull;      /* the last step was not full */
     uint32_t lane0;   /* first counter slot */
     size_t reg_off;   /* segment offset of the team's scratch region */
     size_t gen_bytes; /* bytes of one generation's part of it */
@@ -40,6 +42,9 @@ typedef struct coll_team {
 
 typedef struct coll_state {
     coll_team t[DMSG_MAX_TEAMS];
+    /* bit k: slot k's counter lanes are set up on this PE (the world's at
+     * dmsg_init; the others when a team first takes the slot) */
+    uint64_t lanes_ready;
 } coll_state;
 
 /* The team of a handle, or DMSG_ERR_TEAM (invalid, freed, or this PE is not

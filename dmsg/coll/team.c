@@ -29,7 +29,7 @@ static void place(coll_team *t, int k)
         t->reg_off = g->coll_off;
         bytes = half;
     } else {
-        bytes = half / (DMSG_MAX_TEAMS - 1);
+        bytes = (half / (DMSG_MAX_TEAMS - 1)) & ~(size_t)63; /* regions stay 64-byte aligned */
         t->reg_off = g->coll_off + half + (size_t)(k - 1) * bytes;
     }
     t->gen_bytes = (bytes / DMSG_COLL_GENS) & ~(size_t)63;
@@ -45,6 +45,7 @@ static coll_state *state(void)
     if (!c)
         return NULL;
     coll_team *w = &c->t[0];
+    c->lanes_ready = 1;
     w->used = 1;
     w->size = g->tp.npes;
     w->me = g->tp.rank;
@@ -107,13 +108,44 @@ static uint64_t used_slots(void)
     return m;
 }
 
+/* The slot a new team takes: the lowest that no parent member uses. */
+static int pick_slot(uint64_t used)
+{
+    int k = 1;
+    while (k < DMSG_MAX_TEAMS && (used >> k & 1))
+        k++;
+    return k;
+}
+
+/* Some transports set a counter up only when it is reset: the first time a
+ * slot is taken (notready: the OR over the parent of the slots whose lanes
+ * are not set up), the new members set its lanes up, and a barrier over
+ * the parent keeps everyone from writing them before. */
+static dmsg_status prepare_lanes(coll_team *p, uint64_t used, uint64_t notready, int member)
+{
+    dmsg_state *g = &dmsg_g;
+    coll_state *c = g->coll;
+    int k = pick_slot(used);
+    if (k == DMSG_MAX_TEAMS || !(notready >> k & 1))
+        return DMSG_OK;
+    dmsg_status st = DMSG_OK;
+    if (member && !(c->lanes_ready >> k & 1)) {
+        coll_team tmp;
+        place(&tmp, k);
+        for (uint32_t s = 0; !st && s < DMSG_COLL_GENS * DMSG_COLL_LANES; s++)
+            st = g->tp.ops->ctr_reset(&g->tp, tmp.lane0 + s);
+        if (!st)
+            c->lanes_ready |= (uint64_t)1 << k;
+    }
+    dmsg_status bst = coll_barrier(p);
+    return st ? st : bst;
+}
+
 /* Sets up slot k for the members (world ranks, n of them, this PE's number me). */
 static dmsg_status make_team(uint64_t used, int *members, int n, int me, dmsg_team *team)
 {
     coll_state *c = dmsg_g.coll;
-    int k = 1;
-    while (k < DMSG_MAX_TEAMS && (used >> k & 1))
-        k++;
+    int k = pick_slot(used);
     if (k == DMSG_MAX_TEAMS) {
         free(members);
         return DMSG_FAIL(DMSG_ERR_NOMEM, "all %d team slots in use (DMSG_MAX_TEAMS)",
@@ -129,7 +161,7 @@ static dmsg_status make_team(uint64_t used, int *members, int n, int me, dmsg_te
     t->me = me;
     t->members = members;
     place(t, k);
-    if (coll_rd_max(t) < 64) {
+    if (n > 1 && coll_rd_max(t) < 128) {
         t->used = 0;
         free(members);
         t->members = NULL;
@@ -156,22 +188,34 @@ int dmsg_team_split_strided(dmsg_team parent, int start, int stride, int size, d
                         start, stride, p->size);
     /* One agreement over the parent: the slots in use anywhere, the
      * arguments (as v and ~v, to see a disagreement) and the worst error. */
-    uint64_t w[8] = {used_slots(),         (uint64_t)(int64_t)start,  ~(uint64_t)(int64_t)start,
-                     (uint64_t)(int64_t)stride, ~(uint64_t)(int64_t)stride, (uint64_t)(int64_t)size,
-                     ~(uint64_t)(int64_t)size,  coll_err_word(bad)};
+    coll_state *c = dmsg_g.coll;
+    uint64_t w[9] = {used_slots(),
+                     ~c->lanes_ready,
+                     (uint64_t)(int64_t)start,
+                     ~(uint64_t)(int64_t)start,
+                     (uint64_t)(int64_t)stride,
+                     ~(uint64_t)(int64_t)stride,
+                     (uint64_t)(int64_t)size,
+                     ~(uint64_t)(int64_t)size,
+                     coll_err_word(bad)};
     dmsg_wait_enter(DMSG_WAIT_COLL);
-    st = coll_agree(p, w, 8, 1);
+    st = coll_agree(p, w, 9, 2);
     dmsg_wait_leave();
     if (st)
         return st;
-    if (w[1] != ~w[2] || w[3] != ~w[4] || w[5] != ~w[6])
+    if (w[2] != ~w[3] || w[4] != ~w[5] || w[6] != ~w[7])
         return DMSG_FAIL(DMSG_ERR_COLLECTIVE, "members of the parent split it differently");
-    if ((st = coll_err_status(w[7])))
+    if ((st = coll_err_status(w[8])))
         return st;
     int me = -1;
     for (int i = 0; i < size; i++)
         if (start + i * stride == p->me)
             me = i;
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    st = prepare_lanes(p, w[0], w[1], me >= 0);
+    dmsg_wait_leave();
+    if (st)
+        return st;
     if (me < 0) {
         *team = DMSG_TEAM_INVALID;
         return DMSG_OK;
@@ -186,7 +230,7 @@ int dmsg_team_split_strided(dmsg_team parent, int start, int stride, int size, d
 
 typedef struct color_rec {
     int64_t color, key;
-    uint64_t used;
+    uint64_t used, notready;
     int64_t bad;
 } color_rec;
 
@@ -218,7 +262,7 @@ int dmsg_team_split_color(dmsg_team parent, int color, int key, dmsg_team *team)
     dmsg_status st = coll_team_get(parent, &p);
     if (st)
         return st;
-    color_rec mine = {color, key, used_slots(),
+    color_rec mine = {color, key, used_slots(), ~((coll_state *)dmsg_g.coll)->lanes_ready,
                       team ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NULL, "dmsg_team_split_color: team is NULL")};
     color_rec *all = malloc((size_t)p->size * sizeof *all);
     if (!all)
@@ -228,10 +272,11 @@ int dmsg_team_split_color(dmsg_team parent, int color, int key, dmsg_team *team)
     dmsg_wait_enter(DMSG_WAIT_COLL);
     st = coll_move(p, &plan, sizeof mine);
     dmsg_wait_leave();
-    uint64_t used = 0;
+    uint64_t used = 0, notready = 0;
     int n = 0, me = -1;
     for (int i = 0; !st && i < p->size; i++) {
         used |= all[i].used;
+        notready |= all[i].notready;
         if (all[i].bad && !st)
             st = (dmsg_status)all[i].bad;
     }
@@ -258,6 +303,11 @@ int dmsg_team_split_color(dmsg_team parent, int color, int key, dmsg_team *team)
         }
     }
     free(all);
+    if (!st) {
+        dmsg_wait_enter(DMSG_WAIT_COLL);
+        st = prepare_lanes(p, used, notready, color >= 0);
+        dmsg_wait_leave();
+    }
     if (st) {
         free(members);
         return st;

@@ -37,6 +37,7 @@ dmsg_status coll_barrier(coll_team *t)
         return DMSG_OK;
     coll_step s;
     coll_step_begin(t, &s);
+    t->nonfull = 0;
     dmsg_status st = DMSG_OK;
     unsigned k = 0;
     for (int d = 1; !st && d < t->size; d *= 2, k++) {
@@ -68,6 +69,7 @@ dmsg_status coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combi
         return DMSG_OK;
     coll_step s;
     coll_step_begin(t, &s);
+    t->nonfull = 0;
     unsigned L = log2_floor(P);
     int p2 = 1 << L, rem = P - p2, nr;
     size_t port = coll_rd_max(t);
@@ -126,8 +128,12 @@ dmsg_status coll_move(coll_team *t, const coll_plan *p, size_t maxblock)
     size_t nsteps = maxblock ? (maxblock + pb - 1) / pb : 1;
     dmsg_status st = DMSG_OK;
     for (size_t c = 0; !st && c < nsteps; c++) {
+        /* Never two steps in a row that are not full (coll.h). */
+        if (!p->full && t->nonfull && (st = coll_barrier(t)))
+            break;
         coll_step s;
         coll_step_begin(t, &s);
+        t->nonfull = !p->full;
         size_t off = c * pb;
         for (int d = 1; !st && d < P; d++) {
             int j = (me + d) % P; /* everyone starts with a different target */
@@ -148,8 +154,6 @@ dmsg_status coll_move(coll_team *t, const coll_plan *p, size_t maxblock)
                 continue;
             memcpy(rb + off, s.base + (size_t)i * pb, rn - off < pb ? rn - off : pb);
         }
-        if (!st && !p->full)
-            st = coll_barrier(t);
     }
     return st;
 }

@@ -114,8 +114,19 @@ int dmsg_init(void)
             goto err_tables;
         g->check = 1;
     }
+    /* The world team's counter lanes (dmsg/coll/) are set up here, then a
+     * barrier, so that no lane is written before every PE has: some
+     * transports register a counter only when it is reset. */
+    for (uint32_t s = 0; s < DMSG_COLL_GENS * DMSG_COLL_LANES; s++)
+        if ((st = g->tp.ops->ctr_reset(&g->tp, g->coll_ctr0 + s)))
+            goto err_chk;
+    if ((st = g->tp.ops->barrier(&g->tp)))
+        goto err_chk;
     g->initialized = 1;
     return DMSG_OK;
+
+err_chk:
+    g->check = 0;
 
 err_tables:
     free(g->ctr_team);

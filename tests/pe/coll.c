@@ -3,8 +3,10 @@
  * and larger than a scratch chunk, several types and ops; team life cycle,
  * team counters, and each error of the header's list. */
 #include <complex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "pe.h"
 
 /* Sizes: 0, 1, small, and more than one chunk of every team's scratch. */
@@ -473,7 +475,121 @@ static int coll_mismatch(void)
     return 0;
 }
 
+/* PEs at very different speeds: a random PE dawdles before each of many
+ * back-to-back collectives that do not all synchronize (bcast and gather
+ * from rotating roots, reduce, scan), so fast members run ahead into the
+ * next ones while slow ones still read their scratch. */
+static int coll_skew(void)
+{
+    int n = pe_n(), me = pe_me();
+    uint64_t rs = 77;
+    enum { W = 300 };
+    static unsigned char src[W], dst[64 * W];
+    for (int it = 0; it < 300; it++) {
+        if (pe_rnd_below(&rs, n) == me) {
+            struct timespec ts = {0, 200000L * pe_rnd_below(&rs, 5)};
+            nanosleep(&ts, NULL);
+        } else {
+            (void)pe_rnd_next(&rs);
+        }
+        int root = it % n;
+        size_t b = (size_t)(it * 37) % W;
+        pe_fill(src, b, me, (uint32_t)it);
+        switch (it % 5) {
+        case 0:
+            PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, dst, src, b, root));
+            PE_TRY(pe_check_pattern(dst, b, root, (uint32_t)it, "skewed bcast"));
+            break;
+        case 1:
+            /* two in a row, to different roots: neither waits for all */
+            for (int g = 0; n <= 64 && g < 2; g++) {
+                int gr = (root + g) % n;
+                PE_OK(dmsg_gather(DMSG_TEAM_WORLD, dst, src, b, gr));
+                for (int r = 0; me == gr && r < n; r++)
+                    PE_TRY(pe_check_pattern(dst + (size_t)r * b, b, r, (uint32_t)it,
+                                            "skewed gather"));
+            }
+            break;
+        case 2: {
+            int64_t v = me + it, sum = 0;
+            PE_OK(dmsg_reduce(DMSG_TEAM_WORLD, &sum, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM, root));
+            PE_CHECK(me != root || sum == (int64_t)n * (n - 1) / 2 + (int64_t)n * it,
+                     "skewed reduce %lld", (long long)sum);
+            break;
+        }
+        case 3: {
+            int64_t v = 1, pre = -1;
+            PE_OK(dmsg_exscan(DMSG_TEAM_WORLD, &pre, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM));
+            PE_CHECK(me == 0 ? pre == -1 : pre == me, "skewed exscan %lld", (long long)pre);
+            break;
+        }
+        default: {
+            uint64_t v = (uint64_t)me, mx = 0;
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &mx, &v, 1, DMSG_TYPE_UINT64, DMSG_OP_MAX));
+            PE_CHECK(mx == (uint64_t)n - 1, "skewed allreduce %llu", (unsigned long long)mx);
+        }
+        }
+    }
+    return 0;
+}
+
+/* A few small allreduces and barriers, for many PEs (1,000 by hand). */
+static int coll_allreduce_small(void)
+{
+    int n = pe_n(), me = pe_me();
+    double t0 = dmsg_wtime();
+    for (int it = 0; it < 10; it++) {
+        uint64_t v[2] = {(uint64_t)me, 1}, r[2];
+        PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, r, v, 2, DMSG_TYPE_UINT64, DMSG_OP_SUM));
+        PE_CHECK(r[0] == (uint64_t)n * (n - 1) / 2 && r[1] == (uint64_t)n, "allreduce of %d PEs",
+                 n);
+        PE_OK(dmsg_team_sync(DMSG_TEAM_WORLD));
+    }
+    if (me == 0 && getenv("COLL_SHOW_TIME"))
+        printf("%d PEs: 10 allreduces and team syncs in %.3f s\n", n, dmsg_wtime() - t0);
+    return 0;
+}
+
+/* Run with DMSG_COLL_SCRATCH=4K: the world's chunks are 128 bytes, so a
+ * thousand elements take many steps; a split team has no room at all and
+ * says so (DMSG_ERR_NOMEM on every member) instead of failing later. */
+static int coll_tiny_scratch(void)
+{
+    int n = pe_n(), me = pe_me();
+    if (n >= 16) { /* a port per round leaves under 128 bytes: refused, not divided by zero */
+        int64_t v = 1, r = 0;
+        PE_EXPECT(dmsg_bcast(DMSG_TEAM_WORLD, &r, &v, 8, 0), DMSG_ERR_NOMEM);
+        PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, &r, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM),
+                  DMSG_ERR_NOMEM);
+        PE_CHECK(r == 0, "a refused collective wrote");
+        PE_OK(dmsg_team_sync(DMSG_TEAM_WORLD));
+        return 0;
+    }
+    if (n > 4)
+        return 0;
+    enum { N = 1000 };
+    static int64_t s[N], d[N];
+    for (int i = 0; i < N; i++)
+        s[i] = me * i;
+    PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, d, s, N, DMSG_TYPE_INT64, DMSG_OP_SUM));
+    for (int i = 0; i < N; i++)
+        PE_CHECK(d[i] == (int64_t)i * n * (n - 1) / 2, "chunked sum [%d]", i);
+    PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, d, s, sizeof s, n - 1));
+    for (int i = 0; i < N; i++)
+        PE_CHECK(d[i] == (int64_t)(n - 1) * i, "chunked bcast [%d]", i);
+    dmsg_team t = 7;
+    PE_EXPECT(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, n, &t), n > 1 ? DMSG_ERR_NOMEM : DMSG_OK);
+    PE_CHECK(n > 1 ? t == 7 : t != DMSG_TEAM_INVALID, "team handle after the split: %#llx",
+             (unsigned long long)t);
+    if (n == 1)
+        PE_OK(dmsg_team_free(t));
+    return 0;
+}
+
 const pe_case pe_coll_cases[] = {
+    {"coll_tiny_scratch", coll_tiny_scratch, 0},
+    {"coll_skew", coll_skew, 0},
+    {"coll_allreduce_small", coll_allreduce_small, 0},
     {"coll_reductions", coll_reductions, 0},
     {"coll_movers", coll_movers, 0},
     {"team_cycle", team_cycle, 0},
