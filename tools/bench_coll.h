@@ -25,9 +25,9 @@ struct coll_row {
 
 #define COLL_NROWS 6
 static const struct coll_row coll_rows[COLL_NROWS] = {
-    {"allreduce", COLL_ALLREDUCE, 8},   {"allreduce", COLL_ALLREDUCE, 64 << 10},
-    {"bcast", COLL_BCAST, 8},           {"bcast", COLL_BCAST, 1 << 20},
-    {"alltoall", COLL_ALLTOALL, 64},    {"alltoall", COLL_ALLTOALL, 64 << 10},
+    {"allreduce", COLL_ALLREDUCE, 8}, {"allreduce", COLL_ALLREDUCE, 64 << 10},
+    {"bcast", COLL_BCAST, 8},         {"bcast", COLL_BCAST, 1 << 20},
+    {"alltoall", COLL_ALLTOALL, 64},  {"alltoall", COLL_ALLTOALL, 64 << 10},
 };
 
 /* The atomic rows, all on a 64-bit integer word of PE 0, param 8:

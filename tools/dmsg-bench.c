@@ -833,7 +833,8 @@ static void amo_step(void *arg)
     if (!amo_active(a->row, g_me)) return;
     int64_t one = 1, old = 0;
     if (a->row == AMO_FADD_ALL || a->row == AMO_FADD_ONE) {
-        CK(dmsg_atomic(&a->words[a->row], DMSG_AMO_FETCH_ADD, DMSG_TYPE_INT64, &one, NULL, &old, 0));
+        CK(dmsg_atomic(&a->words[a->row], DMSG_AMO_FETCH_ADD, DMSG_TYPE_INT64, &one, NULL, &old,
+                       0));
         a->done++;
     } else {
         int64_t nv = a->expect + 1;
@@ -1221,8 +1222,8 @@ static int run_job(const struct opts *o, char *const argv[], const char *const *
     close(pfd[0]);
     int status = 0;
     waitpid(pid, &status, 0);
-    int ok = finished && ((WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
-                          (done_ok && g_done_seen));
+    int ok =
+        finished && ((WIFEXITED(status) && WEXITSTATUS(status) == 0) || (done_ok && g_done_seen));
     if (!ok) {
         g_failures++;
         show_tail(err);
@@ -1705,9 +1706,10 @@ static void table_coll(int quick)
     const struct result *b = find_result("bigreduce", BIG_PES, 8, "dmsg");
     char v[32];
     fmt_val(v, sizeof v, value_of(b));
-    printf("\n# %d PEs, oversubscribed, on shm: %d allreduces of 8 B (sum of doubles, each checked):\n"
-           "# %s\n",
-           BIG_PES, BIG_COUNT, b ? "completed" : "did NOT complete (see FAILED above)");
+    printf(
+        "\n# %d PEs, oversubscribed, on shm: %d allreduces of 8 B (sum of doubles, each checked):\n"
+        "# %s\n",
+        BIG_PES, BIG_COUNT, b ? "completed" : "did NOT complete (see FAILED above)");
     for (int i = 0; i < g_nnotes; i++)
         if (!strncmp(g_notes[i], "bigreduce:", 10)) printf("# %s\n", g_notes[i]);
     row_printf("%-10s %8d %4d %-8s %10s us per allreduce, the maximum over the PEs", "bigreduce", 8,
@@ -1795,7 +1797,6 @@ static int find_self(struct opts *o)
 }
 
 /* ------------------------------------------- collectives and atomics */
-
 
 /* oshrun -n P <bindir>/dmsg-bench-shmem coll BUDGET (Open MPI's OSHMEM). */
 static void run_shmem(const struct opts *o, int np, long budget_ms, double timeout_s)

@@ -147,7 +147,9 @@ static void check_all(long bad, const char *test, long param)
     double worst = (double)bad;
     max_over_pes(&worst, 1);
     if (bcast_long(worst > 0)) {
-        if (bad) fprintf(stderr, "dmsg-bench-shmem: %s %ld: %ld wrong on PE %d\n", test, param, bad, g_me);
+        if (bad)
+            fprintf(stderr, "dmsg-bench-shmem: %s %ld: %ld wrong on PE %d\n", test, param, bad,
+                    g_me);
         exit(1);
     }
 }
@@ -155,7 +157,7 @@ static void check_all(long bad, const char *test, long param)
 /* pSync of every collective used here: the largest of the three sizes. */
 #define SYNC_LEN                                                                                   \
     (SHMEM_REDUCE_SYNC_SIZE > SHMEM_BCAST_SYNC_SIZE                                                \
-         ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE              \
+         ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE             \
                                                               : SHMEM_ALLTOALL_SYNC_SIZE)          \
          : (SHMEM_BCAST_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_BCAST_SYNC_SIZE               \
                                                              : SHMEM_ALLTOALL_SYNC_SIZE))
