@@ -165,19 +165,16 @@ static dmsg_status bcast_long(coll_team *t, void *dst, const void *src, size_t b
 
 /* ------------------------------------------------------------ broadcast */
 
-typedef struct bc_ctx {
-    size_t len;
-} bc_ctx;
-
-/* A value is a 64-byte header (byte 0: holds the root's data) and data. */
-static void bc_combine(void *acc, const void *in, int in_lower, void *ctx)
+/* The fan-out of the acked broadcast's tree: flat (the root deposits to
+ * every member) up to this many members, else a tree of this fan-out. */
+static int bcast_fan(const coll_team *t)
 {
-    (void)in_lower;
-    const bc_ctx *c = ctx;
-    unsigned char *a = acc;
-    const unsigned char *b = in;
-    if (!a[0] && b[0])
-        memcpy(a, b, 64 + c->len);
+    static int fan = -1;
+    if (fan < 0) {
+        const char *e = getenv("DMSG_XFAN");
+        fan = e ? atoi(e) : 16;
+    }
+    return t->size - 1 <= fan ? t->size - 1 : fan;
 }
 
 int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int root)
@@ -189,29 +186,25 @@ int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int roo
     dmsg_wait_enter(DMSG_WAIT_COLL);
     if ((st = agree(t, K_BCAST, bytes, 0, 0, root, bad)))
         goto out;
-    size_t chunk = coll_rd_max(t) - 64, nsteps = bytes ? (bytes + chunk - 1) / chunk : 1;
-    unsigned char *buf;
-    if (t->size > 1 && bytes > chunk && bytes >= (size_t)t->size) {
-        st = bcast_long(t, dst, src, bytes, root);
-        goto out;
-    }
-    if (t->size == 1 || (st = coll_tmp(t, 64 + (bytes < chunk ? bytes : chunk), &buf))) {
-        if (!st && bytes && dst != src)
+    if (t->size == 1) {
+        if (bytes && dst != src)
             memcpy(dst, src, bytes);
         goto out;
     }
+    size_t chunk = coll_bcast_max(t);
+    if (t->size > 2 && bytes > chunk && bytes >= (size_t)t->size) {
+        st = bcast_long(t, dst, src, bytes, root);
+        goto out;
+    }
+    if (t->me == root && bytes && dst != src)
+        memcpy(dst, src, bytes);
+    /* Acked broadcast steps, one per chunk: the root runs at most one step
+     * ahead of the slowest member, and no barrier goes between them. */
+    size_t nsteps = bytes ? (bytes + chunk - 1) / chunk : 1;
     for (size_t c = 0; !st && c < nsteps; c++) {
-        size_t off = c * chunk, len = bytes - off < chunk ? bytes - off : chunk;
-        if (!bytes)
-            len = 0;
-        memset(buf, 0, 64);
-        buf[0] = t->me == root;
-        if (t->me == root && len)
-            memcpy(buf + 64, (const char *)src + off, len);
-        bc_ctx ctx = {len};
-        st = coll_rd(t, buf, 64 + len, bc_combine, &ctx);
-        if (!st && len && (t->me != root || dst != src))
-            memcpy((char *)dst + off, buf + 64, len);
+        size_t off = c * chunk, len = bytes ? (bytes - off < chunk ? bytes - off : chunk) : 0;
+        st = coll_bcast_step(t, (char *)dst + off, (const char *)src + off, len, root,
+                             bcast_fan(t));
     }
 out:
     dmsg_wait_leave();
@@ -314,6 +307,48 @@ static dmsg_status allreduce_to(coll_team *t, void *dst, const void *src, size_t
     return st;
 }
 
+/* Short vectors on few members: one full step in which every member
+ * deposits its vector to every other (at the port of its number), then
+ * each combines all of them in member order 0, 1, ... (the same bits
+ * everywhere). One wait per member instead of log2 P rounds: cheaper where
+ * PEs outnumber cores or the rounds' latency dominates, but P - 1 messages
+ * per member, so only up to FLAT_MAX members. */
+static int flat_max(void)
+{
+    static int m = -1;
+    if (m < 0) {
+        const char *e = getenv("DMSG_XFLAT");
+        m = e ? atoi(e) : 16;
+    }
+    return m;
+}
+
+static int flat_fits(const coll_team *t, size_t bytes)
+{
+    return t->size > 1 && t->size <= flat_max() && bytes <= coll_direct_max(t);
+}
+
+static dmsg_status allreduce_flat(coll_team *t, void *dst, const void *src, size_t count,
+                                  size_t es, coll_red_fn k)
+{
+    int P = t->size, me = t->me;
+    size_t bytes = count * es, pb = coll_direct_max(t);
+    unsigned char *acc;
+    coll_step s;
+    dmsg_status st = coll_tmp(t, bytes + 1, &acc);
+    if (st || (st = coll_step_begin(t, &s, COLL_STEP_FULL)))
+        return st;
+    for (int d = 1; !st && d < P; d++)
+        st = coll_send(&s, (me + d) % P, (size_t)me * pb, src, bytes, 0);
+    if (st || (st = coll_recv(&s, 0, (uint64_t)(P - 1))) || !count)
+        return st;
+    memcpy(acc, me == 0 ? src : s.base, bytes);
+    for (int i = 1; i < P; i++)
+        k(acc, acc, i == me ? src : s.base + (size_t)i * pb, count);
+    memcpy(dst, acc, bytes);
+    return DMSG_OK;
+}
+
 /* More than one recursive-doubling chunk, and at least an element per member. */
 static int long_vector(const coll_team *t, size_t count, size_t es)
 {
@@ -329,8 +364,9 @@ int dmsg_allreduce(dmsg_team team, void *dst, const void *src, size_t count, dms
     dmsg_status bad = red_args(t, dst, src, count, type, op, -1, &k, &es);
     dmsg_wait_enter(DMSG_WAIT_COLL);
     if (!(st = agree(t, K_ALLREDUCE, count, (uint64_t)type, (uint64_t)op, -1, bad)))
-        st = long_vector(t, count, es) ? allreduce_long(t, dst, src, count, es, k, -1)
-                                       : allreduce_to(t, dst, src, count, es, k);
+        st = long_vector(t, count, es)  ? allreduce_long(t, dst, src, count, es, k, -1)
+             : flat_fits(t, count * es) ? allreduce_flat(t, dst, src, count, es, k)
+                                        : allreduce_to(t, dst, src, count, es, k);
     dmsg_wait_leave();
     return st;
 }

@@ -10,15 +10,30 @@
  * awaited exactly once by its receiver, so every lane is back at zero
  * when its step ends on the receiver.
  *
- * Why that is enough (no acknowledgements): a step is *full* when no member
- * leaves it before every member entered it (each member's result depends on
- * every member: barrier, allreduce, allgather, alltoall; a gather is not,
- * its root leaves last and the others early). Generation s % 3 is free on
- * every member when a member enters step s if every member has left step
- * s - 3, and that holds when one of the steps s - 2 and s - 1 is full: a
- * member that left a full step knows every member entered it, so left the
- * step before. So two steps in a row are never both not full: a barrier
- * (full) goes between them. */
+ * Why that is enough (no acknowledgements): generation s % 3 may be written
+ * on a member when it is free there, that is when the member has left step
+ * s - 3 (it has awaited its lanes and read its region of that step). Each
+ * team tracks `known`: a step that every member has left, as every member
+ * knows after the last step (the same value on every member: it follows
+ * from the kinds of the steps alone). A step is *full* when no member
+ * leaves it before every member entered it (each member's result depends
+ * on every member: barrier, allreduce, allgather, alltoall); leaving full
+ * step s, a member knows every member has left s - 1: known = s - 1. A
+ * step that is not full (a gather: the root leaves last, the others early)
+ * teaches nothing. The rule (coll_nonfull): no step starts unless known >=
+ * s - 3, and a step that is not full starts only if known >= s - 2, so that
+ * the one after it may start too; else a barrier (full) goes first. Two
+ * steps that are not full may so follow a full one before a barrier.
+ *
+ * Acked broadcast steps (coll_bcast_step) are the exception that makes a
+ * stream of short broadcasts cheap: every member but the root deposits an
+ * empty acknowledgement to the root on entering the step, and the root
+ * awaits them when it begins its next step (whatever it is), so it then
+ * knows every member entered (so left s - 2). The data travels down a tree
+ * from the root, and whoever receives it learns what the root knew when it
+ * sent: known becomes the root's knowledge. A broadcast by the root of the
+ * step just before may therefore start with known = s - 3 (its root knows
+ * s - 2, more than its writes need), and after it known >= s - 2 again. */
 #ifndef DMSG_COLL_COLL_H
 #define DMSG_COLL_COLL_H
 
@@ -32,7 +47,9 @@ typedef struct coll_team {
     int size, me;     /* members, and this PE's number */
     int *members;     /* world ranks by team number (NULL: the world itself) */
     uint64_t seq;     /* steps so far */
-    int nonfull;      /* the last step was not full */
+    int64_t known;    /* every member has left this step (see above; -2 at start) */
+    int last_root;    /* root of the previous step if an acked broadcast, else -1 */
+    uint64_t acks;    /* acknowledgements of the previous step this PE awaits as its root */
     uint32_t lane0;   /* first counter slot */
     size_t reg_off;   /* segment offset of the team's scratch region */
     size_t gen_bytes; /* bytes of one generation's part of it */
@@ -64,7 +81,18 @@ typedef struct coll_step {
     char *base; /* this generation's part of this PE's region */
 } coll_step;
 
-void coll_step_begin(coll_team *t, coll_step *s);
+/* Kinds of steps for coll_step_begin: full, not full, or (>= 0) an acked
+ * broadcast with this root. */
+enum { COLL_STEP_FULL = -1, COLL_STEP_PART = -2 };
+/* Starts the team's next step (first awaiting the acknowledgements of the
+ * previous one where this PE was its root) and records what every member
+ * will know after it. */
+dmsg_status coll_step_begin(coll_team *t, coll_step *s, int kind);
+/* Before a step that is not full (root: an acked broadcast's, else -1):
+ * a barrier first where the knowledge does not allow the step (above). */
+dmsg_status coll_nonfull(coll_team *t, int root);
+/* Initial knowledge of a team (fresh lanes and regions). */
+void coll_team_fresh(coll_team *t);
 /* Deposits bytes from src to port offset `off` of team member r's region, counted on lane. */
 dmsg_status coll_send(const coll_step *s, int r, size_t off, const void *src, size_t bytes,
                       unsigned lane);
@@ -85,6 +113,13 @@ dmsg_status coll_barrier(coll_team *t);
 typedef void (*coll_combine_fn)(void *acc, const void *in, int in_lower, void *ctx);
 size_t coll_rd_max(const coll_team *t);
 dmsg_status coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combine, void *ctx);
+
+/* One acked broadcast step (coll_nonfull first): `bytes` (at most
+ * coll_bcast_max(t)) from src on the root to dst on the others, down a
+ * tree of fan-out `fan` (t->size - 1: flat). Not full. */
+size_t coll_bcast_max(const coll_team *t);
+dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t bytes, int root,
+                            int fan);
 
 /* Direct exchange: each member sends sbytes[j] bytes from src[j] to member j,
  * which finds them at recv[i]; one step (full when everyone receives from

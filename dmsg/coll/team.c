@@ -50,6 +50,7 @@ static coll_state *state(void)
     w->size = g->tp.npes;
     w->me = g->tp.rank;
     place(w, 0);
+    coll_team_fresh(w);
     g->coll = c;
     g->coll_fini = coll_fini;
     g->coll_ctr_destroy = team_ctr_destroy;
@@ -161,6 +162,7 @@ static dmsg_status make_team(uint64_t used, int *members, int n, int me, dmsg_te
     t->me = me;
     t->members = members;
     place(t, k);
+    coll_team_fresh(t);
     if (n > 1 && coll_rd_max(t) < 128) {
         t->used = 0;
         free(members);

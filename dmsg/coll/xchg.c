@@ -3,11 +3,54 @@
 #include <string.h>
 #include "dmsg/coll/coll.h"
 
-void coll_step_begin(coll_team *t, coll_step *s)
+/* The lane of the acked broadcast's acknowledgements (its data: lane 0). */
+#define ACK_LANE 1
+
+void coll_team_fresh(coll_team *t)
 {
+    t->seq = 0;
+    t->known = -2; /* as if a full step -1 had been: generations 0 .. 2 are free */
+    t->last_root = -1;
+    t->acks = 0;
+}
+
+static dmsg_status await_lane(const coll_team *t, unsigned gen, unsigned lane, uint64_t n)
+{
+    if (n == 0)
+        return DMSG_OK;
+    return dmsg_g.tp.ops->ctr_wait(&dmsg_g.tp, t->lane0 + gen * DMSG_COLL_LANES + lane, 0, n);
+}
+
+dmsg_status coll_step_begin(coll_team *t, coll_step *s, int kind)
+{
+    int64_t sq = (int64_t)t->seq++;
     s->t = t;
-    s->gen = (unsigned)(t->seq++ % DMSG_COLL_GENS);
+    s->gen = (unsigned)(sq % DMSG_COLL_GENS);
     s->base = dmsg_g.seg + t->reg_off + s->gen * t->gen_bytes;
+    /* The previous step was an acked broadcast with this PE as root: its
+     * acknowledgements say every member entered it (coll.h). */
+    dmsg_status st = DMSG_OK;
+    if (t->acks) {
+        st = await_lane(t, (unsigned)((sq - 1) % DMSG_COLL_GENS), ACK_LANE, t->acks);
+        t->acks = 0;
+    }
+    if (kind == COLL_STEP_FULL) {
+        t->known = sq - 1;
+    } else if (kind >= 0) {
+        int64_t root_knows = t->last_root == kind ? sq - 2 : t->known;
+        if (root_knows > t->known)
+            t->known = root_knows;
+    }
+    t->last_root = kind >= 0 ? kind : -1;
+    return st;
+}
+
+dmsg_status coll_nonfull(coll_team *t, int root)
+{
+    int64_t s = (int64_t)t->seq;
+    if (t->size == 1 || t->known >= s - 2 || (root >= 0 && root == t->last_root))
+        return DMSG_OK;
+    return coll_barrier(t);
 }
 
 dmsg_status coll_send(const coll_step *s, int r, size_t off, const void *src, size_t bytes,
@@ -25,10 +68,7 @@ dmsg_status coll_send(const coll_step *s, int r, size_t off, const void *src, si
 
 dmsg_status coll_recv(const coll_step *s, unsigned lane, uint64_t n)
 {
-    if (n == 0)
-        return DMSG_OK;
-    return dmsg_g.tp.ops->ctr_wait(&dmsg_g.tp, s->t->lane0 + s->gen * DMSG_COLL_LANES + lane, 0,
-                                   n);
+    return await_lane(s->t, s->gen, lane, n);
 }
 
 dmsg_status coll_barrier(coll_team *t)
@@ -36,9 +76,7 @@ dmsg_status coll_barrier(coll_team *t)
     if (t->size == 1)
         return DMSG_OK;
     coll_step s;
-    coll_step_begin(t, &s);
-    t->nonfull = 0;
-    dmsg_status st = DMSG_OK;
+    dmsg_status st = coll_step_begin(t, &s, COLL_STEP_FULL);
     unsigned k = 0;
     for (int d = 1; !st && d < t->size; d *= 2, k++) {
         st = coll_send(&s, (t->me + d) % t->size, 0, NULL, 0, k);
@@ -68,12 +106,12 @@ dmsg_status coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combi
     if (P == 1)
         return DMSG_OK;
     coll_step s;
-    coll_step_begin(t, &s);
-    t->nonfull = 0;
+    dmsg_status st = coll_step_begin(t, &s, COLL_STEP_FULL);
+    if (st)
+        return st;
     unsigned L = log2_floor(P);
     int p2 = 1 << L, rem = P - p2, nr;
     size_t port = coll_rd_max(t);
-    dmsg_status st;
     /* Members 0 .. 2*rem-1 pair up: the even one hands its value to the odd
      * one and gets the result back from it at the end. */
     if (me < 2 * rem) {
@@ -104,6 +142,39 @@ dmsg_status coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combi
     return DMSG_OK;
 }
 
+size_t coll_bcast_max(const coll_team *t)
+{
+    return t->gen_bytes;
+}
+
+dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t bytes, int root,
+                            int fan)
+{
+    int P = t->size, me = t->me, rel = (me - root + P) % P;
+    dmsg_status st = coll_nonfull(t, root);
+    coll_step s;
+    if (st || (st = coll_step_begin(t, &s, root)))
+        return st;
+    const void *from = src;
+    if (rel == 0) {
+        t->acks = (uint64_t)(P - 1); /* awaited when the next step begins */
+    } else {
+        /* Entered: the root may write this PE's generation of the step
+         * after next (coll.h). Then the data, from the parent. */
+        if ((st = coll_send(&s, root, 0, NULL, 0, ACK_LANE)) || (st = coll_recv(&s, 0, 1)))
+            return st;
+        from = s.base;
+    }
+    /* Children in a tree of fan-out `fan` numbered from the root: the
+     * members rel * fan + 1 .. rel * fan + fan. Deposits come first, the
+     * copy out afterwards, so that the subtrees start early. */
+    for (int64_t c = (int64_t)rel * fan + 1; !st && c <= (int64_t)rel * fan + fan && c < P; c++)
+        st = coll_send(&s, (int)((c + root) % P), 0, from, bytes, 0);
+    if (!st && rel != 0 && bytes && dst)
+        memcpy(dst, s.base, bytes);
+    return st;
+}
+
 size_t coll_direct_max(const coll_team *t)
 {
     size_t pb = t->gen_bytes / (size_t)t->size;
@@ -128,12 +199,12 @@ dmsg_status coll_move(coll_team *t, const coll_plan *p, size_t maxblock)
     size_t nsteps = maxblock ? (maxblock + pb - 1) / pb : 1;
     dmsg_status st = DMSG_OK;
     for (size_t c = 0; !st && c < nsteps; c++) {
-        /* Never two steps in a row that are not full (coll.h). */
-        if (!p->full && t->nonfull && (st = coll_barrier(t)))
+        /* A step that is not full may need a barrier first (coll.h). */
+        if (!p->full && (st = coll_nonfull(t, -1)))
             break;
         coll_step s;
-        coll_step_begin(t, &s);
-        t->nonfull = !p->full;
+        if ((st = coll_step_begin(t, &s, p->full ? COLL_STEP_FULL : COLL_STEP_PART)))
+            break;
         size_t off = c * pb;
         for (int d = 1; !st && d < P; d++) {
             int j = (me + d) % P; /* everyone starts with a different target */
