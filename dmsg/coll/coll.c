@@ -165,17 +165,15 @@ static dmsg_status bcast_long(coll_team *t, void *dst, const void *src, size_t b
 
 /* ------------------------------------------------------------ broadcast */
 
-/* The fan-out of the acked broadcast's tree: flat (the root deposits to
- * every member) up to this many members, else a tree of this fan-out. */
-static int bcast_fan(const coll_team *t)
-{
-    static int fan = -1;
-    if (fan < 0) {
-        const char *e = getenv("DMSG_XFAN");
-        fan = e ? atoi(e) : 16;
-    }
-    return t->size - 1 <= fan ? t->size - 1 : fan;
-}
+/* The acked broadcast's tree: flat (the root deposits to every member: one
+ * wait per member) up to BCAST_FLAT members, else fan-out BCAST_FAN (the
+ * root's deposits grow with the team; a tree's depth with its log). Above
+ * BCAST_LONG bytes (and more than 2 members) the root's P - 1 copies cost
+ * more than bcast_long's scatter and all-gather. Measured on shm with 2-16
+ * PEs on 2 cores (docs/performance.md). */
+#define BCAST_FLAT 8
+#define BCAST_FAN 4
+#define BCAST_LONG ((size_t)32 << 10)
 
 int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int root)
 {
@@ -192,7 +190,7 @@ int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int roo
         goto out;
     }
     size_t chunk = coll_bcast_max(t);
-    if (t->size > 2 && bytes > chunk && bytes >= (size_t)t->size) {
+    if (t->size > 2 && bytes > BCAST_LONG && bytes >= (size_t)t->size) {
         st = bcast_long(t, dst, src, bytes, root);
         goto out;
     }
@@ -203,8 +201,9 @@ int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int roo
     size_t nsteps = bytes ? (bytes + chunk - 1) / chunk : 1;
     for (size_t c = 0; !st && c < nsteps; c++) {
         size_t off = c * chunk, len = bytes ? (bytes - off < chunk ? bytes - off : chunk) : 0;
-        st = coll_bcast_step(t, (char *)dst + off, (const char *)src + off, len, root,
-                             bcast_fan(t));
+        st = coll_bcast_step(t, len ? (char *)dst + off : NULL,
+                             len && src ? (const char *)src + off : NULL, len, root,
+                             t->size <= BCAST_FLAT ? t->size - 1 : BCAST_FAN);
     }
 out:
     dmsg_wait_leave();
@@ -313,19 +312,11 @@ static dmsg_status allreduce_to(coll_team *t, void *dst, const void *src, size_t
  * everywhere). One wait per member instead of log2 P rounds: cheaper where
  * PEs outnumber cores or the rounds' latency dominates, but P - 1 messages
  * per member, so only up to FLAT_MAX members. */
-static int flat_max(void)
-{
-    static int m = -1;
-    if (m < 0) {
-        const char *e = getenv("DMSG_XFLAT");
-        m = e ? atoi(e) : 16;
-    }
-    return m;
-}
+#define FLAT_MAX 16
 
 static int flat_fits(const coll_team *t, size_t bytes)
 {
-    return t->size > 1 && t->size <= flat_max() && bytes <= coll_direct_max(t);
+    return t->size > 1 && t->size <= FLAT_MAX && bytes <= coll_direct_max(t);
 }
 
 static dmsg_status allreduce_flat(coll_team *t, void *dst, const void *src, size_t count,

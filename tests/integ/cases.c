@@ -73,6 +73,7 @@ PE_CASE(err_lifecycle)
 PE_CASE(coll_reductions)
 PE_CASE(coll_movers)
 PE_CASE(coll_skew)
+PE_CASE(coll_bcast_stream)
 PE_CASE(coll_allreduce_small)
 PE_CASE(team_cycle)
 PE_CASE(team_counter)
@@ -196,10 +197,12 @@ Test(many, pes8_coll, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("coll_movers", 8, NULL);
     expect_case_ok("coll_reductions", 8, NULL);
     expect_case_ok("coll_skew", 8, NULL);
+    expect_case_ok("coll_bcast_stream", 8, NULL);
 }
 Test(many, pes16_coll, .timeout = 4 * JOB_WATCHDOG)
 {
     expect_case_ok("coll_skew", 16, NULL);
+    expect_case_ok("coll_bcast_stream", 16, NULL); /* a tree, not flat */
     expect_case_ok("team_cycle", 16, NULL);
     expect_case_ok("coll_movers", 16, NULL);
     static const char *const tiny[] = {"DMSG_COLL_SCRATCH=4K", NULL};
@@ -211,12 +214,16 @@ Test(env, coll_sim, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("coll_reductions", 3, sim);
     expect_case_ok("coll_movers", 4, sim);
     expect_case_ok("coll_skew", 3, sim);
+    expect_case_ok("coll_bcast_stream", 4, sim);
 }
 Test(env, coll_scratch_small, .timeout = 4 * JOB_WATCHDOG)
 {
     static const char *const small[] = {"DMSG_COLL_SCRATCH=192K", NULL};
     expect_case_ok("coll_movers", 4, small);
     expect_case_ok("coll_reductions", 3, small);
+    expect_case_ok("coll_bcast_stream", 3, small); /* chunked acked broadcasts */
+    static const char *const check[] = {"DMSG_CHECK=1", NULL};
+    expect_case_ok("coll_bcast_stream", 4, check);
 }
 /* Over libfabric's sockets provider, which counts deposits by remote
  * counters: a counter exists there only once it is reset, so the teams'
@@ -227,4 +234,6 @@ Test(env, coll_ofi_counters, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("team_cycle", 3, sock);
     expect_case_ok("coll_movers", 3, sock);
     expect_case_ok("team_counter", 4, sock);
+    static const char *const tcp[] = {"DMSG_TRANSPORT=ofi", "DMSG_OFI_PROVIDER=tcp;ofi_rxm", NULL};
+    expect_case_ok("coll_bcast_stream", 3, tcp);
 }

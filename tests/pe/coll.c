@@ -586,9 +586,92 @@ static int coll_tiny_scratch(void)
     return 0;
 }
 
+/* Streams of broadcasts on team t: runs of one root (acked broadcast
+ * steps, no barrier between them, so the root runs ahead of slow members),
+ * then another root, sizes 0 to past the long path's threshold (and many
+ * chunks under a small DMSG_COLL_SCRATCH), mixed with gathers (steps that
+ * are not full, which may follow them), full steps (allreduce, alltoall)
+ * and a rooted reduce, while one random member at a time sleeps. All
+ * members draw the same random sequence, so they agree on each call. */
+static int bcast_stream(dmsg_team t, uint64_t seed, int iters)
+{
+    int n = dmsg_team_npes(t), me = dmsg_team_pe(t);
+    enum { BIG = 70000, G = 300 };
+    static const size_t sz[] = {0, 1, 8, 300, 5000, BIG};
+    uint64_t rs = seed;
+    unsigned char *src = malloc(BIG), *dst = malloc(BIG), *gat = malloc((size_t)n * G);
+    PE_CHECK(src && dst && gat, "malloc");
+    for (int it = 0; it < iters; it++) {
+        if (pe_rnd_below(&rs, n) == me) {
+            struct timespec ts = {0, 100000L * pe_rnd_below(&rs, 5)};
+            nanosleep(&ts, NULL);
+        } else {
+            (void)pe_rnd_next(&rs);
+        }
+        int op = pe_rnd_below(&rs, 10), root = pe_rnd_below(&rs, n);
+        uint32_t tag = (uint32_t)it * 16;
+        if (op < 6) {
+            int run = 1 + pe_rnd_below(&rs, 6);
+            for (int k = 0; k < run; k++) {
+                size_t b = sz[pe_rnd_below(&rs, 6)];
+                pe_fill(src, b, me, tag + (uint32_t)k);
+                memset(dst, 0xa5, b);
+                /* the root sometimes broadcasts in place */
+                void *d = me == root && k % 2 ? src : dst;
+                PE_OK(dmsg_bcast(t, d, src, b, root));
+                PE_TRY(pe_check_pattern(d, b, root, tag + (uint32_t)k, "streamed bcast"));
+            }
+        } else if (op == 6) {
+            size_t b = (size_t)pe_rnd_below(&rs, G + 1);
+            pe_fill(src, b, me, tag);
+            PE_OK(dmsg_gather(t, gat, src, b, root));
+            for (int r = 0; me == root && r < n; r++)
+                PE_TRY(pe_check_pattern(gat + (size_t)r * b, b, r, tag, "streamed gather"));
+        } else if (op == 7) {
+            int64_t v[3] = {me, 1, -me}, r[3];
+            PE_OK(dmsg_allreduce(t, r, v, 3, DMSG_TYPE_INT64, DMSG_OP_SUM));
+            PE_CHECK(r[0] == (int64_t)n * (n - 1) / 2 && r[1] == n && r[2] == -r[0],
+                     "streamed allreduce %lld %lld %lld", (long long)r[0], (long long)r[1],
+                     (long long)r[2]);
+        } else if (op == 8) {
+            uint64_t *a = (uint64_t *)src, *b = (uint64_t *)dst;
+            for (int j = 0; j < n; j++)
+                a[j] = (uint64_t)me << 32 | (uint64_t)j;
+            PE_OK(dmsg_alltoall(t, b, a, 8));
+            for (int j = 0; j < n; j++)
+                PE_CHECK(b[j] == ((uint64_t)j << 32 | (uint64_t)me), "streamed alltoall [%d]", j);
+        } else {
+            double v = me, sum = -1;
+            PE_OK(dmsg_reduce(t, &sum, &v, 1, DMSG_TYPE_DOUBLE, DMSG_OP_SUM, root));
+            PE_CHECK(me != root || sum == (double)n * (n - 1) / 2, "streamed reduce %g", sum);
+        }
+    }
+    free(src);
+    free(dst);
+    free(gat);
+    return 0;
+}
+
+/* bcast_stream on the world, then on the halves by parity at once (each a
+ * team of its own, with its own seed) when the scratch has room for them. */
+static int coll_bcast_stream(void)
+{
+    int me = pe_me();
+    PE_TRY(bcast_stream(DMSG_TEAM_WORLD, 91, 200));
+    dmsg_team half;
+    int st = dmsg_team_split_color(DMSG_TEAM_WORLD, me % 2, me, &half);
+    if (st == DMSG_ERR_NOMEM)
+        return 0; /* DMSG_COLL_SCRATCH too small for a team: coll_tiny_scratch's case */
+    PE_OK(st);
+    PE_TRY(bcast_stream(half, 17 + (uint64_t)(me % 2), 100));
+    PE_OK(dmsg_team_free(half));
+    return 0;
+}
+
 const pe_case pe_coll_cases[] = {
     {"coll_tiny_scratch", coll_tiny_scratch, 0},
     {"coll_skew", coll_skew, 0},
+    {"coll_bcast_stream", coll_bcast_stream, 0},
     {"coll_allreduce_small", coll_allreduce_small, 0},
     {"coll_reductions", coll_reductions, 0},
     {"coll_movers", coll_movers, 0},
