@@ -9,8 +9,9 @@
 #include <time.h>
 #include "pe.h"
 
-/* Sizes: 0, 1, small, and more than one chunk of every team's scratch. */
-static const size_t nsizes[] = {0, 1, 37, 300000};
+/* Sizes: 0, 1, small (a flat allreduce), middle (recursive doubling), and
+ * more than one chunk of every team's scratch. */
+static const size_t nsizes[] = {0, 1, 37, 1000, 300000};
 #define NSIZES (sizeof nsizes / sizeof nsizes[0])
 
 /* The teams under test (DMSG_TEAM_INVALID where this PE is not a member). */
