@@ -27,9 +27,10 @@
  *
  * Acked broadcast steps (coll_bcast_step) are the exception that makes a
  * stream of short broadcasts cheap: every member but the root deposits an
- * empty acknowledgement to the root on entering the step, and the root
- * awaits them when it begins its next step (whatever it is), so it then
- * knows every member entered (so left s - 2). The data travels down a tree
+ * empty acknowledgement to the root on entering the step (safe: known >=
+ * s - 3 holds for everyone), and the root awaits them when it begins its
+ * next step, whatever it is: beginning step s, it knows every member
+ * entered s - 1, so left s - 2. The data travels down a tree
  * from the root, and whoever receives it learns what the root knew when it
  * sent: known becomes the root's knowledge. A broadcast by the root of the
  * step just before may therefore start with known = s - 3 (its root knows
