@@ -189,6 +189,13 @@ int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int roo
             memcpy(dst, src, bytes);
         goto out;
     }
+    int fan = t->size <= BCAST_FLAT ? t->size - 1 : BCAST_FAN;
+    if (bytes <= t->ring_slot) {
+        st = coll_ring_bcast(t, dst, src, bytes, root, fan);
+        if (!st && t->me == root && bytes && dst != src)
+            memcpy(dst, src, bytes);
+        goto out;
+    }
     size_t chunk = coll_bcast_max(t);
     if (t->size > 2 && bytes > BCAST_LONG && bytes >= (size_t)t->size) {
         st = bcast_long(t, dst, src, bytes, root);
@@ -202,8 +209,7 @@ int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int roo
     for (size_t c = 0; !st && c < nsteps; c++) {
         size_t off = c * chunk, len = bytes ? (bytes - off < chunk ? bytes - off : chunk) : 0;
         st = coll_bcast_step(t, len ? (char *)dst + off : NULL,
-                             len && src ? (const char *)src + off : NULL, len, root,
-                             t->size <= BCAST_FLAT ? t->size - 1 : BCAST_FAN);
+                             len && src ? (const char *)src + off : NULL, len, root, fan);
     }
 out:
     dmsg_wait_leave();

@@ -51,6 +51,12 @@ typedef struct coll_team {
     int64_t known;    /* every member has left this step (see above; -2 at start) */
     int last_root;    /* root of the previous step if an acked broadcast, else -1 */
     uint64_t acks;    /* acknowledgements of the previous step this PE awaits as its root */
+    /* The ring of short broadcasts (coll_ring_bcast), after the generations */
+    size_t ring_off;  /* segment offset of slot 0 */
+    size_t ring_slot; /* bytes of a slot (0: no ring) */
+    uint64_t bseq;    /* ring broadcasts so far */
+    int ring_root;    /* root of the ring's broadcasts since its last barrier (-1: none) */
+    uint64_t ring_acks[DMSG_COLL_RING]; /* per slot: acknowledgements this PE awaits as root */
     uint32_t lane0;   /* first counter slot */
     size_t reg_off;   /* segment offset of the team's scratch region */
     size_t gen_bytes; /* bytes of one generation's part of it */
@@ -121,6 +127,23 @@ dmsg_status coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combi
 size_t coll_bcast_max(const coll_team *t);
 dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t bytes, int root,
                             int fan);
+
+/* The ring of short broadcasts: broadcast n of the team goes to slot
+ * n % DMSG_COLL_RING of every member's ring, counted on that slot's data
+ * lane, down the same trees as coll_bcast_step; each member acknowledges
+ * to the root on the slot's ack lane once it has forwarded and copied the
+ * data out, and the root awaits those acknowledgements only when it reuses
+ * the slot, so it runs up to DMSG_COLL_RING - 1 broadcasts ahead of the
+ * slowest member. Only the root of a broadcast learns that its slots are
+ * free: when the root changes, the old root awaits all its
+ * acknowledgements and a barrier tells everyone (it follows every
+ * member's earlier broadcasts). No steps: the generations are untouched.
+ * At most t->ring_slot bytes. */
+#define COLL_RING_SLOT_MAX 2048
+dmsg_status coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t bytes, int root,
+                            int fan);
+/* The root's outstanding acknowledgements (before a team goes). */
+dmsg_status coll_ring_drain(coll_team *t);
 
 /* Direct exchange: each member sends sbytes[j] bytes from src[j] to member j,
  * which finds them at recv[i]; one step (full when everyone receives from

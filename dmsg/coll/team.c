@@ -32,8 +32,14 @@ static void place(coll_team *t, int k)
         bytes = (half / (DMSG_MAX_TEAMS - 1)) & ~(size_t)63; /* regions stay 64-byte aligned */
         t->reg_off = g->coll_off + half + (size_t)(k - 1) * bytes;
     }
-    t->gen_bytes = (bytes / DMSG_COLL_GENS) & ~(size_t)63;
-    t->lane0 = g->coll_ctr0 + (uint32_t)k * DMSG_COLL_GENS * DMSG_COLL_LANES;
+    /* The ring of short broadcasts takes an eighth (slots of 64 bytes to
+     * COLL_RING_SLOT_MAX; none when that leaves under 64), the
+     * generations the rest. */
+    size_t slot = (bytes / 8 / DMSG_COLL_RING) & ~(size_t)63;
+    t->ring_slot = slot > COLL_RING_SLOT_MAX ? COLL_RING_SLOT_MAX : slot;
+    t->gen_bytes = ((bytes - t->ring_slot * DMSG_COLL_RING) / DMSG_COLL_GENS) & ~(size_t)63;
+    t->ring_off = t->reg_off + DMSG_COLL_GENS * t->gen_bytes;
+    t->lane0 = g->coll_ctr0 + (uint32_t)k * DMSG_COLL_TEAM_CTRS;
 }
 
 static coll_state *state(void)
@@ -133,7 +139,7 @@ static dmsg_status prepare_lanes(coll_team *p, uint64_t used, uint64_t notready,
     if (member && !(c->lanes_ready >> k & 1)) {
         coll_team tmp;
         place(&tmp, k);
-        for (uint32_t s = 0; !st && s < DMSG_COLL_GENS * DMSG_COLL_LANES; s++)
+        for (uint32_t s = 0; !st && s < DMSG_COLL_TEAM_CTRS; s++)
             st = g->tp.ops->ctr_reset(&g->tp, tmp.lane0 + s);
         if (!st)
             c->lanes_ready |= (uint64_t)1 << k;
@@ -329,7 +335,11 @@ int dmsg_team_free(dmsg_team team)
         return st;
     if (team == DMSG_TEAM_WORLD)
         return DMSG_FAIL(DMSG_ERR_TEAM, "DMSG_TEAM_WORLD cannot be freed");
-    if ((st = dmsg_team_sync(team)))
+    /* The ring's lanes back at zero for the slot's next team. */
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    st = coll_ring_drain(t);
+    dmsg_wait_leave();
+    if (st || (st = dmsg_team_sync(team)))
         return st;
     free(t->members);
     free(t->tmp);

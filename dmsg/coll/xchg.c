@@ -12,6 +12,9 @@ void coll_team_fresh(coll_team *t)
     t->known = -2; /* as if a full step -1 had been: generations 0 .. 2 are free */
     t->last_root = -1;
     t->acks = 0;
+    t->bseq = 0;
+    t->ring_root = -1;
+    memset(t->ring_acks, 0, sizeof t->ring_acks);
 }
 
 static dmsg_status await_lane(const coll_team *t, unsigned gen, unsigned lane, uint64_t n)
@@ -173,6 +176,69 @@ dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t byt
     if (!st && rel != 0 && bytes && dst)
         memcpy(dst, s.base, bytes);
     return st;
+}
+
+/* Deposits bytes from src (NULL: this PE's own slot) into ring slot k of
+ * member r, counted on ring lane `lane` (data: k, acks: RING + k). */
+static dmsg_status ring_put(const coll_team *t, int r, unsigned k, const void *src, size_t bytes,
+                            unsigned lane)
+{
+    size_t roff = t->ring_off + k * t->ring_slot;
+    dmsg_op op = {.kind = DMSG_OP_CONTIG, .dir = DMSG_DIR_PUT, .pe = coll_world(t, r),
+                  .remote = dmsg_g.seg + roff, .local = (void *)(src ? src : dmsg_g.seg + roff),
+                  .elem = 1, .n = bytes, .roff = roff, .payload = bytes};
+    return dmsg_g.tp.ops->put(&dmsg_g.tp, &op,
+                              t->lane0 + DMSG_COLL_GENS * DMSG_COLL_LANES + lane);
+}
+
+static dmsg_status ring_await(const coll_team *t, unsigned lane, uint64_t n)
+{
+    return dmsg_g.tp.ops->ctr_wait(&dmsg_g.tp, t->lane0 + DMSG_COLL_GENS * DMSG_COLL_LANES + lane,
+                                   0, n);
+}
+
+dmsg_status coll_ring_drain(coll_team *t)
+{
+    dmsg_status st = DMSG_OK;
+    for (unsigned k = 0; !st && k < DMSG_COLL_RING; k++)
+        if (t->ring_acks[k]) {
+            st = ring_await(t, DMSG_COLL_RING + k, t->ring_acks[k]);
+            t->ring_acks[k] = 0;
+        }
+    return st;
+}
+
+dmsg_status coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t bytes, int root,
+                            int fan)
+{
+    int P = t->size, me = t->me, rel = (me - root + P) % P;
+    dmsg_status st = DMSG_OK;
+    if (t->ring_root != root) {
+        /* Who else may write a slot now: only the old root knows they are
+         * free; its drain and a barrier tell the new one. */
+        if (t->ring_root >= 0 && ((st = coll_ring_drain(t)) || (st = coll_barrier(t))))
+            return st;
+        t->ring_root = root;
+    }
+    unsigned k = (unsigned)(t->bseq++ % DMSG_COLL_RING);
+    const void *from = src;
+    if (rel == 0) {
+        /* slot k's previous broadcast consumed everywhere */
+        if (t->ring_acks[k] && (st = ring_await(t, DMSG_COLL_RING + k, t->ring_acks[k])))
+            return st;
+        t->ring_acks[k] = (uint64_t)(P - 1);
+    } else {
+        if ((st = ring_await(t, k, 1)))
+            return st;
+        from = NULL; /* forward from this PE's own slot */
+    }
+    for (int64_t c = (int64_t)rel * fan + 1; !st && c <= (int64_t)rel * fan + fan && c < P; c++)
+        st = ring_put(t, (int)((c + root) % P), k, from, bytes, k);
+    if (st || rel == 0)
+        return st;
+    if (bytes && dst)
+        memcpy(dst, dmsg_g.seg + t->ring_off + k * t->ring_slot, bytes);
+    return ring_put(t, root, k, NULL, 0, DMSG_COLL_RING + k);
 }
 
 size_t coll_direct_max(const coll_team *t)

@@ -118,7 +118,7 @@ int dmsg_init(void)
     /* The world team's counter lanes (dmsg/coll/) are set up here, then a
      * barrier, so that no lane is written before every PE has: some
      * transports register a counter only when it is reset. */
-    for (uint32_t s = 0; s < DMSG_COLL_GENS * DMSG_COLL_LANES; s++)
+    for (uint32_t s = 0; s < DMSG_COLL_TEAM_CTRS; s++)
         if ((st = g->tp.ops->ctr_reset(&g->tp, g->coll_ctr0 + s)))
             goto err_chk;
     if ((st = g->tp.ops->barrier(&g->tp)))

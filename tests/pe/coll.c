@@ -587,8 +587,9 @@ static int coll_tiny_scratch(void)
     return 0;
 }
 
-/* Streams of broadcasts on team t: runs of one root (acked broadcast
- * steps, no barrier between them, so the root runs ahead of slow members),
+/* Streams of broadcasts on team t: runs of one root (the ring of short
+ * broadcasts and acked broadcast steps: no barrier between them, so the
+ * root runs ahead of slow members),
  * then another root, sizes 0 to past the long path's threshold (and many
  * chunks under a small DMSG_COLL_SCRATCH), mixed with gathers (steps that
  * are not full, which may follow them), full steps (allreduce, alltoall)
@@ -612,7 +613,8 @@ static int bcast_stream(dmsg_team t, uint64_t seed, int iters)
         int op = pe_rnd_below(&rs, 10), root = pe_rnd_below(&rs, n);
         uint32_t tag = (uint32_t)it * 16;
         if (op < 6) {
-            int run = 1 + pe_rnd_below(&rs, 6);
+            /* sometimes longer than the ring (DMSG_COLL_RING): slots reused */
+            int run = pe_rnd_below(&rs, 3) ? 1 + pe_rnd_below(&rs, 6) : 20 + pe_rnd_below(&rs, 30);
             for (int k = 0; k < run; k++) {
                 size_t b = sz[pe_rnd_below(&rs, 6)];
                 pe_fill(src, b, me, tag + (uint32_t)k);
@@ -653,11 +655,38 @@ static int bcast_stream(dmsg_team t, uint64_t seed, int iters)
     return 0;
 }
 
+/* The ring's root change: the last member sleeps while member 0
+ * broadcasts a ring's worth (its slots all free: the change before drained
+ * them), then member 1 broadcasts into the slot of member 0's first. Only
+ * the barrier at the change keeps member 1 from overwriting it before the
+ * sleeper has read it. */
+static int ring_root_change(void)
+{
+    int n = pe_n(), me = pe_me();
+    enum { RUN = 16 }; /* DMSG_COLL_RING: no slot reused within the run */
+    uint64_t src[RUN + 1], dst[RUN + 1];
+    for (int i = 0; i <= RUN; i++)
+        src[i] = (uint64_t)(i + 1) << 8 | (uint64_t)me;
+    PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, dst, src, 8, n - 1)); /* another root first */
+    if (me == n - 1) {
+        struct timespec ts = {0, 50000000L};
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < RUN; i++)
+        PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, &dst[i], &src[i], 8, 0));
+    PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, &dst[RUN], &src[RUN], 8, 1 % n));
+    for (int i = 0; i <= RUN; i++)
+        PE_CHECK(dst[i] == ((uint64_t)(i + 1) << 8 | (uint64_t)(i < RUN ? 0 : 1 % n)),
+                 "broadcast %d of the root change: %#llx", i, (unsigned long long)dst[i]);
+    return 0;
+}
+
 /* bcast_stream on the world, then on the halves by parity at once (each a
  * team of its own, with its own seed) when the scratch has room for them. */
 static int coll_bcast_stream(void)
 {
     int me = pe_me();
+    PE_TRY(ring_root_change());
     PE_TRY(bcast_stream(DMSG_TEAM_WORLD, 91, 200));
     dmsg_team half;
     int st = dmsg_team_split_color(DMSG_TEAM_WORLD, me % 2, me, &half);
