@@ -56,7 +56,9 @@ typedef struct coll_team {
     size_t ring_slot; /* bytes of a slot (0: no ring) */
     uint64_t bseq;    /* ring broadcasts so far */
     int ring_root;    /* root of the ring's broadcasts since its last barrier (-1: none) */
-    uint64_t ring_acks[DMSG_COLL_RING]; /* per slot: acknowledgements this PE awaits as root */
+    /* per group of slots: acknowledgements this PE awaits as root */
+    uint64_t ring_acks[DMSG_COLL_RING / DMSG_COLL_RING_GROUP];
+    int ring_pend;    /* group + 1 whose acknowledgement this PE owes the root (0: none) */
     uint32_t lane0;   /* first counter slot */
     size_t reg_off;   /* segment offset of the team's scratch region */
     size_t gen_bytes; /* bytes of one generation's part of it */
@@ -130,19 +132,24 @@ dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t byt
 
 /* The ring of short broadcasts: broadcast n of the team goes to slot
  * n % DMSG_COLL_RING of every member's ring, counted on that slot's data
- * lane, down the same trees as coll_bcast_step; each member acknowledges
- * to the root on the slot's ack lane once it has forwarded and copied the
- * data out, and the root awaits those acknowledgements only when it reuses
- * the slot, so it runs up to DMSG_COLL_RING - 1 broadcasts ahead of the
- * slowest member. Only the root of a broadcast learns that its slots are
- * free: when the root changes, the old root awaits all its
- * acknowledgements and a barrier tells everyone (it follows every
- * member's earlier broadcasts). No steps: the generations are untouched.
- * At most t->ring_slot bytes. */
+ * lane, down the same trees as coll_bcast_step. The slots form groups of
+ * DMSG_COLL_RING_GROUP; a member acknowledges a group to the root (one
+ * empty deposit on the group's lane) once it has forwarded and copied out
+ * the group's last broadcast, and the root, before the first broadcast it
+ * puts into a group, awaits the acknowledgements of the group's previous
+ * use: it runs up to DMSG_COLL_RING - DMSG_COLL_RING_GROUP broadcasts ahead
+ * of the slowest member, and the members acknowledge a quarter as often.
+ * Only the root learns that its slots are free: when the root changes, the
+ * members acknowledge the group they are in (flush), the old root awaits
+ * all its acknowledgements, and a barrier tells everyone (it follows every
+ * member's earlier broadcasts); the new root's first group may then start
+ * in its middle. No steps: the generations are untouched. At most
+ * t->ring_slot bytes. */
 #define COLL_RING_SLOT_MAX 2048
 dmsg_status coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t bytes, int root,
                             int fan);
-/* The root's outstanding acknowledgements (before a team goes). */
+/* The members' owed acknowledgements, then the root's wait for all of
+ * them (at a root change, and before a team goes). */
 dmsg_status coll_ring_drain(coll_team *t);
 
 /* Direct exchange: each member sends sbytes[j] bytes from src[j] to member j,

@@ -14,6 +14,7 @@ void coll_team_fresh(coll_team *t)
     t->acks = 0;
     t->bseq = 0;
     t->ring_root = -1;
+    t->ring_pend = 0;
     memset(t->ring_acks, 0, sizeof t->ring_acks);
 }
 
@@ -179,7 +180,8 @@ dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t byt
 }
 
 /* Deposits bytes from src (NULL: this PE's own slot) into ring slot k of
- * member r, counted on ring lane `lane` (data: k, acks: RING + k). */
+ * member r, counted on ring lane `lane` (data: k; acknowledgements of
+ * group g: DMSG_COLL_RING + g). */
 static dmsg_status ring_put(const coll_team *t, int r, unsigned k, const void *src, size_t bytes,
                             unsigned lane)
 {
@@ -197,13 +199,24 @@ static dmsg_status ring_await(const coll_team *t, unsigned lane, uint64_t n)
                                    0, n);
 }
 
+#define RING_GROUPS (DMSG_COLL_RING / DMSG_COLL_RING_GROUP)
+
+/* This member's acknowledgement of group g (to the ring's root). */
+static dmsg_status ring_ack(coll_team *t, unsigned g)
+{
+    t->ring_pend = 0;
+    return ring_put(t, t->ring_root, g * DMSG_COLL_RING_GROUP, NULL, 0, DMSG_COLL_RING + g);
+}
+
 dmsg_status coll_ring_drain(coll_team *t)
 {
     dmsg_status st = DMSG_OK;
-    for (unsigned k = 0; !st && k < DMSG_COLL_RING; k++)
-        if (t->ring_acks[k]) {
-            st = ring_await(t, DMSG_COLL_RING + k, t->ring_acks[k]);
-            t->ring_acks[k] = 0;
+    if (t->ring_pend)
+        st = ring_ack(t, (unsigned)(t->ring_pend - 1));
+    for (unsigned g = 0; !st && g < RING_GROUPS; g++)
+        if (t->ring_acks[g]) {
+            st = ring_await(t, DMSG_COLL_RING + g, t->ring_acks[g]);
+            t->ring_acks[g] = 0;
         }
     return st;
 }
@@ -211,22 +224,26 @@ dmsg_status coll_ring_drain(coll_team *t)
 dmsg_status coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t bytes, int root,
                             int fan)
 {
-    int P = t->size, me = t->me, rel = (me - root + P) % P;
+    int P = t->size, me = t->me, rel = (me - root + P) % P, first = 0;
     dmsg_status st = DMSG_OK;
     if (t->ring_root != root) {
         /* Who else may write a slot now: only the old root knows they are
-         * free; its drain and a barrier tell the new one. */
+         * free; the flush, its wait and a barrier tell the new one. */
         if (t->ring_root >= 0 && ((st = coll_ring_drain(t)) || (st = coll_barrier(t))))
             return st;
         t->ring_root = root;
+        first = 1;
     }
-    unsigned k = (unsigned)(t->bseq++ % DMSG_COLL_RING);
+    unsigned k = (unsigned)(t->bseq++ % DMSG_COLL_RING), g = k / DMSG_COLL_RING_GROUP;
+    int last = k % DMSG_COLL_RING_GROUP == DMSG_COLL_RING_GROUP - 1;
     const void *from = src;
     if (rel == 0) {
-        /* slot k's previous broadcast consumed everywhere */
-        if (t->ring_acks[k] && (st = ring_await(t, DMSG_COLL_RING + k, t->ring_acks[k])))
-            return st;
-        t->ring_acks[k] = (uint64_t)(P - 1);
+        /* Entering group g: its previous use consumed everywhere. */
+        if (first || k % DMSG_COLL_RING_GROUP == 0) {
+            if (t->ring_acks[g] && (st = ring_await(t, DMSG_COLL_RING + g, t->ring_acks[g])))
+                return st;
+            t->ring_acks[g] = (uint64_t)(P - 1);
+        }
     } else {
         if ((st = ring_await(t, k, 1)))
             return st;
@@ -238,7 +255,10 @@ dmsg_status coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t byt
         return st;
     if (bytes && dst)
         memcpy(dst, dmsg_g.seg + t->ring_off + k * t->ring_slot, bytes);
-    return ring_put(t, root, k, NULL, 0, DMSG_COLL_RING + k);
+    if (last)
+        return ring_ack(t, g);
+    t->ring_pend = (int)g + 1;
+    return DMSG_OK;
 }
 
 size_t coll_direct_max(const coll_team *t)

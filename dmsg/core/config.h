@@ -34,9 +34,12 @@ typedef struct dmsg_config {
 #define DMSG_MAX_TEAMS 32
 #define DMSG_COLL_GENS 3
 #define DMSG_COLL_LANES 16
-/* and the short broadcasts' ring of slots, a data and an acknowledgement lane each */
+/* and the short broadcasts' ring of slots, a data lane each, and an
+ * acknowledgement lane per group of DMSG_COLL_RING_GROUP slots */
 #define DMSG_COLL_RING 16
-#define DMSG_COLL_TEAM_CTRS (DMSG_COLL_GENS * DMSG_COLL_LANES + 2 * DMSG_COLL_RING)
+#define DMSG_COLL_RING_GROUP 4
+#define DMSG_COLL_TEAM_CTRS                                                                        \
+    (DMSG_COLL_GENS * DMSG_COLL_LANES + DMSG_COLL_RING + DMSG_COLL_RING / DMSG_COLL_RING_GROUP)
 #define DMSG_COLL_CTRS (DMSG_MAX_TEAMS * DMSG_COLL_TEAM_CTRS)
 /* The counter table every transport sets up: the user's and the teams'. */
 #define DMSG_CTR_TABLE(cfg) ((cfg)->max_counters + (uint32_t)DMSG_COLL_CTRS)
