@@ -655,28 +655,31 @@ static int bcast_stream(dmsg_team t, uint64_t seed, int iters)
     return 0;
 }
 
-/* The ring's root change: the last member sleeps while member 0
- * broadcasts a ring's worth (its slots all free: the change before drained
- * them), then member 1 broadcasts into the slot of member 0's first. Only
- * the barrier at the change keeps member 1 from overwriting it before the
- * sleeper has read it. */
+/* The ring's root change. On a fresh world (DMSG_COLL_RING 16 slots in
+ * groups of 4): member n - 1 broadcasts 4 times (slots 0-3), then the last
+ * member sleeps while member 0 broadcasts 16 times (slots 4-15, 0-3: it
+ * never waits, each group it enters is fresh to it), then member 1
+ * broadcasts into slot 4, which the sleeper has not read yet. Only the
+ * barrier at the change keeps member 1 from overwriting it. */
 static int ring_root_change(void)
 {
     int n = pe_n(), me = pe_me();
-    enum { RUN = 16 }; /* DMSG_COLL_RING: no slot reused within the run */
-    uint64_t src[RUN + 1], dst[RUN + 1];
-    for (int i = 0; i <= RUN; i++)
+    enum { PRE = 4, RUN = 16, ALL = PRE + RUN + 1 };
+    uint64_t src[ALL], dst[ALL];
+    int root[ALL];
+    for (int i = 0; i < ALL; i++) {
         src[i] = (uint64_t)(i + 1) << 8 | (uint64_t)me;
-    PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, dst, src, 8, n - 1)); /* another root first */
-    if (me == n - 1) {
-        struct timespec ts = {0, 50000000L};
-        nanosleep(&ts, NULL);
+        root[i] = i < PRE ? n - 1 : i < PRE + RUN ? 0 : 1 % n;
     }
-    for (int i = 0; i < RUN; i++)
-        PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, &dst[i], &src[i], 8, 0));
-    PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, &dst[RUN], &src[RUN], 8, 1 % n));
-    for (int i = 0; i <= RUN; i++)
-        PE_CHECK(dst[i] == ((uint64_t)(i + 1) << 8 | (uint64_t)(i < RUN ? 0 : 1 % n)),
+    for (int i = 0; i < ALL; i++) {
+        if (i == PRE && me == n - 1) {
+            struct timespec ts = {0, 50000000L};
+            nanosleep(&ts, NULL);
+        }
+        PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, &dst[i], &src[i], 8, root[i]));
+    }
+    for (int i = 0; i < ALL; i++)
+        PE_CHECK(dst[i] == ((uint64_t)(i + 1) << 8 | (uint64_t)root[i]),
                  "broadcast %d of the root change: %#llx", i, (unsigned long long)dst[i]);
     return 0;
 }
