@@ -87,6 +87,30 @@ static dmsg_status walk_section(merger *m, const dmsg_op *op, int put)
     return walk_sides(m, &r, op->roff, &l, op->local, op->elem);
 }
 
+/* A periodic pattern in its copy order (period by period, runs in list
+ * order), so that a packing transport reads the source as the copy does. */
+static dmsg_status walk_periodic(merger *m, const dmsg_op *op)
+{
+    const dmsg_periodic *p = op->per;
+    char *l = op->local;
+    size_t so = 0, dsn = 0; /* stream positions */
+    dmsg_status st = DMSG_OK;
+    for (size_t r = 0; r < p->periods && !st; r++)
+        for (size_t k = 0; k < p->nruns && !st; k++) {
+            const dmsg_prun *x = &p->run[k];
+            if (x->reps <= r) continue;
+            size_t ro = p->stream == DMSG_PER_DST_STREAM
+                            ? dsn
+                            : (size_t)(x->doff + (ptrdiff_t)r * p->dstride);
+            char *lo = p->stream == DMSG_PER_SRC_STREAM ? l + so
+                                                        : l + x->soff + (ptrdiff_t)r * p->sstride;
+            st = add(m, op->roff + ro, lo, x->bytes);
+            so += x->bytes;
+            dsn += x->bytes;
+        }
+    return st;
+}
+
 dmsg_status dmsg_op_runs(const dmsg_op *op, dmsg_run_fn fn, void *arg)
 {
     merger m = {.fn = fn, .arg = arg};
@@ -120,6 +144,7 @@ dmsg_status dmsg_op_runs(const dmsg_op *op, dmsg_run_fn fn, void *arg)
         }
         break;
     }
+    case DMSG_OP_PERIODIC: st = walk_periodic(&m, op); break;
     }
     return st ? st : flush(&m);
 }
