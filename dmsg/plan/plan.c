@@ -23,7 +23,7 @@ uint64_t plan_send_msgs(const plan_t *pl, int pack_on)
 {
     uint64_t n = 0;
     for (int i = 0; i < pl->nto; i++)
-        n += pack_on && pl->to[i].packable ? 1 : pl->to[i].npieces;
+        n += pack_on && pl->to[i].packable ? 1 : plan_peer_deposits(&pl->to[i]);
     return n;
 }
 
@@ -31,7 +31,7 @@ uint64_t plan_recv_msgs(const plan_t *pl, int pack_on)
 {
     uint64_t n = 0;
     for (int i = 0; i < pl->nfrom; i++)
-        n += pack_on && pl->from[i].packable ? 1 : pl->from[i].npieces;
+        n += pack_on && pl->from[i].packable ? 1 : plan_peer_deposits(&pl->from[i]);
     return n;
 }
 
@@ -60,6 +60,14 @@ static dmsg_status build_side(plan_t *pl, const dmsg_assign *as, int sending)
         pr->npieces = ps->n - first;
         for (size_t k = first; k < ps->n; k++)
             pr->bytes += ps->v[k].elems * pl->elem;
+        /* A partner with oneself deposits to oneself: grouped as well. */
+        st = plan_group_build(&ps->v[first], pr->npieces, pl->elem, &pr->grp);
+        if (st != DMSG_OK) {
+            for (int j = 0; j < n; j++)
+                plan_group_free(peers[j].grp);
+            free(peers);
+            return st;
+        }
     }
     if (sending) {
         pl->to = peers;
@@ -187,6 +195,10 @@ static size_t place_chunks(plan_t *pl)
 
 static void free_local(plan_t *pl)
 {
+    for (int i = 0; pl->to != NULL && i < pl->nto; i++)
+        plan_group_free(pl->to[i].grp);
+    for (int i = 0; pl->from != NULL && i < pl->nfrom; i++)
+        plan_group_free(pl->from[i].grp);
     plan_pieces_free(&pl->sendp);
     plan_pieces_free(&pl->recvp);
     free(pl->to);

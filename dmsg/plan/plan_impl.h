@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "dmsg_plan.h"
 #include "dmsg/base/status.h"
+#include "dmsg/xfer/xfer.h"
 
 typedef struct plan_s plan_t;
 typedef struct iplan_s iplan_t;
@@ -86,6 +87,28 @@ size_t plan_dim_period(const dmsg_assign *as, int d);
 /* A fingerprint of everything the PEs must agree on for a plan. */
 uint64_t plan_hash_assign(const dmsg_assign *as, int mech, const char *machine);
 
+/* ------------------------------------------------------------ group.c */
+
+/* A partner's pieces that share their outermost dimension (a periodic
+ * pattern's), as one period's runs moved in one pass (group.c). */
+typedef struct plan_group {
+    dmsg_prun *run; /* one period, sorted by source offset */
+    size_t nruns;
+    ptrdiff_t sstride, dstride; /* bytes between periods */
+    size_t *rest;               /* the partner's other pieces (index from its first) */
+    size_t nrest;
+    uint64_t bytes; /* payload of the grouped pieces: first in a packed chunk */
+} plan_group;
+
+/* The group of a partner's n pieces, or *g NULL where fewer than two
+ * pieces share an outermost dimension or one period would take too many
+ * runs. Deterministic: sender and receiver build the same. Errors:
+ * DMSG_ERR_NOMEM. */
+dmsg_status plan_group_build(const dmsg_piece *v, size_t n, size_t elem, plan_group **g);
+void plan_group_free(plan_group *g);
+/* The group as a periodic pattern to deposit (stream: DMSG_PER_*). */
+dmsg_periodic plan_group_pattern(const plan_group *g, int stream);
+
 /* ------------------------------------------------------------ plan.c */
 
 /* One partner of a plan. On the send side pieces are what this PE deposits
@@ -98,7 +121,11 @@ typedef struct plan_peer {
     int model_pack;              /* 1: the model predicts packing is faster */
     size_t stage_off;            /* send: my chunk in pe's staging; recv: pe's chunk in mine */
     double mbs_direct, mbs_pack; /* model predictions (send side; 0 without a model) */
+    plan_group *grp;             /* periodic pieces moved in one pass, or NULL */
 } plan_peer;
+
+/* Direct deposits of a partner: one for its group, one per other piece. */
+size_t plan_peer_deposits(const plan_peer *pr);
 
 /* Trial executions of DMSG_PLAN_MEASURE: direct, packed, direct, packed. */
 #define PLAN_TRIALS 4
