@@ -116,6 +116,19 @@ dmsg_status plan_group_build(const dmsg_piece *v, size_t n, size_t elem, plan_gr
         }
         i = j;
     }
+    /* Of those, the pieces repeated as often as the most repeated one or
+     * once less (R or R + 1 periods: a section cut inside a period): a
+     * piece repeated fewer times would end the whole periods early (the
+     * copy walks the periods after the shortest run one run at a time). */
+    size_t most = 0, kept = 0;
+    for (size_t i = best; i < best + best_n; i++) {
+        size_t c = v[keys[i].k].src.count[v[keys[i].k].src.ndims - 1];
+        most = c > most ? c : most;
+    }
+    for (size_t i = best; i < best + best_n; i++)
+        if (v[keys[i].k].src.count[v[keys[i].k].src.ndims - 1] + 1 >= most)
+            keys[best + kept++] = keys[i];
+    best_n = kept;
     dmsg_status st = DMSG_OK;
     if (best_n < 2) goto out; /* one piece already moves in one pass */
     plan_group *g = calloc(1, sizeof *g);
