@@ -74,6 +74,12 @@ uint32_t plan_cal_needs(const plan_t *pl)
         plan_piece_pats(&pl->sendp.v[k], pl->elem, &x, &y);
         need |= stride_bits(x) | stride_bits(y);
     }
+    for (int i = 0; i < pl->nto; i++) {
+        long x, y;
+        if (pl->to[i].grp == NULL) continue;
+        plan_group_pats(pl->to[i].grp, &x, &y);
+        need |= stride_bits(x) | stride_bits(y);
+    }
     return need;
 }
 

@@ -1,6 +1,7 @@
 /* Mechanism choice per partner, by the copy-transfer model (docs/ctm.md).
  *
- * Direct: one section deposit per piece, which the transport moves its own
+ * Direct: one section deposit per piece (a partner's periodic group: one
+ * periodic deposit, priced by its mean run and spacing), which the transport moves its own
  * way (on sim: the faster of chaining and its internal packing, and every
  * deposit pays the per-message overhead). Packed: the pieces are gathered
  * into one buffer by local copies (xC1), sent as one contiguous deposit
@@ -98,31 +99,63 @@ int plan_pack_candidate(const dmsg_piece *pcs, size_t n, size_t elem, int self)
     return !self && n > 0 && !(n == 1 && plan_piece_contiguous(&pcs[0], elem));
 }
 
-void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, size_t elem,
-                        int self, double *direct_mbs, double *pack_mbs)
+void plan_group_pats(const plan_group *g, long *x, long *y)
+{
+    dmsg_periodic p = plan_group_pattern(g, DMSG_PER_NO_STREAM);
+    size_t run;
+    ptrdiff_t sp;
+    *x = *y = 1;
+    if (dmsg_periodic_check(&p, NULL, NULL) != DMSG_OK) return;
+    dmsg_periodic_pattern(&p, 0, &run, &sp);
+    *x = pat(run, 2, sp);
+    dmsg_periodic_pattern(&p, 1, &run, &sp);
+    *y = pat(run, 2, sp);
+}
+
+/* Adds one transfer of b bytes with patterns x, y to the direct (*td) and
+ * packed (*tp) times: one deposit call direct, one gather and one scatter
+ * call packed. */
+static void add_transfer(const plan_model *pm, double b, long x, long y, int self, double *td,
+                         double *tp)
+{
+    const dmsg_machine *m = &pm->m;
+    if (self) {
+        *td += secs(b, dmsg_ctm_copy_mbs(m, x, y, NULL, 0));
+        return;
+    }
+    dmsg_mech used;
+    double mbs = dmsg_ctm_remote_mbs(m, x, y, DMSG_MECH_AUTO, m->congestion, &used, NULL, 0);
+    *td += m->overhead_us * 1e-6 + secs(b, mbs);
+    if (used == DMSG_MECH_PACKED) { /* the transport's own gather and scatter */
+        if (x != 1) *td += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0));
+        if (y != 1) *td += secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0));
+    }
+    /* Packing: gather by a local copy, scatter by the receiver's; on
+     * a host each is a call of its own per piece. */
+    *tp += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0)) +
+           secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0)) + 2 * pm->call_us * 1e-6;
+}
+
+/* The totals over the pieces (all, or those outside g) and g. */
+static void predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, const plan_group *g,
+                    size_t elem, int self, double *direct_mbs, double *pack_mbs)
 {
     const dmsg_machine *m = &pm->m;
     double c = m->congestion, bytes = 0, td = 0, tp = 0;
-    for (size_t k = 0; k < n; k++) {
-        double b = (double)(pcs[k].elems * elem);
+    size_t one = g != NULL ? g->nrest : n;
+    for (size_t i = 0; i < one; i++) {
+        const dmsg_piece *pc = &pcs[g != NULL ? g->rest[i] : i];
+        double b = (double)(pc->elems * elem);
         long x, y;
-        plan_piece_pats(&pcs[k], elem, &x, &y);
+        plan_piece_pats(pc, elem, &x, &y);
         bytes += b;
-        if (self) {
-            td += secs(b, dmsg_ctm_copy_mbs(m, x, y, NULL, 0));
-            continue;
-        }
-        dmsg_mech used;
-        double mbs = dmsg_ctm_remote_mbs(m, x, y, DMSG_MECH_AUTO, c, &used, NULL, 0);
-        td += m->overhead_us * 1e-6 + secs(b, mbs);
-        if (used == DMSG_MECH_PACKED) { /* the transport's own gather and scatter */
-            if (x != 1) td += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0));
-            if (y != 1) td += secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0));
-        }
-        /* Packing: gather by a local copy, scatter by the receiver's; on
-         * a host each is a call of its own per piece. */
-        tp += secs(b, dmsg_ctm_copy_mbs(m, x, 1, NULL, 0)) +
-              secs(b, dmsg_ctm_copy_mbs(m, 1, y, NULL, 0)) + 2 * pm->call_us * 1e-6;
+        add_transfer(pm, b, x, y, self, &td, &tp);
+    }
+    if (g != NULL) { /* one periodic transfer in one pass */
+        long x, y;
+        plan_group_pats(g, &x, &y);
+        bytes += (double)g->bytes;
+        add_transfer(pm, (double)g->bytes, x, y, self, &td, &tp);
     }
     if (!self) {
         td += m->partner_us * 1e-6;
@@ -131,6 +164,12 @@ void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, s
     }
     *direct_mbs = td > 0 ? bytes / td / 1e6 : 0;
     *pack_mbs = self ? 0 : tp > 0 ? bytes / tp / 1e6 : 0;
+}
+
+void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, size_t elem,
+                        int self, double *direct_mbs, double *pack_mbs)
+{
+    predict(pm, pcs, n, NULL, elem, self, direct_mbs, pack_mbs);
 }
 
 void plan_choose(plan_t *pl, const plan_model *pm)
@@ -142,8 +181,8 @@ void plan_choose(plan_t *pl, const plan_model *pm)
         const dmsg_piece *pcs = &pl->sendp.v[pr->first];
         int cand = plan_pack_candidate(pcs, pr->npieces, pl->elem, pr->pe == pl->me);
         if (pm != NULL)
-            plan_model_predict(pm, pcs, pr->npieces, pl->elem, pr->pe == pl->me, &pr->mbs_direct,
-                               &pr->mbs_pack);
+            predict(pm, pcs, pr->npieces, pr->grp, pl->elem, pr->pe == pl->me, &pr->mbs_direct,
+                    &pr->mbs_pack);
         pr->model_pack = cand && pm != NULL && pr->mbs_pack > pr->mbs_direct;
         switch (pl->mech) {
         case DMSG_PLAN_PACK:

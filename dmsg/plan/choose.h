@@ -36,8 +36,13 @@ int plan_pack_candidate(const dmsg_piece *pcs, size_t n, size_t elem, int self);
  * core reports to the transport. */
 void plan_piece_pats(const dmsg_piece *pc, size_t elem, long *x, long *y);
 
+/* The model patterns of a periodic group (group.c) as the core reports
+ * them: its mean run at its mean spacing on each side. */
+void plan_group_pats(const plan_group *g, long *x, long *y);
+
 /* Predicted throughput (MB/s of payload) of moving a pair's pieces
- * directly and packed (pack 0 for a pair with oneself). */
+ * directly and packed (pack 0 for a pair with oneself), one by one (as
+ * dmsg-gen's programs do; plan_choose prices a partner's group as one). */
 void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, size_t elem,
                         int self, double *direct_mbs, double *pack_mbs);
 
