@@ -155,7 +155,7 @@ int main(int argc, char **argv)
         double best = mbs[rounds - 1], med = mbs[rounds / 2];
         if (p == 0) base = best;
         if (me == 0)
-            printf("%zu:%-8zu %10.2f %10.1f %10.1f %8.3f %8llu %8llu %8d\n", x->a, x->b,
+            printf("%zu:%-8zu %10.2f %10.3f %10.3f %8.3f %8llu %8llu %8d\n", x->a, x->b,
                    x->create_s * 1e3, best, med, best / base,
                    (unsigned long long)x->info.pieces, (unsigned long long)x->info.send_msgs,
                    x->info.partners_packed);
