@@ -262,6 +262,21 @@ int main(int argc, char **argv)
             printf("%zu:%-8zu %-9s %10.1f (best: %s)\n", ps[p].a.k, ps[p].b.k, "best", top,
                    names[topv]);
     }
+    for (int p = 0; p < n; p++) {
+        for (int q = 0; q < g_np; q++) {
+            MPI_Type_free(&ps[p].stype[q]);
+            MPI_Type_free(&ps[p].rtype[q]);
+        }
+        free(ps[p].stype);
+        free(ps[p].src);
+        free(ps[p].dst);
+        free(ps[p].sbuf);
+        free(ps[p].rbuf);
+        free(ps[p].scount);
+        free(ps[p].sidx);
+        free(ps[p].ridx);
+    }
+    free(ps);
     MPI_Finalize();
     return 0;
 }
