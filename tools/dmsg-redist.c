@@ -19,13 +19,13 @@
 #define MAXP 16
 #define MAXR 64
 
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        int rc_ = (x);                                                                         \
-        if (rc_ != DMSG_OK) {                                                                  \
-            fprintf(stderr, "dmsg-redist: %s: %s\n", #x, dmsg_strerror(rc_));                  \
-            exit(1);                                                                           \
-        }                                                                                      \
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        int rc_ = (x);                                                                             \
+        if (rc_ != DMSG_OK) {                                                                      \
+            fprintf(stderr, "dmsg-redist: %s: %s\n", #x, dmsg_strerror(rc_));                      \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 typedef struct pat {
@@ -75,8 +75,10 @@ int main(int argc, char **argv)
 {
     int rounds = 7, execs = 3, i = 1;
     for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
-        if (!strcmp(argv[i], "-r")) rounds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-e")) execs = atoi(argv[i + 1]);
+        if (!strcmp(argv[i], "-r"))
+            rounds = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-e"))
+            execs = atoi(argv[i + 1]);
     }
     if (argc - i < 2 || rounds < 1 || rounds > MAXR || execs < 1) {
         fprintf(stderr, "usage: dmsg-redist [-r ROUNDS] [-e EXECS] M A:B [A:B ...]\n");
@@ -86,7 +88,7 @@ int main(int argc, char **argv)
     CK(dmsg_init());
     int np = dmsg_npes(), me = dmsg_pe();
     CK(dmsg_alloc(MAXP * sizeof(double) > (size_t)np * sizeof(double) ? MAXP * sizeof(double)
-                                                                        : (size_t)np * 8,
+                                                                      : (size_t)np * 8,
                   (void **)&g_red));
     int n = argc - i;
     pat *ps = calloc((size_t)n, sizeof *ps);
@@ -156,9 +158,8 @@ int main(int argc, char **argv)
         if (p == 0) base = best;
         if (me == 0)
             printf("%zu:%-8zu %10.2f %10.3f %10.3f %8.3f %8llu %8llu %8d\n", x->a, x->b,
-                   x->create_s * 1e3, best, med, best / base,
-                   (unsigned long long)x->info.pieces, (unsigned long long)x->info.send_msgs,
-                   x->info.partners_packed);
+                   x->create_s * 1e3, best, med, best / base, (unsigned long long)x->info.pieces,
+                   (unsigned long long)x->info.send_msgs, x->info.partners_packed);
     }
     for (int p = 0; p < n; p++) {
         CK(dmsg_plan_destroy(ps[p].plan));

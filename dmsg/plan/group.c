@@ -50,10 +50,10 @@ static int piece_runs(const dmsg_piece *pc, size_t elem, plan_group *g, size_t *
     for (int d = 0; d < o; d++)
         inner *= pc->src.count[d];
     /* Dimension 0 contiguous at both ends moves whole rows. */
-    size_t row = o > 0 && pc->src.stride[0] == (ptrdiff_t)elem &&
-                         pc->dst.stride[0] == (ptrdiff_t)elem
-                     ? pc->src.count[0]
-                     : 1;
+    size_t row =
+        o > 0 && pc->src.stride[0] == (ptrdiff_t)elem && pc->dst.stride[0] == (ptrdiff_t)elem
+            ? pc->src.count[0]
+            : 1;
     int d0 = row > 1 ? 1 : 0;
     for (size_t done = 0; done < inner; done += row) {
         ptrdiff_t so = (ptrdiff_t)pc->src_off, dof = (ptrdiff_t)pc->dst_off;

@@ -68,21 +68,37 @@ dmsg_status dmsg_periodic_check(dmsg_periodic *p, dmsg_extent *sext, dmsg_extent
 static inline void mv(char *d, const char *s, size_t n)
 {
     switch (n) {
-    case 4: memcpy(d, s, 4); break;
-    case 8: memcpy(d, s, 8); break;
-    case 16: memcpy(d, s, 16); break;
-    case 24: memcpy(d, s, 24); break;
-    case 32: memcpy(d, s, 32); break;
-    case 40: memcpy(d, s, 40); break;
-    default: memcpy(d, s, n); break;
+    case 4:
+        memcpy(d, s, 4);
+        break;
+    case 8:
+        memcpy(d, s, 8);
+        break;
+    case 16:
+        memcpy(d, s, 16);
+        break;
+    case 24:
+        memcpy(d, s, 24);
+        break;
+    case 32:
+        memcpy(d, s, 32);
+        break;
+    case 40:
+        memcpy(d, s, 40);
+        break;
+    default:
+        memcpy(d, s, n);
+        break;
     }
 }
 
 /* Periods [r0, r1): every run when all is set, else those with reps > r.
  * The stream flags are constants at every call, so each case compiles to
  * its own loop. */
-static inline __attribute__((always_inline)) void walk(char *dst, const char *src, const dmsg_periodic *p, size_t r0, size_t r1,
-                        int all, int sstream, int dstream, char **dcur, const char **scur)
+static inline __attribute__((always_inline)) void walk(char *dst, const char *src,
+                                                       const dmsg_periodic *p, size_t r0, size_t r1,
+                                                       int all, int sstream, int dstream,
+                                                       char **dcur, const char **scur)
 {
     const dmsg_prun *run = p->run;
     size_t n = p->nruns;
@@ -134,26 +150,26 @@ typedef struct words_job {
     size_t tables, e;           /* tables to copy, words in one */
 } words_job;
 
-#define XFER_PER_WORDS(W)                                                                      \
-    static void words_##W(char *dst, const char *src, const words_job *j, const int32_t *so,   \
-                          const int32_t *dof)                                                  \
-    {                                                                                          \
-        size_t e = j->e;                                                                       \
-        ptrdiff_t sst = j->ss ? (ptrdiff_t)(e * W) : j->sstride;                               \
-        ptrdiff_t dsst = j->ds ? (ptrdiff_t)(e * W) : j->dstride;                              \
-        for (size_t r = 0; r < j->tables; r++) {                                               \
-            const char *sb = src + (ptrdiff_t)r * sst;                                         \
-            char *db = dst + (ptrdiff_t)r * dsst;                                              \
-            if (j->ss)                                                                         \
-                for (size_t i = 0; i < e; i++)                                                 \
-                    memcpy(db + dof[i], sb + i * W, W);                                        \
-            else if (j->ds)                                                                    \
-                for (size_t i = 0; i < e; i++)                                                 \
-                    memcpy(db + i * W, sb + so[i], W);                                         \
-            else                                                                               \
-                _Pragma("GCC unroll 8") for (size_t i = 0; i < e; i++)                         \
-                    memcpy(db + dof[i], sb + so[i], W);                                        \
-        }                                                                                      \
+#define XFER_PER_WORDS(W)                                                                          \
+    static void words_##W(char *dst, const char *src, const words_job *j, const int32_t *so,       \
+                          const int32_t *dof)                                                      \
+    {                                                                                              \
+        size_t e = j->e;                                                                           \
+        ptrdiff_t sst = j->ss ? (ptrdiff_t)(e * W) : j->sstride;                                   \
+        ptrdiff_t dsst = j->ds ? (ptrdiff_t)(e * W) : j->dstride;                                  \
+        for (size_t r = 0; r < j->tables; r++) {                                                   \
+            const char *sb = src + (ptrdiff_t)r * sst;                                             \
+            char *db = dst + (ptrdiff_t)r * dsst;                                                  \
+            if (j->ss)                                                                             \
+                for (size_t i = 0; i < e; i++)                                                     \
+                    memcpy(db + dof[i], sb + i * W, W);                                            \
+            else if (j->ds)                                                                        \
+                for (size_t i = 0; i < e; i++)                                                     \
+                    memcpy(db + i * W, sb + so[i], W);                                             \
+            else                                                                                   \
+                _Pragma("GCC unroll 8") for (size_t i = 0; i < e; i++)                             \
+                    memcpy(db + dof[i], sb + so[i], W);                                            \
+        }                                                                                          \
     }
 XFER_PER_WORDS(4)
 XFER_PER_WORDS(8)
@@ -180,7 +196,8 @@ static size_t word_of(const dmsg_periodic *p, size_t *words, size_t *unroll)
     if (u > p->full) u = p->full;
     /* Offsets of the U periods must fit the tables' 32 bits. */
     ptrdiff_t ls = (ptrdiff_t)(u - 1) * p->sstride, ld = (ptrdiff_t)(u - 1) * p->dstride;
-    if (u > 1 && ((ls / (ptrdiff_t)(u - 1)) != p->sstride || (ld / (ptrdiff_t)(u - 1)) != p->dstride))
+    if (u > 1 &&
+        ((ls / (ptrdiff_t)(u - 1)) != p->sstride || (ld / (ptrdiff_t)(u - 1)) != p->dstride))
         return 0;
     for (size_t k = 0; k < p->nruns; k++) {
         const dmsg_prun *r = &p->run[k];
@@ -212,9 +229,15 @@ void dmsg_copy_periodic(char *dst, const char *src, const dmsg_periodic *p)
             }
     words_job j = {ss, ds, (ptrdiff_t)u * p->sstride, (ptrdiff_t)u * p->dstride, p->full / u, i};
     switch (w) {
-    case 4: words_4(dst, src, &j, so, dof); break;
-    case 8: words_8(dst, src, &j, so, dof); break;
-    default: words_16(dst, src, &j, so, dof); break;
+    case 4:
+        words_4(dst, src, &j, so, dof);
+        break;
+    case 8:
+        words_8(dst, src, &j, so, dof);
+        break;
+    default:
+        words_16(dst, src, &j, so, dof);
+        break;
     }
     /* The whole periods the tables left, and those some runs miss, run by
      * run; the streams go on past the tables. */

@@ -205,12 +205,15 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &g_me);
     int rounds = 7, execs = 3, i = 1;
     for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
-        if (!strcmp(argv[i], "-r")) rounds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-e")) execs = atoi(argv[i + 1]);
+        if (!strcmp(argv[i], "-r"))
+            rounds = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-e"))
+            execs = atoi(argv[i + 1]);
     }
     if (argc - i < 2 || rounds < 1 || rounds > MAXR || execs < 1 || g_np > 64) {
         if (g_me == 0)
-            fprintf(stderr, "usage: mpiexec -n P dmsg-redist-mpi [-r ROUNDS] [-e EXECS] M A:B ...\n");
+            fprintf(stderr,
+                    "usage: mpiexec -n P dmsg-redist-mpi [-r ROUNDS] [-e EXECS] M A:B ...\n");
         MPI_Finalize();
         return 2;
     }
