@@ -17,7 +17,7 @@
 
 /* Runs of one period, at most: a period's list is walked once per period,
  * so it should stay cache-sized (and plan memory per period, not array). */
-#define PLAN_GROUP_MAX_RUNS 65536
+#define PLAN_GROUP_MAX_RUNS 4096
 
 typedef struct key_ix {
     ptrdiff_t ss, ds;

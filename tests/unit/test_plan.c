@@ -645,6 +645,47 @@ Test(group, cyclic_2_to_3_is_one_group_per_partner)
         }
 }
 
+Test(group, bounded_and_only_like_repeats)
+{
+    /* Two pieces sharing their outer dimension, inner runs of one element
+     * that do not merge: 2 x 1000 runs per period form a group, 2 x 3000
+     * do not (past the bound, one by one as before); nor does a piece
+     * repeated far fewer times than the other join it. */
+    dmsg_piece pc[3];
+    memset(pc, 0, sizeof pc);
+    for (int i = 0; i < 2; i++) {
+        pc[i].src_off = (size_t)i * 8;
+        pc[i].dst_off = (size_t)i * 16;
+        pc[i].src = pc[i].dst = (dmsg_layout){2, {1000, 10}, {16, 16 * 3000}};
+        pc[i].dst.stride[0] = 32;
+        pc[i].dst.stride[1] = 32 * 3000;
+        pc[i].elems = 10000;
+    }
+    plan_group *g = NULL;
+    cr_assert_eq(plan_group_build(pc, 2, 8, &g), DMSG_OK);
+    cr_assert_not_null(g);
+    cr_assert_eq(g->nruns, 2000);
+    cr_assert_eq(g->nrest, 0);
+    plan_group_free(g);
+    for (int i = 0; i < 2; i++) {
+        pc[i].src.count[0] = pc[i].dst.count[0] = 3000;
+        pc[i].elems = 30000;
+    }
+    cr_assert_eq(plan_group_build(pc, 2, 8, &g), DMSG_OK);
+    cr_assert_null(g);
+    pc[2] = pc[1];
+    pc[2].src_off = pc[2].dst_off = 4;
+    pc[2].src.count[0] = pc[2].dst.count[0] = 1;
+    pc[2].src.count[1] = pc[2].dst.count[1] = 3;
+    pc[2].elems = 3;
+    pc[0].src.count[0] = pc[0].dst.count[0] = pc[1].src.count[0] = pc[1].dst.count[0] = 10;
+    cr_assert_eq(plan_group_build(pc, 3, 8, &g), DMSG_OK);
+    cr_assert_not_null(g);
+    cr_assert_eq(g->nrest, 1);
+    cr_assert_eq(g->rest[0], 2);
+    plan_group_free(g);
+}
+
 /* A host-like description: 5 GB/s copies, 1 us per deposit call. */
 static const char host_text[] = "name = host\ndescription = test host\nclock_mhz = 0\nnodes = 1\n"
                                 "copy.1C1 = 5000\nsend.1S0 = 5000\nsend.1F0 = none\n"
