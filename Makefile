@@ -1,6 +1,6 @@
 # dmsg - direct deposit message passing. See README.md.
 # Targets: all (default), run, test, check-all, check (build only tests),
-# check-asan, check-tsan, test-ofi, bench, bench-oversub, install, uninstall,
+# check-asan, check-tsan, test-ofi, bench, bench-coll, bench-oversub, install, uninstall,
 # clean, format. PREFIX=/usr/local for
 # install. CFLAGS (default -O2 -g) is the user's: the flags the build needs
 # are kept apart in DMSG_CFLAGS, so `make CFLAGS='-O0 -g'` works.
@@ -39,6 +39,9 @@ TOOLS     := $(patsubst tools/%.c,$(BUILD)/bin/%,$(filter-out $(NO_OFI),$(wildca
 GEN_SRCS  := $(wildcard tools/dmsg-gen/*.c)
 TOOLS     += $(if $(GEN_SRCS),$(BUILD)/bin/dmsg-gen)
 MPI_TOOLS := $(patsubst tools/mpi/%.c,$(BUILD)/bin/%,$(wildcard tools/mpi/*.c))
+# OpenSHMEM reference programs (tools/oshmem/*.c), where Open MPI's oshcc exists.
+OSHCC     ?= $(shell command -v oshcc 2>/dev/null)
+SHMEM_TOOLS := $(if $(OSHCC),$(patsubst tools/oshmem/%.c,$(BUILD)/bin/%,$(wildcard tools/oshmem/*.c)))
 
 UNIT_SRCS  := $(filter-out $(NO_OFI),$(wildcard tests/unit/*.c))
 PE_SRCS    := $(wildcard tests/pe/*.c)
@@ -56,10 +59,10 @@ DEPS_OK := $(BUILD)/.deps-ok
 .SECONDARY:
 
 .PHONY: all lib tools examples tests run test check-all test-ofi check check-layers check-asan check-tsan bench \
-        bench-oversub install uninstall clean format deps
+        bench-coll bench-oversub install uninstall clean format deps
 all: lib tools examples
 lib: $(LIB_A) $(LIB_SO)
-tools: $(TOOLS) $(MPI_TOOLS)
+tools: $(TOOLS) $(MPI_TOOLS) $(SHMEM_TOOLS)
 examples: $(EXAMPLES)
 tests: $(TESTS)
 
@@ -106,9 +109,13 @@ $(BUILD)/bin/dmsg-gen: $(GEN_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # MPI reference programs (tools/mpi/*.c) are built with MPICH's wrapper.
-$(BUILD)/bin/%: tools/mpi/%.c tools/bench_sizes.h | $(DEPS_OK)
+$(BUILD)/bin/%: tools/mpi/%.c tools/bench_sizes.h tools/bench_coll.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(LDFLAGS) -Iinclude -o $@ $< -lm
+
+$(BUILD)/bin/%: tools/oshmem/%.c tools/bench_coll.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(OSHCC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 	@mkdir -p $(@D)
@@ -217,6 +224,11 @@ check-tsan: | $(DEPS_OK)
 
 bench: all
 	$(BUILD)/bin/dmsg-bench --all --csv $(BUILD)/bench.csv
+
+# Collectives and atomics at 2-16 PEs, dmsg (shm, ofi) vs MPICH and OSHMEM;
+# QUICK=1: 2 and 4 PEs, short budgets (docs/performance.md).
+bench-coll: all
+	$(BUILD)/bin/dmsg-bench --test coll $(if $(QUICK),--quick) --csv $(BUILD)/bench-coll.csv
 
 # 16 PEs on this host's cores, ofi's providers per round next to the shm
 # transport, side by side in one run: figures, never a verdict.

@@ -46,7 +46,15 @@ bcmds=$(make -n --no-print-directory BUILD="$tmp" CFLAGS='-O1 -g -DUSER_FLAG' \
 bench_mpi=$(printf '%s\n' "$bcmds" | grep -- "-o $tmp/bin/dmsg-bench-mpi" | head -n 1)
 [ -n "$bench_mpi" ] || { echo "build_flags: unexpected make -n output for dmsg-bench-mpi:"; printf '%s\n' "$bcmds"; exit 1; }
 check dmsg-bench-mpi "$bench_mpi" "-std=c11 -D_GNU_SOURCE -Werror -O1 -DUSER_FLAG"
-for c in "$kern_mpi" "${kern_shmem:-}" "$bench_mpi"; do
+# And its OpenSHMEM reference (tools/oshmem), where oshcc exists.
+if command -v oshcc >/dev/null 2>&1; then
+    ocmds=$(make -n --no-print-directory BUILD="$tmp" CFLAGS='-O1 -g -DUSER_FLAG' \
+        "$tmp/bin/dmsg-bench-shmem" 2>&1)
+    bench_shmem=$(printf '%s\n' "$ocmds" | grep -- "-o $tmp/bin/dmsg-bench-shmem" | head -n 1)
+    [ -n "$bench_shmem" ] || { echo "build_flags: unexpected make -n output for dmsg-bench-shmem:"; printf '%s\n' "$ocmds"; exit 1; }
+    check dmsg-bench-shmem "$bench_shmem" "-std=c11 -D_GNU_SOURCE -Werror -O1 -DUSER_FLAG"
+fi
+for c in "$kern_mpi" "${kern_shmem:-}" "$bench_mpi" "${bench_shmem:-}"; do
     case " $c " in
     *" -O2 "*) echo "build_flags: make CFLAGS='-O1 -g -DUSER_FLAG': a kernel command still has -O2:"; echo "  $c"; fail=1 ;;
     esac

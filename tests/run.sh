@@ -15,7 +15,7 @@
 # its programs must report) are shown by the test that provokes them only
 # when it fails; what reaches this output is progress, results and failures.
 
-steps_quick="layers build_flags unit integ sim examples kernels gen ofi_integ ofi_errors pid_digits launchers install"
+steps_quick="layers build_flags unit integ sim examples kernels gen bench_coll ofi_integ ofi_errors pid_digits launchers install"
 steps_extra="asan tsan ofi_integ_all oversub slurm netns"
 steps_all="$steps_quick $steps_extra"
 
@@ -29,6 +29,7 @@ describe() {
     examples) echo "every example at 1-4 PEs over shm, sim and ofi (tests/run_examples.sh)" ;;
     kernels) echo "the kernels in every variant, verified (tests/kernels/run.sh)" ;;
     gen) echo "dmsg-gen end to end (tests/gen/run.sh)" ;;
+    bench_coll) echo "dmsg-bench's coll workers run, verify and print parseable rows (tests/bench_coll.sh)" ;;
     ofi_integ) echo "the SPMD cases over ofi, tcp;ofi_rxm, at 2 and 3 PEs (tests/ofi/integ.sh)" ;;
     ofi_errors) echo "ofi failures and bad input (tests/ofi/errors.sh)" ;;
     pid_digits) echo "PEs whose pids differ in length, over ofi (tests/ofi/pid_digits.sh)" ;;
@@ -48,7 +49,7 @@ describe() {
 # or the programs they run are built only with it.
 ofi_step() {
     case $1 in
-    layers | build_flags | unit | integ | sim | examples | asan | tsan) return 1 ;;
+    layers | build_flags | unit | integ | sim | examples | bench_coll | asan | tsan) return 1 ;;
     *) return 0 ;;
     esac
 }
@@ -66,6 +67,7 @@ run_step() {
               else sh tests/run_examples.sh "$b" shm sim ofi; fi ;;
     kernels) sh tests/kernels/run.sh "$b" ;;
     gen) sh tests/gen/run.sh "$b" ;;
+    bench_coll) sh tests/bench_coll.sh "$b" ;;
     ofi_integ) INTEG_PES=2,3 sh tests/ofi/integ.sh "$b" 'tcp;ofi_rxm' ;;
     ofi_errors) sh tests/ofi/errors.sh "$b" ;;
     pid_digits) sh tests/ofi/pid_digits.sh "$b" shm 'tcp;ofi_rxm' ;;

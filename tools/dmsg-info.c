@@ -16,6 +16,45 @@ static const char *yn(int v)
     return v < 0 ? "-" : v ? "yes" : "no";
 }
 
+/* The ops of a mask, by libfabric's names. */
+static void ops(const char *what, uint32_t m)
+{
+    static const struct {
+        enum fi_op op;
+        const char *name;
+    } names[] = {{FI_SUM, "SUM"},         {FI_BAND, "BAND"},
+                 {FI_BOR, "BOR"},         {FI_BXOR, "BXOR"},
+                 {FI_ATOMIC_READ, "READ"}, {FI_ATOMIC_WRITE, "WRITE"},
+                 {FI_CSWAP, "CSWAP"}};
+    printf("%s", what);
+    int any = 0;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (m & OFI_AMO_BIT(names[k].op)) {
+            printf("%s%s", any ? "," : " ", names[k].name);
+            any = 1;
+        }
+    if (!any)
+        printf(" none");
+}
+
+/* What the atomics probe found, per word size. */
+static void show_atomics(const ofi_caps *c)
+{
+    if (!c->atomic_cap) {
+        printf("   atomics (FI_ATOMIC): not granted\n");
+        return;
+    }
+    for (int t = 0; t < 2; t++) {
+        printf("   atomics on FI_UINT%d:", t ? 64 : 32);
+        ops(" plain", c->amo_plain[t]);
+        ops("; fetch", c->amo_fetch[t]);
+        ops("; compare", c->amo_cswap[t]);
+        printf("\n");
+    }
+    printf("   fetch-add and compare-swap to itself gave the right values: %s\n",
+           yn(c->amo_works));
+}
+
 static int show(const char *prov, const char *iface)
 {
     ofi_fab f;
@@ -49,6 +88,7 @@ static int show(const char *prov, const char *iface)
     printf("\n");
     printf("   remote CQ data works: %s; FI_DELIVERY_COMPLETE: %s; chained fi_writemsg: %s\n",
            yn(c.cqdata_works), yn(c.delivery_complete), yn(c.writemsg_chain));
+    show_atomics(&c);
     if (c.t_write8_us >= 0)
         printf("   8-byte write to itself, completion waited: %.2f us; with delivery completion: "
                "%.2f us\n",
@@ -81,6 +121,14 @@ static int show(const char *prov, const char *iface)
         if (!plan.by_counter)
             printf("   DMSG_OFI_COUNT=counter: %s\n",
                    plan.counter_ok ? "possible" : plan.counter_why);
+        if (ofi_plan_atomics(&c, OFI_AMO_AUTO, &plan, why, sizeof why) == DMSG_OK)
+            printf("   atomics and signals (DMSG_OFI_ATOMICS=auto): %s%s%s%s\n",
+                   plan.amo == OFI_AMO_NATIVE     ? "native (the provider's fetching atomics)"
+                   : plan.amo == OFI_AMO_EMULATED ? "emulated (compare-swap loops over the "
+                                                    "provider's compare-swap)"
+                                                  : "software (messages the target's CPU "
+                                                    "executes in its progress)",
+                   plan.amo_why[0] ? "; natively not: " : "", plan.amo_why, "");
     }
     ofi_fab_close(&f);
     return st ? 1 : 0;

@@ -517,7 +517,7 @@ int main(int argc, char **argv)
 
     int fd;
     dmsg_job_hdr *h;
-    if (dmsg_job_create((uint32_t)npes, cfg.seg_size, cfg.max_counters, &fd) ||
+    if (dmsg_job_create((uint32_t)npes, cfg.seg_size, DMSG_CTR_TABLE(&cfg), &fd) ||
         dmsg_job_map(fd, &h)) {
         fprintf(stderr, "dmsgrun: cannot create the job region for %ld PEs of %llu bytes\n", npes,
                 (unsigned long long)cfg.seg_size);

@@ -49,6 +49,11 @@ static const dmsg_env_entry rows[] = {
      "PEs pass their check logs at each barrier; a larger log takes extra barrier rounds, never "
      "goes unchecked; 0 = automatic (a quarter of the segment, at most 32M)",
      F(check_log)},
+    {"DMSG_COLL_SCRATCH", DMSG_ENV_SIZE, "0",
+     "bytes at the top of each segment (hidden from dmsg_alloc) through which the collectives "
+     "pass data: half for the world team, half shared by the other teams; larger data goes "
+     "through it in chunks; 0 = automatic (a sixteenth of the segment, at most 8M)",
+     F(coll_scratch)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
 };
@@ -63,8 +68,9 @@ static dmsg_status check_ranges(dmsg_config *c, char *err, size_t errlen)
         return DMSG_ERR_ENV;
     }
     c->seg_size = (c->seg_size + 4095) & ~(uint64_t)4095;
-    if (c->max_counters < 1 || c->max_counters > 65536) {
-        snprintf(err, errlen, "DMSG_MAX_COUNTERS must be between 1 and 65536");
+    if (c->max_counters < 1 || c->max_counters > 65536 - DMSG_COLL_CTRS) {
+        snprintf(err, errlen, "DMSG_MAX_COUNTERS must be between 1 and %d",
+                 65536 - DMSG_COLL_CTRS);
         return DMSG_ERR_ENV;
     }
     if (c->yield_us > 10000000) {
@@ -80,7 +86,23 @@ static dmsg_status check_ranges(dmsg_config *c, char *err, size_t errlen)
                               "DMSG_SEGMENT_SIZE");
         return DMSG_ERR_ENV;
     }
+    if (c->coll_scratch != 0 && c->coll_scratch > c->seg_size / 2) {
+        snprintf(err, errlen, "DMSG_COLL_SCRATCH must be 0 (automatic) or at most half of "
+                              "DMSG_SEGMENT_SIZE");
+        return DMSG_ERR_ENV;
+    }
     return DMSG_OK;
+}
+
+uint64_t dmsg_coll_scratch_bytes(const dmsg_config *c)
+{
+    uint64_t b = c->coll_scratch;
+    if (b == 0) {
+        b = c->seg_size / 16;
+        if (b > ((uint64_t)8 << 20))
+            b = (uint64_t)8 << 20;
+    }
+    return b & ~(uint64_t)4095;
 }
 
 dmsg_status dmsg_config_load(dmsg_config *cfg, char *err, size_t errlen)

@@ -23,7 +23,22 @@ typedef struct dmsg_config {
     int check;             /* DMSG_CHECK: the checker for well-synchronized programs */
     uint64_t check_log;    /* DMSG_CHECK_LOG: bytes of the checker's window; 0 = automatic */
     int debug;             /* DMSG_DEBUG */
+    uint64_t coll_scratch; /* DMSG_COLL_SCRATCH: bytes of the collectives' scratch; 0 = automatic */
 } dmsg_config;
+
+/* Teams and collectives (dmsg/coll/): team slots per PE (the world team is
+ * slot 0), and the counter slots each team owns: DMSG_COLL_GENS generations
+ * (consecutive collective steps use consecutive ones) of DMSG_COLL_LANES
+ * lanes. They sit after the user's DMSG_MAX_COUNTERS slots in every
+ * transport's counter table, so the user's limit is what it says. */
+#define DMSG_MAX_TEAMS 32
+#define DMSG_COLL_GENS 3
+#define DMSG_COLL_LANES 16
+#define DMSG_COLL_CTRS (DMSG_MAX_TEAMS * DMSG_COLL_GENS * DMSG_COLL_LANES)
+/* The counter table every transport sets up: the user's and the teams'. */
+#define DMSG_CTR_TABLE(cfg) ((cfg)->max_counters + (uint32_t)DMSG_COLL_CTRS)
+/* Bytes of the collectives' scratch area in a segment of seg_size bytes. */
+uint64_t dmsg_coll_scratch_bytes(const dmsg_config *c);
 
 /* The core's rows (filling a dmsg_config). */
 extern const dmsg_env_table dmsg_config_table;

@@ -11,18 +11,18 @@ int dmsg_ctr_create(dmsg_ctr *ctr)
     DMSG_REQUIRE_INIT();
     dmsg_status bad = ctr ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NULL, "dmsg_ctr_create: ctr is NULL");
     uint32_t slot = 0;
-    while (slot < g->tp.max_counters && (g->ctr_gen[slot] & 1))
+    while (slot < g->ctr_user && (g->ctr_gen[slot] & 1))
         slot++;
     /* Zero our instance before the check's barriers: nobody can deposit to
      * it before the call returns everywhere. A failure is this PE's verdict
      * in the check, so every PE returns it. */
-    if (slot < g->tp.max_counters) {
+    if (slot < g->ctr_user) {
         dmsg_status rst = g->tp.ops->ctr_reset(&g->tp, slot);
         bad = bad ? bad : rst;
     }
-    if (!bad && slot == g->tp.max_counters)
+    if (!bad && slot == g->ctr_user)
         bad = DMSG_FAIL(DMSG_ERR_NOMEM, "all %u counters in use (DMSG_MAX_COUNTERS)",
-                        g->tp.max_counters);
+                        g->ctr_user);
     dmsg_status st = dmsg_coll_check(DMSG_COLL_CTR_CREATE, slot, bad);
     if (st)
         return st;
@@ -38,6 +38,9 @@ int dmsg_ctr_destroy(dmsg_ctr ctr)
     DMSG_REQUIRE_INIT();
     uint32_t slot;
     dmsg_status bad = dmsg_ctr_slot(ctr, 0, &slot);
+    /* A team's counter is destroyed over that team only (dmsg/coll/). */
+    if (!bad && g->ctr_team[slot] && g->coll_ctr_destroy)
+        return g->coll_ctr_destroy(ctr, slot);
     /* Agree first (also the barrier that completes deposits to it). */
     dmsg_status st = dmsg_coll_check(DMSG_COLL_CTR_DESTROY, ctr, bad);
     if (st)

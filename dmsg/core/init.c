@@ -47,7 +47,7 @@ int dmsg_init(void)
     /* About 10 KB, and dmsg_init runs once per process at a time. */
     static dmsg_sigkeep sigs;
     dmsg_sigkeep_save(&sigs);
-    st = dmsg_boot_start(&g->boot, g->cfg.seg_size, g->cfg.max_counters,
+    st = dmsg_boot_start(&g->boot, g->cfg.seg_size, DMSG_CTR_TABLE(&g->cfg),
                          g->cfg.pmix_library);
     if (st) {
         dmsg_sigkeep_restore(&sigs);
@@ -57,7 +57,7 @@ int dmsg_init(void)
     g->tp.ops = ops;
     g->tp.boot = &g->boot;
     g->tp.conf = (dmsg_tp_conf){.seg_size = g->cfg.seg_size,
-                                .max_counters = g->cfg.max_counters,
+                                .max_counters = DMSG_CTR_TABLE(&g->cfg),
                                 .timeout = g->cfg.timeout,
                                 .spin = g->cfg.spin,
                                 .yield_us = g->cfg.yield_us,
@@ -82,26 +82,55 @@ int dmsg_init(void)
         }
         heap_size -= chk_bytes;
     }
+    /* The collectives' scratch sits below the checker's window; counters
+     * past the user's belong to the teams. */
+    g->coll_bytes = dmsg_coll_scratch_bytes(&g->cfg);
+    if (g->coll_bytes > heap_size / 2 || g->tp.max_counters < DMSG_CTR_TABLE(&g->cfg)) {
+        if (g->tp.rank == 0)
+            dmsg_log_line("dmsg: the segment (DMSG_SEGMENT_SIZE) is too small for the "
+                          "collectives' scratch (DMSG_COLL_SCRATCH), or the counter table for "
+                          "DMSG_MAX_COUNTERS and the teams' counters");
+        st = DMSG_ERR_UNSUPPORTED;
+        goto err_tp;
+    }
+    uint64_t chk_off = heap_size; /* the checker's window starts above the scratch */
+    heap_size -= g->coll_bytes;
+    g->coll_off = heap_size;
+    g->ctr_user = g->cfg.max_counters;
+    g->coll_ctr0 = g->tp.max_counters - DMSG_COLL_CTRS;
     st = dmsg_heap_init(&g->heap, heap_size);
     if (st)
         goto err_tp;
     g->heap.fresh_first = g->cfg.check;
     g->ctr_gen = calloc(g->tp.max_counters, sizeof *g->ctr_gen);
     g->coll_buf = calloc((size_t)g->tp.npes, sizeof *g->coll_buf);
-    if (!g->ctr_gen || !g->coll_buf) {
+    g->ctr_team = calloc(g->tp.max_counters, sizeof *g->ctr_team);
+    if (!g->ctr_gen || !g->coll_buf || !g->ctr_team) {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "counter table");
         goto err_tables;
     }
     if (g->cfg.check) {
-        st = dmsg_chk_init(heap_size, chk_bytes);
+        st = dmsg_chk_init(chk_off, chk_bytes);
         if (st)
             goto err_tables;
         g->check = 1;
     }
+    /* The world team's counter lanes (dmsg/coll/) are set up here, then a
+     * barrier, so that no lane is written before every PE has: some
+     * transports register a counter only when it is reset. */
+    for (uint32_t s = 0; s < DMSG_COLL_GENS * DMSG_COLL_LANES; s++)
+        if ((st = g->tp.ops->ctr_reset(&g->tp, g->coll_ctr0 + s)))
+            goto err_chk;
+    if ((st = g->tp.ops->barrier(&g->tp)))
+        goto err_chk;
     g->initialized = 1;
     return DMSG_OK;
 
+err_chk:
+    g->check = 0;
+
 err_tables:
+    free(g->ctr_team);
     free(g->coll_buf);
     free(g->ctr_gen);
     dmsg_heap_fini(&g->heap);
@@ -128,8 +157,11 @@ int dmsg_finalize(void)
     }
     dmsg_wait_leave();
     g->wait_word = NULL;
+    if (g->coll_fini)
+        g->coll_fini(g->coll);
     g->tp.ops->finalize(&g->tp);
     dmsg_boot_end(&g->boot);
+    free(g->ctr_team);
     free(g->coll_buf);
     free(g->ctr_gen);
     dmsg_heap_fini(&g->heap);

@@ -27,6 +27,18 @@ typedef struct dmsg_state {
     _Atomic uint16_t *wait_word;
     dmsg_reqset reqs;        /* ids of the live requests (fetches, atomics) */
     int check;               /* DMSG_CHECK is on (dmsg/core/checker.h) */
+    /* Teams and collectives (dmsg/coll/), which the core does not call:
+     * the scratch area at the top of the heap, the first of the teams'
+     * counter slots (after the user's), per user counter slot the team it
+     * was created on (0: the world), and what coll registers: its state,
+     * which finalize frees, and how a team counter is destroyed. */
+    uint64_t coll_off, coll_bytes;
+    uint32_t ctr_user;       /* the user's counter slots: [0, ctr_user) */
+    uint32_t coll_ctr0;      /* the teams' slots: [coll_ctr0, coll_ctr0 + DMSG_COLL_CTRS) */
+    uint64_t *ctr_team;
+    void *coll;
+    void (*coll_fini)(void *coll);
+    dmsg_status (*coll_ctr_destroy)(dmsg_ctr ctr, uint32_t slot);
 } dmsg_state;
 
 extern dmsg_state dmsg_g;

@@ -370,16 +370,16 @@ dmsg_status plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t need, 
     /* PE 0 provides, every PE reads: the same text everywhere. */
     cal_hdr hdr;
     char *body = text + sizeof hdr;
+    int st = DMSG_OK;
     if (pl->me == 0) {
         provide(set, need, text, &hdr, body); /* overhead deposits: into the header */
+        st = dmsg_quiet(); /* they have landed before it is overwritten */
+        if (st != DMSG_OK) hdr.status = st;
         memcpy(text, &hdr, sizeof hdr);
-        size_t len = sizeof hdr + strlen(body) + 1;
-        for (int q = 1; q < pl->npes; q++) {
-            int st = dmsg_deposit(text, text, len, q, DMSG_CTR_NONE);
-            if (st != DMSG_OK) return st;
-        }
     }
-    int st = dmsg_sync();
+    /* The library's broadcast (docs/api.md, "Collectives"): the whole text
+     * area, since only PE 0 knows how much of it is used. */
+    st = dmsg_bcast(DMSG_TEAM_WORLD, text, text, PLAN_CAL_TEXT, 0);
     if (st != DMSG_OK) return st;
     memcpy(&hdr, text, sizeof hdr);
     if (hdr.status != DMSG_OK) return (dmsg_status)hdr.status;

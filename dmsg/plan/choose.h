@@ -46,8 +46,8 @@ void plan_group_pats(const plan_group *g, long *x, long *y);
 void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, size_t elem,
                         int self, double *direct_mbs, double *pack_mbs);
 
-/* Deposits row (len bytes) into this PE's row of pl->xch on every PE, then
- * dmsg_sync: afterwards every PE's row is readable everywhere. */
-dmsg_status plan_exchange(plan_t *pl, const void *row, size_t len);
+/* Collective: every PE's row (pl->rowsz bytes) lands at its place in
+ * pl->xch on every PE (an all-gather; not a barrier). */
+dmsg_status plan_exchange(plan_t *pl, const void *row);
 
 #endif

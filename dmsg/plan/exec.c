@@ -119,20 +119,12 @@ int dmsg_plan_start(dmsg_plan *h)
  * the mechanism whose slowest PE was faster. */
 static int decide(plan_t *pl)
 {
-    double mine[2] = {pl->best[0], pl->best[1]};
-    int st = plan_exchange(pl, mine, sizeof mine);
+    double worst[2] = {pl->best[0], pl->best[1]};
+    int st = dmsg_allreduce(DMSG_TEAM_WORLD, worst, worst, 2, DMSG_TYPE_DOUBLE, DMSG_OP_MAX);
     if (st != DMSG_OK) return st;
-    double worst[2] = {0, 0};
-    for (int p = 0; p < pl->npes; p++) {
-        const double *t = (const double *)(pl->xch + (size_t)p * pl->rowsz);
-        for (int k = 0; k < 2; k++)
-            worst[k] = t[k] > worst[k] ? t[k] : worst[k];
-    }
     pl->measured[0] = worst[0];
     pl->measured[1] = worst[1];
     pl->pack_on = worst[1] < worst[0];
-    /* The rows are read; the next exchange (none yet) would start after
-     * the next execution's dmsg_sync. */
     return DMSG_OK;
 }
 

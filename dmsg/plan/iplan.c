@@ -334,24 +334,28 @@ out:
 static dmsg_status exchange_counts(const iplan_t *ip, dmsg_status st, uint64_t *row, size_t rowlen,
                                    const void *buf, uint64_t **mat)
 {
-    int P = ip->npes, me = ip->me;
+    int P = ip->npes;
     size_t rowsz = rowlen * sizeof(uint64_t);
     uint64_t *m = NULL;
     *mat = NULL;
     int ast = dmsg_alloc((size_t)P * rowsz, (void **)&m);
     if (ast != DMSG_OK) return ast;
-    if (row != NULL) {
-        row[0] = (uint64_t)(int64_t)st;
-        row[1] = ip->n == 0                                   ? BUF_NONE
-                 : !dmsg_addr_is_symmetric(buf, ip->n * ip->elem) ? BUF_LOCAL
-                                                                  : (uint64_t)((uintptr_t)buf - (uintptr_t)m);
-        for (int i = 0; i < P && ast == DMSG_OK; i++)
-            ast = dmsg_deposit(m + (size_t)me * rowlen, row, rowsz, (me + i) % P, DMSG_CTR_NONE);
+    /* A PE without a row still contributes one (status NOMEM), so nobody
+     * reads a stale row: on the stack, a word per PE. */
+    uint64_t fallback[rowlen];
+    if (row == NULL) {
+        memset(fallback, 0, sizeof fallback);
+        row = fallback;
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "iplan: out of memory");
     }
-    int sst = dmsg_sync();
-    if (sst != DMSG_OK) return sst; /* out of step: report and leave */
+    row[0] = (uint64_t)(int64_t)st;
+    row[1] = ip->n == 0                                       ? BUF_NONE
+             : !dmsg_addr_is_symmetric(buf, ip->n * ip->elem) ? BUF_LOCAL
+                                                              : (uint64_t)((uintptr_t)buf - (uintptr_t)m);
+    int xst = dmsg_allgather(DMSG_TEAM_WORLD, m, row, rowsz);
+    if (xst != DMSG_OK) return xst; /* out of step: report and leave */
     *mat = m;
-    dmsg_status verdict = ast;
+    dmsg_status verdict = DMSG_OK;
     for (int p = 0; p < P && verdict == DMSG_OK; p++)
         verdict = (dmsg_status)(int64_t)m[(size_t)p * rowlen];
     return verdict;

@@ -115,15 +115,11 @@ static xrow *row_of(const plan_t *pl, int pe)
     return (xrow *)(pl->xch + (size_t)pe * pl->rowsz);
 }
 
-/* Deposits this PE's row to every PE and waits until all rows are there. */
-dmsg_status plan_exchange(plan_t *pl, const void *row, size_t len)
+/* Every PE's row (pl->rowsz bytes at row) lands at its place in pl->xch on
+ * every PE: the library's all-gather (docs/api.md, "Collectives"). */
+dmsg_status plan_exchange(plan_t *pl, const void *row)
 {
-    for (int i = 0; i < pl->npes; i++) {
-        int q = (pl->me + i) % pl->npes;
-        int st = dmsg_deposit(pl->xch + (size_t)pl->me * pl->rowsz, row, len, q, DMSG_CTR_NONE);
-        if (st != DMSG_OK) return st;
-    }
-    return dmsg_sync();
+    return dmsg_allgather(DMSG_TEAM_WORLD, pl->xch, row, pl->rowsz);
 }
 
 /* The create exchange: this PE's row (its status st, the statement's
@@ -143,12 +139,17 @@ static dmsg_status create_exchange(plan_t *pl, dmsg_status st, uint64_t hash, ui
         for (int i = 0; st == DMSG_OK && i < pl->nto; i++)
             if (pl->to[i].packable) row->packed[pl->to[i].pe] = pl->to[i].bytes;
     }
-    /* A PE without a row still deposits one (status NOMEM) so nobody waits. */
-    xrow fallback = {0, DMSG_ERR_NOMEM, 0, 0};
-    int xst = row != NULL ? plan_exchange(pl, row, pl->rowsz)
-                          : plan_exchange(pl, &fallback, sizeof fallback);
-    free(row);
-    return xst;
+    if (row != NULL) {
+        int xst = plan_exchange(pl, row);
+        free(row);
+        return xst;
+    }
+    /* A PE without a row still contributes one (status NOMEM) so nobody
+     * waits: on the stack, rowsz is a few words per PE. */
+    uint64_t fallback[pl->rowsz / sizeof(uint64_t) + 1];
+    memset(fallback, 0, sizeof fallback);
+    ((xrow *)fallback)->status = DMSG_ERR_NOMEM;
+    return plan_exchange(pl, fallback);
 }
 
 /* The verdict of the exchange, the same on every PE. */
@@ -284,8 +285,7 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
     }
     size_t stage = 0;
     if (st == DMSG_OK) stage = place_chunks(pl);
-    /* The rows are read; the next deposits into them (MEASURE's exchange)
-     * come after executions' clearance barriers. */
+    /* The rows are read; nothing writes them again. */
     if (st == DMSG_OK) st = plan_ctr_get(&pl->ctr);
     if (st == DMSG_OK && stage > 0) {
         st = dmsg_alloc(stage, (void **)&pl->stage);

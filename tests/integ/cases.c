@@ -69,6 +69,18 @@ PE_CASE(err_adp)
 PE_CASE(err_counter)
 PE_CASE(err_strerror)
 PE_CASE(err_lifecycle)
+/* coll.c */
+PE_CASE(coll_reductions)
+PE_CASE(coll_movers)
+PE_CASE(coll_skew)
+PE_CASE(coll_allreduce_small)
+PE_CASE(team_cycle)
+PE_CASE(team_counter)
+PE_CASE(coll_errors)
+static const char *const coll_check_env[] = {"DMSG_CHECK=1", NULL};
+PE_CASE_ENV(coll_mismatch, coll_check_env)
+static const char *const coll_tiny_env[] = {"DMSG_COLL_SCRATCH=4K", NULL};
+PE_CASE_ENV(coll_tiny_scratch, coll_tiny_env)
 /* launch.c */
 PE_CASE(nested_job)
 PE_CASE(nested_before_init)
@@ -176,4 +188,43 @@ Test(amo, pes16_signal_order_nospin, .timeout = 3 * JOB_WATCHDOG)
 Test(amo, pes8_wait_cmp_nospin, .timeout = 2 * JOB_WATCHDOG)
 {
     expect_case_ok("wait_cmp", 8, amo_nospin);
+}
+/* Collectives with more PEs than cores, on the simulated machine, and
+ * through a small scratch area (many chunks per call). */
+Test(many, pes8_coll, .timeout = 4 * JOB_WATCHDOG)
+{
+    expect_case_ok("coll_movers", 8, NULL);
+    expect_case_ok("coll_reductions", 8, NULL);
+    expect_case_ok("coll_skew", 8, NULL);
+}
+Test(many, pes16_coll, .timeout = 4 * JOB_WATCHDOG)
+{
+    expect_case_ok("coll_skew", 16, NULL);
+    expect_case_ok("team_cycle", 16, NULL);
+    expect_case_ok("coll_movers", 16, NULL);
+    static const char *const tiny[] = {"DMSG_COLL_SCRATCH=4K", NULL};
+    expect_case_ok("coll_tiny_scratch", 16, tiny);
+}
+Test(env, coll_sim, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", NULL};
+    expect_case_ok("coll_reductions", 3, sim);
+    expect_case_ok("coll_movers", 4, sim);
+    expect_case_ok("coll_skew", 3, sim);
+}
+Test(env, coll_scratch_small, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const small[] = {"DMSG_COLL_SCRATCH=192K", NULL};
+    expect_case_ok("coll_movers", 4, small);
+    expect_case_ok("coll_reductions", 3, small);
+}
+/* Over libfabric's sockets provider, which counts deposits by remote
+ * counters: a counter exists there only once it is reset, so the teams'
+ * lanes must be set up before anyone writes them. */
+Test(env, coll_ofi_counters, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const sock[] = {"DMSG_TRANSPORT=ofi", "DMSG_OFI_PROVIDER=sockets", NULL};
+    expect_case_ok("team_cycle", 3, sock);
+    expect_case_ok("coll_movers", 3, sock);
+    expect_case_ok("team_counter", 4, sock);
 }

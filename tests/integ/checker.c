@@ -112,6 +112,8 @@ OK(chk_ok_halo)
 OK(chk_ok_pipeline)
 OK(chk_ok_random_scatter)
 OK(chk_ok_await_all)
+/* The collectives' scratch lies below the checker's window, not over it. */
+OK(chk_ok_coll_mixed)
 
 /* A log far larger than the window (a 64K segment leaves 16K for it) is
  * passed on in rounds: the conflict at its end is still found, and nothing

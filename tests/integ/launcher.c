@@ -65,7 +65,7 @@ Test(dmsgrun, help_env)
 {
     static const char *const names[] = {
         "DMSG_SEGMENT_SIZE", "DMSG_MAX_COUNTERS", "DMSG_TIMEOUT",    "DMSG_DEBUG",
-        "DMSG_TRANSPORT",    "DMSG_SPIN",         "DMSG_TILE_BYTES",
+        "DMSG_TRANSPORT",    "DMSG_SPIN",         "DMSG_TILE_BYTES",   "DMSG_COLL_SCRATCH",
     };
     require_built();
     job_result r;

@@ -245,7 +245,9 @@ static int amo_nb(void)
     for (int i = 0; i < K; i++)
         for (int j = 0; j < i; j++)
             PE_CHECK(olds[i] != olds[j], "old value %llu fetched twice", ULL(olds[i]));
-    /* Without quiet: sync alone completes them. */
+    /* Without quiet: sync alone completes them. The PE above checked its
+     * words too before they change again. */
+    PE_OK(dmsg_sync());
     for (int i = 0; i < K; i++)
         PE_OK(dmsg_atomic_nb(&w[2], DMSG_AMO_XOR, DMSG_TYPE_UINT64, &one, NULL, NULL, up, NULL));
     PE_OK(dmsg_sync());

@@ -430,6 +430,39 @@ static int chk_ok_halo(void)
     return 0;
 }
 
+#define CM_N 8192
+/* Deposits and collectives in the same epochs: the collectives' traffic
+ * (their scratch, below the checker's window) never touches the logs of
+ * the deposits around it. */
+static int chk_ok_coll_mixed(void)
+{
+    double *g, row[8];
+    PE_OK(dmsg_alloc(16 * sizeof *g, (void **)&g));
+    double *mine = malloc(CM_N * sizeof *mine);
+    double *all = malloc((size_t)pe_n() * CM_N * sizeof *all);
+    PE_CHECK(mine && all, "out of memory");
+    for (int it = 0; it < 3; it++) {
+        for (int i = 0; i < 8; i++)
+            row[i] = pe_me() * 100 + it;
+        PE_OK(dmsg_deposit(&g[0], row, sizeof row, pe_up(1), DMSG_CTR_NONE));
+        for (int i = 0; i < CM_N; i++)
+            mine[i] = pe_me() + i;
+        PE_OK(dmsg_allgather(DMSG_TEAM_WORLD, all, mine, CM_N * sizeof *mine));
+        PE_OK(dmsg_deposit(&g[8], row, sizeof row, pe_down(1), DMSG_CTR_NONE));
+        double s = pe_me();
+        PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &s, &s, 1, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+        PE_OK(dmsg_sync());
+        PE_CHECK(g[0] == pe_down(1) * 100 + it && g[8] == pe_up(1) * 100 + it, "halo rows");
+        PE_CHECK(all[(size_t)(pe_n() - 1) * CM_N + 5] == pe_n() - 1 + 5, "allgather");
+        PE_CHECK(s == pe_n() * (pe_n() - 1) / 2.0, "allreduce %g", s);
+        PE_OK(dmsg_sync());
+    }
+    free(mine);
+    free(all);
+    PE_OK(dmsg_free(g));
+    return 0;
+}
+
 const pe_case pe_check_cases[] = {
     {"chk_bad_ww", chk_bad_ww, 0},
     {"chk_bad_fetch", chk_bad_fetch, 0},
@@ -452,5 +485,6 @@ const pe_case pe_check_cases[] = {
     {"chk_ok_reads", chk_ok_reads, 0},
     {"chk_ok_collective_epoch", chk_ok_collective_epoch, 0},
     {"chk_ok_halo", chk_ok_halo, 0},
+    {"chk_ok_coll_mixed", chk_ok_coll_mixed, 0},
     {NULL, NULL, 0},
 };

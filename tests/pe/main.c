@@ -24,6 +24,7 @@ static const pe_case *const tables[] = {
     pe_postal_cases,  pe_rr_cases,
     pe_launch_cases,  pe_hang_cases,    pe_check_cases,
     pe_amo_cases,
+    pe_coll_cases,
 };
 
 static const pe_case *find_case(const char *name)

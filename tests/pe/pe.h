@@ -44,6 +44,7 @@ extern const pe_case pe_launch_cases[];
 extern const pe_case pe_hang_cases[];
 extern const pe_case pe_check_cases[];
 extern const pe_case pe_amo_cases[];
+extern const pe_case pe_coll_cases[];
 
 /* ------------------------------------------------------------ reporting */
 

@@ -59,6 +59,23 @@ Test(env, a_transport_setting_is_checked_whichever_transport_runs)
     cr_assert(strstr(err, "DMSG_SIM_REPORT") != NULL, "message: %s", err);
 }
 
+Test(env, coll_scratch)
+{
+    dmsg_config c;
+    char err[256] = "";
+    setenv("DMSG_SEGMENT_SIZE", "1M", 1);
+    setenv("DMSG_COLL_SCRATCH", "0", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(dmsg_coll_scratch_bytes(&c), 64 * 1024, "automatic: a sixteenth of the segment");
+    setenv("DMSG_COLL_SCRATCH", "600K", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_COLL_SCRATCH") != NULL, "message: %s", err);
+    setenv("DMSG_MAX_COUNTERS", "65536", 1);
+    setenv("DMSG_COLL_SCRATCH", "0", 1);
+    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV, "the teams' lanes need room");
+    cr_assert(strstr(err, "DMSG_MAX_COUNTERS") != NULL, "message: %s", err);
+}
+
 Test(env, choices)
 {
     static const dmsg_env_choice c[] = {{"auto", 0}, {"packed", 1}, {"chained", 2}};

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double *g_red, *g_res;
-
 void kl_init(int *argc, char ***argv)
 {
     /* The mechanism is chosen before dmsg_init reads the settings; an explicit
@@ -24,8 +22,6 @@ void kl_init(int *argc, char ***argv)
     setenv("DMSG_SIM_MECH", packed ? "packed" : "auto", 0);
     setenv("DMSG_OFI_MECH", packed ? "packed" : "chained", 0);
     CK(dmsg_init());
-    CK(dmsg_alloc((size_t)dmsg_npes() * 16 * sizeof(double), (void **)&g_red));
-    CK(dmsg_alloc(16 * sizeof(double), (void **)&g_res));
     kl_lib_start(v);
 }
 
@@ -71,39 +67,17 @@ void kl_barrier(void)
     CK(kl_lib_sync());
 }
 
+/* The library's own collectives (docs/api.md, "Collectives"): in place, on
+ * every PE, bitwise the same result everywhere. */
 void kl_allreduce(double *v, int n, int op)
 {
-    int me = dmsg_pe(), np = dmsg_npes();
-    if (n > 16) kern_die("allreduce of %d values", n);
-    CK(dmsg_deposit(g_red + (size_t)me * 16, v, (size_t)n * sizeof(double), 0, DMSG_CTR_NONE));
-    CK(kl_lib_sync());
-    if (me == 0) {
-        for (int i = 0; i < n; i++) {
-            double r = g_red[i];
-            for (int p = 1; p < np; p++) {
-                double x = g_red[(size_t)p * 16 + (size_t)i];
-                r = op == KL_SUM ? r + x : (x > r ? x : r);
-            }
-            v[i] = r;
-        }
-        for (int p = 0; p < np; p++)
-            CK(dmsg_deposit(g_res, v, (size_t)n * sizeof(double), p, DMSG_CTR_NONE));
-    }
-    CK(dmsg_sync());
-    memcpy(v, g_res, (size_t)n * sizeof(double));
-    CK(dmsg_sync()); /* g_res and g_red are free for the next call */
+    CK(dmsg_allreduce(DMSG_TEAM_WORLD, v, v, (size_t)n, DMSG_TYPE_DOUBLE,
+                      op == KL_SUM ? DMSG_OP_SUM : DMSG_OP_MAX));
 }
 
 void kl_bcast(void *buf, size_t bytes)
 {
-    void *sym;
-    CK(dmsg_alloc(bytes, &sym));
-    if (dmsg_pe() == 0)
-        for (int p = 0; p < dmsg_npes(); p++)
-            CK(dmsg_deposit(sym, buf, bytes, p, DMSG_CTR_NONE));
-    CK(kl_lib_sync());
-    memcpy(buf, sym, bytes);
-    CK(dmsg_free(sym));
+    CK(dmsg_bcast(DMSG_TEAM_WORLD, buf, buf, bytes, 0));
 }
 
 int kl_times(kern_times *t)

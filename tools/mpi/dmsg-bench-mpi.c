@@ -2,8 +2,9 @@
  * dmsg-bench-mpi - the MPI (MPICH) reference side of dmsg-bench.
  *
  * Usage: mpiexec -n P dmsg-bench-mpi TEST [BUDGET_MS]
- *   TEST is pingpong (needs 2 ranks), bw (2 ranks), barrier (any count) or
- *   redist (BLOCK -> CYCLIC(k) of M doubles; argument "M K").
+ *   TEST is pingpong (needs 2 ranks), bw (2 ranks), barrier (any count),
+ *   redist (BLOCK -> CYCLIC(k) of M doubles; argument "M K") or coll (the
+ *   collective and atomic rows of tools/bench_coll.h; 2 ranks or more).
  *   BUDGET_MS is the wall time one measurement may take (default 1000).
  *
  * Rank 0 prints one machine-readable line per figure on stdout:
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../bench_coll.h"
 #include "../bench_sizes.h"
 
 #define MAX_REPS 64
@@ -83,15 +85,17 @@ static double time_steps(step_fn step, void *arg, long n)
 
 /* Runs `warm` untimed steps (connection set-up, page faults), then doubles a
  * trial count until it takes a measurable time, and turns that into the step
- * count of one repetition of about rep_s seconds. Rank 0 decides and
- * broadcasts: every rank must run the same number of steps. */
+ * count of one repetition of about rep_s seconds. The slowest rank's time
+ * counts (in a test where only rank 1 works, rank 0's steps take nothing);
+ * rank 0 decides and broadcasts: every rank must run the same number of steps. */
 static long plan_steps(step_fn step, void *arg, long warm, double rep_s, long hi)
 {
     time_steps(step, arg, warm);
     long n = 1;
     double t = 0;
     for (;;) {
-        t = time_steps(step, arg, n);
+        double mine = time_steps(step, arg, n);
+        MPI_Allreduce(&mine, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         int more = t < rep_s / 8 && n < hi;
         MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
         if (!more) break;
@@ -311,9 +315,145 @@ static void test_redist(double budget_s, size_t m, size_t k)
     free(r.stype);
 }
 
+
+/* Measures as `measure`, then replaces each sample on rank 0 by its maximum
+ * over the ranks (the dmsg worker's max_over_pes: a collective's time is
+ * that of its slowest member, e.g. not the root's of a broadcast). */
+static void measure_max(step_fn step, void *arg, long warm, double budget_s, int reps, double *s)
+{
+    double mine[MAX_REPS];
+    measure(step, arg, warm, budget_s, reps, mine);
+    MPI_Reduce(mine, s, reps, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+}
+
+/* Ends the job when any rank counted wrong results: a timing of wrong
+ * results would mean nothing. */
+static void check_all(long bad, const char *test, long param)
+{
+    long worst = 0;
+    MPI_Allreduce(&bad, &worst, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    if (worst) {
+        if (bad)
+            fprintf(stderr, "dmsg-bench-mpi: %s %ld: %ld wrong on rank %d\n", test, param, bad,
+                    g_rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+struct coll_arg {
+    const struct coll_row *row;
+    void *src, *dst;
+};
+
+/* One collective of a row: every rank calls it, back to back. The
+ * broadcast's root sends from src (MPI_Bcast works in place), the others
+ * receive into dst. */
+static void coll_step(void *arg)
+{
+    struct coll_arg *a = arg;
+    const struct coll_row *r = a->row;
+    switch (r->kind) {
+    case COLL_ALLREDUCE:
+        MPI_Allreduce(a->src, a->dst, (int)(r->bytes / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case COLL_BCAST:
+        MPI_Bcast(g_rank == 0 ? a->src : a->dst, (int)r->bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        break;
+    case COLL_ALLTOALL:
+        MPI_Alltoall(a->src, (int)r->bytes, MPI_BYTE, a->dst, (int)r->bytes, MPI_BYTE,
+                     MPI_COMM_WORLD);
+        break;
+    }
+}
+
+/* Passive-target atomics on rank 0's words of a window, each completed by
+ * MPI_Win_flush (the epoch is one MPI_Win_lock_all for the whole test). */
+struct amo_arg {
+    int row;
+    MPI_Win win;
+    int64_t expect; /* compare_swap: the value this rank believes is there */
+    long done;      /* operations performed (fetch_add) or succeeded (compare_swap) */
+};
+
+static void amo_step(void *arg)
+{
+    struct amo_arg *a = arg;
+    if (!amo_active(a->row, g_rank)) return;
+    int64_t one = 1, res = 0;
+    if (a->row == AMO_FADD_ALL || a->row == AMO_FADD_ONE) {
+        MPI_Fetch_and_op(&one, &res, MPI_INT64_T, 0, a->row, MPI_SUM, a->win);
+        MPI_Win_flush(0, a->win);
+        a->done++;
+    } else {
+        int64_t nv = a->expect + 1;
+        MPI_Compare_and_swap(&nv, &a->expect, &res, MPI_INT64_T, 0, a->row, a->win);
+        MPI_Win_flush(0, a->win);
+        if (res == a->expect) {
+            a->expect = nv;
+            a->done++;
+        } else {
+            a->expect = res;
+        }
+    }
+}
+
+/* Reads rank 0's word of a row (an atomic read through the window). */
+static int64_t amo_read(MPI_Win win, int row)
+{
+    int64_t v = 0, dummy = 0;
+    MPI_Fetch_and_op(&dummy, &v, MPI_INT64_T, 0, row, MPI_NO_OP, win);
+    MPI_Win_flush(0, win);
+    return v;
+}
+
+static void test_coll(double budget_s)
+{
+    enum { REPS = 5 };
+    double s[MAX_REPS];
+    for (int i = 0; i < COLL_NROWS; i++) {
+        const struct coll_row *r = &coll_rows[i];
+        size_t n = coll_buf_bytes(r, g_npes);
+        struct coll_arg a = {r, malloc(n), malloc(n)};
+        if (!a.src || !a.dst) {
+            fprintf(stderr, "dmsg-bench-mpi: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        coll_fill(r, g_rank, g_npes, a.src, a.dst);
+        if (r->kind == COLL_BCAST && g_rank == 0) memcpy(a.dst, a.src, n); /* the root's result */
+        measure_max(coll_step, &a, 10, budget_s, REPS, s);
+        check_all((long)coll_check(r, g_rank, g_npes, a.dst), r->test, (long)r->bytes);
+        for (int k = 0; k < REPS; k++)
+            s[k] *= 1e6;
+        report(r->test, (long)r->bytes, s, REPS, 0, "us");
+        free(a.src);
+        free(a.dst);
+    }
+    int64_t *words;
+    MPI_Win win;
+    MPI_Win_allocate(AMO_NROWS * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                     &words, &win);
+    memset(words, 0, AMO_NROWS * sizeof(int64_t));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+    for (int row = 0; row < AMO_NROWS; row++) {
+        struct amo_arg a = {row, win, 0, 0};
+        measure_max(amo_step, &a, 100, budget_s, REPS, s);
+        /* Every successful operation added exactly 1 to the word. */
+        long total = 0;
+        MPI_Allreduce(&a.done, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        int64_t got = g_rank == 0 ? amo_read(win, row) : total;
+        check_all(got != total, amo_rows[row], 8);
+        for (int k = 0; k < REPS; k++)
+            s[k] *= 1e6;
+        report(amo_rows[row], 8, s, REPS, 0, "us");
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: mpiexec -n P dmsg-bench-mpi pingpong|bw|barrier [BUDGET_MS "
+    fprintf(stderr, "usage: mpiexec -n P dmsg-bench-mpi pingpong|bw|barrier|coll [BUDGET_MS "
                     "[MAX_BYTES]]\n"
                     "       mpiexec -n P dmsg-bench-mpi redist BUDGET_MS \"M K\"\n");
 }
@@ -340,6 +480,8 @@ int main(int argc, char **argv)
         test_pingpong(budget_s);
     } else if (strcmp(argv[1], "bw") == 0) {
         test_bw(budget_s, max_bytes);
+    } else if (strcmp(argv[1], "coll") == 0) {
+        test_coll(budget_s);
     } else if (strcmp(argv[1], "redist") == 0 && argc > 3) {
         /* dmsg-bench passes "M K" as one argument. */
         unsigned long m = 0, k = 0;

@@ -15,13 +15,17 @@ static const dmsg_env_choice mechs[] = {
     {"auto", DMSG_MECH_AUTO}, {"chained", DMSG_MECH_CHAINED}, {"packed", DMSG_MECH_PACKED}};
 static const dmsg_env_choice counts[] = {
     {"auto", OFI_COUNT_AUTO}, {"cqdata", OFI_COUNT_CQDATA}, {"counter", OFI_COUNT_COUNTER}};
+static const dmsg_env_choice amos[] = {{"auto", OFI_AMO_AUTO},
+                                       {"native", OFI_AMO_NATIVE},
+                                       {"emulated", OFI_AMO_EMULATED},
+                                       {"software", OFI_AMO_SOFTWARE}};
 
-/* The settings, and the two choices checked both, so that one run names
+/* The settings, and the choices checked all, so that one run names
  * every bad one (rank 0 says which). */
 static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count *count)
 {
     char err[256];
-    int mech, cnt;
+    int mech, cnt, amo;
     dmsg_status st = dmsg_env_load(&ofi_env_table, &s->set, err, sizeof err);
     if (st)
         return st;
@@ -29,8 +33,10 @@ static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count 
     s->timeout = tp->conf.timeout;
     dmsg_status bad_mech = dmsg_env_choose("DMSG_OFI_MECH", s->set.mech, mechs, 3, loud, &mech);
     dmsg_status bad_count = dmsg_env_choose("DMSG_OFI_COUNT", s->set.count, counts, 3, loud, &cnt);
-    if (bad_mech || bad_count)
+    dmsg_status bad_amo = dmsg_env_choose("DMSG_OFI_ATOMICS", s->set.atomics, amos, 4, loud, &amo);
+    if (bad_mech || bad_count || bad_amo)
         return DMSG_ERR_ENV;
+    s->amo.path = (ofi_amo_path)amo; /* what is wanted, until the plan decides */
     s->mech = (dmsg_mech)mech;
     *count = (ofi_count)cnt;
     return DMSG_OK;
@@ -82,6 +88,10 @@ static dmsg_status open_endpoint(ofi_state *s, ofi_count count, int local, ofi_p
         st = ofi_choose(s->set.provider, iface, local, &s->fab, &s->caps, why, whylen);
     if (!st)
         st = probe(s, iface, count, plan, why, whylen);
+    if (!st) {
+        plan->say = 2;
+        st = ofi_plan_atomics(&s->caps, s->amo.path, plan, why, whylen);
+    }
     return st;
 }
 
@@ -121,10 +131,17 @@ static dmsg_status start_services(ofi_state *s, const ofi_plan *plan)
     s->flush = plan->flush;
     s->mech = plan->mech;
     s->inject_max = s->caps.inject;
+    s->amo.path = plan->amo;
+    s->amo.window = OFI_AMO_INFLIGHT;
     if (s->by_counter)
         st = ofi_rcount_start(s);
-    if (!st && plan->receives)
+    /* Software atomics travel as messages into the engine's buffers. */
+    if (!st && (plan->receives || plan->amo == OFI_AMO_SOFTWARE))
         st = ofi_engine_start(s);
+    if (!st && s->rank == 0 && dmsg_debug_level)
+        dmsg_log_line("dmsg: ofi: provider %s: atomics and signals %s%s%s%s", s->caps.prov,
+                      ofi_amo_path_name(plan->amo), plan->amo_why[0] ? " (natively not: " : "",
+                      plan->amo_why, plan->amo_why[0] ? ")" : "");
     return st;
 }
 
@@ -134,6 +151,7 @@ static void close_all(ofi_state *s)
 {
     ofi_rcount_stop(s);
     ofi_fab_close(&s->fab);
+    ofi_amo_stop(s);
     ofi_engine_stop(s);
     if (s->mapped)
         munmap(s->mapped, s->mapped_len);
@@ -250,4 +268,7 @@ const dmsg_tp_ops dmsg_tp_ofi_ops = {
     .get = ofi_fetch,
     .get_nb = ofi_get_nb,
     .req_test = ofi_req_test,
+    .amo = ofi_amo,
+    .signal = ofi_signal,
+    .word_wait = ofi_word_wait,
 };

@@ -23,6 +23,7 @@
 #define DMSG_OFI_H
 
 #include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -102,6 +103,8 @@ enum { OFI_SIG_DEPOSIT = 1, OFI_SIG_TOKEN = 2 };
 #define OFI_ENG_MSG (64u * 1024u) /* bytes of one message and of one receive buffer */
 #define OFI_ENG_BUFS 16           /* receive buffers posted per PE */
 #define OFI_ENG_SLOTS 4           /* send staging buffers per PE */
+#define OFI_AMO_WINDOW 64         /* software atomics of one PE awaiting their reply */
+#define OFI_AMO_INFLIGHT 256      /* provider atomics of one PE in flight at once */
 
 typedef struct ofi_eng_hdr {
     uint32_t magic;
@@ -128,6 +131,7 @@ typedef struct ofi_settings {
     char mech[16];     /* DMSG_OFI_MECH: auto, chained, packed */
     char count[16];    /* DMSG_OFI_COUNT: auto, cqdata, counter */
     char library[256]; /* DMSG_OFI_LIBRARY: libfabric shared library to open */
+    char atomics[16];  /* DMSG_OFI_ATOMICS: auto, native, emulated, software */
 } ofi_settings;
 extern const dmsg_env_table ofi_env_table;
 
@@ -162,7 +166,33 @@ typedef struct ofi_caps {
     int engine;               /* deposit engine usable (delivery completion works) */
     int tx_delivers;          /* the local completion of an operation above the inject size
                                * comes after the target processed it (fi_shm(7)) */
+    /* Atomics (ofi_probe.c): FI_ATOMIC granted by fi_getinfo; per word size
+     * (index 0: FI_UINT32, 1: FI_UINT64), bit OFI_AMO_BIT(FI_op) set where
+     * fi_atomicvalid (plain), fi_fetch_atomicvalid (fetch) or
+     * fi_compare_atomicvalid (FI_CSWAP) accepts one element; amo_works:
+     * fetch-add and compare-swap on a word of the probe's own region gave
+     * the right old values and results (-1: not tried). */
+    int atomic_cap;
+    uint32_t amo_plain[2], amo_fetch[2], amo_cswap[2];
+    int amo_works;
+    const char *amo_broken;   /* why the provider's atomics must not be used though they
+                               * pass the probe (a known crash), else NULL */
 } ofi_caps;
+
+/* Bits of the atomic masks (libfabric's enum fi_op values stay below 32). */
+#define OFI_AMO_BIT(fiop) (UINT32_C(1) << (fiop))
+/* What every dmsg atomic needs natively: the fetch forms of these ops. */
+#define OFI_AMO_NEED_FETCH                                                                   \
+    (OFI_AMO_BIT(FI_SUM) | OFI_AMO_BIT(FI_BAND) | OFI_AMO_BIT(FI_BOR) | OFI_AMO_BIT(FI_BXOR) | \
+     OFI_AMO_BIT(FI_ATOMIC_READ) | OFI_AMO_BIT(FI_ATOMIC_WRITE))
+
+/* How atomics and signals travel (DMSG_OFI_ATOMICS; one path for every
+ * word of the job, decided at start-up): the provider's fetching atomics
+ * for every op (native); the provider's compare-swap alone, every other op
+ * a fetch and compare-swap loop (emulated); or messages that the target's
+ * CPU executes in its progress (software). */
+typedef enum { OFI_AMO_AUTO, OFI_AMO_NATIVE, OFI_AMO_EMULATED, OFI_AMO_SOFTWARE } ofi_amo_path;
+const char *ofi_amo_path_name(ofi_amo_path p);
 
 /* What dmsg does over a provider (ofi_plan.c), decided from its probed
  * capabilities and the settings; ofi_init follows it, dmsg-info prints it. */
@@ -176,6 +206,8 @@ typedef struct ofi_plan {
     int receives;           /* engine receive buffers are needed */
     int counter_ok;         /* counting by remote counters would work ... */
     char counter_why[200];  /* ... or why not */
+    ofi_amo_path amo;       /* how atomics and signals travel ... */
+    char amo_why[160];      /* ... and why not natively (empty: native) */
     int say;                /* on failure: 2 the provider cannot serve (rank 0 says why,
                              * the others give it time), 1 rank 0 says why, 0 logged only */
 } ofi_plan;
@@ -190,6 +222,10 @@ void ofi_caps_merge(ofi_caps *c, const ofi_caps *pc);
  * says so for the user where p->say. */
 dmsg_status ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,
                           char *why, size_t whylen);
+/* The atomics path (want: DMSG_OFI_ATOMICS) into p->amo and p->amo_why;
+ * DMSG_ERR_UNSUPPORTED where a forced path is not available (why says so). */
+dmsg_status ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, char *why,
+                             size_t whylen);
 
 /* The fabric objects of one open endpoint. */
 typedef struct ofi_fab {
@@ -214,8 +250,23 @@ typedef struct ofi_fab {
 typedef struct ofi_batch {
     uint32_t pending;
     dmsg_status status;
-    int heap;                 /* allocated for a non-blocking request: freed when reaped */
+    int heap;                 /* allocated for an operation nobody waits for: freed (and a
+                               * failure kept for the next quiet) when its last completes */
+    int amo;                  /* the batch of an atomic (ofi_amo_ctx): its result is copied
+                               * out when a request on it completes */
 } ofi_batch;
+
+/* One atomic in flight (ofi_amo.c): its completion batch first, so that a
+ * completion context or a request's priv[0] is both. */
+typedef struct ofi_amo_ctx {
+    ofi_batch b;
+    uint64_t operand, compare; /* sources of the provider's operation */
+    uint64_t result;           /* old value, written by the provider or the reply */
+    void *out;                 /* where the caller wants old (NULL: nowhere) */
+    int size;
+} ofi_amo_ctx;
+/* Copies a completed atomic's old value out (req_test). */
+void ofi_amo_finish(ofi_amo_ctx *x);
 
 typedef struct ofi_peer {
     uint64_t addr;            /* remote address of its region base (0 with offsets) */
@@ -274,6 +325,20 @@ typedef struct ofi_state {
         int used;             /* this PE sent engine messages since the last barrier */
         uint64_t refused;     /* engine messages refused */
     } eng;                    /* the deposit engine (ofi_engine.c) */
+    struct {
+        ofi_amo_path path;    /* how atomics travel (ofi_plan_atomics) */
+        uint64_t window;      /* provider atomics start only while fewer operations than this
+                               * are in flight (OFI_AMO_INFLIGHT) */
+        /* software: requests awaiting their reply, by id (ofi_amo.c) */
+        struct {
+            ofi_amo_ctx *x;
+            uint32_t gen;
+        } slot[OFI_AMO_WINDOW];
+        uint32_t inflight, gen;
+        /* replies the provider refused for now (-FI_EAGAIN), sent by the next progress */
+        struct ofi_amo_msg *outq;
+        size_t outn, outcap;
+    } amo;
     int flush;                /* visibility by a flushing read per peer, not per-operation
                                * delivery completion (ofi_flush) */
     unsigned char *dirty;     /* per PE: written to since its last flush */
@@ -332,6 +397,9 @@ dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen);
 
 /* ofi_progress.c */
 dmsg_status ofi_progress(ofi_state *s);
+/* One operation issued on ctx (an ofi_batch, or NULL) completed with st:
+ * counts it off, and frees a heap batch whose last operation it was. */
+void ofi_complete(ofi_state *s, void *ctx, dmsg_status st);
 dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what);
 dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
                           const char *what);
@@ -392,6 +460,32 @@ void ofi_engine_repost(ofi_state *s, void *buf);
 dmsg_status ofi_engine_start(ofi_state *s);
 void ofi_engine_stop(ofi_state *s);
 dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
+
+/* ofi_amo.c: atomics, signals and point-to-point waits (the ops), and
+ * the software path's messages: a request names the op, word and operands;
+ * the target applies it with a CPU atomic in its progress and replies with
+ * the old value. Both are received into the deposit engine's buffers. */
+#define OFI_AMO_REQ 0x51414d44u /* "DMAQ" */
+#define OFI_AMO_REP 0x50414d44u /* "DMAP" */
+typedef struct ofi_amo_msg {
+    uint32_t magic;
+    uint8_t op, size;         /* dmsg_amo_op; 4 or 8 */
+    uint16_t status;          /* reply: 0, or the DMSG_ERR_ code of a refused request */
+    uint32_t src;             /* request: the requesting rank */
+    uint32_t id;              /* request slot (bits 0-7) and generation */
+    uint64_t roff;
+    uint64_t operand;         /* reply: the old value */
+    uint64_t compare;
+} ofi_amo_msg;
+dmsg_status ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
+dmsg_status ofi_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
+dmsg_status ofi_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
+/* A received atomic message (magic OFI_AMO_REQ or OFI_AMO_REP). */
+void ofi_amo_recv(ofi_state *s, const void *buf, size_t len);
+/* Sends the replies the provider refused before (ofi_progress). */
+void ofi_amo_send_queued(ofi_state *s);
+void ofi_amo_stop(ofi_state *s);
+uint64_t ofi_amo_apply(char *word, int op, int size, uint64_t operand, uint64_t compare);
 
 /* ofi_ctr.c */
 dmsg_status ofi_ctr_reset(dmsg_tp *tp, uint32_t slot);

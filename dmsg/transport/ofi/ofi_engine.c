@@ -90,6 +90,13 @@ void ofi_engine_apply(char *seg, const void *msg)
 void ofi_engine_recv(ofi_state *s, void *buf, size_t len)
 {
     uint64_t sig = 0;
+    uint32_t magic = 0;
+    memcpy(&magic, buf, len < sizeof magic ? len : sizeof magic);
+    if (magic == OFI_AMO_REQ || magic == OFI_AMO_REP) {
+        ofi_amo_recv(s, buf, len); /* software atomics share the receive buffers */
+        ofi_engine_repost(s, buf);
+        return;
+    }
     dmsg_status st = ofi_engine_check(buf, len, s->tp->seg_size, &sig);
     if (st) {
         s->eng.refused++;

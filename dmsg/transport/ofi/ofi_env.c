@@ -22,6 +22,12 @@ static const dmsg_env_entry rows[] = {
     {"DMSG_OFI_LIBRARY", DMSG_ENV_STRING, "libfabric.so.1",
      "ofi: the libfabric shared library to open (a name the dynamic loader searches, or a path)",
      F(library)},
+    {"DMSG_OFI_ATOMICS", DMSG_ENV_STRING, "auto",
+     "ofi: how atomics and signals travel, one way for every word: native (the provider's "
+     "atomics), emulated (the provider's compare-swap in a loop), software (messages the target "
+     "executes in its progress); auto = native where the provider has every op, else emulated "
+     "where it has compare-swap, else software",
+     F(atomics)},
 };
 
 const dmsg_env_table ofi_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(ofi_settings)};

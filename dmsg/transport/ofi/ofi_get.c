@@ -141,6 +141,8 @@ dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
         return st; /* progress failed with reads in flight: b is leaked, not freed under them */
     if (!st)
         st = b->status;
+    if (!st && b->amo)
+        ofi_amo_finish((ofi_amo_ctx *)b);
     free(b);
     return st;
 }

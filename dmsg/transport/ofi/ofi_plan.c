@@ -16,6 +16,14 @@ void ofi_caps_merge(ofi_caps *c, const ofi_caps *pc)
     c->t_write8_us = pc->t_write8_us;
     c->t_write8_dc_us = pc->t_write8_dc_us;
     c->tx_delivers = pc->tx_delivers;
+    /* Atomics were tried on the probe endpoint; the data endpoint must
+     * have been granted them as well. */
+    for (int t = 0; t < 2; t++) {
+        c->amo_plain[t] = c->atomic_cap ? pc->amo_plain[t] : 0;
+        c->amo_fetch[t] = c->atomic_cap ? pc->amo_fetch[t] : 0;
+        c->amo_cswap[t] = c->atomic_cap ? pc->amo_cswap[t] : 0;
+    }
+    c->amo_works = c->atomic_cap ? pc->amo_works : -1;
     /* The engine relies on delivery completion: a message's receive
      * completion is in the target's CQ before anything sent after it. */
     c->engine = pc->delivery_complete == 1 || (c->order_raw && c->order_ras);
@@ -72,6 +80,48 @@ static dmsg_status plan_visibility(const ofi_caps *c, ofi_plan *p, char *why, si
              "completed at their targets",
              c->prov);
     return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+}
+
+const char *ofi_amo_path_name(ofi_amo_path p)
+{
+    switch (p) {
+    case OFI_AMO_NATIVE: return "native";
+    case OFI_AMO_EMULATED: return "emulated";
+    case OFI_AMO_SOFTWARE: return "software";
+    default: return "auto";
+    }
+}
+
+/* Atomics: one path for every word, because provider atomics are atomic
+ * only with respect to each other, not to CPU atomics on the same word.
+ * Native where every op's fetch form is valid for both word sizes and
+ * worked in the probe; emulated where compare-swap alone did; else
+ * software, which needs nothing but messages. */
+dmsg_status ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, char *why,
+                             size_t whylen)
+{
+    uint32_t fetch = c->amo_fetch[0] & c->amo_fetch[1];
+    int cswap = (c->amo_cswap[0] & c->amo_cswap[1]) != 0;
+    int works = c->amo_works == 1 && !c->amo_broken;
+    int native = works && cswap && (fetch & OFI_AMO_NEED_FETCH) == OFI_AMO_NEED_FETCH;
+    int emulated = works && cswap;
+    const char *no = !c->atomic_cap ? "the provider grants no atomics (FI_ATOMIC)"
+                     : !cswap       ? "no compare-swap (fi_compare_atomicvalid, FI_CSWAP)"
+                     : c->amo_broken ? c->amo_broken
+                     : !works       ? "the probe's fetch-add or compare-swap went wrong"
+                     : !native      ? "some fetching op is missing (fi_fetch_atomicvalid)"
+                                    : "";
+    snprintf(p->amo_why, sizeof p->amo_why, "%s", no);
+    if ((want == OFI_AMO_NATIVE && !native) || (want == OFI_AMO_EMULATED && !emulated)) {
+        snprintf(why, whylen, "DMSG_OFI_ATOMICS=%s: provider \"%s\": %s",
+                 ofi_amo_path_name(want), c->prov, no);
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    }
+    p->amo = want != OFI_AMO_AUTO ? want
+             : native             ? OFI_AMO_NATIVE
+             : emulated           ? OFI_AMO_EMULATED
+                                  : OFI_AMO_SOFTWARE;
+    return DMSG_OK;
 }
 
 dmsg_status ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,

@@ -358,6 +358,69 @@ static double probe_time(probe_ctx *p, int dc)
     return ok ? (dmsg_clock_now() - t0) / reps * 1e6 : -1;
 }
 
+/* Which atomics the provider takes on one element of each word size
+ * (fi_atomicvalid and its fetch and compare forms), then whether a
+ * fetch-add and a compare-swap on words of the probe's region really give
+ * the old values and the new words: dmsg's native path relies on both,
+ * the emulated one on compare-swap. */
+static void probe_atomics(probe_ctx *p)
+{
+    static const enum fi_op ops[] = {FI_SUM, FI_BAND, FI_BOR, FI_BXOR, FI_ATOMIC_READ,
+                                     FI_ATOMIC_WRITE};
+    static const enum fi_datatype types[2] = {FI_UINT32, FI_UINT64};
+    ofi_caps *c = p->c;
+    if (!c->atomic_cap)
+        return;
+    for (int t = 0; t < 2; t++) {
+        size_t n;
+        for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+            if (fi_atomicvalid(p->f->ep, types[t], ops[k], &n) == 0 && n >= 1)
+                c->amo_plain[t] |= OFI_AMO_BIT(ops[k]);
+            if (fi_fetch_atomicvalid(p->f->ep, types[t], ops[k], &n) == 0 && n >= 1)
+                c->amo_fetch[t] |= OFI_AMO_BIT(ops[k]);
+        }
+        if (fi_compare_atomicvalid(p->f->ep, types[t], FI_CSWAP, &n) == 0 && n >= 1)
+            c->amo_cswap[t] |= OFI_AMO_BIT(FI_CSWAP);
+    }
+    int fetch_add = (c->amo_fetch[0] & c->amo_fetch[1] & OFI_AMO_BIT(FI_SUM)) != 0;
+    if (!(c->amo_cswap[0] & c->amo_cswap[1]))
+        return;
+    c->amo_works = 0;
+    /* Words in the probe region, past what the other steps write. */
+    size_t off = 40960;
+    for (int t = 0; t < 2; t++, off += 64) {
+        int size = t ? 8 : 4;
+        uint64_t word = UINT64_C(0x0000000500000005) & (t ? ~UINT64_C(0) : 0xffffffffu);
+        uint64_t opnd = 3, res = 0, cmp, want;
+        memcpy(p->dst + off, &word, (size_t)size);
+        ssize_t rc;
+        if (fetch_add) {
+            PROBE_POST(rc, p->f, &p->q,
+                       fi_fetch_atomic(p->f->ep, &opnd, 1, NULL, &res, NULL, p->self,
+                                       p->base + off, p->key, types[t], FI_SUM, NULL));
+            want = word + 3;
+            if (rc || wait_cq(p->f, &p->q, ++p->want, 0) || memcmp(&res, &word, (size_t)size) ||
+                memcmp(p->dst + off, &want, (size_t)size)) {
+                forget(p);
+                return;
+            }
+            word = want;
+        }
+        cmp = word;
+        opnd = 11;
+        res = 0;
+        PROBE_POST(rc, p->f, &p->q,
+                   fi_compare_atomic(p->f->ep, &opnd, 1, NULL, &cmp, NULL, &res, NULL, p->self,
+                                     p->base + off, p->key, types[t], FI_CSWAP, NULL));
+        if (rc || wait_cq(p->f, &p->q, ++p->want, 0) || memcmp(&res, &word, (size_t)size) ||
+            memcmp(p->dst + off, &opnd, (size_t)size)) {
+            forget(p);
+            return;
+        }
+    }
+    c->amo_works = 1;
+}
+
 dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
 {
     dmsg_status st;
@@ -390,6 +453,7 @@ dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
         c->rcntr_mr = probe_mr_counter(f, c, p.dst + 49152, p.src, p.self, p.base, p.key);
     else if (!f->rma_event)
         snprintf(c->rcntr_mr_why, sizeof c->rcntr_mr_why, "no FI_RMA_EVENT");
+    probe_atomics(&p);
     c->t_write8_us = probe_time(&p, 0);
     if (c->delivery_complete == 1)
         c->t_write8_dc_us = probe_time(&p, 1);

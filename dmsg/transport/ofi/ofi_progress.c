@@ -7,10 +7,11 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-static void complete_one(ofi_state *s, void *ctx, dmsg_status st)
+void ofi_complete(ofi_state *s, void *ctx, dmsg_status st)
 {
     if (s->tx_pending)
         s->tx_pending--;
@@ -20,6 +21,12 @@ static void complete_one(ofi_state *s, void *ctx, dmsg_status st)
             b->status = st;
         if (b->pending)
             b->pending--;
+        if (b->heap && b->pending == 0) {
+            /* Nobody waits for it: its failure goes to the next quiet. */
+            if (b->status && !s->failed)
+                s->failed = b->status;
+            free(b);
+        }
     }
 }
 
@@ -33,7 +40,7 @@ static dmsg_status read_error(ofi_state *s)
     dmsg_status st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: operation failed: %s (%s)", s->caps.prov,
                                fi_strerror(e.err), pe ? pe : "");
     if (!(e.flags & FI_REMOTE_CQ_DATA))
-        complete_one(s, e.op_context, st);
+        ofi_complete(s, e.op_context, st);
     if (!s->failed)
         s->failed = st;
     return st;
@@ -44,8 +51,11 @@ dmsg_status ofi_progress(ofi_state *s)
     struct fi_cq_data_entry ent[OFI_CQ_BATCH];
     for (;;) {
         ssize_t n = fi_cq_read(s->fab.cq, ent, OFI_CQ_BATCH);
-        if (n == -FI_EAGAIN)
+        if (n == -FI_EAGAIN) {
+            if (s->amo.outn)
+                ofi_amo_send_queued(s);
             return DMSG_OK;
+        }
         if (n == -FI_EAVAIL) {
             read_error(s);
             continue;
@@ -66,11 +76,14 @@ dmsg_status ofi_progress(ofi_state *s)
             } else if (fl & FI_REMOTE_CQ_DATA) {
                 ofi_on_signal(s, ent[i].data);
             } else {
-                complete_one(s, ent[i].op_context, DMSG_OK);
+                ofi_complete(s, ent[i].op_context, DMSG_OK);
             }
         }
-        if (n < OFI_CQ_BATCH)
+        if (n < OFI_CQ_BATCH) {
+            if (s->amo.outn)
+                ofi_amo_send_queued(s);
             return DMSG_OK;
+        }
     }
 }
 

@@ -1,0 +1,622 @@
+/* The collectives of include/dmsg.h over the engines of xchg.c (coll.h):
+ * argument checks, the DMSG_CHECK agreement, chunking, and the combine
+ * functions. docs/api.md names the algorithms. */
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/coll/coll.h"
+
+enum { K_BCAST = 1, K_REDUCE, K_ALLREDUCE, K_SCAN, K_EXSCAN, K_GATHER, K_GATHERV, K_ALLGATHER,
+       K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV };
+
+/* Under DMSG_CHECK every member's (kind, size, type, op, root) and its own
+ * verdict are agreed on before anything moves: a disagreement is
+ * DMSG_ERR_COLLECTIVE everywhere, else the worst (lowest) local error.
+ * Without it, a member returns its own local error at once. */
+static dmsg_status agree(coll_team *t, uint64_t kind, uint64_t a, uint64_t type, uint64_t op,
+                         int64_t root, dmsg_status local)
+{
+    if (!dmsg_g.check)
+        return local;
+    uint64_t v[5] = {kind, a, type, op, (uint64_t)root}, w[11];
+    for (int i = 0; i < 5; i++) {
+        w[2 * i] = v[i];
+        w[2 * i + 1] = ~v[i];
+    }
+    w[10] = coll_err_word(local);
+    dmsg_status st = coll_agree(t, w, 11, 0);
+    if (st)
+        return st;
+    for (int i = 0; i < 5; i++)
+        if (w[2 * i] != ~w[2 * i + 1])
+            return DMSG_FAIL(DMSG_ERR_COLLECTIVE,
+                             "members of a team called a collective with different arguments");
+    return coll_err_status(w[10]);
+}
+
+static dmsg_status check_root(const coll_team *t, int root)
+{
+    if (root < 0 || root >= t->size)
+        return DMSG_FAIL(DMSG_ERR_PE, "root %d is not in the team of %d", root, t->size);
+    return DMSG_OK;
+}
+
+/* The team, and room for a chunk of at least 64 bytes past a header in
+ * its scratch (a tiny DMSG_SEGMENT_SIZE may leave the world less). */
+#define BEGIN(team, t)                                                                         \
+    coll_team *t;                                                                              \
+    dmsg_status st = coll_team_get(team, &t);                                                  \
+    if (!st && t->size > 1 && coll_rd_max(t) < 128)                                            \
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "collectives' scratch too small for %d PEs "           \
+                                       "(DMSG_COLL_SCRATCH, DMSG_SEGMENT_SIZE)", t->size);    \
+    if (st)                                                                                    \
+        return st;
+
+
+/* A plan from two tables: what goes to member j (sb[j], sn[j]; sb NULL:
+ * nothing to anyone) and where member i's block lands (rb[i], rn[i]; rb
+ * NULL: nothing expected). */
+typedef struct tab_ctx {
+    const unsigned char **sb;
+    size_t *sn;
+    unsigned char **rb;
+    size_t *rn;
+} tab_ctx;
+
+static const unsigned char *tab_sblock(void *c, int j, size_t *n)
+{
+    tab_ctx *x = c;
+    *n = x->sn ? x->sn[j] : 0;
+    return x->sb ? x->sb[j] : NULL;
+}
+
+static unsigned char *tab_rblock(void *c, int i, size_t *n)
+{
+    tab_ctx *x = c;
+    *n = x->rn ? x->rn[i] : 0;
+    return x->rb ? x->rb[i] : NULL;
+}
+
+/* Member j's part of n units split over P members: [*lo, *lo + *len). */
+static void part(size_t n, int P, int j, size_t *lo, size_t *len)
+{
+    size_t b = (n + (size_t)P - 1) / (size_t)P, a = b * (size_t)j;
+    *lo = a < n ? a : n;
+    *len = a < n ? (n - a < b ? n - a : b) : 0;
+}
+
+/* The tables of a scatter/gather-shaped exchange: 2 * P pointers and sizes. */
+typedef struct tabs {
+    const unsigned char **sb;
+    size_t *sn;
+    unsigned char **rb;
+    size_t *rn;
+} tabs;
+
+static dmsg_status tabs_new(int P, tabs *t)
+{
+    t->sb = calloc((size_t)P, sizeof *t->sb);
+    t->sn = calloc((size_t)P, sizeof *t->sn);
+    t->rb = calloc((size_t)P, sizeof *t->rb);
+    t->rn = calloc((size_t)P, sizeof *t->rn);
+    if (!t->sb || !t->sn || !t->rb || !t->rn) {
+        free(t->sb);
+        free(t->sn);
+        free(t->rb);
+        free(t->rn);
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "collective tables for %d members", P);
+    }
+    return DMSG_OK;
+}
+
+static void tabs_free(tabs *t)
+{
+    free(t->sb);
+    free(t->sn);
+    free(t->rb);
+    free(t->rn);
+}
+
+static dmsg_status tabs_move(coll_team *t, tabs *x, int full, size_t maxblock, int send,
+                             int recv)
+{
+    tab_ctx c = {send ? x->sb : NULL, x->sn, recv ? x->rb : NULL, x->rn};
+    coll_plan p = {tab_sblock, tab_rblock, &c, full};
+    return coll_move(t, &p, maxblock);
+}
+
+/* Long broadcast: the root deposits part j of its data to member j
+ * (scatter), then every member passes its part to all (all-gather): each
+ * member sends about `bytes` in all, instead of log2 n times that. */
+static dmsg_status bcast_long(coll_team *t, void *dst, const void *src, size_t bytes, int root)
+{
+    int P = t->size, me = t->me;
+    tabs x;
+    dmsg_status st = tabs_new(P, &x);
+    if (st)
+        return st;
+    size_t lo, len, mlo, mlen, max;
+    part(bytes, P, 0, &lo, &max);
+    part(bytes, P, me, &mlo, &mlen);
+    for (int j = 0; j < P; j++) {
+        part(bytes, P, j, &lo, &len);
+        x.sb[j] = (const unsigned char *)src + lo;
+        x.sn[j] = len;
+        x.rb[j] = NULL;
+        x.rn[j] = 0;
+    }
+    /* scatter: only the root sends, each member expects its part from it */
+    x.rb[root] = (unsigned char *)dst + mlo;
+    x.rn[root] = mlen;
+    if (me == root && dst == src)
+        x.rb[root] = NULL, x.rn[root] = 0; /* in place: nothing to copy to itself */
+    st = tabs_move(t, &x, 0, max, me == root, 1);
+    for (int j = 0; !st && j < P; j++) {
+        part(bytes, P, j, &lo, &len);
+        x.sb[j] = (const unsigned char *)dst + mlo;
+        x.sn[j] = mlen;
+        x.rb[j] = j == me ? NULL : (unsigned char *)dst + lo;
+        x.rn[j] = len;
+    }
+    if (!st)
+        st = tabs_move(t, &x, 1, max, 1, 1);
+    tabs_free(&x);
+    return st;
+}
+
+/* ------------------------------------------------------------ broadcast */
+
+typedef struct bc_ctx {
+    size_t len;
+} bc_ctx;
+
+/* A value is a 64-byte header (byte 0: holds the root's data) and data. */
+static void bc_combine(void *acc, const void *in, int in_lower, void *ctx)
+{
+    (void)in_lower;
+    const bc_ctx *c = ctx;
+    unsigned char *a = acc;
+    const unsigned char *b = in;
+    if (!a[0] && b[0])
+        memcpy(a, b, 64 + c->len);
+}
+
+int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int root)
+{
+    BEGIN(team, t);
+    dmsg_status bad = check_root(t, root);
+    if (!bad && bytes && (!dst || (t->me == root && !src)))
+        bad = DMSG_FAIL(DMSG_ERR_NULL, "dmsg_bcast: NULL buffer of %zu bytes", bytes);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if ((st = agree(t, K_BCAST, bytes, 0, 0, root, bad)))
+        goto out;
+    size_t chunk = coll_rd_max(t) - 64, nsteps = bytes ? (bytes + chunk - 1) / chunk : 1;
+    unsigned char *buf;
+    if (t->size > 1 && bytes > chunk && bytes >= (size_t)t->size) {
+        st = bcast_long(t, dst, src, bytes, root);
+        goto out;
+    }
+    if (t->size == 1 || (st = coll_tmp(t, 64 + (bytes < chunk ? bytes : chunk), &buf))) {
+        if (!st && bytes && dst != src)
+            memcpy(dst, src, bytes);
+        goto out;
+    }
+    for (size_t c = 0; !st && c < nsteps; c++) {
+        size_t off = c * chunk, len = bytes - off < chunk ? bytes - off : chunk;
+        if (!bytes)
+            len = 0;
+        memset(buf, 0, 64);
+        buf[0] = t->me == root;
+        if (t->me == root && len)
+            memcpy(buf + 64, (const char *)src + off, len);
+        bc_ctx ctx = {len};
+        st = coll_rd(t, buf, 64 + len, bc_combine, &ctx);
+        if (!st && len && (t->me != root || dst != src))
+            memcpy((char *)dst + off, buf + 64, len);
+    }
+out:
+    dmsg_wait_leave();
+    return st;
+}
+
+/* ------------------------------------------------------------ reductions */
+
+typedef struct red_ctx {
+    coll_red_fn k;
+    size_t n;
+} red_ctx;
+
+/* Lower members' values always go left: both partners compute one value. */
+static void red_combine(void *acc, const void *in, int in_lower, void *ctx)
+{
+    const red_ctx *r = ctx;
+    if (in_lower)
+        r->k(acc, in, acc, r->n);
+    else
+        r->k(acc, acc, in, r->n);
+}
+
+static dmsg_status red_args(const coll_team *t, void *dst, const void *src, size_t count,
+                            dmsg_type type, dmsg_redop op, int root, coll_red_fn *k,
+                            size_t *es)
+{
+    size_t bytes;
+    *es = dmsg_type_size(type);
+    *k = coll_red_kernel(type, op);
+    if (!*k)
+        return DMSG_FAIL(DMSG_ERR_ARG, "reduction op %d on type %d", (int)op, (int)type);
+    if (__builtin_mul_overflow(count, *es, &bytes))
+        return DMSG_FAIL(DMSG_ERR_OVERFLOW, "%zu elements overflow", count);
+    if (root >= 0 && check_root(t, root))
+        return DMSG_ERR_PE;
+    if (count && (!src || ((root < 0 || t->me == root) && !dst)))
+        return DMSG_FAIL(DMSG_ERR_NULL, "reduction: NULL buffer with %zu elements", count);
+    return DMSG_OK;
+}
+
+/* Long vectors (Rabenseifner's scheme without the halving): member j
+ * gets part j of every member's vector (all-to-all), combines them in
+ * member order 0, 1, ... (so the bits do not depend on arrival), and
+ * passes the result to every member (all-gather; to the root only for a
+ * reduce). About twice the vector in and out per member. */
+static dmsg_status allreduce_long(coll_team *t, void *dst, const void *src, size_t count,
+                                  size_t es, coll_red_fn k, int root)
+{
+    int P = t->size, me = t->me;
+    size_t lo, len, mlo, mlen, max;
+    part(count, P, 0, &lo, &max);
+    part(count, P, me, &mlo, &mlen);
+    unsigned char *buf;
+    tabs x;
+    dmsg_status st = coll_tmp(t, (size_t)P * max * es + 1, &buf);
+    if (st || (st = tabs_new(P, &x)))
+        return st;
+    for (int j = 0; j < P; j++) {
+        part(count, P, j, &lo, &len);
+        x.sb[j] = (const unsigned char *)src + lo * es;
+        x.sn[j] = len * es;
+        x.rb[j] = buf + (size_t)j * mlen * es;
+        x.rn[j] = mlen * es;
+    }
+    st = tabs_move(t, &x, 1, max * es, 1, 1);
+    if (!st) {
+        for (int i = 1; i < P; i++)
+            k(buf, buf, buf + (size_t)i * mlen * es, mlen);
+        for (int j = 0; j < P; j++) {
+            part(count, P, j, &lo, &len);
+            x.sb[j] = (root < 0 || j == root) ? buf : NULL;
+            x.sn[j] = mlen * es;
+            x.rb[j] = (root < 0 || me == root) ? (unsigned char *)dst + lo * es : NULL;
+            x.rn[j] = len * es;
+        }
+        st = tabs_move(t, &x, root < 0, max * es, 1, 1);
+    }
+    tabs_free(&x);
+    return st;
+}
+
+/* Chunks of the value through recursive doubling; the result goes to dst
+ * (NULL: nowhere). */
+static dmsg_status allreduce_to(coll_team *t, void *dst, const void *src, size_t count,
+                                size_t es, coll_red_fn k)
+{
+    size_t chunk = coll_rd_max(t) / es, nsteps = count ? (count + chunk - 1) / chunk : 1;
+    unsigned char *buf;
+    dmsg_status st = coll_tmp(t, (count < chunk ? count : chunk) * es + 1, &buf);
+    for (size_t c = 0; !st && c < nsteps; c++) {
+        size_t off = c * chunk, n = count ? (count - off < chunk ? count - off : chunk) : 0;
+        if (n)
+            memcpy(buf, (const char *)src + off * es, n * es);
+        red_ctx r = {k, n};
+        st = coll_rd(t, buf, n * es, red_combine, &r);
+        if (!st && dst && n)
+            memcpy((char *)dst + off * es, buf, n * es);
+    }
+    return st;
+}
+
+/* More than one recursive-doubling chunk, and at least an element per member. */
+static int long_vector(const coll_team *t, size_t count, size_t es)
+{
+    return t->size > 1 && count > coll_rd_max(t) / es && count >= (size_t)t->size;
+}
+
+int dmsg_allreduce(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
+                   dmsg_redop op)
+{
+    BEGIN(team, t);
+    coll_red_fn k;
+    size_t es;
+    dmsg_status bad = red_args(t, dst, src, count, type, op, -1, &k, &es);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if (!(st = agree(t, K_ALLREDUCE, count, (uint64_t)type, (uint64_t)op, -1, bad)))
+        st = long_vector(t, count, es) ? allreduce_long(t, dst, src, count, es, k, -1)
+                                       : allreduce_to(t, dst, src, count, es, k);
+    dmsg_wait_leave();
+    return st;
+}
+
+int dmsg_reduce(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
+                dmsg_redop op, int root)
+{
+    BEGIN(team, t);
+    coll_red_fn k;
+    size_t es;
+    dmsg_status bad = red_args(t, dst, src, count, type, op, root, &k, &es);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if (!(st = agree(t, K_REDUCE, count, (uint64_t)type, (uint64_t)op, root, bad)))
+        st = long_vector(t, count, es)
+                 ? allreduce_long(t, dst, src, count, es, k, root)
+                 : allreduce_to(t, t->me == root ? dst : NULL, src, count, es, k);
+    dmsg_wait_leave();
+    return st;
+}
+
+/* ------------------------------------------------- gather-style movers */
+
+typedef struct mv_ctx {
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t bytes;                   /* equal sizes */
+    const size_t *sc, *sd, *rc, *rd; /* variable sizes (NULL: equal) */
+    int root;                       /* -1: everyone receives */
+    int me;
+    int all_send;                   /* alltoall: block j of src goes to j */
+} mv_ctx;
+
+static const unsigned char *mv_sblock(void *c, int j, size_t *n)
+{
+    mv_ctx *m = c;
+    if (m->root >= 0 && j != m->root)
+        return NULL;
+    if (m->all_send) {
+        *n = m->sc ? m->sc[j] : m->bytes;
+        return m->src + (m->sd ? m->sd[j] : (size_t)j * m->bytes);
+    }
+    *n = m->bytes;
+    return m->src ? m->src : (const unsigned char *)"";
+}
+
+static unsigned char *mv_rblock(void *c, int i, size_t *n)
+{
+    mv_ctx *m = c;
+    if (m->root >= 0 && m->me != m->root)
+        return NULL;
+    *n = m->rc ? m->rc[i] : m->bytes;
+    return m->dst + (m->rd ? m->rd[i] : (size_t)i * m->bytes);
+}
+
+static dmsg_status run_move(coll_team *t, mv_ctx *m, size_t maxblock)
+{
+    m->me = t->me;
+    coll_plan p = {mv_sblock, mv_rblock, m, m->root < 0};
+    return coll_move(t, &p, maxblock);
+}
+
+/* The largest block any member sends or receives. */
+static dmsg_status agree_max(coll_team *t, size_t mine, size_t *max)
+{
+    uint64_t w = mine;
+    dmsg_status st = coll_agree(t, &w, 1, 0);
+    if (!st)
+        *max = (size_t)w;
+    return st;
+}
+
+static dmsg_status equal_args(const coll_team *t, void *dst, const void *src, size_t bytes,
+                              int root)
+{
+    size_t total;
+    if (root >= 0 && check_root(t, root))
+        return DMSG_ERR_PE;
+    if (__builtin_mul_overflow(bytes, (size_t)t->size, &total))
+        return DMSG_FAIL(DMSG_ERR_OVERFLOW, "%zu bytes from %d members overflow", bytes, t->size);
+    if (bytes && (!src || ((root < 0 || t->me == root) && !dst)))
+        return DMSG_FAIL(DMSG_ERR_NULL, "NULL buffer with %zu bytes", bytes);
+    return DMSG_OK;
+}
+
+int dmsg_gather(dmsg_team team, void *dst, const void *src, size_t bytes, int root)
+{
+    BEGIN(team, t);
+    dmsg_status bad = equal_args(t, dst, src, bytes, root);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if (!(st = agree(t, K_GATHER, bytes, 0, 0, root, bad))) {
+        mv_ctx m = {.src = src, .dst = dst, .bytes = bytes, .root = root};
+        st = run_move(t, &m, bytes);
+    }
+    dmsg_wait_leave();
+    return st;
+}
+
+int dmsg_allgather(dmsg_team team, void *dst, const void *src, size_t bytes)
+{
+    BEGIN(team, t);
+    dmsg_status bad = equal_args(t, dst, src, bytes, -1);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if (!(st = agree(t, K_ALLGATHER, bytes, 0, 0, -1, bad))) {
+        mv_ctx m = {.src = src, .dst = dst, .bytes = bytes, .root = -1};
+        st = run_move(t, &m, bytes);
+    }
+    dmsg_wait_leave();
+    return st;
+}
+
+int dmsg_alltoall(dmsg_team team, void *dst, const void *src, size_t bytes)
+{
+    BEGIN(team, t);
+    dmsg_status bad = equal_args(t, dst, src, bytes, -1);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if (!(st = agree(t, K_ALLTOALL, bytes, 0, 0, -1, bad))) {
+        mv_ctx m = {.src = src, .dst = dst, .bytes = bytes, .root = -1, .all_send = 1};
+        st = run_move(t, &m, bytes);
+    }
+    dmsg_wait_leave();
+    return st;
+}
+
+/* Under DMSG_CHECK: does every member's size match what its receivers
+ * expect? sizes[j] is what this PE sends to j (NULL: `bytes` to root or
+ * to all), expect[i] what it expects from i (NULL: nothing). The sizes go
+ * through an all-to-all of one word per pair; the verdict is agreed on. */
+static dmsg_status check_sizes(coll_team *t, const size_t *sizes, size_t bytes,
+                               const size_t *expect, int root)
+{
+    if (!dmsg_g.check)
+        return DMSG_OK;
+    int P = t->size;
+    unsigned char *buf;
+    dmsg_status st = coll_tmp(t, (size_t)P * 16, &buf);
+    if (st)
+        return st;
+    uint64_t *out = (uint64_t *)buf, *in = out + P;
+    for (int j = 0; j < P; j++)
+        out[j] = sizes ? sizes[j] : bytes;
+    mv_ctx m = {.src = (unsigned char *)out, .dst = (unsigned char *)in, .bytes = 8, .root = -1,
+                .all_send = 1};
+    if ((st = run_move(t, &m, 8)))
+        return st;
+    dmsg_status bad = DMSG_OK;
+    for (int i = 0; expect && (root < 0 || t->me == root) && i < P; i++)
+        if (in[i] != expect[i])
+            bad = DMSG_FAIL(DMSG_ERR_COLLECTIVE, "member %d sends %llu bytes, %zu expected", i,
+                            (unsigned long long)in[i], expect[i]);
+    uint64_t w = coll_err_word(bad);
+    if ((st = coll_agree(t, &w, 1, 0)))
+        return st;
+    return coll_err_status(w);
+}
+
+static dmsg_status v_args(const coll_team *t, const void *dst, const size_t *counts,
+                          const size_t *displs, int recv, size_t *max)
+{
+    *max = 0;
+    if (!recv)
+        return DMSG_OK;
+    if (!counts || !displs)
+        return DMSG_FAIL(DMSG_ERR_NULL, "counts or displacements are NULL");
+    for (int i = 0; i < t->size; i++) {
+        size_t end;
+        if (__builtin_add_overflow(counts[i], displs[i], &end))
+            return DMSG_FAIL(DMSG_ERR_OVERFLOW, "block %d overflows", i);
+        if (counts[i] && !dst)
+            return DMSG_FAIL(DMSG_ERR_NULL, "dst is NULL");
+        if (counts[i] > *max)
+            *max = counts[i];
+    }
+    return DMSG_OK;
+}
+
+int dmsg_gatherv(dmsg_team team, void *dst, const size_t *counts, const size_t *displs,
+                 const void *src, size_t bytes, int root)
+{
+    BEGIN(team, t);
+    size_t max = 0;
+    dmsg_status bad = check_root(t, root);
+    if (!bad)
+        bad = v_args(t, dst, counts, displs, t->me == root, &max);
+    if (!bad && bytes && !src)
+        bad = DMSG_FAIL(DMSG_ERR_NULL, "src is NULL with %zu bytes", bytes);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if (!(st = agree(t, K_GATHERV, 0, 0, 0, root, bad)) &&
+        !(st = check_sizes(t, NULL, bytes, t->me == root ? counts : NULL, root)) &&
+        !(st = agree_max(t, bytes > max ? bytes : max, &max))) {
+        mv_ctx m = {.src = src, .dst = dst, .bytes = bytes, .rc = counts, .rd = displs,
+                    .root = root};
+        st = run_move(t, &m, max);
+    }
+    dmsg_wait_leave();
+    return st;
+}
+
+int dmsg_allgatherv(dmsg_team team, void *dst, const size_t *counts, const size_t *displs,
+                    const void *src, size_t bytes)
+{
+    BEGIN(team, t);
+    size_t max = 0;
+    dmsg_status bad = v_args(t, dst, counts, displs, 1, &max);
+    if (!bad && bytes && !src)
+        bad = DMSG_FAIL(DMSG_ERR_NULL, "src is NULL with %zu bytes", bytes);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if (!(st = agree(t, K_ALLGATHERV, 0, 0, 0, -1, bad)) &&
+        !(st = check_sizes(t, NULL, bytes, counts, -1))) {
+        mv_ctx m = {.src = src, .dst = dst, .bytes = bytes, .rc = counts, .rd = displs,
+                    .root = -1};
+        st = run_move(t, &m, max); /* every member knows every count: no agreement */
+    }
+    dmsg_wait_leave();
+    return st;
+}
+
+int dmsg_alltoallv(dmsg_team team, void *dst, const size_t *rcounts, const size_t *rdispls,
+                   const void *src, const size_t *scounts, const size_t *sdispls)
+{
+    BEGIN(team, t);
+    size_t rmax = 0, smax = 0;
+    dmsg_status bad = v_args(t, dst, rcounts, rdispls, 1, &rmax);
+    if (!bad)
+        bad = v_args(t, src, scounts, sdispls, 1, &smax);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if (!(st = agree(t, K_ALLTOALLV, 0, 0, 0, -1, bad)) &&
+        !(st = check_sizes(t, scounts, 0, rcounts, -1)) &&
+        !(st = agree_max(t, rmax > smax ? rmax : smax, &rmax))) {
+        mv_ctx m = {.src = src, .dst = dst, .sc = scounts, .sd = sdispls, .rc = rcounts,
+                    .rd = rdispls, .root = -1, .all_send = 1};
+        st = run_move(t, &m, rmax);
+    }
+    dmsg_wait_leave();
+    return st;
+}
+
+/* ------------------------------------------------------------ prefixes */
+
+/* Every member's chunk is gathered everywhere and combined in member order,
+ * 0 first, so the result is the same in every run. */
+static dmsg_status prefix(dmsg_team team, int kind, void *dst, const void *src, size_t count,
+                          dmsg_type type, dmsg_redop op)
+{
+    BEGIN(team, t);
+    coll_red_fn k;
+    size_t es;
+    dmsg_status bad = red_args(t, dst, src, count, type, op, -1, &k, &es);
+    dmsg_wait_enter(DMSG_WAIT_COLL);
+    if ((st = agree(t, (uint64_t)kind, count, (uint64_t)type, (uint64_t)op, -1, bad)))
+        goto out;
+    int P = t->size, me = t->me;
+    size_t chunk = ((size_t)1 << 20) / ((size_t)P * es);
+    if (chunk == 0)
+        chunk = 1;
+    size_t nsteps = count ? (count + chunk - 1) / chunk : 1;
+    unsigned char *buf;
+    if ((st = coll_tmp(t, (size_t)(P + 1) * (count < chunk ? count : chunk) * es + 1, &buf)))
+        goto out;
+    for (size_t c = 0; !st && c < nsteps; c++) {
+        size_t off = c * chunk, n = count ? (count - off < chunk ? count - off : chunk) : 0;
+        mv_ctx m = {.src = (const unsigned char *)src + off * es, .dst = buf, .bytes = n * es,
+                    .root = -1};
+        if ((st = run_move(t, &m, n * es)) || !n)
+            continue;
+        int last = kind == K_SCAN ? me : me - 1;
+        if (last < 0)
+            continue;
+        unsigned char *acc = buf + (size_t)P * n * es;
+        memcpy(acc, buf, n * es);
+        for (int i = 1; i <= last; i++)
+            k(acc, acc, buf + (size_t)i * n * es, n);
+        memcpy((char *)dst + off * es, acc, n * es);
+    }
+out:
+    dmsg_wait_leave();
+    return st;
+}
+
+int dmsg_scan(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
+              dmsg_redop op)
+{
+    return prefix(team, K_SCAN, dst, src, count, type, op);
+}
+
+int dmsg_exscan(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
+                dmsg_redop op)
+{
+    return prefix(team, K_EXSCAN, dst, src, count, type, op);
+}

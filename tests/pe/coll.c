@@ -1,0 +1,600 @@
+/* Teams and collectives: every collective on several teams (world, strided
+ * by 2, reversed by a negative stride, split by color), sizes 0, 1, small
+ * and larger than a scratch chunk, several types and ops; team life cycle,
+ * team counters, and each error of the header's list. */
+#include <complex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "pe.h"
+
+/* Sizes: 0, 1, small, and more than one chunk of every team's scratch. */
+static const size_t nsizes[] = {0, 1, 37, 300000};
+#define NSIZES (sizeof nsizes / sizeof nsizes[0])
+
+/* The teams under test (DMSG_TEAM_INVALID where this PE is not a member). */
+enum { NTEAMS = 4 };
+static int make_teams(dmsg_team *t)
+{
+    int n = pe_n(), me = pe_me();
+    t[0] = DMSG_TEAM_WORLD;
+    PE_OK(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 2, (n + 1) / 2, &t[1]));
+    PE_CHECK((t[1] != DMSG_TEAM_INVALID) == (me % 2 == 0), "strided membership of PE %d", me);
+    PE_OK(dmsg_team_split_strided(DMSG_TEAM_WORLD, n - 1, -1, n, &t[2]));
+    PE_CHECK(dmsg_team_pe(t[2]) == n - 1 - me, "reversed team numbers PE %d as %d", me,
+             dmsg_team_pe(t[2]));
+    PE_OK(dmsg_team_split_color(DMSG_TEAM_WORLD, me % 2, -me, &t[3]));
+    PE_CHECK(dmsg_team_npes(t[3]) == (me % 2 ? n / 2 : (n + 1) / 2), "color team size %d",
+             dmsg_team_npes(t[3]));
+    return 0;
+}
+
+static int free_teams(dmsg_team *t)
+{
+    for (int i = 1; i < NTEAMS; i++)
+        if (t[i] != DMSG_TEAM_INVALID)
+            PE_OK(dmsg_team_free(t[i]));
+    return 0;
+}
+
+static int32_t ival(int r, size_t i)
+{
+    return (int32_t)((r + 1) * 7 + (int)(i % 1000) * 3 - 500);
+}
+
+/* A double whose sum depends on the order of addition. */
+static double dval(int r, size_t i)
+{
+    return (r % 3 == 0 ? 1e16 : r % 3 == 1 ? -1e16 + 3.0 : 0.7) * (1.0 + (double)(i % 5));
+}
+
+/* Member 0's copy of buf, compared bitwise with this member's. */
+static int same_everywhere(dmsg_team t, const void *buf, size_t bytes, const char *what)
+{
+    unsigned char *c = malloc(bytes ? bytes : 1);
+    PE_CHECK(c, "malloc");
+    PE_OK(dmsg_bcast(t, c, buf, bytes, 0));
+    int bad = memcmp(c, buf, bytes) != 0;
+    free(c);
+    PE_CHECK(!bad, "%s: %zu bytes differ from member 0's", what, bytes);
+    return 0;
+}
+
+static int one_team_reductions(dmsg_team t)
+{
+    int np = dmsg_team_npes(t), me = dmsg_team_pe(t);
+    for (size_t s = 0; s < NSIZES; s++) {
+        size_t n = nsizes[s];
+        int32_t *si = malloc(n * 4 + 4), *di = malloc(n * 4 + 4);
+        double *sd = malloc(n * 8 + 8), *dd = malloc(n * 8 + 8), *dd2 = malloc(n * 8 + 8);
+        PE_CHECK(si && di && sd && dd && dd2, "malloc");
+        for (size_t i = 0; i < n; i++) {
+            si[i] = ival(me, i);
+            sd[i] = dval(me, i);
+        }
+        PE_OK(dmsg_allreduce(t, di, si, n, DMSG_TYPE_INT32, DMSG_OP_SUM));
+        for (size_t i = 0; i < n; i++) {
+            int64_t want = 0;
+            for (int r = 0; r < np; r++)
+                want += ival(r, i);
+            PE_CHECK(di[i] == (int32_t)want, "allreduce int32 sum [%zu] of %zu: %d, want %lld", i,
+                     n, di[i], (long long)want);
+        }
+        PE_OK(dmsg_allreduce(t, dd, sd, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+        PE_OK(dmsg_allreduce(t, dd2, sd, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+        PE_CHECK(memcmp(dd, dd2, n * 8) == 0, "double allreduce differs between two calls");
+        PE_TRY(same_everywhere(t, dd, n * 8, "double allreduce"));
+        /* in place, max */
+        memcpy(di, si, n * 4);
+        PE_OK(dmsg_allreduce(t, di, di, n, DMSG_TYPE_INT32, DMSG_OP_MAX));
+        for (size_t i = 0; i < n; i++)
+            PE_CHECK(di[i] == ival(np - 1, i), "in-place max [%zu]: %d", i, di[i]);
+        /* reduce to the last member, min */
+        int root = np - 1;
+        memset(di, 0, n * 4);
+        PE_OK(dmsg_reduce(t, me == root ? di : NULL, si, n, DMSG_TYPE_INT32, DMSG_OP_MIN, root));
+        for (size_t i = 0; me == root && i < n; i++)
+            PE_CHECK(di[i] == ival(0, i), "reduce min [%zu]: %d", i, di[i]);
+        /* scan and exscan, int32 sum */
+        PE_OK(dmsg_scan(t, di, si, n, DMSG_TYPE_INT32, DMSG_OP_SUM));
+        for (size_t i = 0; i < n; i++) {
+            int32_t want = 0;
+            for (int r = 0; r <= me; r++)
+                want += ival(r, i);
+            PE_CHECK(di[i] == want, "scan [%zu] on member %d: %d want %d", i, me, di[i], want);
+        }
+        for (size_t i = 0; i < n; i++)
+            di[i] = -12345;
+        PE_OK(dmsg_exscan(t, di, si, n, DMSG_TYPE_INT32, DMSG_OP_SUM));
+        for (size_t i = 0; i < n; i++) {
+            int32_t want = me == 0 ? -12345 : 0;
+            for (int r = 0; r < me; r++)
+                want += ival(r, i);
+            PE_CHECK(di[i] == want, "exscan [%zu] on member %d: %d want %d", i, me, di[i], want);
+        }
+        /* scan of doubles: the same on every run */
+        PE_OK(dmsg_scan(t, dd, sd, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+        PE_OK(dmsg_scan(t, dd2, sd, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+        PE_CHECK(memcmp(dd, dd2, n * 8) == 0, "double scan differs between two calls");
+        free(si);
+        free(di);
+        free(sd);
+        free(dd);
+        free(dd2);
+    }
+    return 0;
+}
+
+/* Every other type with one op or more, 37 elements. */
+static int types_ops(dmsg_team t)
+{
+    int np = dmsg_team_npes(t), me = dmsg_team_pe(t);
+    enum { N = 37 };
+    {
+        int8_t s[N], d[N];
+        for (int i = 0; i < N; i++)
+            s[i] = (int8_t)(me * 3 - i);
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_INT8, DMSG_OP_MIN));
+        for (int i = 0; i < N; i++)
+            PE_CHECK(d[i] == (int8_t)(-i), "int8 min [%d] %d", i, d[i]);
+    }
+    {
+        uint16_t s[N], d[N];
+        for (int i = 0; i < N; i++)
+            s[i] = (uint16_t)(1u << (me % 16));
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_UINT16, DMSG_OP_OR));
+        uint16_t want = 0;
+        for (int r = 0; r < np; r++)
+            want |= (uint16_t)(1u << (r % 16));
+        for (int i = 0; i < N; i++)
+            PE_CHECK(d[i] == want, "uint16 or [%d] %u want %u", i, d[i], want);
+    }
+    {
+        uint64_t s[N], d[N];
+        for (int i = 0; i < N; i++)
+            s[i] = (uint64_t)(me + 1) * 0x9E3779B97F4A7C15ULL + (uint64_t)i;
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_UINT64, DMSG_OP_XOR));
+        for (int i = 0; i < N; i++) {
+            uint64_t want = 0;
+            for (int r = 0; r < np; r++)
+                want ^= (uint64_t)(r + 1) * 0x9E3779B97F4A7C15ULL + (uint64_t)i;
+            PE_CHECK(d[i] == want, "uint64 xor [%d]", i);
+        }
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_UINT64, DMSG_OP_PROD));
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_UINT64, DMSG_OP_AND));
+    }
+    {
+        int64_t s[N], d[N];
+        for (int i = 0; i < N; i++)
+            s[i] = (int64_t)me - i;
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_INT64, DMSG_OP_SUM));
+        for (int i = 0; i < N; i++)
+            PE_CHECK(d[i] == (int64_t)np * (np - 1) / 2 - (int64_t)np * i, "int64 sum [%d]", i);
+    }
+    {
+        float s[N], d[N];
+        for (int i = 0; i < N; i++)
+            s[i] = 1.0f + (float)((me + i) % 3);
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_FLOAT, DMSG_OP_MAX));
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_FLOAT, DMSG_OP_PROD));
+        PE_TRY(same_everywhere(t, d, sizeof d, "float prod"));
+    }
+    {
+        long double s[N], d[N];
+        for (int i = 0; i < N; i++)
+            s[i] = (long double)(me + 1) / 3;
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_LONG_DOUBLE, DMSG_OP_SUM));
+        long double want = 0;
+        for (int r = 0; r < np; r++)
+            want += (long double)(r + 1) / 3;
+        for (int i = 0; i < N; i++)
+            PE_CHECK(d[i] > want * 0.999999L && d[i] < want * 1.000001L, "long double sum [%d]", i);
+    }
+    {
+        double _Complex s[N], d[N];
+        for (int i = 0; i < N; i++)
+            s[i] = (double)me + (double)i * I;
+        PE_OK(dmsg_allreduce(t, d, s, N, DMSG_TYPE_DOUBLE_COMPLEX, DMSG_OP_SUM));
+        for (int i = 0; i < N; i++)
+            PE_CHECK(creal(d[i]) == np * (np - 1) / 2.0 && cimag(d[i]) == (double)i * np,
+                     "complex sum [%d]", i);
+        float _Complex fs[N], fd[N];
+        for (int i = 0; i < N; i++)
+            fs[i] = 1.0f * I;
+        PE_OK(dmsg_allreduce(t, fd, fs, N, DMSG_TYPE_FLOAT_COMPLEX, DMSG_OP_PROD));
+    }
+    return 0;
+}
+
+static int one_team_movers(dmsg_team t)
+{
+    int np = dmsg_team_npes(t), me = dmsg_team_pe(t);
+    for (size_t s = 0; s < NSIZES; s++) {
+        size_t b = nsizes[s] / 8 + (nsizes[s] ? 1 : 0); /* bytes per member block */
+        if (s == NSIZES - 1)
+            b = nsizes[s]; /* one large block for bcast */
+        unsigned char *src = malloc(b * np + 1), *dst = malloc(b * np + 1);
+        PE_CHECK(src && dst, "malloc");
+        /* bcast from the last member, and in place from member 0 */
+        pe_fill(src, b, np - 1, 11);
+        PE_OK(dmsg_bcast(t, dst, me == np - 1 ? src : NULL, b, np - 1));
+        PE_TRY(pe_check_pattern(dst, b, np - 1, 11, "bcast"));
+        if (me == 0)
+            pe_fill(dst, b, 0, 12);
+        PE_OK(dmsg_bcast(t, dst, dst, b, 0));
+        PE_TRY(pe_check_pattern(dst, b, 0, 12, "bcast in place"));
+        if (s == NSIZES - 1)
+            b = nsizes[s] / (size_t)np / 4 + 1;
+        /* gather to member np/2, allgather */
+        int root = np / 2;
+        pe_fill(src, b, me, 13);
+        memset(dst, 0, b * np + 1);
+        PE_OK(dmsg_gather(t, me == root ? dst : NULL, src, b, root));
+        for (int r = 0; me == root && r < np; r++)
+            PE_TRY(pe_check_pattern(dst + (size_t)r * b, b, r, 13, "gather"));
+        PE_OK(dmsg_allgather(t, dst, src, b));
+        for (int r = 0; r < np; r++)
+            PE_TRY(pe_check_pattern(dst + (size_t)r * b, b, r, 13, "allgather"));
+        /* alltoall: block j of member i carries pattern (i * np + j) */
+        for (int j = 0; j < np; j++)
+            pe_fill(src + (size_t)j * b, b, me * np + j, 14);
+        PE_OK(dmsg_alltoall(t, dst, src, b));
+        for (int i = 0; i < np; i++)
+            PE_TRY(pe_check_pattern(dst + (size_t)i * b, b, i * np + me, 14, "alltoall"));
+        free(src);
+        free(dst);
+
+        /* variable sizes: member i sends (i % 3) * k bytes, blocks in reverse order */
+        size_t k = b, *cnt = malloc(np * sizeof *cnt), *dsp = malloc(np * sizeof *dsp);
+        size_t tot = 0;
+        for (int i = np - 1; i >= 0; i--) {
+            cnt[i] = (size_t)(i % 3) * k;
+            dsp[i] = tot;
+            tot += cnt[i];
+        }
+        src = malloc(cnt[me] + 1);
+        dst = malloc(tot + 1);
+        pe_fill(src, cnt[me], me, 15);
+        PE_OK(dmsg_gatherv(t, me == 0 ? dst : NULL, cnt, dsp, src, cnt[me], 0));
+        for (int i = 0; me == 0 && i < np; i++)
+            PE_TRY(pe_check_pattern(dst + dsp[i], cnt[i], i, 15, "gatherv"));
+        PE_OK(dmsg_allgatherv(t, dst, cnt, dsp, src, cnt[me]));
+        for (int i = 0; i < np; i++)
+            PE_TRY(pe_check_pattern(dst + dsp[i], cnt[i], i, 15, "allgatherv"));
+        free(src);
+        free(dst);
+        /* alltoallv: i sends ((i + j) % 3) * k bytes to j */
+        size_t *sc = malloc(np * sizeof *sc), *sdp = malloc(np * sizeof *sdp);
+        size_t *rc = malloc(np * sizeof *rc), *rdp = malloc(np * sizeof *rdp), st = 0, rt = 0;
+        for (int j = 0; j < np; j++) {
+            sc[j] = (size_t)((me + j) % 3) * k;
+            sdp[j] = st;
+            st += sc[j];
+            rc[j] = sc[j]; /* symmetric in i and j */
+            rdp[j] = rt;
+            rt += rc[j];
+        }
+        src = malloc(st + 1);
+        dst = malloc(rt + 1);
+        for (int j = 0; j < np; j++)
+            pe_fill(src + sdp[j], sc[j], me * np + j, 16);
+        PE_OK(dmsg_alltoallv(t, dst, rc, rdp, src, sc, sdp));
+        for (int i = 0; i < np; i++)
+            PE_TRY(pe_check_pattern(dst + rdp[i], rc[i], i * np + me, 16, "alltoallv"));
+        free(src);
+        free(dst);
+        free(sc);
+        free(sdp);
+        free(rc);
+        free(rdp);
+        free(cnt);
+        free(dsp);
+    }
+    return 0;
+}
+
+static int coll_reductions(void)
+{
+    dmsg_team t[NTEAMS];
+    PE_TRY(make_teams(t));
+    for (int i = 0; i < NTEAMS; i++)
+        if (t[i] != DMSG_TEAM_INVALID) {
+            PE_TRY(one_team_reductions(t[i]));
+            PE_TRY(types_ops(t[i]));
+        }
+    PE_TRY(free_teams(t));
+    PE_OK(dmsg_sync());
+    return 0;
+}
+
+static int coll_movers(void)
+{
+    dmsg_team t[NTEAMS];
+    PE_TRY(make_teams(t));
+    for (int i = 0; i < NTEAMS; i++)
+        if (t[i] != DMSG_TEAM_INVALID)
+            PE_TRY(one_team_movers(t[i]));
+    PE_TRY(free_teams(t));
+    PE_OK(dmsg_sync());
+    return 0;
+}
+
+/* Many more creations than slots; each team is used once, then freed;
+ * translate between it and the world. */
+static int team_cycle(void)
+{
+    int n = pe_n(), me = pe_me();
+    for (int it = 0; it < 200; it++) {
+        dmsg_team t;
+        int start = it % n;
+        PE_OK(dmsg_team_split_strided(DMSG_TEAM_WORLD, start, 1, n - start, &t));
+        if (me < start) {
+            PE_CHECK(t == DMSG_TEAM_INVALID, "PE %d got a team it is not in", me);
+            continue;
+        }
+        PE_CHECK(dmsg_team_pe(t) == me - start, "team number %d", dmsg_team_pe(t));
+        PE_CHECK(dmsg_team_translate(t, 0, DMSG_TEAM_WORLD) == start, "translate");
+        PE_CHECK(dmsg_team_translate(DMSG_TEAM_WORLD, 0, t) == (start ? -1 : 0), "translate back");
+        uint64_t one = 1, sum = 0;
+        PE_OK(dmsg_allreduce(t, &sum, &one, 1, DMSG_TYPE_UINT64, DMSG_OP_SUM));
+        PE_CHECK(sum == (uint64_t)(n - start), "sum %llu", (unsigned long long)sum);
+        PE_OK(dmsg_team_sync(t));
+        PE_OK(dmsg_team_free(t));
+        PE_EXPECT(dmsg_team_sync(t), DMSG_ERR_TEAM);
+        PE_EXPECT(dmsg_team_pe(t), DMSG_ERR_TEAM);
+    }
+    PE_OK(dmsg_sync());
+    return 0;
+}
+
+/* A counter over the even PEs: each member deposits to the next member. */
+static int team_counter(void)
+{
+    int n = pe_n();
+    dmsg_team t;
+    uint64_t *box = pe_alloc(64);
+    PE_CHECK(box, "alloc");
+    PE_OK(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 2, (n + 1) / 2, &t));
+    if (t != DMSG_TEAM_INVALID) {
+        for (int round = 0; round < 40; round++) {
+            dmsg_ctr c;
+            PE_OK(dmsg_ctr_create_team(t, &c));
+            int tn = dmsg_team_npes(t), tm = dmsg_team_pe(t);
+            uint64_t v = (uint64_t)round * 1000 + (uint64_t)tm;
+            int to = dmsg_team_translate(t, (tm + 1) % tn, DMSG_TEAM_WORLD);
+            PE_OK(dmsg_deposit(box, &v, 8, to, c));
+            PE_OK(dmsg_await(c, 1));
+            uint64_t want = (uint64_t)round * 1000 + (uint64_t)((tm + tn - 1) % tn);
+            PE_CHECK(*box == want, "team counter round %d: %llu want %llu", round,
+                     (unsigned long long)*box, (unsigned long long)want);
+            PE_OK(dmsg_ctr_destroy(c));
+            PE_EXPECT(dmsg_await(c, 1), DMSG_ERR_COUNTER);
+        }
+        PE_OK(dmsg_team_free(t));
+    }
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(box));
+    return 0;
+}
+
+static int coll_errors(void)
+{
+    int n = pe_n(), me = pe_me();
+    int x = 1, y = 0;
+    dmsg_team odd, gone;
+    PE_EXPECT(dmsg_allreduce(DMSG_TEAM_INVALID, &y, &x, 1, DMSG_TYPE_INT32, DMSG_OP_SUM),
+              DMSG_ERR_TEAM);
+    PE_EXPECT(dmsg_bcast((dmsg_team)0x12345, &y, &x, 4, 0), DMSG_ERR_TEAM);
+    PE_EXPECT(dmsg_team_npes(DMSG_TEAM_INVALID), DMSG_ERR_TEAM);
+    PE_EXPECT(dmsg_team_free(DMSG_TEAM_WORLD), DMSG_ERR_TEAM);
+    PE_EXPECT(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, n + 1, &odd), DMSG_ERR_ARG);
+    PE_EXPECT(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 0, 2, &odd), DMSG_ERR_ARG);
+    PE_EXPECT(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, 0, &odd), DMSG_ERR_ARG);
+    PE_EXPECT(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, n, NULL), DMSG_ERR_NULL);
+    PE_EXPECT(dmsg_team_split_color(DMSG_TEAM_WORLD, 0, 0, NULL), DMSG_ERR_NULL);
+    /* freed team */
+    PE_OK(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, n, &gone));
+    PE_OK(dmsg_team_free(gone));
+    PE_EXPECT(dmsg_allreduce(gone, &y, &x, 1, DMSG_TYPE_INT32, DMSG_OP_SUM), DMSG_ERR_TEAM);
+    PE_EXPECT(dmsg_team_free(gone), DMSG_ERR_TEAM);
+    /* non-member: the odd PEs are not in the even team */
+    PE_OK(dmsg_team_split_color(DMSG_TEAM_WORLD, me % 2 ? -1 : 0, 0, &odd));
+    PE_CHECK((odd == DMSG_TEAM_INVALID) == (me % 2 == 1), "negative color gave a team");
+    if (odd == DMSG_TEAM_INVALID)
+        PE_EXPECT(dmsg_team_sync(odd), DMSG_ERR_TEAM);
+    /* root outside, bad type/op, NULL with a size, zero sizes */
+    PE_EXPECT(dmsg_bcast(DMSG_TEAM_WORLD, &y, &x, 4, n), DMSG_ERR_PE);
+    PE_EXPECT(dmsg_bcast(DMSG_TEAM_WORLD, &y, &x, 4, -1), DMSG_ERR_PE);
+    PE_EXPECT(dmsg_reduce(DMSG_TEAM_WORLD, &y, &x, 1, DMSG_TYPE_INT32, DMSG_OP_SUM, n),
+              DMSG_ERR_PE);
+    PE_EXPECT(dmsg_gather(DMSG_TEAM_WORLD, &y, &x, 4, n), DMSG_ERR_PE);
+    PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, &y, &x, 1, (dmsg_type)0, DMSG_OP_SUM), DMSG_ERR_ARG);
+    PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, &y, &x, 1, (dmsg_type)99, DMSG_OP_SUM),
+              DMSG_ERR_ARG);
+    PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, &y, &x, 1, DMSG_TYPE_INT32, (dmsg_redop)0),
+              DMSG_ERR_ARG);
+    double dv = 1, dr = 0;
+    PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, &dr, &dv, 1, DMSG_TYPE_DOUBLE, DMSG_OP_XOR),
+              DMSG_ERR_ARG);
+    double _Complex cv = 1, cr = 0;
+    PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, &cr, &cv, 1, DMSG_TYPE_DOUBLE_COMPLEX, DMSG_OP_MAX),
+              DMSG_ERR_ARG);
+    PE_EXPECT(dmsg_scan(DMSG_TEAM_WORLD, &y, &x, 1, DMSG_TYPE_FLOAT, DMSG_OP_AND), DMSG_ERR_ARG);
+    PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, NULL, &x, 1, DMSG_TYPE_INT32, DMSG_OP_SUM),
+              DMSG_ERR_NULL);
+    PE_EXPECT(dmsg_bcast(DMSG_TEAM_WORLD, NULL, &x, 4, 0), DMSG_ERR_NULL);
+    PE_EXPECT(dmsg_allgather(DMSG_TEAM_WORLD, &y, NULL, 4), DMSG_ERR_NULL);
+    PE_EXPECT(dmsg_alltoall(DMSG_TEAM_WORLD, NULL, &x, 4), DMSG_ERR_NULL);
+    if (n > 1)
+        PE_EXPECT(dmsg_alltoall(DMSG_TEAM_WORLD, &y, &x, SIZE_MAX / 2 + 1), DMSG_ERR_OVERFLOW);
+    PE_EXPECT(dmsg_allgatherv(DMSG_TEAM_WORLD, &y, NULL, NULL, &x, 4), DMSG_ERR_NULL);
+    y = 77;
+    PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, NULL, NULL, 0, DMSG_TYPE_INT32, DMSG_OP_SUM));
+    PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, NULL, NULL, 0, 0));
+    PE_OK(dmsg_alltoall(DMSG_TEAM_WORLD, NULL, NULL, 0));
+    PE_OK(dmsg_gather(DMSG_TEAM_WORLD, NULL, NULL, 0, 0));
+    PE_CHECK(y == 77, "a failed or empty collective wrote");
+    if (odd != DMSG_TEAM_INVALID)
+        PE_OK(dmsg_team_free(odd));
+    PE_OK(dmsg_sync());
+    return 0;
+}
+
+/* Run with DMSG_CHECK=1: members disagreeing on count, root or type are
+ * refused on every member, nothing written. */
+static int coll_mismatch(void)
+{
+    int n = pe_n(), me = pe_me();
+    int32_t s[4] = {1, 2, 3, 4}, d[4] = {9, 9, 9, 9};
+    if (n < 2)
+        return 0;
+    PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, d, s, me == 1 ? 3 : 4, DMSG_TYPE_INT32,
+                             DMSG_OP_SUM),
+              DMSG_ERR_COLLECTIVE);
+    PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, d, s, 4, DMSG_TYPE_INT32,
+                             me == 1 ? DMSG_OP_MAX : DMSG_OP_SUM),
+              DMSG_ERR_COLLECTIVE);
+    PE_EXPECT(dmsg_bcast(DMSG_TEAM_WORLD, d, s, 16, me == 1 ? 1 : 0), DMSG_ERR_COLLECTIVE);
+    PE_EXPECT(dmsg_alltoall(DMSG_TEAM_WORLD, d, s, me == 0 ? 4 : 8 / (size_t)n),
+              n == 2 ? DMSG_OK : DMSG_ERR_COLLECTIVE);
+    for (int i = 0; i < 4 && n != 2; i++)
+        PE_CHECK(d[i] == 9, "mismatched collective wrote d[%d] = %d", i, d[i]);
+    /* gatherv: member 1 sends more than the root expects */
+    size_t cnt[64], dsp[64];
+    for (int i = 0; i < n && i < 64; i++) {
+        cnt[i] = 4;
+        dsp[i] = 0;
+    }
+    if (n <= 64)
+        PE_EXPECT(dmsg_gatherv(DMSG_TEAM_WORLD, d, cnt, dsp, s, me == 1 ? 8 : 4, 0),
+                  DMSG_ERR_COLLECTIVE);
+    /* after all that, the team still works */
+    PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, d, s, 4, DMSG_TYPE_INT32, DMSG_OP_SUM));
+    PE_CHECK(d[3] == 4 * n, "sum after the refused calls: %d", d[3]);
+    return 0;
+}
+
+/* PEs at very different speeds: a random PE dawdles before each of many
+ * back-to-back collectives that do not all synchronize (bcast and gather
+ * from rotating roots, reduce, scan), so fast members run ahead into the
+ * next ones while slow ones still read their scratch. */
+static int coll_skew(void)
+{
+    int n = pe_n(), me = pe_me();
+    uint64_t rs = 77;
+    enum { W = 300 };
+    static unsigned char src[W], dst[64 * W];
+    for (int it = 0; it < 300; it++) {
+        if (pe_rnd_below(&rs, n) == me) {
+            struct timespec ts = {0, 200000L * pe_rnd_below(&rs, 5)};
+            nanosleep(&ts, NULL);
+        } else {
+            (void)pe_rnd_next(&rs);
+        }
+        int root = it % n;
+        size_t b = (size_t)(it * 37) % W;
+        pe_fill(src, b, me, (uint32_t)it);
+        switch (it % 5) {
+        case 0:
+            PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, dst, src, b, root));
+            PE_TRY(pe_check_pattern(dst, b, root, (uint32_t)it, "skewed bcast"));
+            break;
+        case 1:
+            /* two in a row, to different roots: neither waits for all */
+            for (int g = 0; n <= 64 && g < 2; g++) {
+                int gr = (root + g) % n;
+                PE_OK(dmsg_gather(DMSG_TEAM_WORLD, dst, src, b, gr));
+                for (int r = 0; me == gr && r < n; r++)
+                    PE_TRY(pe_check_pattern(dst + (size_t)r * b, b, r, (uint32_t)it,
+                                            "skewed gather"));
+            }
+            break;
+        case 2: {
+            int64_t v = me + it, sum = 0;
+            PE_OK(dmsg_reduce(DMSG_TEAM_WORLD, &sum, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM, root));
+            PE_CHECK(me != root || sum == (int64_t)n * (n - 1) / 2 + (int64_t)n * it,
+                     "skewed reduce %lld", (long long)sum);
+            break;
+        }
+        case 3: {
+            int64_t v = 1, pre = -1;
+            PE_OK(dmsg_exscan(DMSG_TEAM_WORLD, &pre, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM));
+            PE_CHECK(me == 0 ? pre == -1 : pre == me, "skewed exscan %lld", (long long)pre);
+            break;
+        }
+        default: {
+            uint64_t v = (uint64_t)me, mx = 0;
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &mx, &v, 1, DMSG_TYPE_UINT64, DMSG_OP_MAX));
+            PE_CHECK(mx == (uint64_t)n - 1, "skewed allreduce %llu", (unsigned long long)mx);
+        }
+        }
+    }
+    return 0;
+}
+
+/* A few small allreduces and barriers, for many PEs (1,000 by hand). */
+static int coll_allreduce_small(void)
+{
+    int n = pe_n(), me = pe_me();
+    double t0 = dmsg_wtime();
+    for (int it = 0; it < 10; it++) {
+        uint64_t v[2] = {(uint64_t)me, 1}, r[2];
+        PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, r, v, 2, DMSG_TYPE_UINT64, DMSG_OP_SUM));
+        PE_CHECK(r[0] == (uint64_t)n * (n - 1) / 2 && r[1] == (uint64_t)n, "allreduce of %d PEs",
+                 n);
+        PE_OK(dmsg_team_sync(DMSG_TEAM_WORLD));
+    }
+    if (me == 0 && getenv("COLL_SHOW_TIME"))
+        printf("%d PEs: 10 allreduces and team syncs in %.3f s\n", n, dmsg_wtime() - t0);
+    return 0;
+}
+
+/* Run with DMSG_COLL_SCRATCH=4K: the world's chunks are 128 bytes, so a
+ * thousand elements take many steps; a split team has no room at all and
+ * says so (DMSG_ERR_NOMEM on every member) instead of failing later. */
+static int coll_tiny_scratch(void)
+{
+    int n = pe_n(), me = pe_me();
+    if (n >= 16) { /* a port per round leaves under 128 bytes: refused, not divided by zero */
+        int64_t v = 1, r = 0;
+        PE_EXPECT(dmsg_bcast(DMSG_TEAM_WORLD, &r, &v, 8, 0), DMSG_ERR_NOMEM);
+        PE_EXPECT(dmsg_allreduce(DMSG_TEAM_WORLD, &r, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM),
+                  DMSG_ERR_NOMEM);
+        PE_CHECK(r == 0, "a refused collective wrote");
+        PE_OK(dmsg_team_sync(DMSG_TEAM_WORLD));
+        return 0;
+    }
+    if (n > 4)
+        return 0;
+    enum { N = 1000 };
+    static int64_t s[N], d[N];
+    for (int i = 0; i < N; i++)
+        s[i] = me * i;
+    PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, d, s, N, DMSG_TYPE_INT64, DMSG_OP_SUM));
+    for (int i = 0; i < N; i++)
+        PE_CHECK(d[i] == (int64_t)i * n * (n - 1) / 2, "chunked sum [%d]", i);
+    PE_OK(dmsg_bcast(DMSG_TEAM_WORLD, d, s, sizeof s, n - 1));
+    for (int i = 0; i < N; i++)
+        PE_CHECK(d[i] == (int64_t)(n - 1) * i, "chunked bcast [%d]", i);
+    dmsg_team t = 7;
+    PE_EXPECT(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, n, &t), n > 1 ? DMSG_ERR_NOMEM : DMSG_OK);
+    PE_CHECK(n > 1 ? t == 7 : t != DMSG_TEAM_INVALID, "team handle after the split: %#llx",
+             (unsigned long long)t);
+    if (n == 1)
+        PE_OK(dmsg_team_free(t));
+    return 0;
+}
+
+const pe_case pe_coll_cases[] = {
+    {"coll_tiny_scratch", coll_tiny_scratch, 0},
+    {"coll_skew", coll_skew, 0},
+    {"coll_allreduce_small", coll_allreduce_small, 0},
+    {"coll_reductions", coll_reductions, 0},
+    {"coll_movers", coll_movers, 0},
+    {"team_cycle", team_cycle, 0},
+    {"team_counter", team_counter, 0},
+    {"coll_errors", coll_errors, 0},
+    {"coll_mismatch", coll_mismatch, 0},
+    {NULL, NULL, 0},
+};
