@@ -24,7 +24,7 @@ struct plan_model {
     double call_us; /* per piece and side of packing: one local copy call */
 };
 
-dmsg_status plan_model_open(const char *machine, plan_model **out)
+dmsg_status dmsg_plan_model_open(const char *machine, plan_model **out)
 {
     plan_model *pm = calloc(1, sizeof *pm);
     if (pm == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
@@ -37,7 +37,7 @@ dmsg_status plan_model_open(const char *machine, plan_model **out)
     return DMSG_OK;
 }
 
-dmsg_status plan_model_parse(const char *text, const char *fname, plan_model **out)
+dmsg_status dmsg_plan_model_parse(const char *text, const char *fname, plan_model **out)
 {
     plan_model *pm = calloc(1, sizeof *pm);
     if (pm == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
@@ -50,22 +50,22 @@ dmsg_status plan_model_parse(const char *text, const char *fname, plan_model **o
     return DMSG_OK;
 }
 
-void plan_model_host(plan_model *pm)
+void dmsg_plan_model_host(plan_model *pm)
 {
     pm->call_us = pm->m.overhead_us;
 }
 
-void plan_model_close(plan_model *pm)
+void dmsg_plan_model_close(plan_model *pm)
 {
     free(pm);
 }
 
-const char *plan_model_name(const plan_model *pm)
+const char *dmsg_plan_model_name(const plan_model *pm)
 {
     return pm->m.name;
 }
 
-const dmsg_machine *plan_model_machine(const plan_model *pm)
+const dmsg_machine *dmsg_plan_model_machine(const plan_model *pm)
 {
     return &pm->m;
 }
@@ -78,7 +78,7 @@ static long pat(size_t elem, size_t count0, ptrdiff_t stride)
     return words < 1 ? 1 : words;
 }
 
-void plan_piece_pats(const dmsg_piece *pc, size_t elem, long *src, long *dst)
+void dmsg_plan_piece_pats(const dmsg_piece *pc, size_t elem, long *src, long *dst)
 {
     dmsg_sect s;
     if (dmsg_sect_normalize(&s, &pc->dst, &pc->src, elem) && s.nd > 0) {
@@ -94,14 +94,14 @@ static double secs(double bytes, double mbs)
     return mbs > 0 ? bytes / (mbs * 1e6) : 0;
 }
 
-int plan_pack_candidate(const dmsg_piece *pcs, size_t n, size_t elem, int self)
+int dmsg_plan_pack_candidate(const dmsg_piece *pcs, size_t n, size_t elem, int self)
 {
-    return !self && n > 0 && !(n == 1 && plan_piece_contiguous(&pcs[0], elem));
+    return !self && n > 0 && !(n == 1 && dmsg_plan_piece_contiguous(&pcs[0], elem));
 }
 
-void plan_group_pats(const plan_group *g, long *x, long *y)
+void dmsg_plan_group_pats(const plan_group *g, long *x, long *y)
 {
-    dmsg_periodic p = plan_group_pattern(g, DMSG_PER_NO_STREAM);
+    dmsg_periodic p = dmsg_plan_group_pattern(g, DMSG_PER_NO_STREAM);
     size_t run;
     ptrdiff_t sp;
     *x = *y = 1;
@@ -147,13 +147,13 @@ static void predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, const
         const dmsg_piece *pc = &pcs[g != NULL ? g->rest[i] : i];
         double b = (double)(pc->elems * elem);
         long x, y;
-        plan_piece_pats(pc, elem, &x, &y);
+        dmsg_plan_piece_pats(pc, elem, &x, &y);
         bytes += b;
         add_transfer(pm, b, x, y, self, &td, &tp);
     }
     if (g != NULL) { /* one periodic transfer in one pass */
         long x, y;
-        plan_group_pats(g, &x, &y);
+        dmsg_plan_group_pats(g, &x, &y);
         bytes += (double)g->bytes;
         add_transfer(pm, (double)g->bytes, x, y, self, &td, &tp);
     }
@@ -166,20 +166,20 @@ static void predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, const
     *pack_mbs = self ? 0 : tp > 0 ? bytes / tp / 1e6 : 0;
 }
 
-void plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, size_t elem,
+void dmsg_plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, size_t elem,
                         int self, double *direct_mbs, double *pack_mbs)
 {
     predict(pm, pcs, n, NULL, elem, self, direct_mbs, pack_mbs);
 }
 
-void plan_choose(plan_t *pl, const plan_model *pm)
+void dmsg_plan_choose(plan_t *pl, const plan_model *pm)
 {
     pl->machine[0] = '\0';
-    if (pm != NULL) snprintf(pl->machine, sizeof pl->machine, "%s", plan_model_name(pm));
+    if (pm != NULL) snprintf(pl->machine, sizeof pl->machine, "%s", dmsg_plan_model_name(pm));
     for (int i = 0; i < pl->nto; i++) {
         plan_peer *pr = &pl->to[i];
         const dmsg_piece *pcs = &pl->sendp.v[pr->first];
-        int cand = plan_pack_candidate(pcs, pr->npieces, pl->elem, pr->pe == pl->me);
+        int cand = dmsg_plan_pack_candidate(pcs, pr->npieces, pl->elem, pr->pe == pl->me);
         if (pm != NULL)
             predict(pm, pcs, pr->npieces, pr->grp, pl->elem, pr->pe == pl->me, &pr->mbs_direct,
                     &pr->mbs_pack);

@@ -38,7 +38,7 @@ static int send_packed(plan_t *pl, const plan_peer *pr)
     char *buf = pl->stage + pl->stage_in, *src = pl->src.base;
     size_t off = 0;
     if (pr->grp != NULL) {
-        dmsg_periodic per = plan_group_pattern(pr->grp, DMSG_PER_DST_STREAM);
+        dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_DST_STREAM);
         int st = dmsg_deposit_periodic(buf, src, &per, pl->me, DMSG_CTR_NONE);
         if (st != DMSG_OK) return st;
         off += pr->grp->bytes;
@@ -60,7 +60,7 @@ static int send_direct(plan_t *pl, const plan_peer *pr)
 {
     char *src = pl->src.base, *dst = pl->dst.base;
     if (pr->grp != NULL) {
-        dmsg_periodic per = plan_group_pattern(pr->grp, DMSG_PER_NO_STREAM);
+        dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_NO_STREAM);
         int st = dmsg_deposit_periodic(dst, src, &per, pr->pe, pl->ctr);
         if (st != DMSG_OK) return st;
     }
@@ -78,7 +78,7 @@ static int unpack(plan_t *pl, const plan_peer *pr)
 {
     char *in = pl->stage + pr->stage_off, *dst = pl->dst.base;
     if (pr->grp != NULL) {
-        dmsg_periodic per = plan_group_pattern(pr->grp, DMSG_PER_SRC_STREAM);
+        dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_SRC_STREAM);
         int st = dmsg_deposit_periodic(dst, in, &per, pl->me, DMSG_CTR_NONE);
         if (st != DMSG_OK) return st;
         in += pr->grp->bytes;
@@ -97,7 +97,7 @@ static int unpack(plan_t *pl, const plan_peer *pr)
 int dmsg_plan_start(dmsg_plan *h)
 {
     int st;
-    plan_t *pl = plan_body(h, "plan_start", &st);
+    plan_t *pl = dmsg_plan_body(h, "plan_start", &st);
     if (pl == NULL) return st;
     if (pl->started) return DMSG_FAIL(DMSG_ERR_STATE, "plan_start: started and not finished");
     if (pl->mech == DMSG_PLAN_MEASURE && pl->execs < PLAN_TRIALS)
@@ -105,7 +105,7 @@ int dmsg_plan_start(dmsg_plan *h)
     st = dmsg_sync();
     if (st != DMSG_OK) return st;
     pl->started = 1;
-    pl->ticket = plan_ctr_begin(plan_recv_msgs(pl, pl->pack_on));
+    pl->ticket = dmsg_plan_ctr_begin(dmsg_plan_recv_msgs(pl, pl->pack_on));
     pl->t0 = dmsg_wtime();
     for (int i = 0; i < pl->nto; i++) {
         const plan_peer *pr = &pl->to[i];
@@ -131,10 +131,10 @@ static int decide(plan_t *pl)
 int dmsg_plan_finish(dmsg_plan *h)
 {
     int st;
-    plan_t *pl = plan_body(h, "plan_finish", &st);
+    plan_t *pl = dmsg_plan_body(h, "plan_finish", &st);
     if (pl == NULL) return st;
     if (!pl->started) return DMSG_FAIL(DMSG_ERR_STATE, "plan_finish: plan not started");
-    st = plan_ctr_land(pl->ticket);
+    st = dmsg_plan_ctr_land(pl->ticket);
     if (st != DMSG_OK) return st;
     pl->started = 0;
     int unpacked = 0;

@@ -83,7 +83,7 @@ static int piece_runs(const dmsg_piece *pc, size_t elem, plan_group *g, size_t *
     return 1;
 }
 
-void plan_group_free(plan_group *g)
+void dmsg_plan_group_free(plan_group *g)
 {
     if (g == NULL) return;
     free(g->run);
@@ -91,7 +91,7 @@ void plan_group_free(plan_group *g)
     free(g);
 }
 
-dmsg_status plan_group_build(const dmsg_piece *v, size_t n, size_t elem, plan_group **out)
+dmsg_status dmsg_plan_group_build(const dmsg_piece *v, size_t n, size_t elem, plan_group **out)
 {
     *out = NULL;
     key_ix *keys = malloc((n ? n : 1) * sizeof *keys);
@@ -172,7 +172,7 @@ dmsg_status plan_group_build(const dmsg_piece *v, size_t n, size_t elem, plan_gr
         g->nruns = w;
         *out = g;
     } else {
-        plan_group_free(g);
+        dmsg_plan_group_free(g);
     }
     free(in);
 out:
@@ -180,7 +180,7 @@ out:
     return st;
 }
 
-dmsg_periodic plan_group_pattern(const plan_group *g, int stream)
+dmsg_periodic dmsg_plan_group_pattern(const plan_group *g, int stream)
 {
     dmsg_periodic p;
     memset(&p, 0, sizeof p);
@@ -192,7 +192,7 @@ dmsg_periodic plan_group_pattern(const plan_group *g, int stream)
     return p;
 }
 
-size_t plan_peer_deposits(const plan_peer *pr)
+size_t dmsg_plan_peer_deposits(const plan_peer *pr)
 {
     return pr->grp != NULL ? 1 + pr->grp->nrest : pr->npieces;
 }

@@ -46,8 +46,8 @@ static dmsg_status walk_sides(merger *m, const xfer_side *r, size_t roff, const 
     while (left > 0) {
         size_t n = r->count[0] - cr.idx[0] < l->count[0] - cl.idx[0] ? r->count[0] - cr.idx[0]
                                                                      : l->count[0] - cl.idx[0];
-        ptrdiff_t ro = (ptrdiff_t)roff + xfer_cursor_off(&cr);
-        char *lo = lbase + xfer_cursor_off(&cl);
+        ptrdiff_t ro = (ptrdiff_t)roff + dmsg_xfer_cursor_off(&cr);
+        char *lo = lbase + dmsg_xfer_cursor_off(&cl);
         dmsg_status st = DMSG_OK;
         if (dense)
             st = add(m, (size_t)ro, lo, n * elem);
@@ -55,8 +55,8 @@ static dmsg_status walk_sides(merger *m, const xfer_side *r, size_t roff, const 
             st = add(m, (size_t)(ro + (ptrdiff_t)i * rs), lo + (ptrdiff_t)i * ls, elem);
         if (st)
             return st;
-        xfer_cursor_advance(&cr, n);
-        xfer_cursor_advance(&cl, n);
+        dmsg_xfer_cursor_advance(&cr, n);
+        dmsg_xfer_cursor_advance(&cl, n);
         left -= n;
     }
     return DMSG_OK;
@@ -80,10 +80,10 @@ static dmsg_status walk_section(merger *m, const dmsg_op *op, int put)
         }
         return walk_sides(m, &r, op->roff, &l, op->local, s.elem);
     }
-    if (!xfer_squeeze(&r, op->rl) || !xfer_squeeze(&l, op->ll))
+    if (!dmsg_xfer_squeeze(&r, op->rl) || !dmsg_xfer_squeeze(&l, op->ll))
         return DMSG_OK; /* no elements */
-    xfer_side_fold(&r);
-    xfer_side_fold(&l);
+    dmsg_xfer_side_fold(&r);
+    dmsg_xfer_side_fold(&l);
     return walk_sides(m, &r, op->roff, &l, op->local, op->elem);
 }
 

@@ -520,17 +520,17 @@ Test(assign, periodic_pieces_do_not_grow)
         }
 }
 
-/* Moves a pair's pieces as a plan does with its group (plan_group_build):
+/* Moves a pair's pieces as a plan does with its group (dmsg_plan_group_build):
  * the group as one periodic pattern (direct, or packed into a stream and
  * unpacked), the other pieces one by one; returns 1 if there was a group. */
 static int group_move(const dmsg_piece *pc, size_t n, size_t elem, char *dst, const char *src,
                       int packed, char *stream)
 {
     plan_group *g = NULL;
-    cr_assert_eq(plan_group_build(pc, n, elem, &g), DMSG_OK);
+    cr_assert_eq(dmsg_plan_group_build(pc, n, elem, &g), DMSG_OK);
     size_t one = g != NULL ? g->nrest : n;
     if (g != NULL) {
-        dmsg_periodic p = plan_group_pattern(g, packed ? DMSG_PER_DST_STREAM : DMSG_PER_NO_STREAM);
+        dmsg_periodic p = dmsg_plan_group_pattern(g, packed ? DMSG_PER_DST_STREAM : DMSG_PER_NO_STREAM);
         cr_assert_eq(dmsg_periodic_check(&p, NULL, NULL), DMSG_OK);
         cr_assert_eq(p.bytes, g->bytes);
         if (!packed) {
@@ -547,7 +547,7 @@ static int group_move(const dmsg_piece *pc, size_t n, size_t elem, char *dst, co
         dmsg_copy_section(dst + x->dst_off, &x->dst, src + x->src_off, &x->src, elem, NULL);
     }
     int had = g != NULL;
-    plan_group_free(g);
+    dmsg_plan_group_free(g);
     return had;
 }
 
@@ -633,13 +633,13 @@ Test(group, cyclic_2_to_3_is_one_group_per_partner)
                 for (size_t x = 0; x < k; x++)
                     elems += pc[x].elems;
                 plan_group *g = NULL;
-                cr_assert_eq(plan_group_build(pc, k, 8, &g), DMSG_OK);
+                cr_assert_eq(dmsg_plan_group_build(pc, k, 8, &g), DMSG_OK);
                 cr_assert_not_null(g, "CYCLIC(%zu) -> CYCLIC(%zu), %d PEs, 0 -> %d", pairs[j][0],
                                    pairs[j][1], np, q);
                 cr_assert_eq(g->nrest, 0);
                 cr_assert_eq(g->bytes, elems * 8);
                 cr_assert_leq(g->nruns, 64);
-                plan_group_free(g);
+                dmsg_plan_group_free(g);
                 free(pc);
             }
         }
@@ -662,16 +662,16 @@ Test(group, bounded_and_only_like_repeats)
         pc[i].elems = 10000;
     }
     plan_group *g = NULL;
-    cr_assert_eq(plan_group_build(pc, 2, 8, &g), DMSG_OK);
+    cr_assert_eq(dmsg_plan_group_build(pc, 2, 8, &g), DMSG_OK);
     cr_assert_not_null(g);
     cr_assert_eq(g->nruns, 2000);
     cr_assert_eq(g->nrest, 0);
-    plan_group_free(g);
+    dmsg_plan_group_free(g);
     for (int i = 0; i < 2; i++) {
         pc[i].src.count[0] = pc[i].dst.count[0] = 3000;
         pc[i].elems = 30000;
     }
-    cr_assert_eq(plan_group_build(pc, 2, 8, &g), DMSG_OK);
+    cr_assert_eq(dmsg_plan_group_build(pc, 2, 8, &g), DMSG_OK);
     cr_assert_null(g);
     pc[2] = pc[1];
     pc[2].src_off = pc[2].dst_off = 4;
@@ -679,11 +679,11 @@ Test(group, bounded_and_only_like_repeats)
     pc[2].src.count[1] = pc[2].dst.count[1] = 3;
     pc[2].elems = 3;
     pc[0].src.count[0] = pc[0].dst.count[0] = pc[1].src.count[0] = pc[1].dst.count[0] = 10;
-    cr_assert_eq(plan_group_build(pc, 3, 8, &g), DMSG_OK);
+    cr_assert_eq(dmsg_plan_group_build(pc, 3, 8, &g), DMSG_OK);
     cr_assert_not_null(g);
     cr_assert_eq(g->nrest, 1);
     cr_assert_eq(g->rest[0], 2);
-    plan_group_free(g);
+    dmsg_plan_group_free(g);
 }
 
 /* A host-like description: 5 GB/s copies, 1 us per deposit call. */
@@ -715,16 +715,16 @@ Test(model, host_pack_counts_calls_per_piece)
         pc[k].src.stride[0] = pc[k].dst.stride[0] = 8;
     }
     plan_model *pm;
-    cr_assert_eq(plan_model_parse(host_text, "test", &pm), DMSG_OK);
+    cr_assert_eq(dmsg_plan_model_parse(host_text, "test", &pm), DMSG_OK);
     double d, p;
-    plan_model_predict(pm, pc, N, 8, 0, &d, &p);
+    dmsg_plan_model_predict(pm, pc, N, 8, 0, &d, &p);
     cr_assert_gt(p, 0);
     cr_assert_gt(p, 10 * d, "unmarked: direct %g, pack %g MB/s", d, p);
-    plan_model_host(pm);
+    dmsg_plan_model_host(pm);
     double d2, p2;
-    plan_model_predict(pm, pc, N, 8, 0, &d2, &p2);
+    dmsg_plan_model_predict(pm, pc, N, 8, 0, &d2, &p2);
     cr_assert_float_eq(d2, d, 1e-9 * d);
     cr_assert_lt(p2, d2, "host: direct %g, pack %g MB/s", d2, p2);
-    plan_model_close(pm);
+    dmsg_plan_model_close(pm);
     free(pc);
 }

@@ -12,7 +12,7 @@ static void side_pattern(size_t elem, size_t count0, ptrdiff_t stride, sim_pat *
     *out_stride = stride;
 }
 
-void sim_describe(const dmsg_op *op, sim_transfer *x)
+void dmsg_sim_describe(const dmsg_op *op, sim_transfer *x)
 {
     *x = (sim_transfer){.get = op->dir == DMSG_DIR_GET, .pe = op->pe, .bytes = op->payload,
                         .elem = op->elem, .src = SIM_PAT_CONTIG, .dst = SIM_PAT_CONTIG};
