@@ -3,7 +3,8 @@
  * Each PE opens one RDM endpoint, registers its control area and symmetric
  * segment as one memory region, and addresses peers through an FI_AV_TABLE
  * indexed by rank. Data moves only through libfabric; the job region (under
- * dmsgrun) or PMI (under mpiexec) is used once, to exchange addresses.
+ * dmsgrun) or PMI (under mpiexec) is used once, to exchange addresses, and
+ * the job region then only for doorbells that wake a waiting PE (ofi_bell.c).
  *
  * Signals travel as remote CQ data (fi_writedata): the target's CQ entry is
  * written after the data of its operation is placed, and the 64-bit word says
