@@ -138,6 +138,8 @@ static dmsg_status start_services(ofi_state *s, const ofi_plan *plan)
     /* Software atomics travel as messages into the engine's buffers. */
     if (!st && (plan->receives || plan->amo == OFI_AMO_SOFTWARE))
         st = ofi_engine_start(s);
+    if (!st)
+        st = ofi_bell_start(s, ofi_sleeps_on_fd(s));
     if (!st && s->rank == 0 && dmsg_debug_level)
         dmsg_log_line("dmsg: ofi: provider %s: atomics and signals %s%s%s%s", s->caps.prov,
                       ofi_amo_path_name(plan->amo), plan->amo_why[0] ? " (natively not: " : "",
@@ -149,6 +151,7 @@ static dmsg_status start_services(ofi_state *s, const ofi_plan *plan)
  * was): counters before the domain, the endpoint before the buffers. */
 static void close_all(ofi_state *s)
 {
+    ofi_bell_stop(s);
     ofi_rcount_stop(s);
     ofi_fab_close(&s->fab);
     ofi_amo_stop(s);
@@ -243,7 +246,7 @@ static void ofi_finalize(dmsg_tp *tp)
         if (s->tx_pending == 0 && s->npes == 1)
             break;
         if (ofi_spun(s, i, &spin_until))
-            ofi_idle(s, &b);
+            ofi_idle(s, &b, NULL, NULL);
     }
     close_all(s);
     tp->seg = NULL;

@@ -3,7 +3,8 @@
  * Each PE opens one RDM endpoint, registers its control area and symmetric
  * segment as one memory region, and addresses peers through an FI_AV_TABLE
  * indexed by rank. Data moves only through libfabric; the job region (under
- * dmsgrun) or PMI (under mpiexec) is used once, to exchange addresses.
+ * dmsgrun) or PMI (under mpiexec) is used once, to exchange addresses, and
+ * the job region then only for doorbells that wake a waiting PE (ofi_bell.c).
  *
  * Signals travel as remote CQ data (fi_writedata): the target's CQ entry is
  * written after the data of its operation is placed, and the 64-bit word says
@@ -29,6 +30,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "dmsg/base/clock.h"
 #include "dmsg/base/mech.h"
@@ -359,6 +361,16 @@ typedef struct ofi_state {
     int rank, npes;
     int oversubscribed;       /* more PEs than cores: waits sleep almost at once */
     double yield_s;           /* then: seconds a wait without a descriptor yields (OFI_YIELD_S) */
+    struct {
+        dmsg_job_hdr *hdr;    /* the job region; NULL: no bells (ofi_bell_start) */
+        unsigned char *owed;  /* per PE: rung at a post, to ring again after the next progress */
+        int *list;            /* the PEs owed a ring, in the order rung */
+        int n;
+        unsigned char *asked; /* per PE: operations were posted to it since tx_pending was 0 */
+        int *alist;           /* those PEs */
+        int an;
+        uint64_t events;      /* CQ entries read so far (a sleeper's re-check) */
+    } bell;                   /* doorbells (ofi_bell.c) */
     dmsg_tp *tp;
 } ofi_state;
 
@@ -411,11 +423,50 @@ typedef struct ofi_backoff {
     double yield_until;
 } ofi_backoff;
 int ofi_spun(const ofi_state *s, long i, double *until);
-void ofi_idle(ofi_state *s, ofi_backoff *b);
+/* Sleeps a little; on a bell (ofi_bell_sleep) the re-check asks ready(s,
+ * arg) where it is set. Returns 1 when a peer's ring woke it. */
+int ofi_idle(ofi_state *s, ofi_backoff *b, int (*ready)(ofi_state *, const void *),
+              const void *arg);
+/* Whether waits sleep on the CQ's file descriptor. */
+int ofi_sleeps_on_fd(const ofi_state *s);
 dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st);
 dmsg_status ofi_flush(ofi_state *s, int pe);
 dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline);
 uint64_t ofi_write_flags(const ofi_state *s, size_t bytes);
+
+/* ofi_bell.c: doorbells in the job region, for waits without a
+ * descriptor to sleep on. One line per PE in its control area. */
+typedef struct ofi_bell {
+    _Alignas(64) _Atomic uint32_t seq; /* futex word: bumped by a ring that sees a sleeper */
+    _Atomic uint32_t sleepers;         /* the owner, while it sleeps on seq */
+    /* PEs asleep while they wait for an answer from the owner (an atomic's
+     * old value, a delivery acknowledgement) that the owner's provider
+     * sends without dmsg seeing it: the owner rings them after its next
+     * progress call. A bit per PE, and a flag that some bit is set. */
+    _Alignas(64) _Atomic uint32_t want_any;
+    _Alignas(64) _Atomic uint64_t want[DMSG_MAX_PES / 64];
+} ofi_bell;
+/* Bells where there is a job region (dmsgrun) and waits cannot sleep on
+ * the CQ's descriptor (sleeps_on_fd); else none, and every call below does
+ * nothing. */
+dmsg_status ofi_bell_start(ofi_state *s, int sleeps_on_fd);
+void ofi_bell_stop(ofi_state *s);
+/* After posting an operation to pe that pe's progress serves: wakes pe if
+ * it sleeps, and owes it another ring after this PE's next progress call
+ * (where the provider moves the operation only then). */
+void ofi_bell_ring(ofi_state *s, int pe);
+/* Wakes pe if it sleeps, now only (pe's queue is full: its progress drains it). */
+void ofi_bell_ring_now(ofi_state *s, int pe);
+/* Rings the first k PEs owed a ring (those owed before a progress call
+ * began) and forgets them; then rings the PEs that sleep until this PE
+ * answers them (ofi_bell.want). At the end of every progress call. */
+void ofi_bell_after_progress(ofi_state *s, int k);
+/* Sleeps on this PE's bell for at most ns unless a re-check (a progress
+ * call, then ready(s, arg) where ready is set) finds something; returns 0
+ * when it did not sleep, 1 after a sleep that nobody ended, 2 when a ring
+ * ended it. Only where s->bell.hdr. */
+int ofi_bell_sleep(ofi_state *s, long ns, int (*ready)(ofi_state *, const void *),
+                   const void *arg);
 
 /* ofi_put.c / ofi_get.c */
 dmsg_status ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);

@@ -162,6 +162,7 @@ static dmsg_status post(ofi_state *s, int pe, size_t roff, int size, enum fi_op 
                          s->caps.prov, (int)fiop, size, pe, fi_strerror((int)-rc));
     s->tx_pending++;
     x->b.pending++;
+    ofi_bell_ring(s, pe); /* most providers apply it in pe's progress */
     return DMSG_OK;
 }
 
@@ -207,6 +208,7 @@ static dmsg_status send_msg(ofi_state *s, int pe, const ofi_amo_msg *m)
     if (rc)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: atomic request to PE %d: %s", s->caps.prov, pe,
                          fi_strerror((int)-rc));
+    ofi_bell_ring(s, pe);
     return DMSG_OK;
 }
 
@@ -246,8 +248,10 @@ static void send_reply(ofi_state *s, int pe, const ofi_amo_msg *m)
 {
     if (s->amo.outn == 0) {
         ssize_t rc = fi_inject(s->fab.ep, m, sizeof *m, (fi_addr_t)pe);
-        if (rc == 0)
+        if (rc == 0) {
+            ofi_bell_ring(s, pe); /* the requester may sleep in its wait */
             return;
+        }
         if (rc != -FI_EAGAIN) {
             if (!s->failed)
                 s->failed = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: atomic reply to PE %d: %s",
@@ -282,8 +286,12 @@ void ofi_amo_send_queued(ofi_state *s)
         int pe = (int)m.src;
         m.src = (uint32_t)s->rank;
         ssize_t rc = fi_inject(s->fab.ep, &m, sizeof m, (fi_addr_t)pe);
-        if (rc == -FI_EAGAIN)
+        if (rc == -FI_EAGAIN) {
+            ofi_bell_ring_now(s, pe); /* its progress frees the queue */
             break;
+        }
+        if (rc == 0)
+            ofi_bell_ring(s, pe);
         if (rc && !s->failed)
             s->failed = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: atomic reply to PE %d: %s",
                                   s->caps.prov, pe, fi_strerror((int)-rc));

@@ -64,6 +64,7 @@ static dmsg_status post_token_msg(ofi_state *s, int pe, const ofi_eng_hdr *h, of
                          fi_strerror((int)-rc));
     s->tx_pending++;
     b->pending++;
+    ofi_bell_ring(s, pe);
     return DMSG_OK;
 }
 

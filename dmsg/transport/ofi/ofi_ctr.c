@@ -75,6 +75,7 @@ dmsg_status ofi_inject_signal(ofi_state *s, int pe, uint64_t data)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: signal message to PE %d: %s", s->caps.prov, pe,
                          fi_strerror((int)-rc));
     s->sigpend[pe] = 1;
+    ofi_bell_ring(s, pe); /* counted when pe's progress reads it */
     return DMSG_OK;
 }
 
@@ -101,6 +102,7 @@ dmsg_status ofi_flush_signals(ofi_state *s, int pe)
                          pe, fi_strerror((int)-rc));
     s->tx_pending++;
     b.pending++;
+    ofi_bell_ring(s, pe);
     if ((st = ofi_wait_batch(s, &b, "a flushing message")))
         return st;
     s->sigpend[pe] = 0;

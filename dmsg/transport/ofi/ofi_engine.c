@@ -226,6 +226,7 @@ static dmsg_status send_slot(packer *k, uint64_t sig)
     s->tx_pending++;
     s->eng.tx[k->slot].b.pending++;
     s->eng.used = 1;
+    ofi_bell_ring(s, k->pe); /* applied in pe's progress */
     k->sent++;
     k->slot = -1;
     return DMSG_OK;

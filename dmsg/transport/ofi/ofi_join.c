@@ -21,7 +21,8 @@ typedef struct ofi_card {
 
 /* Rank and size come from the boot; the sizes from the job region where
  * dmsgrun made one (its own settings), else from ours. No data ever moves
- * through the region: it serves the start-up exchange only. */
+ * through the region: it serves the start-up exchange and the doorbells
+ * (ofi_bell.c) only. */
 dmsg_status ofi_join_job(dmsg_tp *tp, dmsg_boot *boot)
 {
     dmsg_status st = dmsg_boot_join(boot);

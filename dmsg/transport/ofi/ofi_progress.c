@@ -46,14 +46,26 @@ static dmsg_status read_error(ofi_state *s)
     return st;
 }
 
+/* The end of a progress call: replies the provider refused before go out,
+ * the peers owed a ring since before the call (owed) get it now that the
+ * provider has moved their operations, and peers asleep until this PE
+ * answered them get theirs now that the provider has answered. */
+static void progress_done(ofi_state *s, int owed)
+{
+    if (s->amo.outn)
+        ofi_amo_send_queued(s);
+    if (s->bell.hdr)
+        ofi_bell_after_progress(s, owed);
+}
+
 dmsg_status ofi_progress(ofi_state *s)
 {
     struct fi_cq_data_entry ent[OFI_CQ_BATCH];
+    int owed = s->bell.n;
     for (;;) {
         ssize_t n = fi_cq_read(s->fab.cq, ent, OFI_CQ_BATCH);
         if (n == -FI_EAGAIN) {
-            if (s->amo.outn)
-                ofi_amo_send_queued(s);
+            progress_done(s, owed);
             return DMSG_OK;
         }
         if (n == -FI_EAVAIL) {
@@ -63,6 +75,7 @@ dmsg_status ofi_progress(ofi_state *s)
         if (n < 0)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_cq_read: %s", s->caps.prov,
                              fi_strerror((int)-n));
+        s->bell.events += (uint64_t)n;
         for (ssize_t i = 0; i < n; i++) {
             uint64_t fl = ent[i].flags;
             if ((fl & FI_RECV) && (fl & FI_MSG)) {
@@ -80,8 +93,7 @@ dmsg_status ofi_progress(ofi_state *s)
             }
         }
         if (n < OFI_CQ_BATCH) {
-            if (s->amo.outn)
-                ofi_amo_send_queued(s);
+            progress_done(s, owed);
             return DMSG_OK;
         }
     }
@@ -130,12 +142,13 @@ int ofi_spun(const ofi_state *s, long i, double *until)
  * wait arrives through the CQ where progress is manual (dmsg reads the CQ,
  * so the provider signals the descriptor when something arrives for it)
  * and deposits are counted by remote CQ data, not by counters. */
-static int sleeps_on_fd(const ofi_state *s)
+int ofi_sleeps_on_fd(const ofi_state *s)
 {
     return s->fab.wait_fd >= 0 && s->caps.manual && !s->by_counter;
 }
 
-void ofi_idle(ofi_state *s, ofi_backoff *b)
+int ofi_idle(ofi_state *s, ofi_backoff *b, int (*ready)(ofi_state *, const void *),
+             const void *arg)
 {
     /* PEs outnumber cores and nothing will wake this PE (no descriptor):
      * the PE it waits for is likely waiting for this core. sched_yield
@@ -147,37 +160,46 @@ void ofi_idle(ofi_state *s, ofi_backoff *b)
      * woken by the kernel gets the core before PEs that merely yield it,
      * which matters when other jobs load the host (yielding there made
      * rounds over tcp;ofi_rxm slower). */
-    if (s->oversubscribed && !sleeps_on_fd(s)) {
+    if (s->oversubscribed && !ofi_sleeps_on_fd(s)) {
         double t = dmsg_clock_now();
         if (b->yield_until == 0)
             b->yield_until = t + s->yield_s;
         if (t < b->yield_until) {
             sched_yield();
-            return;
+            return 0;
         }
     }
     /* Sleep on the CQ's file descriptor. fi_trywait after an empty read
      * says whether the sleep is safe: -FI_EAGAIN means something arrived
      * in between, so poll again instead (fi_poll(3)). */
-    if (sleeps_on_fd(s)) {
+    if (ofi_sleeps_on_fd(s)) {
         struct fid *f = &s->fab.cq->fid;
         int rc = fi_trywait(s->fab.fabric, &f, 1);
         if (rc == 0) {
             struct pollfd p = {.fd = s->fab.wait_fd, .events = POLLIN};
             poll(&p, 1, OFI_SLEEP_MS);
-            return;
+            return 0;
         }
         if (rc == -FI_EAGAIN)
-            return;
+            return 0;
     }
     /* No descriptor to sleep on: sleep a little, a little longer each time
-     * nothing came (the next poll finds what arrived meanwhile). */
+     * nothing came (the next poll finds what arrived meanwhile). Under
+     * dmsgrun the sleep is on this PE's bell, which every operation a peer
+     * starts to it rings (ofi_bell.c): the backoff then only bounds how
+     * long what rings no bell waits. */
     if (b->ns == 0)
         b->ns = 1000;
-    struct timespec ts = {0, b->ns};
-    nanosleep(&ts, NULL);
+    int rung = 0;
+    if (s->bell.hdr) {
+        rung = ofi_bell_sleep(s, b->ns, ready, arg) == 2;
+    } else {
+        struct timespec ts = {0, b->ns};
+        nanosleep(&ts, NULL);
+    }
     if (b->ns < OFI_BACKOFF_MAX_NS)
         b->ns *= 2;
+    return rung;
 }
 
 dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
@@ -206,8 +228,12 @@ dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *),
             if (dmsg_boot_aborted(s->boot))
                 return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         }
-        if (idle)
-            ofi_idle(s, &b);
+        /* A peer that rang this PE awake is likely to send more soon (the
+         * next atomic of a loop): poll for a spin's time again first, as at
+         * the start of a wait (where the wait polls by time: not when PEs
+         * outnumber cores or the host is loaded). */
+        if (idle && ofi_idle(s, &b, ready, arg) && spin_until > 0)
+            spin_until = 0;
     }
 }
 
@@ -273,6 +299,7 @@ dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline)
                          pe);
     else if (s->oversubscribed)
         sched_yield(); /* the PE that drains the queue may need this core */
+    ofi_bell_ring_now(s, pe); /* its progress drains the queue: wake it if it sleeps */
     return DMSG_OK;
 }
 

@@ -49,6 +49,7 @@ dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov
     s->tx_pending++;
     if (b)
         b->pending++;
+    ofi_bell_ring(s, pe); /* pe's progress places or answers it */
     return DMSG_OK;
 }
 
