@@ -42,7 +42,7 @@ static ofi_bell *bell_at(const ofi_state *s, int pe)
                         sizeof(ofi_bell));
 }
 
-dmsg_status ofi_bell_start(ofi_state *s, int sleeps_on_fd)
+dmsg_status dmsg_ofi_bell_start(ofi_state *s, int sleeps_on_fd)
 {
     dmsg_job_hdr *h = s->boot->hdr;
     if (!h || s->npes < 2 || sleeps_on_fd || s->boot->kind == DMSG_BOOT_PMI)
@@ -58,14 +58,14 @@ dmsg_status ofi_bell_start(ofi_state *s, int sleeps_on_fd)
     s->bell.asked = calloc((size_t)s->npes, 1);
     s->bell.alist = calloc((size_t)s->npes, sizeof *s->bell.alist);
     if (!s->bell.owed || !s->bell.list || !s->bell.asked || !s->bell.alist) {
-        ofi_bell_stop(s);
+        dmsg_ofi_bell_stop(s);
         return DMSG_FAIL(DMSG_ERR_NOMEM, "doorbell tables");
     }
     s->bell.hdr = h;
     return DMSG_OK;
 }
 
-void ofi_bell_stop(ofi_state *s)
+void dmsg_ofi_bell_stop(ofi_state *s)
 {
     free(s->bell.owed);
     free(s->bell.list);
@@ -91,7 +91,7 @@ static void ring(const ofi_state *s, int pe)
     syscall(SYS_futex, (uint32_t *)&b->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-void ofi_bell_ring(ofi_state *s, int pe)
+void dmsg_ofi_bell_ring(ofi_state *s, int pe)
 {
     if (!s->bell.hdr || pe == s->rank)
         return;
@@ -106,7 +106,7 @@ void ofi_bell_ring(ofi_state *s, int pe)
     }
 }
 
-void ofi_bell_ring_now(ofi_state *s, int pe)
+void dmsg_ofi_bell_ring_now(ofi_state *s, int pe)
 {
     if (s->bell.hdr && pe != s->rank)
         ring(s, pe);
@@ -134,7 +134,7 @@ static void answer(ofi_state *s)
     }
 }
 
-void ofi_bell_after_progress(ofi_state *s, int k)
+void dmsg_ofi_bell_after_progress(ofi_state *s, int k)
 {
     if (k > s->bell.n)
         k = s->bell.n;
@@ -175,7 +175,7 @@ static void ask_answers(ofi_state *s)
     }
 }
 
-int ofi_bell_sleep(ofi_state *s, long ns, int (*ready)(ofi_state *, const void *),
+int dmsg_ofi_bell_sleep(ofi_state *s, long ns, int (*ready)(ofi_state *, const void *),
                    const void *arg)
 {
     ofi_bell *b = bell_at(s, s->rank);
@@ -186,7 +186,7 @@ int ofi_bell_sleep(ofi_state *s, long ns, int (*ready)(ofi_state *, const void *
      * the count is found here (and served: an atomic of a peer is applied
      * in this poll). */
     uint64_t seen = s->bell.events;
-    ofi_progress(s);
+    dmsg_ofi_progress(s);
     if (s->bell.events != seen || (ready && ready(s, arg))) {
         atomic_fetch_sub(&b->sleepers, 1);
         return 0;
