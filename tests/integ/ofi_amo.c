@@ -31,17 +31,17 @@ static void run_path(const char *path)
         expect_case_ok(names[i], 3, env);
 }
 
-Test(dmsg_ofi_amo, native, .timeout = 6 * JOB_WATCHDOG)
+Test(ofi_amo, native, .timeout = 6 * JOB_WATCHDOG)
 {
     run_path("native");
 }
 
-Test(dmsg_ofi_amo, emulated, .timeout = 6 * JOB_WATCHDOG)
+Test(ofi_amo, emulated, .timeout = 6 * JOB_WATCHDOG)
 {
     run_path("emulated");
 }
 
-Test(dmsg_ofi_amo, software, .timeout = 6 * JOB_WATCHDOG)
+Test(ofi_amo, software, .timeout = 6 * JOB_WATCHDOG)
 {
     run_path("software");
 }
@@ -69,17 +69,17 @@ static void run_bells(const char *prov, const char *path)
         expect_case_ok(names[i], 3, env);
 }
 
-Test(dmsg_ofi_amo, bells_sockets, .timeout = 6 * JOB_WATCHDOG)
+Test(ofi_amo, bells_sockets, .timeout = 6 * JOB_WATCHDOG)
 {
     run_bells("sockets", "auto");
 }
 
-Test(dmsg_ofi_amo, bells_shm, .timeout = 6 * JOB_WATCHDOG)
+Test(ofi_amo, bells_shm, .timeout = 6 * JOB_WATCHDOG)
 {
     run_bells("shm", "auto");
 }
 
-Test(dmsg_ofi_amo, bells_shm_software, .timeout = 6 * JOB_WATCHDOG)
+Test(ofi_amo, bells_shm_software, .timeout = 6 * JOB_WATCHDOG)
 {
     run_bells("shm", "software");
 }
