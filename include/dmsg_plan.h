@@ -327,7 +327,7 @@ typedef struct dmsg_plan_info {
     uint64_t send_bytes;      /**< payload bytes sent per execution */
     uint64_t recv_msgs;       /**< deposits this PE awaits per execution */
     uint64_t recv_bytes;      /**< payload bytes it receives */
-    uint64_t pieces;          /**< section pairs sent (direct deposits if nothing packs) */
+    uint64_t pieces;          /**< section pairs sent (direct deposits if nothing packs, except that a partner's periodic pieces go as one deposit: send_msgs <= pieces) */
     double model_direct_mbs;  /**< model: throughput of this PE's sends, direct (0: no model) */
     double model_pack_mbs;    /**< the same, packed (a partner that cannot pack, such as this PE itself, at its direct rate) */
     double measured_direct_s; /**< MEASURE: slowest PE's time of the direct execution (0 before) */

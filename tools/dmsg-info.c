@@ -61,11 +61,11 @@ static int show(const char *prov, const char *iface)
     ofi_caps c;
     char why[256];
     printf("== %s\n", prov);
-    if (ofi_fab_open(prov, iface, OFI_OPEN_PROBE, &f, &c, why, sizeof why)) {
+    if (dmsg_ofi_fab_open(prov, iface, OFI_OPEN_PROBE, &f, &c, why, sizeof why)) {
         printf("   not usable: %s\n", why);
         return 1;
     }
-    dmsg_status st = ofi_probe(&f, &c, why, sizeof why);
+    dmsg_status st = dmsg_ofi_probe(&f, &c, why, sizeof why);
     printf("   provider %s, domain %s\n", c.prov, c.domain);
     printf("   inject size %zu, iov limit %zu, rma_iov limit %zu, cq data %d bytes\n", c.inject,
            c.iov_limit, c.rma_iov_limit, c.cq_data_size);
@@ -96,9 +96,9 @@ static int show(const char *prov, const char *iface)
     /* What the transport would do here with DMSG_OFI_COUNT and
      * DMSG_OFI_MECH at auto: its own plan, not a copy of its rules. */
     ofi_plan plan;
-    ofi_caps_merge(&c, &c);
+    dmsg_ofi_caps_merge(&c, &c);
     if (!st)
-        st = ofi_plan_make(&c, OFI_COUNT_AUTO, DMSG_MECH_AUTO, &plan, why, sizeof why);
+        st = dmsg_ofi_plan_make(&c, OFI_COUNT_AUTO, DMSG_MECH_AUTO, &plan, why, sizeof why);
     if (st) {
         printf("   dmsg cannot use it: %s\n", why);
     } else {
@@ -121,7 +121,7 @@ static int show(const char *prov, const char *iface)
         if (!plan.by_counter)
             printf("   DMSG_OFI_COUNT=counter: %s\n",
                    plan.counter_ok ? "possible" : plan.counter_why);
-        if (ofi_plan_atomics(&c, OFI_AMO_AUTO, &plan, why, sizeof why) == DMSG_OK)
+        if (dmsg_ofi_plan_atomics(&c, OFI_AMO_AUTO, &plan, why, sizeof why) == DMSG_OK)
             printf("   atomics and signals (DMSG_OFI_ATOMICS=auto): %s%s%s%s\n",
                    plan.amo == OFI_AMO_NATIVE     ? "native (the provider's fetching atomics)"
                    : plan.amo == OFI_AMO_EMULATED ? "emulated (compare-swap loops over the "
@@ -130,7 +130,7 @@ static int show(const char *prov, const char *iface)
                                                     "executes in its progress)",
                    plan.amo_why[0] ? "; natively not: " : "", plan.amo_why, "");
     }
-    ofi_fab_close(&f);
+    dmsg_ofi_fab_close(&f);
     return st ? 1 : 0;
 }
 
@@ -150,8 +150,8 @@ int main(int argc, char **argv)
     }
     char why[256];
     ofi_settings cfg; /* the transport's settings table: DMSG_OFI_LIBRARY */
-    if (dmsg_env_load(&ofi_env_table, &cfg, why, sizeof why) ||
-        ofi_lib_load(cfg.library, why, sizeof why)) {
+    if (dmsg_env_load(&dmsg_ofi_env_table, &cfg, why, sizeof why) ||
+        dmsg_ofi_lib_load(cfg.library, why, sizeof why)) {
         fprintf(stderr, "dmsg-info: %s\n", why);
         return 1;
     }

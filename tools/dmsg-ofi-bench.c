@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg.h"
-#include "dmsg/transport/ofi/ofi.h" /* the running transport's endpoint: ofi_active */
+#include "dmsg/transport/ofi/ofi.h" /* the running transport's endpoint: dmsg_ofi_active */
 
 static ofi_state *S;
 
@@ -38,7 +38,7 @@ static int raw_wait(void)
         int got = 0;
         for (ssize_t i = 0; i < n; i++) {
             if (e[i].flags & FI_REMOTE_CQ_DATA)
-                ofi_on_signal(S, e[i].data);
+                dmsg_ofi_on_signal(S, e[i].data);
             else
                 got = 1;
         }
@@ -57,7 +57,7 @@ static int raw_op(int rd, char *local, size_t off, size_t n)
         rc = rd ? fi_read(S->fab.ep, local, n, NULL, 1, addr, key, NULL)
                 : fi_write(S->fab.ep, local, n, NULL, 1, addr, key, NULL);
         if (rc == -FI_EAGAIN)
-            ofi_progress(S);
+            dmsg_ofi_progress(S);
     } while (rc == -FI_EAGAIN);
     return rc ? -1 : raw_wait();
 }
@@ -75,7 +75,7 @@ static int raw_write_flags(char *local, size_t off, size_t n, uint64_t flags)
     do {
         rc = fi_writemsg(S->fab.ep, &m, FI_COMPLETION | flags);
         if (rc == -FI_EAGAIN)
-            ofi_progress(S);
+            dmsg_ofi_progress(S);
     } while (rc == -FI_EAGAIN);
     return rc ? -1 : raw_wait();
 }
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
         dmsg_finalize();
         return 1;
     }
-    S = ofi_active;
+    S = dmsg_ofi_active;
     char *seg, *local = malloc(max);
     dmsg_ctr ctr;
     if (!local || dmsg_alloc(max, (void **)&seg) || dmsg_ctr_create(&ctr)) {

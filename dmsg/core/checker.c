@@ -333,6 +333,7 @@ static uint32_t call_of(const dmsg_op *op)
     case DMSG_OP_REMOTE_INDEXED: return get ? 8 : 3;
     case DMSG_OP_LOCAL_INDEXED: return 4;
     case DMSG_OP_ADP: return 5;
+    case DMSG_OP_PERIODIC: return 2; /* the plan's section deposits, folded */
     }
     return 0;
 }
@@ -406,6 +407,21 @@ void dmsg_chk_op(const dmsg_op *op, uint32_t slot, int nb, const void *ra)
             add(&c, off + op->idx[i] * op->elem, op->elem, 0, 1);
         break;
     case DMSG_OP_LOCAL_INDEXED: add(&c, off, op->n * op->elem, 0, 1); break;
+    case DMSG_OP_PERIODIC:
+        if (op->per->stream == DMSG_PER_DST_STREAM) {
+            add(&c, off, op->payload, 0, 1);
+            break;
+        }
+        for (size_t k = 0; k < op->per->nruns; k++) {
+            const dmsg_prun *r = &op->per->run[k];
+            int64_t s = (int64_t)op->per->dstride, o = (int64_t)off + r->doff;
+            if (s < 0) { /* the same bytes, walked upwards */
+                o += s * (int64_t)(r->reps - 1);
+                s = -s;
+            }
+            add(&c, (uint64_t)o, r->bytes, (uint64_t)s, r->reps);
+        }
+        break;
     case DMSG_OP_ADP: {
         size_t rs = dmsg_adp_record_size(op->elem);
         for (size_t i = 0; i < op->n; i++) {

@@ -1,6 +1,7 @@
 /* Deposit entry points: describe, check, hand to the transport. */
 #include "dmsg/core/checker.h"
 #include "dmsg/core/op.h"
+#include "dmsg/core/periodic.h"
 
 /* ra: the caller's address, for the checker's reports. */
 static int deposit(dmsg_op *op, dmsg_ctr ctr, const void *ra)
@@ -46,6 +47,13 @@ int dmsg_deposit_gathered(void *dst, const void *src_base, const size_t *src_idx
 {
     dmsg_op op = {.kind = DMSG_OP_LOCAL_INDEXED, .dir = DMSG_DIR_PUT, .pe = pe, .remote = dst,
                   .local = (void *)src_base, .elem = elem_size, .n = n, .idx = src_idx};
+    return deposit(&op, ctr, __builtin_return_address(0));
+}
+
+int dmsg_deposit_periodic(void *dst, const void *src, dmsg_periodic *per, int pe, dmsg_ctr ctr)
+{
+    dmsg_op op = {.kind = DMSG_OP_PERIODIC, .dir = DMSG_DIR_PUT, .pe = pe, .remote = dst,
+                  .local = (void *)src, .elem = 1, .per = per};
     return deposit(&op, ctr, __builtin_return_address(0));
 }
 

@@ -88,6 +88,23 @@ static dmsg_status check_adp(dmsg_op *op)
     return dmsg_adp_check(op->local, op->n, op->elem, dmsg_g.heap.top - op->roff);
 }
 
+/* A periodic pattern (the plan layer's): deposits only; the destination's
+ * extent inside the segment. */
+static dmsg_status check_periodic(dmsg_op *op)
+{
+    dmsg_extent sext, dext;
+    dmsg_status st;
+    if (op->dir != DMSG_DIR_PUT)
+        return DMSG_FAIL(DMSG_ERR_ARG, "a periodic pattern is deposited, not fetched");
+    if ((st = dmsg_periodic_check((dmsg_periodic *)op->per, &sext, &dext)))
+        return st;
+    op->n = (size_t)op->per->pieces;
+    op->payload = op->per->bytes;
+    if ((st = dmsg_sym_extent(op->remote, dext, &op->roff)))
+        return st;
+    return dmsg_heap_bound(op->roff + (uint64_t)dext.lo, op->roff + (uint64_t)dext.hi);
+}
+
 dmsg_status dmsg_op_check(dmsg_op *op)
 {
     dmsg_status st;
@@ -107,6 +124,7 @@ dmsg_status dmsg_op_check(dmsg_op *op)
     case DMSG_OP_REMOTE_INDEXED:
     case DMSG_OP_LOCAL_INDEXED: return check_indexed(op);
     case DMSG_OP_ADP: return check_adp(op);
+    case DMSG_OP_PERIODIC: return check_periodic(op);
     }
     return DMSG_FAIL(DMSG_ERR_ARG, "unknown transfer kind %d", (int)op->kind);
 }

@@ -37,7 +37,7 @@ static dmsg_status check_section(const dmsg_darray *a, const dmsg_section *s, co
     for (int d = 0; d < a->desc.ndims; d++) {
         if (s->step[d] == 0)
             return DMSG_FAIL(DMSG_ERR_ARG, "assign: %s step of dimension %d is 0", side, d);
-        cnt[d] = plan_sec_count(s->lo[d], s->hi[d], s->step[d]);
+        cnt[d] = dmsg_plan_sec_count(s->lo[d], s->hi[d], s->step[d]);
         if (cnt[d] == 0) continue;
         size_t n = a->desc.extent[d], lo = s->lo[d],
                as = (size_t)(s->step[d] < 0 ? -s->step[d] : s->step[d]);
@@ -105,13 +105,13 @@ int dmsg_assign_pieces(const dmsg_assign *as, int npes, int p, int q, dmsg_piece
     if (p < 0 || p >= npes || q < 0 || q >= npes)
         return DMSG_FAIL(DMSG_ERR_PE, "assign_pieces: PEs %d, %d not in 0..%d", p, q, npes - 1);
     plan_pieces ps = {NULL, 0, 0};
-    st = plan_pair_pieces(as, p, q, &ps);
+    st = dmsg_plan_pair_pieces(as, p, q, &ps);
     if (st == DMSG_OK) {
         if (cap > 0 && ps.n > 0) /* out may be NULL when only counting */
             memcpy(out, ps.v, (ps.n < cap ? ps.n : cap) * sizeof *out);
         *n = ps.n;
     }
-    plan_pieces_free(&ps);
+    dmsg_plan_pieces_free(&ps);
     return st;
 }
 
@@ -143,7 +143,7 @@ static uint64_t hash_darray(uint64_t h, const dmsg_darray *a)
     return h;
 }
 
-uint64_t plan_hash_assign(const dmsg_assign *as, int mech, const char *machine)
+uint64_t dmsg_plan_hash_assign(const dmsg_assign *as, int mech, const char *machine)
 {
     uint64_t h = 14695981039346656037ull;
     h = hash_darray(h, as->dst);

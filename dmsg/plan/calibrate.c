@@ -66,18 +66,24 @@ static uint32_t stride_bits(long pat)
     return b;
 }
 
-uint32_t plan_cal_needs(const plan_t *pl)
+uint32_t dmsg_plan_cal_needs(const plan_t *pl)
 {
     uint32_t need = 1;
     for (size_t k = 0; k < pl->sendp.n; k++) {
         long x, y;
-        plan_piece_pats(&pl->sendp.v[k], pl->elem, &x, &y);
+        dmsg_plan_piece_pats(&pl->sendp.v[k], pl->elem, &x, &y);
+        need |= stride_bits(x) | stride_bits(y);
+    }
+    for (int i = 0; i < pl->nto; i++) {
+        long x, y;
+        if (pl->to[i].grp == NULL) continue;
+        dmsg_plan_group_pats(pl->to[i].grp, &x, &y);
         need |= stride_bits(x) | stride_bits(y);
     }
     return need;
 }
 
-void plan_cal_path(const plan_settings *set, char *out, size_t len)
+void dmsg_plan_cal_path(const plan_settings *set, char *out, size_t len)
 {
     char host[128] = "unknown";
     if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
@@ -300,7 +306,7 @@ static void provide(const plan_settings *set, uint32_t need, void *sym, cal_hdr 
         hdr->source = DMSG_PLAN_SRC_CACHED;
         return;
     }
-    plan_cal_path(set, path, sizeof path);
+    dmsg_plan_cal_path(set, path, sizeof path);
     cal_rates r;
     memset(&r, 0, sizeof r);
     dmsg_machine m;
@@ -338,7 +344,7 @@ static void provide(const plan_settings *set, uint32_t need, void *sym, cal_hdr 
     hdr->covers = r.have;
 }
 
-int plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int *source,
+int dmsg_plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int *source,
                    dmsg_status *st)
 {
     *pm = NULL;
@@ -347,15 +353,15 @@ int plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int
     if (agreed.none && set->calibrate == PLAN_CAL_OFF) return 1;
     int fresh = set->calibrate == PLAN_CAL_REFRESH && agreed.source != DMSG_PLAN_SRC_CALIBRATED;
     if (agreed.text[0] == '\0' || (need & ~agreed.covers) != 0 || fresh) return 0;
-    *st = plan_model_parse(agreed.text, "host description", pm);
+    *st = dmsg_plan_model_parse(agreed.text, "host description", pm);
     if (*st == DMSG_OK) {
-        plan_model_host(*pm);
+        dmsg_plan_model_host(*pm);
         *source = agreed.source;
     }
     return 1;
 }
 
-dmsg_status plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t need, char *text,
+dmsg_status dmsg_plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t need, char *text,
                            plan_model **pm, int *source, double *cal_s)
 {
     *pm = NULL;
@@ -386,15 +392,15 @@ dmsg_status plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t need, 
     agreed.covers = hdr.covers;
     agreed.source = hdr.source;
     agreed.none = 0;
-    st = plan_model_parse(agreed.text, "host description", pm);
+    st = dmsg_plan_model_parse(agreed.text, "host description", pm);
     if (st == DMSG_OK) {
-        plan_model_host(*pm);
+        dmsg_plan_model_host(*pm);
         *source = agreed.source;
     }
     return st;
 }
 
-void plan_cal_forget(void)
+void dmsg_plan_cal_forget(void)
 {
     memset(&agreed, 0, sizeof agreed);
 }

@@ -20,13 +20,13 @@
 
 /* The stride bits the model needs for pl's send pieces: the powers of two
  * around each piece's patterns, and stride 1. */
-uint32_t plan_cal_needs(const plan_t *pl);
+uint32_t dmsg_plan_cal_needs(const plan_t *pl);
 
 /* Local: the model of the host description this job already agreed on,
  * if it covers need (or, with calibration off, that the job has none).
  * Returns 1 with *pm (NULL: no model), *source and *st (a parse error) set;
- * 0 when the PEs must first agree on a description (plan_cal_model). */
-int plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int *source,
+ * 0 when the PEs must first agree on a description (dmsg_plan_cal_model). */
+int dmsg_plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int *source,
                    dmsg_status *st);
 
 /* Collective, when some PE's needs are not known (need = the union of
@@ -38,31 +38,31 @@ int plan_cal_known(const plan_settings *set, uint32_t need, plan_model **pm, int
  * measuring (0 when nothing was measured). Errors, the same on every PE
  * but those of the deposits and the barrier: DMSG_ERR_ENV (a cached file
  * that does not parse: PE 0 names it), DMSG_ERR_NOMEM. */
-dmsg_status plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t need, char *text,
+dmsg_status dmsg_plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t need, char *text,
                            plan_model **pm, int *source, double *cal_s);
 
 /* Bytes of a plan's exchange memory: the rows of the create and measure
  * exchanges (rowsz each), then the text area. */
-size_t plan_xch_bytes(int npes, size_t rowsz);
+size_t dmsg_plan_xch_bytes(int npes, size_t rowsz);
 
 /* The text area in pl's exchange memory. */
-char *plan_cal_text(const plan_t *pl);
+char *dmsg_plan_cal_text(const plan_t *pl);
 
 /* Local (model.c): the model pl can have without asking the others: the
  * machine named (the options' or DMSG_PLAN_MACHINE), on sim the simulated
  * one, for the mechanisms that decide by the model on shm and ofi the host
  * description this job agreed on. Sets *pm (NULL: none), pl->model_source,
  * *need (the strides pl's pieces need) and *unknown = 1 when the PEs must
- * first agree on a host description that covers them (plan_cal_model).
+ * first agree on a host description that covers them (dmsg_plan_cal_model).
  * Errors: DMSG_ERR_ENV (a machine that does not load). */
-dmsg_status plan_local_model(plan_t *pl, const plan_settings *set, const char *machine,
+dmsg_status dmsg_plan_local_model(plan_t *pl, const plan_settings *set, const char *machine,
                              plan_model **pm, uint32_t *need, int *unknown);
 
 /* Forgets the description this process agreed on, so that the next plan
  * behaves as the first of a new job (for tests; every PE must call it). */
-void plan_cal_forget(void);
+void dmsg_plan_cal_forget(void);
 
 /* The file a calibration writes: DIR/host-HOSTNAME-TRANSPORT.machine. */
-void plan_cal_path(const plan_settings *set, char *out, size_t len);
+void dmsg_plan_cal_path(const plan_settings *set, char *out, size_t len);
 
 #endif

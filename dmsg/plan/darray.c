@@ -15,7 +15,7 @@ static size_t grid_stride(const dmsg_darray *a, int g)
     return s;
 }
 
-int plan_coord(const dmsg_darray *a, int pe, int d)
+int dmsg_plan_coord(const dmsg_darray *a, int pe, int d)
 {
     if (pe < 0 || pe >= a->grid_pes) return -1;
     /* A grid dimension the array does not use holds it at coordinate 0. */
@@ -30,7 +30,7 @@ int plan_coord(const dmsg_darray *a, int pe, int d)
     return (int)(((size_t)pe / grid_stride(a, g)) % (size_t)a->desc.grid[g]);
 }
 
-size_t plan_local_count(const dmsg_darray *a, int d, size_t c)
+size_t dmsg_plan_local_count(const dmsg_darray *a, int d, size_t c)
 {
     size_t n = a->desc.extent[d], k = a->blk[d], cyc = k * (size_t)a->procs[d];
     size_t full = n / cyc, rem = n % cyc, first = c * k;
@@ -38,13 +38,13 @@ size_t plan_local_count(const dmsg_darray *a, int d, size_t c)
     return full * k + (part < k ? part : k);
 }
 
-size_t plan_local_index(const dmsg_darray *a, int d, size_t i)
+size_t dmsg_plan_local_index(const dmsg_darray *a, int d, size_t i)
 {
     size_t k = a->blk[d];
     return i / (k * (size_t)a->procs[d]) * k + i % k;
 }
 
-size_t plan_owner_coord(const dmsg_darray *a, int d, size_t i)
+size_t dmsg_plan_owner_coord(const dmsg_darray *a, int d, size_t i)
 {
     return i / a->blk[d] % (size_t)a->procs[d];
 }
@@ -120,7 +120,7 @@ static dmsg_status layout(const dmsg_darray_desc *d, dmsg_darray *a)
 {
     size_t stride = d->elem_size, origin = 0;
     for (int k = 0; k < d->ndims; k++) {
-        a->lmax[k] = plan_local_count(a, k, 0); /* coordinate 0 holds the most */
+        a->lmax[k] = dmsg_plan_local_count(a, k, 0); /* coordinate 0 holds the most */
         size_t ext, off;
         if (!add_ok(a->lmax[k], d->halo_lo[k], &ext) || !add_ok(ext, d->halo_hi[k], &ext) ||
             !add_ok(ext, d->pad[k], &ext) || stride > PTRDIFF_MAX ||
@@ -251,7 +251,7 @@ static int owner_rank(const dmsg_darray *a, const size_t *gidx)
     size_t rank = 0;
     for (int d = 0; d < a->desc.ndims; d++)
         if (a->desc.dist[d] != DMSG_DIST_NONE)
-            rank += plan_owner_coord(a, d, gidx[d]) * grid_stride(a, a->desc.onto[d]);
+            rank += dmsg_plan_owner_coord(a, d, gidx[d]) * grid_stride(a, a->desc.onto[d]);
     return (int)rank;
 }
 
@@ -273,7 +273,7 @@ int dmsg_darray_locate(const dmsg_darray *a, const size_t *gidx, int *pe, size_t
     if (st != DMSG_OK) return st;
     size_t off = a->origin;
     for (int d = 0; d < a->desc.ndims; d++)
-        off += plan_local_index(a, d, gidx[d]) * (size_t)a->stride[d];
+        off += dmsg_plan_local_index(a, d, gidx[d]) * (size_t)a->stride[d];
     *pe = owner_rank(a, gidx);
     *byte_off = off;
     return DMSG_OK;
@@ -285,9 +285,9 @@ int dmsg_darray_local_extent(const dmsg_darray *a, int pe, size_t *extent)
         return DMSG_FAIL(DMSG_ERR_NULL, "darray_local_extent: NULL argument");
     if (pe < 0) return DMSG_FAIL(DMSG_ERR_PE, "darray_local_extent: pe %d", pe);
     size_t ext[DMSG_MAX_DIMS];
-    int none = plan_coord(a, pe, 0) < 0;
+    int none = dmsg_plan_coord(a, pe, 0) < 0;
     for (int d = 0; d < a->desc.ndims; d++)
-        ext[d] = none ? 0 : plan_local_count(a, d, (size_t)plan_coord(a, pe, d));
+        ext[d] = none ? 0 : dmsg_plan_local_count(a, d, (size_t)dmsg_plan_coord(a, pe, d));
     memcpy(extent, ext, (size_t)a->desc.ndims * sizeof ext[0]);
     return DMSG_OK;
 }
@@ -299,8 +299,8 @@ int dmsg_darray_global(const dmsg_darray *a, int pe, const size_t *lidx, size_t 
     if (pe < 0) return DMSG_FAIL(DMSG_ERR_PE, "darray_global: pe %d", pe);
     size_t g[DMSG_MAX_DIMS];
     for (int d = 0; d < a->desc.ndims; d++) {
-        int c = plan_coord(a, pe, d);
-        if (c < 0 || lidx[d] >= plan_local_count(a, d, (size_t)c))
+        int c = dmsg_plan_coord(a, pe, d);
+        if (c < 0 || lidx[d] >= dmsg_plan_local_count(a, d, (size_t)c))
             return DMSG_FAIL(DMSG_ERR_RANGE,
                              "darray_global: local index %zu of dimension %d "
                              "not owned by PE %d",

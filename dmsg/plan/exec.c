@@ -2,8 +2,11 @@
  * of the precomputed count, unpacking; and DMSG_PLAN_MEASURE's trials.
  * Nothing here allocates: a plan's execution is as cheap as the calls it
  * makes. Packing and unpacking are deposits to oneself, so the copy engine
- * does them (tiled), and a simulated machine charges them as local copies. */
+ * does them (tiled), and a simulated machine charges them as local copies.
+ * A partner's periodic group (group.c) moves as one periodic deposit, its
+ * packed bytes first in the chunk, then the other pieces one by one. */
 #include <string.h>
+#include "dmsg/core/periodic.h"
 #include "dmsg/plan/choose.h"
 
 /* A contiguous run of n elements. */
@@ -17,14 +20,31 @@ static dmsg_layout run(size_t n, size_t elem)
     return l;
 }
 
+/* The k-th piece of pr moved one by one: all, or those outside its group. */
+static size_t nsingle(const plan_peer *pr)
+{
+    return pr->grp != NULL ? pr->grp->nrest : pr->npieces;
+}
+
+static size_t single(const plan_peer *pr, size_t i)
+{
+    return pr->first + (pr->grp != NULL ? pr->grp->rest[i] : i);
+}
+
 /* Gathers pr's pieces into the send buffer, then one deposit into pr's
  * staging area. */
 static int send_packed(plan_t *pl, const plan_peer *pr)
 {
     char *buf = pl->stage + pl->stage_in, *src = pl->src.base;
     size_t off = 0;
-    for (size_t k = pr->first; k < pr->first + pr->npieces; k++) {
-        const dmsg_piece *pc = &pl->sendp.v[k];
+    if (pr->grp != NULL) {
+        dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_DST_STREAM);
+        int st = dmsg_deposit_periodic(buf, src, &per, pl->me, DMSG_CTR_NONE);
+        if (st != DMSG_OK) return st;
+        off += pr->grp->bytes;
+    }
+    for (size_t i = 0; i < nsingle(pr); i++) {
+        const dmsg_piece *pc = &pl->sendp.v[single(pr, i)];
         dmsg_layout l = run(pc->elems, pl->elem);
         int st = dmsg_deposit_section(buf + off, &l, src + pc->src_off, &pc->src, pl->elem, pl->me,
                                       DMSG_CTR_NONE);
@@ -39,8 +59,13 @@ static int send_packed(plan_t *pl, const plan_peer *pr)
 static int send_direct(plan_t *pl, const plan_peer *pr)
 {
     char *src = pl->src.base, *dst = pl->dst.base;
-    for (size_t k = pr->first; k < pr->first + pr->npieces; k++) {
-        const dmsg_piece *pc = &pl->sendp.v[k];
+    if (pr->grp != NULL) {
+        dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_NO_STREAM);
+        int st = dmsg_deposit_periodic(dst, src, &per, pr->pe, pl->ctr);
+        if (st != DMSG_OK) return st;
+    }
+    for (size_t i = 0; i < nsingle(pr); i++) {
+        const dmsg_piece *pc = &pl->sendp.v[single(pr, i)];
         int st = dmsg_deposit_section(dst + pc->dst_off, &pc->dst, src + pc->src_off, &pc->src,
                                       pl->elem, pr->pe, pl->ctr);
         if (st != DMSG_OK) return st;
@@ -52,8 +77,14 @@ static int send_direct(plan_t *pl, const plan_peer *pr)
 static int unpack(plan_t *pl, const plan_peer *pr)
 {
     char *in = pl->stage + pr->stage_off, *dst = pl->dst.base;
-    for (size_t k = pr->first; k < pr->first + pr->npieces; k++) {
-        const dmsg_piece *pc = &pl->recvp.v[k];
+    if (pr->grp != NULL) {
+        dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_SRC_STREAM);
+        int st = dmsg_deposit_periodic(dst, in, &per, pl->me, DMSG_CTR_NONE);
+        if (st != DMSG_OK) return st;
+        in += pr->grp->bytes;
+    }
+    for (size_t i = 0; i < nsingle(pr); i++) {
+        const dmsg_piece *pc = &pl->recvp.v[single(pr, i)];
         dmsg_layout l = run(pc->elems, pl->elem);
         int st = dmsg_deposit_section(dst + pc->dst_off, &pc->dst, in, &l, pl->elem, pl->me,
                                       DMSG_CTR_NONE);
@@ -66,7 +97,7 @@ static int unpack(plan_t *pl, const plan_peer *pr)
 int dmsg_plan_start(dmsg_plan *h)
 {
     int st;
-    plan_t *pl = plan_body(h, "plan_start", &st);
+    plan_t *pl = dmsg_plan_body(h, "plan_start", &st);
     if (pl == NULL) return st;
     if (pl->started) return DMSG_FAIL(DMSG_ERR_STATE, "plan_start: started and not finished");
     if (pl->mech == DMSG_PLAN_MEASURE && pl->execs < PLAN_TRIALS)
@@ -74,7 +105,7 @@ int dmsg_plan_start(dmsg_plan *h)
     st = dmsg_sync();
     if (st != DMSG_OK) return st;
     pl->started = 1;
-    pl->ticket = plan_ctr_begin(plan_recv_msgs(pl, pl->pack_on));
+    pl->ticket = dmsg_plan_ctr_begin(dmsg_plan_recv_msgs(pl, pl->pack_on));
     pl->t0 = dmsg_wtime();
     for (int i = 0; i < pl->nto; i++) {
         const plan_peer *pr = &pl->to[i];
@@ -100,10 +131,10 @@ static int decide(plan_t *pl)
 int dmsg_plan_finish(dmsg_plan *h)
 {
     int st;
-    plan_t *pl = plan_body(h, "plan_finish", &st);
+    plan_t *pl = dmsg_plan_body(h, "plan_finish", &st);
     if (pl == NULL) return st;
     if (!pl->started) return DMSG_FAIL(DMSG_ERR_STATE, "plan_finish: plan not started");
-    st = plan_ctr_land(pl->ticket);
+    st = dmsg_plan_ctr_land(pl->ticket);
     if (st != DMSG_OK) return st;
     pl->started = 0;
     int unpacked = 0;

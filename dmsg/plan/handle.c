@@ -20,7 +20,7 @@ typedef struct chunk {
 static chunk *chunks;
 static cell *spare; /* a cell handed back unused, given out next */
 
-void *plan_cell_new(void)
+void *dmsg_plan_cell_new(void)
 {
     if (spare != NULL) {
         cell *c = spare;
@@ -36,7 +36,7 @@ void *plan_cell_new(void)
     return &chunks->c[chunks->used++];
 }
 
-void plan_cell_unused(void *c)
+void dmsg_plan_cell_unused(void *c)
 {
     spare = c;
 }
@@ -51,7 +51,7 @@ static struct {
     uint64_t landed;  /* every ticket <= landed has landed */
 } shared;
 
-dmsg_status plan_ctr_get(dmsg_ctr *ctr)
+dmsg_status dmsg_plan_ctr_get(dmsg_ctr *ctr)
 {
     if (shared.users == 0) {
         dmsg_ctr c;
@@ -66,20 +66,20 @@ dmsg_status plan_ctr_get(dmsg_ctr *ctr)
     return DMSG_OK;
 }
 
-dmsg_status plan_ctr_put(void)
+dmsg_status dmsg_plan_ctr_put(void)
 {
     if (shared.users <= 0) return DMSG_OK;
     if (--shared.users > 0) return DMSG_OK;
     return dmsg_ctr_destroy(shared.ctr);
 }
 
-uint64_t plan_ctr_begin(uint64_t msgs)
+uint64_t dmsg_plan_ctr_begin(uint64_t msgs)
 {
     shared.pending += msgs;
     return ++shared.begun;
 }
 
-dmsg_status plan_ctr_land(uint64_t ticket)
+dmsg_status dmsg_plan_ctr_land(uint64_t ticket)
 {
     if (ticket <= shared.landed) return DMSG_OK; /* an earlier land awaited it */
     int st = dmsg_await(shared.ctr, shared.pending);

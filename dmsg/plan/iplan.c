@@ -368,14 +368,14 @@ static dmsg_status iplan_model(plan_model **pm)
     *pm = NULL;
     plan_settings set;
     char err[256];
-    if (plan_settings_load(&set, err, sizeof err) != DMSG_OK) {
+    if (dmsg_plan_settings_load(&set, err, sizeof err) != DMSG_OK) {
         if (dmsg_pe() == 0) fprintf(stderr, "dmsg: %s\n", err);
         return DMSG_FAIL(DMSG_ERR_ENV, "iplan_create_scatter: %s", err);
     }
     const char *tp = dmsg_transport_name(), *m = getenv("DMSG_MACHINE");
     if (tp != NULL && strcmp(tp, "sim") == 0)
-        return plan_model_open(m != NULL && m[0] != '\0' ? m : "t3d", pm);
-    return set.machine[0] != '\0' ? plan_model_open(set.machine, pm) : DMSG_OK;
+        return dmsg_plan_model_open(m != NULL && m[0] != '\0' ? m : "t3d", pm);
+    return set.machine[0] != '\0' ? dmsg_plan_model_open(set.machine, pm) : DMSG_OK;
 }
 
 /* DMSG_IPLAN_MODEL: fetch when every PE's src is symmetric and the model
@@ -391,7 +391,7 @@ static void decide(iplan_t *ip, const uint64_t *mat, size_t rowlen, const plan_m
     double dep = 0, fet = 0;
     for (int p = 0; p < ip->npes; p++) {
         double d, f;
-        iplan_model_predict(ip, pm, mat + 2, rowlen, p, &d, &f);
+        dmsg_iplan_model_predict(ip, pm, mat + 2, rowlen, p, &d, &f);
         dep = d > dep ? d : dep;
         fet = f > fet ? f : fet;
     }
@@ -491,18 +491,18 @@ static int create(int scatter, const dmsg_darray *arr, const size_t *idx, size_t
      * local out-of-memory above is not, and is reported as it is. */
     int fst = dmsg_free(mat);
     st = st != DMSG_OK ? st : fst;
-    if (st == DMSG_OK && !ip->fetch) st = plan_ctr_get(&ip->ctr);
+    if (st == DMSG_OK && !ip->fetch) st = dmsg_plan_ctr_get(&ip->ctr);
     if (st == DMSG_OK) {
         free(row);
         free_lists(mine, P);
-        plan_model_close(pm);
+        dmsg_plan_model_close(pm);
         *made = ip;
         return DMSG_OK;
     }
 out_local:
     free(row);
     free_lists(mine, P);
-    plan_model_close(pm);
+    dmsg_plan_model_close(pm);
     if (ip != NULL) iplan_free_local(ip);
     return st;
 }
@@ -512,11 +512,11 @@ out_local:
 static int create_handle(int scatter, const dmsg_darray *arr, const size_t *idx, size_t n,
                          void *buf, int mech, dmsg_iplan **out)
 {
-    struct dmsg_iplan *h = plan_cell_new();
+    struct dmsg_iplan *h = dmsg_plan_cell_new();
     iplan_t *ip = NULL;
     int st = create(scatter, arr, idx, n, buf, mech, out, h == NULL, &ip);
     if (st != DMSG_OK) {
-        if (h != NULL) plan_cell_unused(h);
+        if (h != NULL) dmsg_plan_cell_unused(h);
         return st;
     }
     h->body = ip;
@@ -551,7 +551,7 @@ int dmsg_iplan_execute(dmsg_iplan *h)
     int st;
     iplan_t *ip = body(h, "iplan_execute", &st);
     if (ip == NULL) return st;
-    st = iplan_run(ip);
+    st = dmsg_iplan_run(ip);
     if (st == DMSG_OK) ip->execs++;
     return st;
 }
@@ -564,7 +564,7 @@ int dmsg_iplan_destroy(dmsg_iplan *h)
     if (ip == NULL) return st;
     h->body = NULL;
     st = dmsg_sync();
-    int pst = ip->fetch ? DMSG_OK : plan_ctr_put();
+    int pst = ip->fetch ? DMSG_OK : dmsg_plan_ctr_put();
     iplan_free_local(ip);
     return st != DMSG_OK ? st : pst;
 }

@@ -30,7 +30,7 @@ static int deposit_lists(iplan_t *ip, uint64_t ticket)
         }
         if (st != DMSG_OK) return st;
     }
-    return plan_ctr_land(ticket);
+    return dmsg_plan_ctr_land(ticket);
 }
 
 /* Fetches: every partner's indexed fetch in flight, then the values into
@@ -62,9 +62,9 @@ static int fetch_lists(iplan_t *ip)
     return dmsg_sync();
 }
 
-int iplan_run(iplan_t *ip)
+int dmsg_iplan_run(iplan_t *ip)
 {
     int st = dmsg_sync(); /* clearance: the targets are free everywhere, the values final */
     if (st != DMSG_OK) return st;
-    return ip->fetch ? fetch_lists(ip) : deposit_lists(ip, plan_ctr_begin(ip->awaited));
+    return ip->fetch ? fetch_lists(ip) : deposit_lists(ip, dmsg_plan_ctr_begin(ip->awaited));
 }

@@ -37,13 +37,13 @@ struct iplan_s {
 };
 
 /* Runs the plan once (iplan_exec.c): see dmsg_iplan_execute. */
-int iplan_run(iplan_t *ip);
+int dmsg_iplan_run(iplan_t *ip);
 
 /* The model's prediction for PE p of a scatter (iplan_model.c), from the
  * counts matrix cnt (cnt[r * stride + q]: elements r sends q): the seconds p
  * spends depositing what it holds, and fetching what the others hold for
  * it. pm: the machine's model. */
-void iplan_model_predict(const iplan_t *ip, const plan_model *pm, const uint64_t *cnt,
+void dmsg_iplan_model_predict(const iplan_t *ip, const plan_model *pm, const uint64_t *cnt,
                          size_t stride, int p, double *deposit_s, double *fetch_s);
 
 #endif

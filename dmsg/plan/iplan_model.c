@@ -43,10 +43,10 @@ static double fetch_s(const dmsg_machine *m, double bytes, double *issue)
     return 2 * m->overhead_us * 1e-6 + m->read_us * 1e-6 + secs(bytes, mbs);
 }
 
-void iplan_model_predict(const iplan_t *ip, const plan_model *pm, const uint64_t *cnt,
+void dmsg_iplan_model_predict(const iplan_t *ip, const plan_model *pm, const uint64_t *cnt,
                          size_t stride, int p, double *deposit, double *fetch)
 {
-    const dmsg_machine *m = plan_model_machine(pm);
+    const dmsg_machine *m = dmsg_plan_model_machine(pm);
     const long w = DMSG_PAT_INDEXED;
     double e = (double)ip->elem, dep = 0, busy = 0, done = 0, switch_s = m->partner_us * 1e-6;
     int sends = 0;

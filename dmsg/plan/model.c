@@ -7,17 +7,17 @@
 #include <string.h>
 #include "dmsg/plan/calibrate.h"
 
-size_t plan_xch_bytes(int npes, size_t rowsz)
+size_t dmsg_plan_xch_bytes(int npes, size_t rowsz)
 {
     return (size_t)npes * rowsz + PLAN_CAL_TEXT;
 }
 
-char *plan_cal_text(const plan_t *pl)
+char *dmsg_plan_cal_text(const plan_t *pl)
 {
     return pl->xch + (size_t)pl->npes * pl->rowsz;
 }
 
-dmsg_status plan_local_model(plan_t *pl, const plan_settings *set, const char *machine,
+dmsg_status dmsg_plan_local_model(plan_t *pl, const plan_settings *set, const char *machine,
                              plan_model **pm, uint32_t *need, int *unknown)
 {
     *pm = NULL;
@@ -26,18 +26,18 @@ dmsg_status plan_local_model(plan_t *pl, const plan_settings *set, const char *m
     pl->model_source = DMSG_PLAN_SRC_NONE;
     if (machine != NULL) {
         pl->model_source = DMSG_PLAN_SRC_NAMED;
-        return plan_model_open(machine, pm);
+        return dmsg_plan_model_open(machine, pm);
     }
     const char *tp = dmsg_transport_name();
     if (tp != NULL && strcmp(tp, "sim") == 0) {
         /* The sim transport validated DMSG_MACHINE at dmsg_init; t3d is its default. */
         const char *m = getenv("DMSG_MACHINE");
         pl->model_source = DMSG_PLAN_SRC_SIM;
-        return plan_model_open(m != NULL && m[0] != '\0' ? m : "t3d", pm);
+        return dmsg_plan_model_open(m != NULL && m[0] != '\0' ? m : "t3d", pm);
     }
     if (pl->mech != DMSG_PLAN_MODEL && pl->mech != DMSG_PLAN_MEASURE) return DMSG_OK;
-    *need = plan_cal_needs(pl);
+    *need = dmsg_plan_cal_needs(pl);
     dmsg_status st;
-    if (!plan_cal_known(set, *need, pm, &pl->model_source, &st)) *unknown = 1;
+    if (!dmsg_plan_cal_known(set, *need, pm, &pl->model_source, &st)) *unknown = 1;
     return st;
 }

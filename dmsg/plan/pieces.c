@@ -25,7 +25,7 @@
 
 typedef long long ll;
 
-size_t plan_sec_count(size_t lo, size_t hi, ptrdiff_t step)
+size_t dmsg_plan_sec_count(size_t lo, size_t hi, ptrdiff_t step)
 {
     if (step > 0) return hi < lo ? 0 : (hi - lo) / (size_t)step + 1;
     if (step < 0) return lo < hi ? 0 : (lo - hi) / (size_t)(-step) + 1;
@@ -306,11 +306,11 @@ static ll dim_period(const side *x, const side *y, ll m)
     return m > 0 && T <= m / 3 ? T : 0;
 }
 
-size_t plan_dim_period(const dmsg_assign *as, int d)
+size_t dmsg_plan_dim_period(const dmsg_assign *as, int d)
 {
     int da = as->perm[d];
     if (da < 0) return 0;
-    ll m = (ll)plan_sec_count(as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
+    ll m = (ll)dmsg_plan_sec_count(as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
     side x = {as->src, da, 0, (ll)as->ssec.lo[da], as->ssec.step[da]};
     side y = {as->dst, d, 0, (ll)as->dsec.lo[d], as->dsec.step[d]};
     return (size_t)dim_period(&x, &y, m);
@@ -393,18 +393,18 @@ static dmsg_status emit(plan_pieces *out, size_t elem, size_t aoff, size_t boff,
     return DMSG_OK;
 }
 
-void plan_pieces_free(plan_pieces *ps)
+void dmsg_plan_pieces_free(plan_pieces *ps)
 {
     free(ps->v);
     ps->v = NULL;
     ps->n = ps->cap = 0;
 }
 
-dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *out)
+dmsg_status dmsg_plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *out)
 {
     const dmsg_darray *A = as->src, *B = as->dst;
     int nb = B->desc.ndims, na = A->desc.ndims;
-    if (plan_coord(A, p, 0) < 0 || plan_coord(B, q, 0) < 0)
+    if (dmsg_plan_coord(A, p, 0) < 0 || dmsg_plan_coord(B, q, 0) < 0)
         return DMSG_OK; /* p owns nothing of A or q nothing of B */
     size_t aoff = A->origin, boff = B->origin;
     int matched[DMSG_MAX_DIMS] = {0};
@@ -415,14 +415,14 @@ dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *o
             continue;
         }
         size_t i = as->dsec.lo[d];
-        if ((int)plan_owner_coord(B, d, i) != plan_coord(B, q, d)) return DMSG_OK;
-        boff += plan_local_index(B, d, i) * (size_t)B->stride[d];
+        if ((int)dmsg_plan_owner_coord(B, d, i) != dmsg_plan_coord(B, q, d)) return DMSG_OK;
+        boff += dmsg_plan_local_index(B, d, i) * (size_t)B->stride[d];
     }
     for (int d = 0; d < na; d++) {
         if (matched[d]) continue;
         size_t i = as->ssec.lo[d];
-        if ((int)plan_owner_coord(A, d, i) != plan_coord(A, p, d)) return DMSG_OK;
-        aoff += plan_local_index(A, d, i) * (size_t)A->stride[d];
+        if ((int)dmsg_plan_owner_coord(A, d, i) != dmsg_plan_coord(A, p, d)) return DMSG_OK;
+        aoff += dmsg_plan_local_index(A, d, i) * (size_t)A->stride[d];
     }
     /* Per matched dimension: the folded runs p sends q. */
     vec fams[DMSG_MAX_DIMS];
@@ -432,9 +432,9 @@ dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *o
     for (int d = 0; d < nb && st == DMSG_OK; d++) {
         int da = as->perm[d];
         if (da < 0) continue;
-        ll m = (ll)plan_sec_count(as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
-        side x = {A, da, plan_coord(A, p, da), (ll)as->ssec.lo[da], as->ssec.step[da]};
-        side y = {B, d, plan_coord(B, q, d), (ll)as->dsec.lo[d], as->dsec.step[d]};
+        ll m = (ll)dmsg_plan_sec_count(as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
+        side x = {A, da, dmsg_plan_coord(A, p, da), (ll)as->ssec.lo[da], as->ssec.step[da]};
+        side y = {B, d, dmsg_plan_coord(B, q, d), (ll)as->dsec.lo[d], as->dsec.step[d]};
         fams[nm] = (vec){NULL, 0, 0, sizeof(fam)};
         st = dim_fams(&x, &y, m, &fams[nm]);
         md[nm++] = d;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "dmsg/plan/calibrate.h"
 
-int plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
+int dmsg_plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
 {
     const dmsg_layout *ls[2] = {&pc->src, &pc->dst};
     for (int s = 0; s < 2; s++) {
@@ -19,19 +19,19 @@ int plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
     return 1;
 }
 
-uint64_t plan_send_msgs(const plan_t *pl, int pack_on)
+uint64_t dmsg_plan_send_msgs(const plan_t *pl, int pack_on)
 {
     uint64_t n = 0;
     for (int i = 0; i < pl->nto; i++)
-        n += pack_on && pl->to[i].packable ? 1 : pl->to[i].npieces;
+        n += pack_on && pl->to[i].packable ? 1 : dmsg_plan_peer_deposits(&pl->to[i]);
     return n;
 }
 
-uint64_t plan_recv_msgs(const plan_t *pl, int pack_on)
+uint64_t dmsg_plan_recv_msgs(const plan_t *pl, int pack_on)
 {
     uint64_t n = 0;
     for (int i = 0; i < pl->nfrom; i++)
-        n += pack_on && pl->from[i].packable ? 1 : pl->from[i].npieces;
+        n += pack_on && pl->from[i].packable ? 1 : dmsg_plan_peer_deposits(&pl->from[i]);
     return n;
 }
 
@@ -47,8 +47,8 @@ static dmsg_status build_side(plan_t *pl, const dmsg_assign *as, int sending)
          * every PE has exactly one partner in each direction. */
         int other = sending ? (pl->me + i) % pl->npes : (pl->me - i + pl->npes) % pl->npes;
         size_t first = ps->n;
-        dmsg_status st = sending ? plan_pair_pieces(as, pl->me, other, ps)
-                                 : plan_pair_pieces(as, other, pl->me, ps);
+        dmsg_status st = sending ? dmsg_plan_pair_pieces(as, pl->me, other, ps)
+                                 : dmsg_plan_pair_pieces(as, other, pl->me, ps);
         if (st != DMSG_OK) {
             free(peers);
             return st;
@@ -60,6 +60,14 @@ static dmsg_status build_side(plan_t *pl, const dmsg_assign *as, int sending)
         pr->npieces = ps->n - first;
         for (size_t k = first; k < ps->n; k++)
             pr->bytes += ps->v[k].elems * pl->elem;
+        /* A partner with oneself deposits to oneself: grouped as well. */
+        st = dmsg_plan_group_build(&ps->v[first], pr->npieces, pl->elem, &pr->grp);
+        if (st != DMSG_OK) {
+            for (int j = 0; j < n; j++)
+                dmsg_plan_group_free(peers[j].grp);
+            free(peers);
+            return st;
+        }
     }
     if (sending) {
         pl->to = peers;
@@ -109,7 +117,7 @@ static xrow *row_of(const plan_t *pl, int pe)
 
 /* Every PE's row (pl->rowsz bytes at row) lands at its place in pl->xch on
  * every PE: the library's all-gather (docs/api.md, "Collectives"). */
-dmsg_status plan_exchange(plan_t *pl, const void *row)
+dmsg_status dmsg_plan_exchange(plan_t *pl, const void *row)
 {
     return dmsg_allgather(DMSG_TEAM_WORLD, pl->xch, row, pl->rowsz);
 }
@@ -132,7 +140,7 @@ static dmsg_status create_exchange(plan_t *pl, dmsg_status st, uint64_t hash, ui
             if (pl->to[i].packable) row->packed[pl->to[i].pe] = pl->to[i].bytes;
     }
     if (row != NULL) {
-        int xst = plan_exchange(pl, row);
+        int xst = dmsg_plan_exchange(pl, row);
         free(row);
         return xst;
     }
@@ -141,7 +149,7 @@ static dmsg_status create_exchange(plan_t *pl, dmsg_status st, uint64_t hash, ui
     uint64_t fallback[pl->rowsz / sizeof(uint64_t) + 1];
     memset(fallback, 0, sizeof fallback);
     ((xrow *)fallback)->status = DMSG_ERR_NOMEM;
-    return plan_exchange(pl, fallback);
+    return dmsg_plan_exchange(pl, fallback);
 }
 
 /* The verdict of the exchange, the same on every PE. */
@@ -188,8 +196,12 @@ static size_t place_chunks(plan_t *pl)
 
 static void free_local(plan_t *pl)
 {
-    plan_pieces_free(&pl->sendp);
-    plan_pieces_free(&pl->recvp);
+    for (int i = 0; pl->to != NULL && i < pl->nto; i++)
+        dmsg_plan_group_free(pl->to[i].grp);
+    for (int i = 0; pl->from != NULL && i < pl->nfrom; i++)
+        dmsg_plan_group_free(pl->from[i].grp);
+    dmsg_plan_pieces_free(&pl->sendp);
+    dmsg_plan_pieces_free(&pl->recvp);
     free(pl->to);
     free(pl->from);
     free(pl);
@@ -209,7 +221,7 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
      * all of them return the same status and none is left waiting. */
     plan_settings set;
     char err[256];
-    dmsg_status st = plan_settings_load(&set, err, sizeof err);
+    dmsg_status st = dmsg_plan_settings_load(&set, err, sizeof err);
     if (st != DMSG_OK) {
         if (me == 0) fprintf(stderr, "dmsg: %s\n", err); /* a configuration error: say why */
         st = DMSG_FAIL(st, "plan_create: %s", err);
@@ -230,8 +242,8 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
     if (st == DMSG_OK) st = build_side(pl, as, 0);
     uint64_t hash = 0;
     if (as != NULL && as->src != NULL && as->dst != NULL)
-        hash = plan_hash_assign(as, pl->mech, machine);
-    int ast = dmsg_alloc(plan_xch_bytes(npes, pl->rowsz), (void **)&pl->xch);
+        hash = dmsg_plan_hash_assign(as, pl->mech, machine);
+    int ast = dmsg_alloc(dmsg_plan_xch_bytes(npes, pl->rowsz), (void **)&pl->xch);
     if (ast != DMSG_OK) {
         free_local(pl);
         return ast;
@@ -239,9 +251,9 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
     plan_model *pm = NULL;
     uint32_t need = 0;
     int unknown = 0;
-    if (st == DMSG_OK) st = plan_local_model(pl, &set, machine, &pm, &need, &unknown);
-    if (st == DMSG_OK) plan_choose(pl, pm);
-    plan_model_close(pm);
+    if (st == DMSG_OK) st = dmsg_plan_local_model(pl, &set, machine, &pm, &need, &unknown);
+    if (st == DMSG_OK) dmsg_plan_choose(pl, pm);
+    dmsg_plan_model_close(pm);
     int xst = create_exchange(pl, st, hash, need, unknown);
     if (xst != DMSG_OK) { /* a failed barrier leaves the PEs out of step */
         free_local(pl);
@@ -258,26 +270,26 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
         any |= row_of(pl, p)->unknown != 0;
     }
     if (any) {
-        st = plan_cal_model(pl, &set, all, plan_cal_text(pl), &pm, &pl->model_source, &pl->cal_s);
+        st = dmsg_plan_cal_model(pl, &set, all, dmsg_plan_cal_text(pl), &pm, &pl->model_source, &pl->cal_s);
         if (st == DMSG_OK) {
-            plan_choose(pl, pm);
+            dmsg_plan_choose(pl, pm);
             xst = create_exchange(pl, st, hash, 0, 0);
             if (xst != DMSG_OK) {
-                plan_model_close(pm);
+                dmsg_plan_model_close(pm);
                 free_local(pl);
                 return xst;
             }
             st = verdict(pl);
         }
-        plan_model_close(pm);
+        dmsg_plan_model_close(pm);
     }
     size_t stage = 0;
     if (st == DMSG_OK) stage = place_chunks(pl);
     /* The rows are read; nothing writes them again. */
-    if (st == DMSG_OK) st = plan_ctr_get(&pl->ctr);
+    if (st == DMSG_OK) st = dmsg_plan_ctr_get(&pl->ctr);
     if (st == DMSG_OK && stage > 0) {
         st = dmsg_alloc(stage, (void **)&pl->stage);
-        if (st != DMSG_OK) plan_ctr_put();
+        if (st != DMSG_OK) dmsg_plan_ctr_put();
     }
     if (st != DMSG_OK) {
         dmsg_free(pl->xch);
@@ -298,11 +310,11 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
     /* The handle is taken first: running out of memory for it later would
      * fail this PE alone after the collective steps; now it is a local
      * error that the create exchange makes every PE's. */
-    struct dmsg_plan *h = plan_cell_new();
+    struct dmsg_plan *h = dmsg_plan_cell_new();
     plan_t *pl = NULL;
     int st = create(as, opts, out, h == NULL, &pl);
     if (st != DMSG_OK) {
-        if (h != NULL) plan_cell_unused(h);
+        if (h != NULL) dmsg_plan_cell_unused(h);
         return st;
     }
     h->body = pl;
@@ -310,9 +322,9 @@ int dmsg_plan_create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_pla
     return DMSG_OK;
 }
 
-int plan_destroy_body(plan_t *pl)
+int dmsg_plan_destroy_body(plan_t *pl)
 {
-    int st = plan_ctr_put();
+    int st = dmsg_plan_ctr_put();
     int st2 = pl->stage != NULL ? dmsg_free(pl->stage) : DMSG_OK;
     int st3 = dmsg_free(pl->xch);
     free_local(pl);
@@ -326,10 +338,10 @@ int dmsg_plan_destroy(dmsg_plan *h)
         return DMSG_FAIL(DMSG_ERR_HANDLE, "plan_destroy: the plan is already destroyed");
     plan_t *pl = h->body;
     h->body = NULL;
-    return plan_destroy_body(pl);
+    return dmsg_plan_destroy_body(pl);
 }
 
-plan_t *plan_body(const dmsg_plan *h, const char *fn, int *st)
+plan_t *dmsg_plan_body(const dmsg_plan *h, const char *fn, int *st)
 {
     if (h == NULL) {
         *st = DMSG_FAIL(DMSG_ERR_NULL, "%s: NULL plan", fn);
@@ -346,7 +358,7 @@ plan_t *plan_body(const dmsg_plan *h, const char *fn, int *st)
 int dmsg_plan_get_info(const dmsg_plan *h, dmsg_plan_info *info)
 {
     int hst;
-    const plan_t *pl = plan_body(h, "plan_get_info", &hst);
+    const plan_t *pl = dmsg_plan_body(h, "plan_get_info", &hst);
     if (pl == NULL) return hst;
     if (info == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_get_info: NULL argument");
     dmsg_plan_info t;
@@ -368,8 +380,8 @@ int dmsg_plan_get_info(const dmsg_plan *h, dmsg_plan_info *info)
     }
     for (int i = 0; i < pl->nfrom; i++)
         t.recv_bytes += pl->from[i].bytes;
-    t.send_msgs = plan_send_msgs(pl, pl->pack_on);
-    t.recv_msgs = plan_recv_msgs(pl, pl->pack_on);
+    t.send_msgs = dmsg_plan_send_msgs(pl, pl->pack_on);
+    t.recv_msgs = dmsg_plan_recv_msgs(pl, pl->pack_on);
     t.model_direct_mbs = tdirect > 0 ? bytes / tdirect : 0;
     t.model_pack_mbs = tpack > 0 ? bytes / tpack : 0;
     t.measured_direct_s = pl->measured[0];
@@ -389,7 +401,7 @@ int dmsg_plan_get_info(const dmsg_plan *h, dmsg_plan_info *info)
 int dmsg_plan_partner(const dmsg_plan *h, int i, dmsg_plan_partner_info *info)
 {
     int hst;
-    const plan_t *pl = plan_body(h, "plan_partner", &hst);
+    const plan_t *pl = dmsg_plan_body(h, "plan_partner", &hst);
     if (pl == NULL) return hst;
     if (info == NULL) return DMSG_FAIL(DMSG_ERR_NULL, "plan_partner: NULL argument");
     if (i < 0 || i >= pl->nto)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "dmsg_plan.h"
 #include "dmsg/base/status.h"
+#include "dmsg/xfer/xfer.h"
 
 typedef struct plan_s plan_t;
 typedef struct iplan_s iplan_t;
@@ -27,43 +28,43 @@ struct dmsg_iplan {
 };
 
 /* A cell for a new plan (NULL: out of memory). One that was never handed
- * out goes back with plan_cell_unused. */
-void *plan_cell_new(void);
-void plan_cell_unused(void *cell);
+ * out goes back with dmsg_plan_cell_unused. */
+void *dmsg_plan_cell_new(void);
+void dmsg_plan_cell_unused(void *cell);
 
 /* The deposit counter all plans share, so that the number of plans alive is
- * not bounded by DMSG_MAX_COUNTERS. Collective: the first plan_ctr_get
- * creates it, the matching last plan_ctr_put destroys it (every PE creates
+ * not bounded by DMSG_MAX_COUNTERS. Collective: the first dmsg_plan_ctr_get
+ * creates it, the matching last dmsg_plan_ctr_put destroys it (every PE creates
  * and destroys plans in the same order, so the counts agree). */
-dmsg_status plan_ctr_get(dmsg_ctr *ctr);
-dmsg_status plan_ctr_put(void);
+dmsg_status dmsg_plan_ctr_get(dmsg_ctr *ctr);
+dmsg_status dmsg_plan_ctr_put(void);
 /* Executions on the shared counter may overlap (dmsg_plan_start of several
- * plans before their finishes). plan_ctr_begin registers that msgs deposits
+ * plans before their finishes). dmsg_plan_ctr_begin registers that msgs deposits
  * to this PE are coming for an execution (after its clearance barrier) and
- * returns its ticket; plan_ctr_land(ticket) returns once they have landed,
+ * returns its ticket; dmsg_plan_ctr_land(ticket) returns once they have landed,
  * awaiting every deposit of every execution begun and not yet landed (the
  * counter cannot tell them apart; they all come, since each began after a
  * barrier every PE passed and its senders issue them without waiting). */
-uint64_t plan_ctr_begin(uint64_t msgs);
-dmsg_status plan_ctr_land(uint64_t ticket);
+uint64_t dmsg_plan_ctr_begin(uint64_t msgs);
+dmsg_status dmsg_plan_ctr_land(uint64_t ticket);
 
 /* ---------------------------------------------------------- darray.c */
 
 /* PE pe's coordinate along array dimension d of a, or -1 when pe owns
  * nothing of a (outside the grid, or off coordinate 0 of a grid dimension
  * the array does not use). A non-distributed dimension reports 0. */
-int plan_coord(const dmsg_darray *a, int pe, int d);
+int dmsg_plan_coord(const dmsg_darray *a, int pe, int d);
 /* Elements coordinate c owns along dimension d. */
-size_t plan_local_count(const dmsg_darray *a, int d, size_t c);
+size_t dmsg_plan_local_count(const dmsg_darray *a, int d, size_t c);
 /* Local index of global index i along dimension d (on its owner). */
-size_t plan_local_index(const dmsg_darray *a, int d, size_t i);
+size_t dmsg_plan_local_index(const dmsg_darray *a, int d, size_t i);
 /* Owner coordinate of global index i along dimension d. */
-size_t plan_owner_coord(const dmsg_darray *a, int d, size_t i);
+size_t dmsg_plan_owner_coord(const dmsg_darray *a, int d, size_t i);
 
 /* ----------------------------------------------------------- pieces.c */
 
 /* Elements of one section dimension: lo + t*step, t in [0, count). */
-size_t plan_sec_count(size_t lo, size_t hi, ptrdiff_t step);
+size_t dmsg_plan_sec_count(size_t lo, size_t hi, ptrdiff_t step);
 
 /* A growable array of pieces (dmsg_assign_pieces' workhorse). */
 typedef struct plan_pieces {
@@ -73,18 +74,40 @@ typedef struct plan_pieces {
 
 /* Appends the pieces p sends to q (as dmsg_assign_pieces) to *out. The
  * assignment must have passed dmsg_assign_check. */
-dmsg_status plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *out);
-void plan_pieces_free(plan_pieces *ps);
+dmsg_status dmsg_plan_pair_pieces(const dmsg_assign *as, int p, int q, plan_pieces *out);
+void dmsg_plan_pieces_free(plan_pieces *ps);
 /* The period (values of t) after which the pattern of matched destination
- * dimension d repeats, where plan_pair_pieces walks one period instead of
+ * dimension d repeats, where dmsg_plan_pair_pieces walks one period instead of
  * the section (a periodic CYCLIC(a) -> CYCLIC(b) pattern spanning at least
  * three periods); 0 where it walks every block. */
-size_t plan_dim_period(const dmsg_assign *as, int d);
+size_t dmsg_plan_dim_period(const dmsg_assign *as, int d);
 
 /* ------------------------------------------------------------ hash.c */
 
 /* A fingerprint of everything the PEs must agree on for a plan. */
-uint64_t plan_hash_assign(const dmsg_assign *as, int mech, const char *machine);
+uint64_t dmsg_plan_hash_assign(const dmsg_assign *as, int mech, const char *machine);
+
+/* ------------------------------------------------------------ group.c */
+
+/* A partner's pieces that share their outermost dimension (a periodic
+ * pattern's), as one period's runs moved in one pass (group.c). */
+typedef struct plan_group {
+    dmsg_prun *run; /* one period, sorted by source offset */
+    size_t nruns;
+    ptrdiff_t sstride, dstride; /* bytes between periods */
+    size_t *rest;               /* the partner's other pieces (index from its first) */
+    size_t nrest;
+    uint64_t bytes; /* payload of the grouped pieces: first in a packed chunk */
+} plan_group;
+
+/* The group of a partner's n pieces, or *g NULL where fewer than two
+ * pieces share an outermost dimension or one period would take too many
+ * runs. Deterministic: sender and receiver build the same. Errors:
+ * DMSG_ERR_NOMEM. */
+dmsg_status dmsg_plan_group_build(const dmsg_piece *v, size_t n, size_t elem, plan_group **g);
+void dmsg_plan_group_free(plan_group *g);
+/* The group as a periodic pattern to deposit (stream: DMSG_PER_*). */
+dmsg_periodic dmsg_plan_group_pattern(const plan_group *g, int stream);
 
 /* ------------------------------------------------------------ plan.c */
 
@@ -98,7 +121,11 @@ typedef struct plan_peer {
     int model_pack;              /* 1: the model predicts packing is faster */
     size_t stage_off;            /* send: my chunk in pe's staging; recv: pe's chunk in mine */
     double mbs_direct, mbs_pack; /* model predictions (send side; 0 without a model) */
+    plan_group *grp;             /* periodic pieces moved in one pass, or NULL */
 } plan_peer;
+
+/* Direct deposits of a partner: one for its group, one per other piece. */
+size_t dmsg_plan_peer_deposits(const plan_peer *pr);
 
 /* Trial executions of DMSG_PLAN_MEASURE: direct, packed, direct, packed. */
 #define PLAN_TRIALS 4
@@ -129,16 +156,16 @@ struct plan_s {
 
 /* The plan behind handle h, or NULL with *st DMSG_ERR_NULL (h NULL) or
  * DMSG_ERR_HANDLE (destroyed); fn names the call in the message. */
-plan_t *plan_body(const dmsg_plan *h, const char *fn, int *st);
+plan_t *dmsg_plan_body(const dmsg_plan *h, const char *fn, int *st);
 /* Collective: frees a plan's counter share, memory and itself. */
-int plan_destroy_body(plan_t *pl);
+int dmsg_plan_destroy_body(plan_t *pl);
 
 /* Deposits this PE sends and the messages it awaits with packing on/off. */
-uint64_t plan_recv_msgs(const plan_t *pl, int pack_on);
-uint64_t plan_send_msgs(const plan_t *pl, int pack_on);
+uint64_t dmsg_plan_recv_msgs(const plan_t *pl, int pack_on);
+uint64_t dmsg_plan_send_msgs(const plan_t *pl, int pack_on);
 
 /* 1 if both sides of the only piece are one contiguous run (packing them
  * would only add copies). */
-int plan_piece_contiguous(const dmsg_piece *pc, size_t elem);
+int dmsg_plan_piece_contiguous(const dmsg_piece *pc, size_t elem);
 
 #endif

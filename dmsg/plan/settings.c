@@ -47,7 +47,7 @@ static dmsg_status choose(const char *var, const char *val, const dmsg_env_choic
     return DMSG_ERR_ENV;
 }
 
-dmsg_status plan_settings_load(plan_settings *s, char *err, size_t errlen)
+dmsg_status dmsg_plan_settings_load(plan_settings *s, char *err, size_t errlen)
 {
     dmsg_plan_config c;
     plan_settings n;
@@ -85,7 +85,7 @@ dmsg_status plan_settings_load(plan_settings *s, char *err, size_t errlen)
 dmsg_status dmsg_plan_config_check(char *err, size_t errlen)
 {
     plan_settings s;
-    return plan_settings_load(&s, err, errlen);
+    return dmsg_plan_settings_load(&s, err, errlen);
 }
 
 void dmsg_plan_config_print(FILE *f)

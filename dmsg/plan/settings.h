@@ -30,9 +30,9 @@ typedef struct plan_settings {
 /* Fills *s from the environment (defaults for unset or empty variables).
  * DMSG_ERR_ENV with a message naming the variable in err (an unknown
  * choice, a machine that does not load); *s is set only on success. */
-dmsg_status plan_settings_load(plan_settings *s, char *err, size_t errlen);
+dmsg_status dmsg_plan_settings_load(plan_settings *s, char *err, size_t errlen);
 
-/* The launcher's check: DMSG_ERR_ENV and err as plan_settings_load. */
+/* The launcher's check: DMSG_ERR_ENV and err as dmsg_plan_settings_load. */
 dmsg_status dmsg_plan_config_check(char *err, size_t errlen);
 
 /* Prints the rows (name, default, help), in the columns of the core's table. */

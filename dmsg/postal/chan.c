@@ -8,7 +8,7 @@
 
 /* A buffering copy (queue, spill, reassembly): a contiguous local copy,
  * booked as one (a simulated machine charges its 1C1 rate). */
-dmsg_status chan_copy(void *dst, const void *src, size_t bytes)
+dmsg_status dmsg_chan_copy(void *dst, const void *src, size_t bytes)
 {
     if (!bytes)
         return DMSG_OK;
@@ -26,16 +26,16 @@ static uint64_t pad64(uint64_t n)
     return (n + CHAN_HDR - 1) & ~(uint64_t)(CHAN_HDR - 1);
 }
 
-size_t chan_max_len(const chan *c)
+size_t dmsg_chan_max_len(const chan *c)
 {
     return c->ring / 2 - CHAN_HDR;
 }
 
-dmsg_status chan_reserve(chan *c, int pe, uint64_t bytes)
+dmsg_status dmsg_chan_reserve(chan *c, int pe, uint64_t bytes)
 {
     if (c->tx[pe].qbytes + bytes <= c->qlimit && bytes <= c->qlimit)
         return DMSG_OK;
-    dmsg_status st = chan_progress(c);
+    dmsg_status st = dmsg_chan_progress(c);
     if (st)
         return st;
     if (c->tx[pe].qbytes + bytes <= c->qlimit && bytes <= c->qlimit)
@@ -109,7 +109,7 @@ err_bell:
     return st;
 }
 
-dmsg_status chan_open(chan *c, size_t ring, uint64_t qlimit)
+dmsg_status dmsg_chan_open(chan *c, size_t ring, uint64_t qlimit)
 {
     dmsg_status st;
     memset(c, 0, sizeof *c);
@@ -147,7 +147,7 @@ err_arrays:
     return st;
 }
 
-uint64_t chan_queued(const chan *c)
+uint64_t dmsg_chan_queued(const chan *c)
 {
     uint64_t n = 0;
     for (int p = 0; p < c->npes; p++)
@@ -292,13 +292,13 @@ static dmsg_status ring_bells(chan *c)
     return st;
 }
 
-dmsg_status chan_kick(chan *c, int pe)
+dmsg_status dmsg_chan_kick(chan *c, int pe)
 {
     c->touched[pe] = 1;
     return ring_bells(c);
 }
 
-dmsg_status chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len)
+dmsg_status dmsg_chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len)
 {
     chan_tx *t = &c->tx[pe];
     memcpy(buf, h, sizeof *h);
@@ -312,7 +312,7 @@ dmsg_status chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len)
             return ring_bells(c);
         }
         /* Room may have come back since the last look. */
-        if ((st = chan_progress(c)))
+        if ((st = dmsg_chan_progress(c)))
             return st;
         if (!t->qhead) {
             if ((st = try_deposit(c, pe, buf, len, &sent)))
@@ -324,7 +324,7 @@ dmsg_status chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len)
         }
     }
     if (t->qbytes + len > c->qlimit) {
-        if ((st = chan_progress(c)))
+        if ((st = dmsg_chan_progress(c)))
             return st;
         if (t->qbytes + len > c->qlimit)
             return DMSG_FAIL(DMSG_ERR_NOMEM, "mailbox of PE %d full and %llu bytes queued for it",
@@ -336,7 +336,7 @@ dmsg_status chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "queueing a message of %zu bytes", len);
     q->next = NULL;
     q->len = len;
-    dmsg_status cst = chan_copy(q->buf, buf, CHAN_HDR + len);
+    dmsg_status cst = dmsg_chan_copy(q->buf, buf, CHAN_HDR + len);
     if (cst) {
         free(q);
         return cst;
@@ -458,7 +458,7 @@ static dmsg_status walk(chan *c, int src)
         if (h.type == CHAN_T_STUCK) {
             r->stuck = 1;
             now += (uint64_t)m->ndep; /* read in msgs above, consumed here */
-            st = chan_take(c, m);     /* acted on now */
+            st = dmsg_chan_take(c, m);     /* acted on now */
             free(m);
             if (st)
                 return st;
@@ -483,7 +483,7 @@ static dmsg_status walk(chan *c, int src)
     return DMSG_OK;
 }
 
-dmsg_status chan_take(chan *c, chan_msg *m)
+dmsg_status dmsg_chan_take(chan *c, chan_msg *m)
 {
     chan_rx *r = &c->rx[m->src];
     dmsg_status st = DMSG_OK;
@@ -520,7 +520,7 @@ static dmsg_status report_room(chan *c, int src)
     return DMSG_OK;
 }
 
-dmsg_status chan_progress(chan *c)
+dmsg_status dmsg_chan_progress(chan *c)
 {
     dmsg_status st;
     for (int p = 0; p < c->npes; p++)
@@ -536,11 +536,11 @@ dmsg_status chan_progress(chan *c)
 }
 
 /* Copies a message's payload out of the ring, so its room can be freed. */
-dmsg_status chan_spill(chan *c, chan_msg *m)
+dmsg_status dmsg_chan_spill(chan *c, chan_msg *m)
 {
     if (m->spilled || !c->rx[m->src].stuck)
         return DMSG_OK;
-    dmsg_status st = chan_take(c, m);
+    dmsg_status st = dmsg_chan_take(c, m);
     if (st)
         return st;
     double t0 = dmsg_wtime();
@@ -548,7 +548,7 @@ dmsg_status chan_spill(chan *c, chan_msg *m)
     if (!copy)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "spilling a message of %llu bytes",
                          (unsigned long long)m->h.len);
-    st = chan_copy(copy, m->data, m->h.len);
+    st = dmsg_chan_copy(copy, m->data, m->h.len);
     if (st) {
         free(copy);
         return st;
@@ -562,16 +562,16 @@ dmsg_status chan_spill(chan *c, chan_msg *m)
     return DMSG_OK;
 }
 
-dmsg_status chan_own(chan *c, chan_msg *m, size_t cap)
+dmsg_status dmsg_chan_own(chan *c, chan_msg *m, size_t cap)
 {
-    dmsg_status st = chan_take(c, m);
+    dmsg_status st = dmsg_chan_take(c, m);
     if (st)
         return st;
     double t0 = dmsg_wtime();
     char *copy = malloc(cap ? cap : 1);
     if (!copy)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "a message of %zu bytes", cap);
-    st = chan_copy(copy, m->data, m->h.len);
+    st = dmsg_chan_copy(copy, m->data, m->h.len);
     if (st) {
         free(copy);
         return st;
@@ -587,19 +587,19 @@ dmsg_status chan_own(chan *c, chan_msg *m, size_t cap)
     return DMSG_OK;
 }
 
-dmsg_status chan_make_room(chan *c, int *did)
+dmsg_status dmsg_chan_make_room(chan *c, int *did)
 {
     dmsg_status st;
     int act = 0;
     *did = 0;
     if (c->held && !c->held->spilled && c->rx[c->held->src].stuck) {
-        if ((st = chan_spill(c, c->held)))
+        if ((st = dmsg_chan_spill(c, c->held)))
             return st;
         act = 1;
     }
     for (chan_msg *m = c->head; m; m = m->next)
         if (!m->spilled && c->rx[m->src].stuck) {
-            if ((st = chan_spill(c, m)))
+            if ((st = dmsg_chan_spill(c, m)))
                 return st;
             act = 1;
         }
@@ -610,13 +610,13 @@ dmsg_status chan_make_room(chan *c, int *did)
     if (!act)
         return DMSG_OK;
     *did = 1;
-    return chan_progress(c); /* the room reports go out */
+    return dmsg_chan_progress(c); /* the room reports go out */
 }
 
-dmsg_status chan_wait(chan *c)
+dmsg_status dmsg_chan_wait(chan *c)
 {
     int did;
-    dmsg_status st = chan_make_room(c, &did);
+    dmsg_status st = dmsg_chan_make_room(c, &did);
     if (st || did)
         return st; /* the caller looks again before this PE sleeps */
     if (c->ordered)
@@ -627,7 +627,7 @@ dmsg_status chan_wait(chan *c)
     return dmsg_await(c->bell, 1);
 }
 
-void chan_unlink(chan *c, chan_msg *m)
+void dmsg_chan_unlink(chan *c, chan_msg *m)
 {
     chan_msg **pp = &c->head, *prev = NULL;
     while (*pp && *pp != m) {
@@ -643,7 +643,7 @@ void chan_unlink(chan *c, chan_msg *m)
     m->next = NULL;
 }
 
-void chan_release(chan *c, chan_msg *m)
+void dmsg_chan_release(chan *c, chan_msg *m)
 {
     if (m->spilled)
         free(m->data);
@@ -652,10 +652,10 @@ void chan_release(chan *c, chan_msg *m)
     free(m);
 }
 
-void chan_consume(chan *c, chan_msg *m)
+void dmsg_chan_consume(chan *c, chan_msg *m)
 {
-    chan_unlink(c, m);
-    chan_release(c, m);
+    dmsg_chan_unlink(c, m);
+    dmsg_chan_release(c, m);
 }
 
 /* ------------------------------------------------------------- closing */
@@ -663,22 +663,22 @@ void chan_consume(chan *c, chan_msg *m)
 /* Every PE delivers its queue (spilling, or dropping, what reaches it),
  * then tells every PE it is done; once all are done no ring deposit can
  * follow until the next send. */
-dmsg_status chan_drain(chan *c, int drop)
+dmsg_status dmsg_chan_drain(chan *c, int drop)
 {
     dmsg_status st;
     int told = 0;
     for (;;) {
-        if ((st = chan_progress(c)))
+        if ((st = dmsg_chan_progress(c)))
             return st;
         if (drop) {
             while (c->head)
-                chan_consume(c, c->head);
+                dmsg_chan_consume(c, c->head);
             for (int p = 0; p < c->npes; p++)
                 c->rx[p].stuck = 1; /* report all room at once */
-            if ((st = chan_progress(c)))
+            if ((st = dmsg_chan_progress(c)))
                 return st;
         }
-        if (!told && chan_queued(c) == 0) {
+        if (!told && dmsg_chan_queued(c) == 0) {
             for (int p = 0; p < c->npes && !st; p++) {
                 st = dmsg_deposit(c->scratch, c->scratch, 0, p, c->fin);
                 c->touched[p] = 1;
@@ -692,16 +692,16 @@ dmsg_status chan_drain(chan *c, int drop)
             return st;
         if (told && done >= (uint64_t)c->npes)
             return dmsg_await(c->fin, (uint64_t)c->npes);
-        if ((st = chan_wait(c)))
+        if ((st = dmsg_chan_wait(c)))
             return st;
     }
 }
 
-dmsg_status chan_close(chan *c)
+dmsg_status dmsg_chan_close(chan *c)
 {
-    dmsg_status st = chan_drain(c, 1);
+    dmsg_status st = dmsg_chan_drain(c, 1);
     while (c->head)
-        chan_consume(c, c->head);
+        dmsg_chan_consume(c, c->head);
     for (int p = 0; p < c->npes; p++)
         while (c->tx[p].qhead) {
             chan_qmsg *q = c->tx[p].qhead;

@@ -57,7 +57,7 @@ typedef struct chan_msg {
     int user;        /* for the channel's user (0 when the message is found) */
     uint64_t cum;    /* the pair counter's deposit bytes up to and with this message */
     int ndep;        /* its deposits (2 when wrapped) */
-    int taken;       /* its counts consumed (chan_take) */
+    int taken;       /* its counts consumed (dmsg_chan_take) */
     int at_known;    /* `at` is set (ordered delivery) */
     double at;       /* its virtual arrival (ordered delivery, the channel's user) */
 } chan_msg;
@@ -80,7 +80,7 @@ typedef struct chan_tx {  /* this PE sending to one PE */
 
 typedef struct chan_rx {  /* this PE receiving from one PE */
     uint64_t cum_walked;  /* deposit bytes walked (cumulative) */
-    uint64_t cum_taken;   /* of them, consumed on the counter by chan_take */
+    uint64_t cum_taken;   /* of them, consumed on the counter by dmsg_chan_take */
     uint64_t dep_pending; /* ring deposits walked whose messages are not yet taken */
     uint64_t rpos;        /* ring position of the next header (cumulative) */
     uint64_t walked;      /* ring messages walked */
@@ -126,31 +126,31 @@ typedef struct chan {
 
 /* Copies bytes from src to dst (local memory) and books the copy as
  * modelled work, as every buffering copy of the channels is. */
-dmsg_status chan_copy(void *dst, const void *src, size_t bytes);
+dmsg_status dmsg_chan_copy(void *dst, const void *src, size_t bytes);
 
 /* Collective: rings of `ring` bytes per sender, queues of qlimit bytes. */
-dmsg_status chan_open(chan *c, size_t ring, uint64_t qlimit);
+dmsg_status dmsg_chan_open(chan *c, size_t ring, uint64_t qlimit);
 /* Collective: delivers every queued message of every PE, drops what was never
  * received, frees everything. */
-dmsg_status chan_close(chan *c);
+dmsg_status dmsg_chan_close(chan *c);
 
 /* Largest payload a message may carry. */
-size_t chan_max_len(const chan *c);
+size_t dmsg_chan_max_len(const chan *c);
 
 /* Whether `bytes` more payload for pe stay within the queue limit even if
  * none of it fits the ring now (after one progress pass when they would
  * not). DMSG_ERR_NOMEM: they would not; nothing changed. */
-dmsg_status chan_reserve(chan *c, int pe, uint64_t bytes);
+dmsg_status dmsg_chan_reserve(chan *c, int pe, uint64_t bytes);
 
 /* Sends a message: buf holds CHAN_HDR bytes of room followed by len payload
  * bytes (buf is local memory; its header room is overwritten). h gives type,
  * tag and aux; the rest is filled here. Delivered now or queued.
  * DMSG_ERR_NOMEM: the queue for pe is full (nothing sent). */
-dmsg_status chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len);
+dmsg_status dmsg_chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len);
 
 /* One progress pass: finds landed messages, room reports, pushes queued
  * messages and owed room reports, rings bells. */
-dmsg_status chan_progress(chan *c);
+dmsg_status dmsg_chan_progress(chan *c);
 
 /* Makes room for stuck senders and tells them: moves the held message and
  * the landed messages of each stuck sender out of the ring, then reports
@@ -160,48 +160,48 @@ dmsg_status chan_progress(chan *c);
  * behind room nobody reported, moves only once this has run. *did: 1 if it
  * moved or reported anything (the caller should look again before it
  * sleeps). */
-dmsg_status chan_make_room(chan *c, int *did);
+dmsg_status dmsg_chan_make_room(chan *c, int *did);
 
 /* Called when the caller found nothing and is about to wait: makes room for
- * stuck senders (chan_make_room; if that did anything it returns, so that
+ * stuck senders (dmsg_chan_make_room; if that did anything it returns, so that
  * the caller looks again), else blocks until a bell rings (or returns at once
  * if one already rang); an ordered channel until a deposit is counted here
  * and its arrival is safe (dmsg_order_wait). */
-dmsg_status chan_wait(chan *c);
+dmsg_status dmsg_chan_wait(chan *c);
 
 /* Moves a message the caller holds out of the ring if its sender is stuck. */
-dmsg_status chan_spill(chan *c, chan_msg *m);
+dmsg_status dmsg_chan_spill(chan *c, chan_msg *m);
 
 /* Moves m's payload into private memory of cap bytes (cap >= its length;
  * from the ring, or from its spill copy) and frees its ring room. For a
  * message the caller will grow (reassembly of fragments). */
-dmsg_status chan_own(chan *c, chan_msg *m, size_t cap);
+dmsg_status dmsg_chan_own(chan *c, chan_msg *m, size_t cap);
 
 /* Collective: drives progress until no PE has messages queued, making room
  * for stuck senders (spilling, or with `drop` dropping every landed
  * message), then agrees with every PE that all queues are empty. Landed
  * messages that are kept stay receivable. */
-dmsg_status chan_drain(chan *c, int drop);
+dmsg_status dmsg_chan_drain(chan *c, int drop);
 
 /* Consumes m's counts on its sender's counter: every deposit byte of that
  * sender up to and with m, and m's deposits. Call it when the PE starts to
  * use m (match, spill, reassembly): on a simulated machine the PE's clock
  * then moves to m's arrival, not to the latest arrival of everything found
  * (a partner running ahead). No-op the second time. */
-dmsg_status chan_take(chan *c, chan_msg *m);
+dmsg_status dmsg_chan_take(chan *c, chan_msg *m);
 
 /* Removes m from the landed list and frees its ring room (and spill memory). */
-void chan_consume(chan *c, chan_msg *m);
+void dmsg_chan_consume(chan *c, chan_msg *m);
 /* Unlinks m from the landed list without freeing it (the caller holds it). */
-void chan_unlink(chan *c, chan_msg *m);
+void dmsg_chan_unlink(chan *c, chan_msg *m);
 /* Frees a message the caller holds. */
-void chan_release(chan *c, chan_msg *m);
+void dmsg_chan_release(chan *c, chan_msg *m);
 
 /* Rings pe's bell after completing this PE's deposits (for deposits the
  * channel's user made itself, e.g. RRMSG data). */
-dmsg_status chan_kick(chan *c, int pe);
+dmsg_status dmsg_chan_kick(chan *c, int pe);
 
 /* Messages queued at this PE for any receiver. */
-uint64_t chan_queued(const chan *c);
+uint64_t dmsg_chan_queued(const chan *c);
 
 #endif

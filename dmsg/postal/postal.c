@@ -27,7 +27,7 @@ int dmsg_postal_init(void)
     }
     postal_state n;
     memset(&n, 0, sizeof n);
-    st = chan_open(&n.ch, cfg.mailbox, cfg.queue);
+    st = dmsg_chan_open(&n.ch, cfg.mailbox, cfg.queue);
     if (st)
         return st;
     n.started = 1;
@@ -40,11 +40,11 @@ int dmsg_postal_finalize(void)
     postal_state *g = &dmsg_postal_g;
     POSTAL_REQUIRE();
     if (g->active) {
-        chan_release(&g->ch, g->active);
+        dmsg_chan_release(&g->ch, g->active);
         g->active = NULL;
         g->ch.held = NULL;
     }
-    dmsg_status st = chan_close(&g->ch); /* frees messages being reassembled too */
+    dmsg_status st = dmsg_chan_close(&g->ch); /* frees messages being reassembled too */
     free(g->sbuf.p);
     free(g->pbuf.p);
     memset(g, 0, sizeof *g);
@@ -57,10 +57,10 @@ int dmsg_postal_barrier(void)
     POSTAL_REQUIRE();
     double t0 = dmsg_wtime();
     /* The active buffer does not hold room a stuck sender needs: the
-     * drain's waits move it out (chan_make_room). */
-    dmsg_status st = chan_drain(&g->ch, 0);
+     * drain's waits move it out (dmsg_chan_make_room). */
+    dmsg_status st = dmsg_chan_drain(&g->ch, 0);
     if (!st)
-        st = postal_progress();
+        st = dmsg_postal_progress();
     if (!st)
         st = dmsg_sync();
     g->st.recv_time += dmsg_wtime() - t0;
@@ -73,8 +73,8 @@ int dmsg_postal_flush(void)
     POSTAL_REQUIRE();
     double t0 = dmsg_wtime();
     dmsg_status st;
-    while (!(st = chan_progress(&g->ch)) && chan_queued(&g->ch))
-        if ((st = chan_wait(&g->ch)))
+    while (!(st = dmsg_chan_progress(&g->ch)) && dmsg_chan_queued(&g->ch))
+        if ((st = dmsg_chan_wait(&g->ch)))
             break;
     g->st.send_time += dmsg_wtime() - t0;
     return st;
@@ -101,7 +101,7 @@ int dmsg_postal_stats_get(dmsg_postal_stats *stats)
     return DMSG_OK;
 }
 
-dmsg_status postal_check_strided(const void *data, long n, long stride, size_t elem_size,
+dmsg_status dmsg_postal_check_strided(const void *data, long n, long stride, size_t elem_size,
                                  size_t *bytes, size_t *span)
 {
     if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8 && elem_size != 16)
@@ -125,7 +125,7 @@ dmsg_status postal_check_strided(const void *data, long n, long stride, size_t e
     return DMSG_OK;
 }
 
-dmsg_status postal_copy(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride,
+dmsg_status dmsg_postal_copy(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride,
                         size_t n, size_t elem_size)
 {
     if (n == 0)

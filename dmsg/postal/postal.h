@@ -43,16 +43,16 @@ extern postal_state dmsg_postal_g;
 
 /* Checks n, stride and elem_size of a pack or unpack; *bytes = n * elem_size,
  * *span = the bytes of user memory the elements cover. */
-dmsg_status postal_check_strided(const void *data, long n, long stride, size_t elem_size,
+dmsg_status dmsg_postal_check_strided(const void *data, long n, long stride, size_t elem_size,
                                  size_t *bytes, size_t *span);
 
 /* Copies n elements of elem_size bytes, every sstride bytes from src to
  * every dstride bytes at dst, and books the copy as modelled work (a local
  * copy of those patterns on a simulated machine). */
-dmsg_status postal_copy(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride,
+dmsg_status dmsg_postal_copy(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride,
                         size_t n, size_t elem_size);
 
 /* Finds landed messages and reassembles fragments (postal_recv.c). */
-dmsg_status postal_progress(void);
+dmsg_status dmsg_postal_progress(void);
 
 #endif

@@ -23,7 +23,7 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
         if (off != 0 || total < m->h.len)
             return DMSG_FAIL(DMSG_ERR_STATE, "fragment at %llu of a message from PE %d",
                              (unsigned long long)off, m->src);
-        dmsg_status st = chan_own(c, m, (size_t)total);
+        dmsg_status st = dmsg_chan_own(c, m, (size_t)total);
         if (st)
             return st;
         c->rx[m->src].open = m;
@@ -33,11 +33,11 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
     if (off != first->h.len || off + m->h.len > total)
         return DMSG_FAIL(DMSG_ERR_STATE, "fragment at %llu from PE %d, expected %llu",
                          (unsigned long long)off, m->src, (unsigned long long)first->h.len);
-    dmsg_status st = chan_take(c, m);
+    dmsg_status st = dmsg_chan_take(c, m);
     if (st)
         return st;
     double t0 = dmsg_wtime();
-    st = chan_copy(first->data + off, m->data, m->h.len);
+    st = dmsg_chan_copy(first->data + off, m->data, m->h.len);
     if (st)
         return st;
     c->st.spill_bytes += m->h.len;
@@ -47,17 +47,17 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
         first->user = POSTAL_READY;
         c->rx[m->src].open = NULL;
     }
-    chan_consume(c, m);
+    dmsg_chan_consume(c, m);
     return DMSG_OK;
 }
 
 /* Progress passes until reassembly frees no more mailbox room: the room it
  * frees must be reported (and the queue pushed) before this PE may wait. */
-dmsg_status postal_progress(void)
+dmsg_status dmsg_postal_progress(void)
 {
     chan *c = &dmsg_postal_g.ch;
     for (;;) {
-        dmsg_status st = chan_progress(c);
+        dmsg_status st = dmsg_chan_progress(c);
         int took = 0;
         for (chan_msg *m = c->head, *next; !st && m; m = next) {
             next = m->next;
@@ -104,7 +104,7 @@ static void describe(const chan_msg *m, dmsg_postal_info *info)
 
 /* Finds a match, driving progress; waits for one only when `block`. A
  * search that finds nothing makes room for stuck senders and reports it
- * (chan_make_room, inside chan_wait when waiting) whether it waits or not:
+ * (dmsg_chan_make_room, inside dmsg_chan_wait when waiting) whether it waits or not:
  * the match may be queued behind a full mailbox, and a program that polls
  * with nrecv or probe must get it as one that waits does. */
 static dmsg_status match(int src, int tag, int block, chan_msg **out)
@@ -114,16 +114,16 @@ static dmsg_status match(int src, int tag, int block, chan_msg **out)
     int did;
     chan_msg *m = find(src, tag);
     while (!m) {
-        if ((st = postal_progress()))
+        if ((st = dmsg_postal_progress()))
             return st;
         if ((m = find(src, tag)))
             break;
         if (!block) {
-            if ((st = chan_make_room(c, &did)))
+            if ((st = dmsg_chan_make_room(c, &did)))
                 return st;
             break;
         }
-        if ((st = chan_wait(c)))
+        if ((st = dmsg_chan_wait(c)))
             return st;
     }
     *out = m;
@@ -134,7 +134,7 @@ static void release_active(void)
 {
     postal_state *g = &dmsg_postal_g;
     if (g->active) {
-        chan_release(&g->ch, g->active);
+        dmsg_chan_release(&g->ch, g->active);
         g->active = NULL;
         g->ch.held = NULL;
     }
@@ -152,10 +152,10 @@ static dmsg_status take(int src, int tag, int block, int *found, dmsg_postal_inf
     if ((st = match(src, tag, block, &m)))
         goto out;
     *found = m != NULL;
-    if (m && (st = chan_take(&g->ch, m)))
+    if (m && (st = dmsg_chan_take(&g->ch, m)))
         goto out;
     if (m) {
-        chan_unlink(&g->ch, m);
+        dmsg_chan_unlink(&g->ch, m);
         g->active = m;
         g->ch.held = m; /* its room goes back to a stuck sender whenever this PE waits or polls */
         g->upos = 0;
@@ -212,7 +212,7 @@ int dmsg_postal_probe(int src, int tag, int *found, dmsg_postal_info *info)
 static dmsg_status unpack(const chan_msg *m, size_t pos, void *data, long n, long stride,
                           size_t elem_size)
 {
-    return postal_copy(data, (ptrdiff_t)((size_t)stride * elem_size), m->data + pos,
+    return dmsg_postal_copy(data, (ptrdiff_t)((size_t)stride * elem_size), m->data + pos,
                        (ptrdiff_t)elem_size, (size_t)n, elem_size);
 }
 
@@ -223,7 +223,7 @@ int dmsg_postal_upk(void *data, long n, long stride, size_t elem_size)
     if (!g->active)
         return DMSG_FAIL(DMSG_ERR_STATE, "no active receive buffer");
     size_t bytes, span;
-    dmsg_status st = postal_check_strided(data, n, stride, elem_size, &bytes, &span);
+    dmsg_status st = dmsg_postal_check_strided(data, n, stride, elem_size, &bytes, &span);
     if (st)
         return st;
     if (bytes > g->active->h.len - g->upos)
@@ -290,9 +290,9 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
                        (unsigned long long)m->h.len, cap);
         goto out;
     }
-    if ((st = chan_take(&g->ch, m)))
+    if ((st = dmsg_chan_take(&g->ch, m)))
         goto out;
-    chan_unlink(&g->ch, m);
+    dmsg_chan_unlink(&g->ch, m);
     g->st.recv_time += dmsg_wtime() - t0;
     t0 = dmsg_wtime();
     if (m->h.len)
@@ -302,7 +302,7 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
         g->st.unpack_bytes += m->h.len;
         describe(m, info);
     }
-    chan_release(&g->ch, m);
+    dmsg_chan_release(&g->ch, m);
     g->st.unpack_time += dmsg_wtime() - t0;
     return st;
 out:

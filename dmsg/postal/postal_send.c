@@ -41,13 +41,13 @@ int dmsg_postal_pk(const void *data, long n, long stride, size_t elem_size)
     postal_state *g = &dmsg_postal_g;
     POSTAL_REQUIRE();
     size_t bytes, span;
-    dmsg_status st = postal_check_strided(data, n, stride, elem_size, &bytes, &span);
+    dmsg_status st = dmsg_postal_check_strided(data, n, stride, elem_size, &bytes, &span);
     if (st || (st = buf_room(&g->sbuf, bytes)))
         return st;
     if (n == 0)
         return DMSG_OK;
     double t0 = dmsg_wtime();
-    st = postal_copy(g->sbuf.p + CHAN_HDR + g->sbuf.used, (ptrdiff_t)elem_size, data,
+    st = dmsg_postal_copy(g->sbuf.p + CHAN_HDR + g->sbuf.used, (ptrdiff_t)elem_size, data,
                      (ptrdiff_t)((size_t)stride * elem_size), (size_t)n, elem_size);
     if (st)
         return st;
@@ -83,17 +83,17 @@ static dmsg_status check_dest(int pe, int tag)
 /* Sends the packed bytes of b as one message: one channel message, or
  * fragments in order. A fragment's header goes in the CHAN_HDR bytes before
  * its payload, which belong to the previous fragment: they are kept aside
- * and put back (chan_send has copied or deposited them by then). The whole
+ * and put back (dmsg_chan_send has copied or deposited them by then). The whole
  * message is checked against the queue limit first, so a refused message
  * sends no fragment. */
 static dmsg_status send_buf(postal_buf *b, int pe, int tag)
 {
     postal_state *g = &dmsg_postal_g;
     double t0 = dmsg_wtime();
-    size_t len = b->used, frag = chan_max_len(&g->ch);
+    size_t len = b->used, frag = dmsg_chan_max_len(&g->ch);
     dmsg_status st = DMSG_OK;
     if (len > frag)
-        st = chan_reserve(&g->ch, pe, len);
+        st = dmsg_chan_reserve(&g->ch, pe, len);
     if (!st && !b->p)
         st = buf_room(b, 0);
     for (size_t off = 0; !st && (off < len || off == 0); off += frag) {
@@ -109,7 +109,7 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag)
         if ((st = dmsg_work_book(&w)))
             break;
         memcpy(keep, at, CHAN_HDR);
-        st = chan_send(&g->ch, pe, &h, at, n);
+        st = dmsg_chan_send(&g->ch, pe, &h, at, n);
         memcpy(at, keep, CHAN_HDR);
         if (len == 0)
             break;
@@ -141,7 +141,7 @@ int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes)
         return st;
     if (bytes) {
         double t0 = dmsg_wtime();
-        if ((st = postal_copy(g->pbuf.p + CHAN_HDR, 1, buf, 1, bytes, 1)))
+        if ((st = dmsg_postal_copy(g->pbuf.p + CHAN_HDR, 1, buf, 1, bytes, 1)))
             return st;
         g->pbuf.used = bytes;
         g->st.pack_bytes += bytes;

@@ -3,7 +3,7 @@
  * one deposit straight into the receiver's destination, counted on the
  * counter data[sender] at the receiver. A sender deposits the data of one
  * receiver's responses in the order it finds them, each completed before the
- * next (chan_kick), so the receiver's count of data deposits from a sender
+ * next (dmsg_chan_kick), so the receiver's count of data deposits from a sender
  * names exactly which of its accepted responses have their data in place. */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +13,7 @@
 
 rr_state dmsg_rr_g;
 
-void rr_fifo_push(rr_fifo *f, dmsg_rr_req *r)
+void dmsg_rr_fifo_push(rr_fifo *f, dmsg_rr_req *r)
 {
     r->next = NULL;
     if (f->tail)
@@ -23,7 +23,7 @@ void rr_fifo_push(rr_fifo *f, dmsg_rr_req *r)
     f->tail = r;
 }
 
-int rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r)
+int dmsg_rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r)
 {
     dmsg_rr_req *prev = NULL;
     for (dmsg_rr_req *x = f->head; x; prev = x, x = x->next)
@@ -54,7 +54,7 @@ int dmsg_rr_init(void)
     n.expect = calloc((size_t)np, sizeof *n.expect);
     /* A local failure must not leave the collectives out of step: the
      * channel's first collective carries the verdict (a zero-size mismatch). */
-    dmsg_status st = chan_open(&n.ch, (n.data && n.expect) ? RR_RING : 0, UINT64_MAX);
+    dmsg_status st = dmsg_chan_open(&n.ch, (n.data && n.expect) ? RR_RING : 0, UINT64_MAX);
     if (st)
         goto err_mem;
     for (; made < np; made++)
@@ -68,7 +68,7 @@ int dmsg_rr_init(void)
 err_ctrs:
     while (made-- > 0)
         dmsg_ctr_destroy(n.data[made]);
-    chan_close(&n.ch);
+    dmsg_chan_close(&n.ch);
 err_mem:
     free(n.data);
     free(n.expect);
@@ -82,14 +82,14 @@ int dmsg_rr_finalize(void)
     if (g->active)
         return DMSG_FAIL(DMSG_ERR_STATE, "%llu RRMSG transfers still in progress",
                          (unsigned long long)g->active);
-    dmsg_status st = chan_close(&g->ch);
+    dmsg_status st = dmsg_chan_close(&g->ch);
     for (int p = 0; p < dmsg_npes(); p++) {
         dmsg_status s2 = dmsg_ctr_destroy(g->data[p]);
         st = st ? st : s2;
     }
     free(g->data);
     free(g->expect);
-    rr_live_free(&g->live);
+    dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
     return st;
 }
@@ -116,10 +116,10 @@ static dmsg_status send_ctl(int pe, uint32_t type, int tag, const uint64_t aux[3
     if (len)
         memcpy(buf + CHAN_HDR, body, len);
     dmsg_rr_g.st.control++;
-    return chan_send(&dmsg_rr_g.ch, pe, &h, buf, len);
+    return dmsg_chan_send(&dmsg_rr_g.ch, pe, &h, buf, len);
 }
 
-dmsg_status rr_send_request(dmsg_rr_req *r)
+dmsg_status dmsg_rr_send_request(dmsg_rr_req *r)
 {
     uint64_t aux[3] = {(uint64_t)(uintptr_t)r, r->bytes, r->kind == RR_K_CONTIG ? 0 : r->elem};
     return send_ctl(r->pe, RR_T_REQ, r->tag, aux, NULL, 0);
@@ -146,7 +146,7 @@ static dmsg_status fits(const dmsg_rr_req *r, uint64_t bytes, uint64_t elem)
     return DMSG_OK;
 }
 
-dmsg_rr_req *rr_match_posted(int src, int tag, int book)
+dmsg_rr_req *dmsg_rr_match_posted(int src, int tag, int book)
 {
     dmsg_work w = {.kind = DMSG_WORK_MATCH, .n = 0};
     dmsg_rr_req *r = dmsg_rr_g.posted.head;
@@ -164,7 +164,7 @@ dmsg_rr_req *rr_match_posted(int src, int tag, int book)
 static dmsg_status respond(dmsg_rr_req *r, const chan_msg *m)
 {
     rr_state *g = &dmsg_rr_g;
-    rr_fifo_remove(&g->posted, r);
+    dmsg_rr_fifo_remove(&g->posted, r);
     r->peer = m->src;
     r->peer_tag = m->h.tag;
     r->peer_id = m->h.aux[0];
@@ -181,7 +181,7 @@ static dmsg_status respond(dmsg_rr_req *r, const chan_msg *m)
     }
     r->bytes = m->h.aux[1]; /* what will land */
     r->state = RR_S_WAIT_DATA;
-    rr_fifo_push(&g->expect[m->src], r);
+    dmsg_rr_fifo_push(&g->expect[m->src], r);
     return DMSG_OK;
 }
 
@@ -230,29 +230,29 @@ static dmsg_status deliver(dmsg_rr_req *s, const rr_resp *rp)
                                   s->kind == RR_K_SECTION ? &s->lay : &flat, el, s->pe, ctr);
     if (!st) {
         g->st.data_bytes += s->bytes;
-        st = chan_kick(&g->ch, s->pe); /* complete before the next data deposit to pe */
+        st = dmsg_chan_kick(&g->ch, s->pe); /* complete before the next data deposit to pe */
     }
     return st;
 }
 
-dmsg_status rr_on_message(chan_msg *m, int *consumed)
+dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
 {
     rr_state *g = &dmsg_rr_g;
     dmsg_status st = DMSG_OK;
     *consumed = 1;
     switch (m->h.type) {
     case RR_T_REQ: {
-        if (!rr_match_posted(m->src, m->h.tag, 0)) {
+        if (!dmsg_rr_match_posted(m->src, m->h.tag, 0)) {
             *consumed = 0; /* unexpected: waits for its receive */
             return DMSG_OK;
         }
         /* At the request's arrival first, then the matching work. */
-        if ((st = chan_take(&g->ch, m)))
+        if ((st = dmsg_chan_take(&g->ch, m)))
             return st;
-        return respond(rr_match_posted(m->src, m->h.tag, 1), m);
+        return respond(dmsg_rr_match_posted(m->src, m->h.tag, 1), m);
     }
     case RR_T_RESP: {
-        if ((st = chan_take(&g->ch, m)))
+        if ((st = dmsg_chan_take(&g->ch, m)))
             return st;
         rr_resp rp;
         memcpy(&rp, m->data, sizeof rp);
@@ -260,26 +260,26 @@ dmsg_status rr_on_message(chan_msg *m, int *consumed)
         if (!s || s->state != RR_S_WAIT_RESP)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "response for no request from PE %d", m->src);
         if (rp.status) {
-            rr_fifo_remove(&g->sends, s);
+            dmsg_rr_fifo_remove(&g->sends, s);
             finish(s, rp.status);
             return DMSG_OK;
         }
         s->state = RR_S_WAIT_ACK;
         st = deliver(s, &rp);
         if (st) {
-            rr_fifo_remove(&g->sends, s);
+            dmsg_rr_fifo_remove(&g->sends, s);
             finish(s, st);
         }
         return st;
     }
     case RR_T_ACK: {
-        if ((st = chan_take(&g->ch, m)))
+        if ((st = dmsg_chan_take(&g->ch, m)))
             return st;
         dmsg_rr_req *s = find_send(m->h.aux[0]);
         if (!s || s->state != RR_S_WAIT_ACK)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "acknowledgement for no request from PE %d",
                              m->src);
-        rr_fifo_remove(&g->sends, s);
+        dmsg_rr_fifo_remove(&g->sends, s);
         finish(s, DMSG_OK);
         return DMSG_OK;
     }
@@ -287,7 +287,7 @@ dmsg_status rr_on_message(chan_msg *m, int *consumed)
     }
 }
 
-dmsg_status rr_complete_one(int src)
+dmsg_status dmsg_rr_complete_one(int src)
 {
     rr_fifo *f = &dmsg_rr_g.expect[src];
     dmsg_rr_req *r = f->head;
@@ -315,26 +315,26 @@ static dmsg_status landed(int src)
     uint64_t done = 0;
     while (f->head && done < k) {
         done++;
-        if ((st = rr_complete_one(src)))
+        if ((st = dmsg_rr_complete_one(src)))
             return st;
     }
     /* Consumes the counts (and on a simulated machine takes the data's arrival time). */
     return dmsg_await(g->data[src], done);
 }
 
-dmsg_status rr_progress_found(void)
+dmsg_status dmsg_rr_progress_found(void)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_status st = chan_progress(&g->ch);
+    dmsg_status st = dmsg_chan_progress(&g->ch);
     if (st)
         return st;
     chan_msg *m = g->ch.head;
     while (m) {
         chan_msg *next = m->next;
         int consumed;
-        st = rr_on_message(m, &consumed);
+        st = dmsg_rr_on_message(m, &consumed);
         if (consumed)
-            chan_consume(&g->ch, m);
+            dmsg_chan_consume(&g->ch, m);
         if (st)
             return st;
         m = next;
@@ -345,7 +345,7 @@ dmsg_status rr_progress_found(void)
     return DMSG_OK;
 }
 
-dmsg_status rr_layout_span(const dmsg_layout *l, size_t elem, int written, size_t *n,
+dmsg_status dmsg_rr_layout_span(const dmsg_layout *l, size_t elem, int written, size_t *n,
                            ptrdiff_t *lo, ptrdiff_t *hi)
 {
     if (l->ndims < 1 || l->ndims > DMSG_MAX_DIMS)

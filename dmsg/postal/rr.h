@@ -61,48 +61,48 @@ extern rr_state dmsg_rr_g;
 /* Adds a started request's address (DMSG_ERR_HANDLE: r is live already,
  * DMSG_ERR_NOMEM; the set is unchanged then);
  * whether r is a live request (not a copy, not retired); removes it. */
-dmsg_status rr_live_add(rr_live *s, dmsg_rr_req *r);
-int rr_live_has(const rr_live *s, const dmsg_rr_req *r);
-void rr_live_remove(rr_live *s, const dmsg_rr_req *r);
-void rr_live_free(rr_live *s);
+dmsg_status dmsg_rr_live_add(rr_live *s, dmsg_rr_req *r);
+int dmsg_rr_live_has(const rr_live *s, const dmsg_rr_req *r);
+void dmsg_rr_live_remove(rr_live *s, const dmsg_rr_req *r);
+void dmsg_rr_live_free(rr_live *s);
 
-void rr_fifo_push(rr_fifo *f, dmsg_rr_req *r);
+void dmsg_rr_fifo_push(rr_fifo *f, dmsg_rr_req *r);
 /* Removes r from f (anywhere in it); returns 1 if it was there. */
-int rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r);
+int dmsg_rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r);
 
 /* Sends a request's REQ control message (it is then in `sends`). */
-dmsg_status rr_send_request(dmsg_rr_req *r);
+dmsg_status dmsg_rr_send_request(dmsg_rr_req *r);
 
 /* The first posted receive a request matches; with `book`, the posted
  * receives compared are booked as matching work (a look that only decides
  * whether the request can be served books nothing). */
-dmsg_rr_req *rr_match_posted(int src, int tag, int book);
+dmsg_rr_req *dmsg_rr_match_posted(int src, int tag, int book);
 /* Acts on a control message; *consumed: 0 for a request no receive matches
  * yet (it stays in the channel's list). */
-dmsg_status rr_on_message(chan_msg *m, int *consumed);
+dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed);
 /* The first accepted receive of src, whose data has landed: completes it
  * and sends the acknowledgement. */
-dmsg_status rr_complete_one(int src);
+dmsg_status dmsg_rr_complete_one(int src);
 /* Serves every control message and all landed data found, in the order
  * found (real time: transports without virtual time; rr.c). */
-dmsg_status rr_progress_found(void);
+dmsg_status dmsg_rr_progress_found(void);
 
 /* One progress pass: answers requests, deposits data, acknowledges; on an
  * ordered channel only what arrived no later than the horizon, earliest
  * first (rr_order.c). */
-dmsg_status rr_progress(void);
+dmsg_status dmsg_rr_progress(void);
 /* After a progress pass that left the caller waiting: blocks until there
- * may be more to do (chan_wait), or on an ordered channel serves what it
+ * may be more to do (dmsg_chan_wait), or on an ordered channel serves what it
  * can and waits for the next arrival's turn (dmsg_order_wait). */
-dmsg_status rr_progress_wait(void);
+dmsg_status dmsg_rr_progress_wait(void);
 /* A test's progress: one pass; on an ordered channel every arrival up to
  * the clock, or if there is none the next one (a polling loop costs no
  * virtual time, so without it time would never pass for it). */
-dmsg_status rr_progress_test(void);
+dmsg_status dmsg_rr_progress_test(void);
 
 /* Elements and byte extent [lo, hi) of a layout of elem-byte elements;
  * checks ndims, overflow and (when `written`) that no two elements overlap. */
-dmsg_status rr_layout_span(const dmsg_layout *l, size_t elem, int written, size_t *n,
+dmsg_status dmsg_rr_layout_span(const dmsg_layout *l, size_t elem, int written, size_t *n,
                            ptrdiff_t *lo, ptrdiff_t *hi);
 
 #endif

@@ -13,26 +13,26 @@ static uint64_t key(const dmsg_rr_req *r)
     return (uint64_t)(uintptr_t)r;
 }
 
-dmsg_status rr_live_add(rr_live *s, dmsg_rr_req *r)
+dmsg_status dmsg_rr_live_add(rr_live *s, dmsg_rr_req *r)
 {
     /* The engine's lists link the request's own storage: starting another
      * transfer in it would unlink the first one. */
-    if (rr_live_has(s, r))
+    if (dmsg_rr_live_has(s, r))
         return DMSG_FAIL(DMSG_ERR_HANDLE, "req is a request still in progress");
     return dmsg_keyset_add(&s->set, key(r));
 }
 
-int rr_live_has(const rr_live *s, const dmsg_rr_req *r)
+int dmsg_rr_live_has(const rr_live *s, const dmsg_rr_req *r)
 {
     return r && dmsg_keyset_has(&s->set, key(r));
 }
 
-void rr_live_remove(rr_live *s, const dmsg_rr_req *r)
+void dmsg_rr_live_remove(rr_live *s, const dmsg_rr_req *r)
 {
     dmsg_keyset_remove(&s->set, key(r));
 }
 
-void rr_live_free(rr_live *s)
+void dmsg_rr_live_free(rr_live *s)
 {
     dmsg_keyset_fini(&s->set);
 }

@@ -91,7 +91,7 @@ static dmsg_status collect(rr_batch *b, double lim)
     b->n = 0;
     b->next = INFINITY;
     for (chan_msg *m = g->ch.head; m; m = m->next) {
-        if (m->h.type == RR_T_REQ && !rr_match_posted(m->src, m->h.tag, 0))
+        if (m->h.type == RR_T_REQ && !dmsg_rr_match_posted(m->src, m->h.tag, 0))
             continue; /* unexpected: waits for its receive */
         rr_event e = {.src = m->src, .m = m};
         if ((st = arrival_of(m, &e.t)) || (st = add(b, &e, lim)))
@@ -118,13 +118,13 @@ static dmsg_status serve(const rr_event *ev)
 {
     if (ev->m) {
         int consumed;
-        dmsg_status st = rr_on_message(ev->m, &consumed);
+        dmsg_status st = dmsg_rr_on_message(ev->m, &consumed);
         if (consumed)
-            chan_consume(&dmsg_rr_g.ch, ev->m);
+            dmsg_chan_consume(&dmsg_rr_g.ch, ev->m);
         return st;
     }
     dmsg_status st = dmsg_await(dmsg_rr_g.data[ev->src], 1);
-    return st ? st : rr_complete_one(ev->src); /* acknowledged once it has arrived */
+    return st ? st : dmsg_rr_complete_one(ev->src); /* acknowledged once it has arrived */
 }
 
 /* Serves arrivals in virtual-time order while the horizon allows, and no
@@ -139,7 +139,7 @@ static dmsg_status progress_ordered(double until, double *next, int *served)
         double h;
         /* The horizon first: what the walk below does not find yet
          * arrives after it. */
-        if ((st = dmsg_order_horizon(&h)) || (st = chan_progress(&dmsg_rr_g.ch)) ||
+        if ((st = dmsg_order_horizon(&h)) || (st = dmsg_chan_progress(&dmsg_rr_g.ch)) ||
             (st = collect(&b, h < until ? h : until)))
             break;
         if (b.n == 0) { /* nothing, or not yet */
@@ -156,28 +156,28 @@ static dmsg_status progress_ordered(double until, double *next, int *served)
     return st;
 }
 
-dmsg_status rr_progress(void)
+dmsg_status dmsg_rr_progress(void)
 {
     double next;
     int served;
-    return dmsg_rr_g.ch.ordered ? progress_ordered(INFINITY, &next, &served) : rr_progress_found();
+    return dmsg_rr_g.ch.ordered ? progress_ordered(INFINITY, &next, &served) : dmsg_rr_progress_found();
 }
 
-dmsg_status rr_progress_wait(void)
+dmsg_status dmsg_rr_progress_wait(void)
 {
     rr_state *g = &dmsg_rr_g;
     double next;
     int served;
     if (!g->ch.ordered)
-        return chan_wait(&g->ch);
+        return dmsg_chan_wait(&g->ch);
     dmsg_status st = progress_ordered(INFINITY, &next, &served);
     return st || served ? st : dmsg_order_wait(next);
 }
 
-dmsg_status rr_progress_test(void)
+dmsg_status dmsg_rr_progress_test(void)
 {
     if (!dmsg_rr_g.ch.ordered)
-        return rr_progress_found();
+        return dmsg_rr_progress_found();
     double next, now = dmsg_wtime(), h;
     int served;
     /* Everything that arrives up to now, whatever the host's timing. */

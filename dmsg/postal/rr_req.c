@@ -29,17 +29,17 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
 {
     rr_state *g = &dmsg_rr_g;
     double t0 = dmsg_wtime();
-    dmsg_status st = rr_live_add(&g->live, req);
+    dmsg_status st = dmsg_rr_live_add(&g->live, req);
     if (st)
         return st;
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_WAIT_RESP;
-    rr_fifo_push(&g->sends, req);
-    st = rr_send_request(req);
+    dmsg_rr_fifo_push(&g->sends, req);
+    st = dmsg_rr_send_request(req);
     if (st) {
-        rr_fifo_remove(&g->sends, req);
-        rr_live_remove(&g->live, req);
+        dmsg_rr_fifo_remove(&g->sends, req);
+        dmsg_rr_live_remove(&g->live, req);
         memset(req, 0, sizeof *req);
     } else {
         g->active++;
@@ -74,7 +74,7 @@ int dmsg_rr_isend_section(int pe, int tag, const void *src, const dmsg_layout *s
         return DMSG_FAIL(DMSG_ERR_ARG, "element size 0");
     size_t n;
     ptrdiff_t lo, hi;
-    if ((st = rr_layout_span(sl, elem_size, 0, &n, &lo, &hi)))
+    if ((st = dmsg_rr_layout_span(sl, elem_size, 0, &n, &lo, &hi)))
         return st;
     dmsg_rr_req r = {.kind = RR_K_SECTION, .pe = pe, .tag = tag, .src = src, .n = n,
                      .elem = elem_size, .lay = *sl};
@@ -104,13 +104,13 @@ int dmsg_rr_isend_gathered(int pe, int tag, const void *src_base, const size_t *
 static dmsg_status post(const dmsg_rr_req *r, dmsg_rr_req *req)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_status st = rr_live_add(&g->live, req);
+    dmsg_status st = dmsg_rr_live_add(&g->live, req);
     if (st)
         return st;
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_POSTED;
-    rr_fifo_push(&g->posted, req);
+    dmsg_rr_fifo_push(&g->posted, req);
     g->active++;
     /* Requests that arrived first find their receive at once (in
      * virtual-time order: at the next wait or test, which serve arrivals
@@ -118,7 +118,7 @@ static dmsg_status post(const dmsg_rr_req *r, dmsg_rr_req *req)
     if (g->ch.ordered)
         return DMSG_OK;
     double t0 = dmsg_wtime();
-    st = rr_progress();
+    st = dmsg_rr_progress();
     g->st.recv_time += dmsg_wtime() - t0;
     return st;
 }
@@ -151,7 +151,7 @@ int dmsg_rr_irecv_section(int src, int tag, void *dst, const dmsg_layout *dl, si
         return DMSG_FAIL(DMSG_ERR_ARG, "element size 0");
     size_t n;
     ptrdiff_t lo, hi;
-    if ((st = rr_layout_span(dl, elem_size, 1, &n, &lo, &hi)))
+    if ((st = dmsg_rr_layout_span(dl, elem_size, 1, &n, &lo, &hi)))
         return st;
     if (!dmsg_addr_is_symmetric((char *)dst + lo, (size_t)(hi - lo)))
         return DMSG_FAIL(DMSG_ERR_RANGE, "section is not all in symmetric memory");
@@ -170,7 +170,7 @@ static dmsg_status check_active(const dmsg_rr_req *req)
         return DMSG_FAIL(DMSG_ERR_HANDLE, "request not active");
     /* The engine completes the request at the address it was started
      * with: a copy (of an active or a retired request) would never be. */
-    if (!rr_live_has(&dmsg_rr_g.live, req))
+    if (!dmsg_rr_live_has(&dmsg_rr_g.live, req))
         return DMSG_FAIL(DMSG_ERR_HANDLE, "not a started request (a copy, or retired)");
     return DMSG_OK;
 }
@@ -195,7 +195,7 @@ static dmsg_status retire(dmsg_rr_req *req, dmsg_rr_info *info)
     }
     req->magic = 0;
     req->state = RR_S_IDLE;
-    rr_live_remove(&g->live, req);
+    dmsg_rr_live_remove(&g->live, req);
     g->active--;
     return st;
 }
@@ -218,7 +218,7 @@ int dmsg_rr_test(dmsg_rr_req *req, int *done, dmsg_rr_info *info)
     if (!done)
         return DMSG_FAIL(DMSG_ERR_NULL, "done is NULL");
     double t0 = dmsg_wtime();
-    st = req->state == RR_S_DONE ? DMSG_OK : rr_progress_test();
+    st = req->state == RR_S_DONE ? DMSG_OK : dmsg_rr_progress_test();
     account(req, t0);
     if (st)
         return st;
@@ -244,14 +244,14 @@ int dmsg_rr_waitall(int n, dmsg_rr_req *reqs, dmsg_rr_info *infos)
             all = reqs[i].state == RR_S_DONE;
         if (all)
             break;
-        if ((st = rr_progress()))
+        if ((st = dmsg_rr_progress()))
             goto out;
         all = 1;
         for (int i = 0; i < n && all; i++)
             all = reqs[i].state == RR_S_DONE;
         if (all)
             break;
-        if ((st = rr_progress_wait()))
+        if ((st = dmsg_rr_progress_wait()))
             goto out;
     }
     st = DMSG_OK;

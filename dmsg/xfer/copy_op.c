@@ -34,5 +34,6 @@ void dmsg_copy_op(const dmsg_op *op, char *r, const dmsg_xfer_params *xp)
             dmsg_copy_scatter(l, op->idx, r, op->n, op->elem);
         break;
     case DMSG_OP_ADP: dmsg_copy_adp(r, l, op->n, op->elem); break;
+    case DMSG_OP_PERIODIC: dmsg_copy_periodic(r, l, op->per); break;
     }
 }

@@ -309,7 +309,7 @@ static void loop_outer(const plan *pl, int k, int first, char *d, const char *s)
 static void copy_work(char *dst, const char *src, xfer_work *w, const dmsg_xfer_params *p)
 {
     flip_negative(w, &dst, &src);
-    xfer_fold(w);
+    dmsg_xfer_fold(w);
     if (w->nd == 0) {
         memcpy(dst, src, w->elem);
         return;
@@ -332,7 +332,7 @@ void dmsg_copy_sect(char *dst, const char *src, const dmsg_sect *s, const dmsg_x
 
 /* ------------------------------------------------------ generic walker */
 
-ptrdiff_t xfer_cursor_off(const xfer_cursor *c)
+ptrdiff_t dmsg_xfer_cursor_off(const xfer_cursor *c)
 {
     return c->base[0] + offs(c->idx[0], c->l->stride[0]);
 }
@@ -352,7 +352,7 @@ static void cursor_next_row(xfer_cursor *c)
     }
 }
 
-void xfer_cursor_advance(xfer_cursor *c, size_t n)
+void dmsg_xfer_cursor_advance(xfer_cursor *c, size_t n)
 {
     c->idx[0] += n;
     if (c->idx[0] == c->l->count[0])
@@ -370,10 +370,10 @@ static void walk_generic(char *dst, const xfer_side *d, const char *src, const x
         left *= d->count[k];
     while (left > 0) {
         size_t n = min_sz(d->count[0] - cd.idx[0], s->count[0] - cs.idx[0]);
-        run_vec(vec, dst + xfer_cursor_off(&cd), d->stride[0], src + xfer_cursor_off(&cs), s->stride[0], n,
+        run_vec(vec, dst + dmsg_xfer_cursor_off(&cd), d->stride[0], src + dmsg_xfer_cursor_off(&cs), s->stride[0], n,
                 elem);
-        xfer_cursor_advance(&cd, n);
-        xfer_cursor_advance(&cs, n);
+        dmsg_xfer_cursor_advance(&cd, n);
+        dmsg_xfer_cursor_advance(&cs, n);
         left -= n;
     }
 }
@@ -387,12 +387,12 @@ void dmsg_copy_section(char *dst, const dmsg_layout *dl, const char *src, const 
         return;
     }
     xfer_side d, s;
-    if (!xfer_squeeze(&d, dl) || !xfer_squeeze(&s, sl))
+    if (!dmsg_xfer_squeeze(&d, dl) || !dmsg_xfer_squeeze(&s, sl))
         return; /* no elements */
-    xfer_side_fold(&d);
-    xfer_side_fold(&s);
+    dmsg_xfer_side_fold(&d);
+    dmsg_xfer_side_fold(&s);
     xfer_work w;
-    if (xfer_refine(&w, &d, &s, elem_size)) {
+    if (dmsg_xfer_refine(&w, &d, &s, elem_size)) {
         copy_work(dst, src, &w, p);
         return;
     }

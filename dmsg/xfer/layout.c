@@ -97,7 +97,7 @@ dmsg_status dmsg_layout_check_disjoint(const dmsg_layout *l, size_t elem_size)
     if (st != DMSG_OK)
         return st;
     xfer_side s;
-    if (!xfer_squeeze(&s, l))
+    if (!dmsg_xfer_squeeze(&s, l))
         return DMSG_OK; /* no elements, nothing can overlap */
     size_t mag[DMSG_MAX_DIMS], cnt[DMSG_MAX_DIMS];
     for (int i = 0; i < s.nd; i++) { /* insertion sort by |stride| */
@@ -124,7 +124,7 @@ dmsg_status dmsg_layout_check_disjoint(const dmsg_layout *l, size_t elem_size)
     return DMSG_OK;
 }
 
-int xfer_squeeze(xfer_side *out, const dmsg_layout *l)
+int dmsg_xfer_squeeze(xfer_side *out, const dmsg_layout *l)
 {
     out->nd = 0;
     for (int d = 0; d < l->ndims; d++) {
@@ -148,7 +148,7 @@ static int continues(ptrdiff_t outer, size_t count, ptrdiff_t inner)
     return outer == next;
 }
 
-void xfer_side_fold(xfer_side *s)
+void dmsg_xfer_side_fold(xfer_side *s)
 {
     int n = 0;
     for (int d = 0; d < s->nd; d++) {
@@ -163,7 +163,7 @@ void xfer_side_fold(xfer_side *s)
     s->nd = n;
 }
 
-void xfer_fold(xfer_work *w)
+void dmsg_xfer_fold(xfer_work *w)
 {
     int n = 0;
     for (int d = 0; d < w->nd; d++) {
@@ -197,7 +197,7 @@ static void work_push(xfer_work *w, size_t count, ptrdiff_t dstride, ptrdiff_t s
     w->nd++;
 }
 
-int xfer_refine(xfer_work *w, const xfer_side *d, const xfer_side *s, size_t elem)
+int dmsg_xfer_refine(xfer_work *w, const xfer_side *d, const xfer_side *s, size_t elem)
 {
     w->nd = 0;
     w->elem = elem;
@@ -232,7 +232,7 @@ int xfer_refine(xfer_work *w, const xfer_side *d, const xfer_side *s, size_t ele
     return j == s->nd && cj <= 1;
 }
 
-int xfer_work_to_sect(dmsg_sect *out, const xfer_work *w)
+int dmsg_xfer_work_to_sect(dmsg_sect *out, const xfer_work *w)
 {
     if (w->nd > DMSG_MAX_DIMS)
         return 0;
@@ -263,11 +263,11 @@ int dmsg_sect_normalize(dmsg_sect *out, const dmsg_layout *dl, const dmsg_layout
     if (!out || !dl || !sl || elem_size == 0 || dl->ndims < 1 || dl->ndims > DMSG_MAX_DIMS ||
         sl->ndims < 1 || sl->ndims > DMSG_MAX_DIMS)
         return 0;
-    if (!xfer_squeeze(&d, dl) || !xfer_squeeze(&s, sl) || !same_shape(&d, &s))
+    if (!dmsg_xfer_squeeze(&d, dl) || !dmsg_xfer_squeeze(&s, sl) || !same_shape(&d, &s))
         return 0;
     xfer_work w = {.nd = 0, .elem = elem_size};
     for (int k = 0; k < d.nd; k++)
         work_push(&w, d.count[k], d.stride[k], s.stride[k]);
-    xfer_fold(&w);
-    return xfer_work_to_sect(out, &w);
+    dmsg_xfer_fold(&w);
+    return dmsg_xfer_work_to_sect(out, &w);
 }

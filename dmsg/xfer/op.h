@@ -18,6 +18,8 @@ typedef enum {
     DMSG_OP_REMOTE_INDEXED, /* element idx[i] of the remote array <-> element i locally */
     DMSG_OP_LOCAL_INDEXED,  /* element idx[i] of the local array <-> element i remotely */
     DMSG_OP_ADP,            /* address-data records to the remote side (deposit only) */
+    DMSG_OP_PERIODIC,       /* a periodic pattern, local source to remote destination
+                             * (deposit only; internal to the plan layer) */
 } dmsg_op_kind;
 
 typedef enum { DMSG_DIR_PUT, DMSG_DIR_GET } dmsg_dir;
@@ -33,6 +35,7 @@ typedef struct dmsg_op {
     const dmsg_layout *rl; /* SECTION: remote layout */
     const dmsg_layout *ll; /* SECTION: local layout */
     const size_t *idx;     /* *_INDEXED */
+    const dmsg_periodic *per; /* PERIODIC: checked by the core (derived fields set) */
     /* Filled by the core's check: */
     size_t roff;           /* offset of `remote` in the segment */
     uint64_t payload;      /* bytes counted at the target */

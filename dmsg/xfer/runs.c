@@ -46,8 +46,8 @@ static dmsg_status walk_sides(merger *m, const xfer_side *r, size_t roff, const 
     while (left > 0) {
         size_t n = r->count[0] - cr.idx[0] < l->count[0] - cl.idx[0] ? r->count[0] - cr.idx[0]
                                                                      : l->count[0] - cl.idx[0];
-        ptrdiff_t ro = (ptrdiff_t)roff + xfer_cursor_off(&cr);
-        char *lo = lbase + xfer_cursor_off(&cl);
+        ptrdiff_t ro = (ptrdiff_t)roff + dmsg_xfer_cursor_off(&cr);
+        char *lo = lbase + dmsg_xfer_cursor_off(&cl);
         dmsg_status st = DMSG_OK;
         if (dense)
             st = add(m, (size_t)ro, lo, n * elem);
@@ -55,8 +55,8 @@ static dmsg_status walk_sides(merger *m, const xfer_side *r, size_t roff, const 
             st = add(m, (size_t)(ro + (ptrdiff_t)i * rs), lo + (ptrdiff_t)i * ls, elem);
         if (st)
             return st;
-        xfer_cursor_advance(&cr, n);
-        xfer_cursor_advance(&cl, n);
+        dmsg_xfer_cursor_advance(&cr, n);
+        dmsg_xfer_cursor_advance(&cl, n);
         left -= n;
     }
     return DMSG_OK;
@@ -80,11 +80,35 @@ static dmsg_status walk_section(merger *m, const dmsg_op *op, int put)
         }
         return walk_sides(m, &r, op->roff, &l, op->local, s.elem);
     }
-    if (!xfer_squeeze(&r, op->rl) || !xfer_squeeze(&l, op->ll))
+    if (!dmsg_xfer_squeeze(&r, op->rl) || !dmsg_xfer_squeeze(&l, op->ll))
         return DMSG_OK; /* no elements */
-    xfer_side_fold(&r);
-    xfer_side_fold(&l);
+    dmsg_xfer_side_fold(&r);
+    dmsg_xfer_side_fold(&l);
     return walk_sides(m, &r, op->roff, &l, op->local, op->elem);
+}
+
+/* A periodic pattern in its copy order (period by period, runs in list
+ * order), so that a packing transport reads the source as the copy does. */
+static dmsg_status walk_periodic(merger *m, const dmsg_op *op)
+{
+    const dmsg_periodic *p = op->per;
+    char *l = op->local;
+    size_t so = 0, dsn = 0; /* stream positions */
+    dmsg_status st = DMSG_OK;
+    for (size_t r = 0; r < p->periods && !st; r++)
+        for (size_t k = 0; k < p->nruns && !st; k++) {
+            const dmsg_prun *x = &p->run[k];
+            if (x->reps <= r) continue;
+            size_t ro = p->stream == DMSG_PER_DST_STREAM
+                            ? dsn
+                            : (size_t)(x->doff + (ptrdiff_t)r * p->dstride);
+            char *lo = p->stream == DMSG_PER_SRC_STREAM ? l + so
+                                                        : l + x->soff + (ptrdiff_t)r * p->sstride;
+            st = add(m, op->roff + ro, lo, x->bytes);
+            so += x->bytes;
+            dsn += x->bytes;
+        }
+    return st;
 }
 
 dmsg_status dmsg_op_runs(const dmsg_op *op, dmsg_run_fn fn, void *arg)
@@ -120,6 +144,7 @@ dmsg_status dmsg_op_runs(const dmsg_op *op, dmsg_run_fn fn, void *arg)
         }
         break;
     }
+    case DMSG_OP_PERIODIC: st = walk_periodic(&m, op); break;
     }
     return st ? st : flush(&m);
 }

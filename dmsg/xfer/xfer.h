@@ -87,4 +87,49 @@ dmsg_status dmsg_adp_check(const void *recs, size_t n, size_t elem, size_t limit
 /* Applies n checked records: stores each value at dst_base + off, in order. */
 void dmsg_copy_adp(char *dst_base, const void *recs, size_t n, size_t elem);
 
+/* A section of sections (a periodic pattern, as a plan folds CYCLIC(a) ->
+ * CYCLIC(b)): one period's list of runs, each contiguous at both ends, and
+ * the whole list repeated per period at a fixed byte stride on each side.
+ * Run k takes part in periods 0 .. reps-1 (a pattern cut at the section's
+ * end leaves some runs one period short). Copied period by period, runs in
+ * list order, so a list sorted by source offset reads the source once, in
+ * order, however many runs a period holds. One side may instead be a dense
+ * stream (the runs' bytes back to back in (period, run) order: a packing
+ * buffer); its offsets and stride are then unused. */
+typedef struct dmsg_prun {
+    ptrdiff_t soff, doff; /* bytes from the source and destination bases, period 0 */
+    size_t bytes;         /* > 0 */
+    size_t reps;          /* periods, >= 1 */
+} dmsg_prun;
+
+enum { DMSG_PER_NO_STREAM, DMSG_PER_SRC_STREAM, DMSG_PER_DST_STREAM };
+
+typedef struct dmsg_periodic {
+    const dmsg_prun *run;
+    size_t nruns;
+    ptrdiff_t sstride, dstride; /* bytes between periods */
+    int stream;                 /* DMSG_PER_*: which side, if any, is a stream */
+    /* Derived by dmsg_periodic_check: */
+    size_t periods;  /* largest reps */
+    size_t full;     /* smallest reps: periods in which every run takes part */
+    uint64_t bytes;  /* payload */
+    uint64_t pieces; /* runs moved: sum of reps */
+} dmsg_periodic;
+
+/* Checks a periodic pattern (runs not NULL when nruns > 0, bytes and reps
+ * >= 1, no overflow) and fills its derived fields and the byte extents of
+ * both sides relative to their bases (a stream: [0, bytes)). Does not check
+ * that destination bytes are distinct: its builder (the plan layer) makes
+ * them from disjoint pieces. Errors: DMSG_ERR_NULL, DMSG_ERR_ARG,
+ * DMSG_ERR_OVERFLOW. */
+dmsg_status dmsg_periodic_check(dmsg_periodic *p, dmsg_extent *sext, dmsg_extent *dext);
+
+/* Copies a checked periodic pattern from src to dst (the bases). */
+void dmsg_copy_periodic(char *dst, const char *src, const dmsg_periodic *p);
+
+/* One side's access pattern for a cost model: the mean run in bytes and the
+ * mean distance between the starts of successive runs in one period (equal
+ * to the run: contiguous). side 0: source, 1: destination. */
+void dmsg_periodic_pattern(const dmsg_periodic *p, int side, size_t *run, ptrdiff_t *spacing);
+
 #endif

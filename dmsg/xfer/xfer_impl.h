@@ -27,21 +27,21 @@ typedef struct xfer_work {
 
 /* Copies the dimensions of l with count != 1 into *out; returns 0 if some
  * count is 0 (empty layout), else 1. */
-int xfer_squeeze(xfer_side *out, const dmsg_layout *l);
+int dmsg_xfer_squeeze(xfer_side *out, const dmsg_layout *l);
 
 /* Merges single-side dimensions that are contiguous with each other, which
  * keeps the element order: fewer, longer dimensions for the walker. */
-void xfer_side_fold(xfer_side *s);
+void dmsg_xfer_side_fold(xfer_side *s);
 
 /* Folds a two-sided section in place: merges dimension d+1 into d when it
  * continues d on both sides, then folds the innermost dimension into elem
  * when it is contiguous on both sides. */
-void xfer_fold(xfer_work *w);
+void dmsg_xfer_fold(xfer_work *w);
 
 /* Builds a common refinement of two squeezed sides with equal totals: each
  * dimension is split where the other side's dimension boundaries fall. Returns
  * 0 when the boundaries do not line up (a count that does not divide). */
-int xfer_refine(xfer_work *w, const xfer_side *d, const xfer_side *s, size_t elem);
+int dmsg_xfer_refine(xfer_work *w, const xfer_side *d, const xfer_side *s, size_t elem);
 
 /* Odometer over one side, row by row (dimension 0 fastest): base[k] is the
  * byte offset of the element whose indices above k are current and whose
@@ -54,13 +54,13 @@ typedef struct xfer_cursor {
 } xfer_cursor;
 
 /* Byte offset of the current element. */
-ptrdiff_t xfer_cursor_off(const xfer_cursor *c);
+ptrdiff_t dmsg_xfer_cursor_off(const xfer_cursor *c);
 
 /* Moves n elements on within the current row (n <= what is left of it),
  * to the next row when the row ends. */
-void xfer_cursor_advance(xfer_cursor *c, size_t n);
+void dmsg_xfer_cursor_advance(xfer_cursor *c, size_t n);
 
 /* Copies w into a dmsg_sect; returns 0 if it has too many dimensions. */
-int xfer_work_to_sect(dmsg_sect *out, const xfer_work *w);
+int dmsg_xfer_work_to_sect(dmsg_sect *out, const xfer_work *w);
 
 #endif

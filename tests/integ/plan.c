@@ -78,6 +78,33 @@ Test(plan, periodic_sim, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("plan_periodic", 4, sim);
 }
 
+/* A partner's periodic pieces moved in one pass (tests/pe/plan.c
+ * plan_periodic_group), on 1-8 PEs over shm, over sim, and over ofi. */
+static int group_pes[] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+ParameterizedTestParameters(plan, periodic_group)
+{
+    return cr_make_param_array(int, group_pes, sizeof group_pes / sizeof group_pes[0]);
+}
+ParameterizedTest(int *npes, plan, periodic_group, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("plan_periodic_group", *npes, NULL);
+}
+
+Test(plan, periodic_group_sim, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
+    expect_case_ok("plan_periodic_group", 3, sim);
+    expect_case_ok("plan_periodic_group", 4, sim);
+}
+
+Test(plan, periodic_group_ofi, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const ofi[] = {"DMSG_TRANSPORT=ofi", "DMSG_OFI_PROVIDER=tcp;ofi_rxm", NULL};
+    expect_case_ok("plan_periodic_group", 2, ofi);
+    expect_case_ok("plan_periodic_group", 3, ofi);
+}
+
 /* dmsg_plan_get_info's model throughputs count every partner, oneself too. */
 Test(plan, info_model_sim, .timeout = 2 * JOB_WATCHDOG)
 {

@@ -1,6 +1,7 @@
 /* Atomics, signals and point-to-point waits (include/dmsg.h sections
  * "atomics", "signals", "waits"). Transport-independent: every case runs
  * over shm, sim and ofi alike. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pe.h"
@@ -631,9 +632,42 @@ static int wait_timeout(void)
     return 0;
 }
 
+/* The latency of a blocking fetch-add to a PE that waits: PE 1 does
+ * PE_ROUNDS (default 2000) of them on a word of PE 0 while PE 0 waits in
+ * dmsg_sync, and prints the time of one ("amo_us N"). Over libfabric
+ * providers whose target executes atomics in its own progress, this is the
+ * time a waiting PE takes to serve one (docs/transports.md, "Waking a
+ * waiting PE"). Checks every old value and the final word. */
+static int amo_latency(void)
+{
+    const char *e = getenv("PE_ROUNDS");
+    long rounds = e ? strtol(e, NULL, 10) : 2000;
+    PE_CHECK(rounds > 0, "PE_ROUNDS=%s: expected a positive number", e);
+    uint64_t *w = pe_alloc(sizeof *w);
+    PE_CHECK(w != NULL, "alloc");
+    PE_OK(dmsg_sync());
+    if (pe_me() == 1) {
+        double t0 = dmsg_wtime();
+        for (long i = 0; i < rounds; i++) {
+            uint64_t one = 1, old = 0;
+            PE_OK(dmsg_atomic(w, DMSG_AMO_FETCH_ADD, DMSG_TYPE_UINT64, &one, NULL, &old, 0));
+            PE_CHECK(old == (uint64_t)i, "fetch-add %ld returned %llu", i, ULL(old));
+        }
+        printf("amo_us %.2f\n", (dmsg_wtime() - t0) / (double)rounds * 1e6);
+    }
+    PE_OK(dmsg_sync());
+    if (pe_me() == 0)
+        PE_CHECK(*w == (pe_n() > 1 ? (uint64_t)rounds : 0), "word %llu after %ld fetch-adds",
+                 ULL(*w), rounds);
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(w));
+    return 0;
+}
+
 const pe_case pe_amo_cases[] = {
     {"amo_ops", amo_ops, 0},
     {"amo_contend", amo_contend, 0},
+    {"amo_latency", amo_latency, 0},
     {"amo_nb", amo_nb, 0},
     {"amo_errors", amo_errors, 0},
     {"amo_not_init", amo_not_init, PE_MANUAL_INIT},

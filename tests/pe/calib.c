@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dmsg/plan/calibrate.h" /* plan_cal_forget: the next plan is a new job's first */
+#include "dmsg/plan/calibrate.h" /* dmsg_plan_cal_forget: the next plan is a new job's first */
 #include "dmsg_plan.h"
 #include "pe.h"
 
@@ -79,7 +79,7 @@ static int plan_calibrate(void)
     dmsg_plan_info info;
 
     /* Calibration off, nothing cached: no model, every partner direct. */
-    plan_cal_forget();
+    dmsg_plan_cal_forget();
     setenv("DMSG_PLAN_CACHE", off, 1);
     setenv("DMSG_PLAN_CALIBRATE", "off", 1);
     PE_TRY(plan_info(&as, NULL, &info));
@@ -109,14 +109,14 @@ static int plan_calibrate(void)
              "second plan: source %d, measured %g s", info.model_source, info.calibration_s);
 
     /* A later job reads the cache. */
-    plan_cal_forget();
+    dmsg_plan_cal_forget();
     PE_TRY(plan_info(&as, NULL, &info));
     PE_CHECK(info.model_source == DMSG_PLAN_SRC_CACHED && info.calibration_s == 0 &&
                  strcmp(info.machine, "host") == 0,
              "after the calibration: source %d, measured %g s", info.model_source,
              info.calibration_s);
     /* refresh measures again, and the file is a valid description by name. */
-    plan_cal_forget();
+    dmsg_plan_cal_forget();
     setenv("DMSG_PLAN_CALIBRATE", "refresh", 1);
     PE_TRY(plan_info(&as, NULL, &info));
     PE_CHECK(info.model_source == DMSG_PLAN_SRC_CALIBRATED && info.calibration_s > 0,
@@ -131,7 +131,7 @@ static int plan_calibrate(void)
              "the cached file by name: source %d, machine '%s'", info.model_source, info.machine);
 
     /* A broken cache file: every PE gets the error, nothing is created. */
-    plan_cal_forget();
+    dmsg_plan_cal_forget();
     PE_OK(dmsg_sync());
     if (pe_me() == 0) {
         FILE *f = fopen(file, "w");

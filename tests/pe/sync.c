@@ -105,8 +105,44 @@ static int deposit_rounds(void)
     return 0;
 }
 
+/* An 8-byte ping-pong of deposit and await between PEs 0 and 1 (the others
+ * wait in dmsg_sync): PE 0 prints the time of half a round trip ("pp_us
+ * N"), PE_ROUNDS round trips (default 2000). Checks every value. */
+static int ping_latency(void)
+{
+    const char *e = getenv("PE_ROUNDS");
+    long rounds = e ? strtol(e, NULL, 10) : 2000;
+    PE_CHECK(rounds > 0, "PE_ROUNDS=%s: expected a positive number", e);
+    dmsg_ctr c;
+    PE_OK(dmsg_ctr_create(&c));
+    uint64_t *box = pe_alloc(sizeof *box);
+    PE_CHECK(box != NULL, "alloc failed");
+    PE_OK(dmsg_sync());
+    int me = pe_me();
+    if (me < 2 && pe_n() > 1) {
+        double t0 = dmsg_wtime();
+        for (long r = 0; r < rounds; r++) {
+            uint64_t v = (uint64_t)r + 1;
+            if (me == 0)
+                PE_OK(dmsg_deposit(box, &v, sizeof v, 1, c));
+            PE_OK(dmsg_await(c, 1));
+            PE_CHECK(*box == v, "round %ld: expected %llu got %llu", r, (unsigned long long)v,
+                     (unsigned long long)*box);
+            if (me == 1)
+                PE_OK(dmsg_deposit(box, &v, sizeof v, 0, c));
+        }
+        if (me == 0)
+            printf("pp_us %.2f\n", (dmsg_wtime() - t0) / (double)rounds / 2 * 1e6);
+    }
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(box));
+    PE_OK(dmsg_ctr_destroy(c));
+    return 0;
+}
+
 const pe_case pe_sync_cases[] = {
     {"deposit_rounds", deposit_rounds, 0},
+    {"ping_latency", ping_latency, 0},
     {"sync_rounds", sync_rounds, 0},
     {"sync_empty", sync_empty, 0},
     {"quiet_orders", quiet_orders, 0},

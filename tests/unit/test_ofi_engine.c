@@ -33,10 +33,10 @@ Test(ofi_engine, applies_strided_records)
                         {.off = 1000, .len = 3, .count = 2, .stride = -10}};
     size_t len = build(&m, r, 2, 42);
     uint64_t sig = 0;
-    cr_assert_eq(ofi_engine_check(&m, len, SEG, &sig), DMSG_OK);
+    cr_assert_eq(dmsg_ofi_engine_check(&m, len, SEG, &sig), DMSG_OK);
     cr_assert_eq(sig, 42);
     memset(seg, 0, sizeof seg);
-    ofi_engine_apply(seg, &m);
+    dmsg_ofi_engine_apply(seg, &m);
     for (int k = 0; k < 4; k++)
         cr_assert_eq(seg[100 + 64 * k + 7], 0x5a);
     cr_assert_eq(seg[100 + 8], 0);
@@ -59,7 +59,7 @@ Test(ofi_engine, refuses_records_outside_the_segment)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         size_t len = build(&m, &bad[i], 1, 0);
-        cr_assert_neq(ofi_engine_check(&m, len, SEG, &sig), DMSG_OK, "record %zu accepted", i);
+        cr_assert_neq(dmsg_ofi_engine_check(&m, len, SEG, &sig), DMSG_OK, "record %zu accepted", i);
     }
 }
 
@@ -69,11 +69,11 @@ Test(ofi_engine, refuses_inconsistent_sizes)
     uint64_t sig;
     ofi_eng_rec r = {.off = 0, .len = 8, .count = 2, .stride = 8};
     size_t len = build(&m, &r, 1, 0);
-    cr_assert_neq(ofi_engine_check(&m, len - 1, SEG, &sig), DMSG_OK);  /* data cut short */
-    cr_assert_neq(ofi_engine_check(&m, 8, SEG, &sig), DMSG_OK);        /* header cut */
+    cr_assert_neq(dmsg_ofi_engine_check(&m, len - 1, SEG, &sig), DMSG_OK);  /* data cut short */
+    cr_assert_neq(dmsg_ofi_engine_check(&m, 8, SEG, &sig), DMSG_OK);        /* header cut */
     m.h.nrec = 1000000;
-    cr_assert_neq(ofi_engine_check(&m, len, SEG, &sig), DMSG_OK);      /* more records than bytes */
+    cr_assert_neq(dmsg_ofi_engine_check(&m, len, SEG, &sig), DMSG_OK);      /* more records than bytes */
     build(&m, &r, 1, 0);
     m.h.magic = 0;
-    cr_assert_neq(ofi_engine_check(&m, len, SEG, &sig), DMSG_OK);
+    cr_assert_neq(dmsg_ofi_engine_check(&m, len, SEG, &sig), DMSG_OK);
 }

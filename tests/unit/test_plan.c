@@ -520,6 +520,172 @@ Test(assign, periodic_pieces_do_not_grow)
         }
 }
 
+/* Moves a pair's pieces as a plan does with its group (dmsg_plan_group_build):
+ * the group as one periodic pattern (direct, or packed into a stream and
+ * unpacked), the other pieces one by one; returns 1 if there was a group. */
+static int group_move(const dmsg_piece *pc, size_t n, size_t elem, char *dst, const char *src,
+                      int packed, char *stream)
+{
+    plan_group *g = NULL;
+    cr_assert_eq(dmsg_plan_group_build(pc, n, elem, &g), DMSG_OK);
+    size_t one = g != NULL ? g->nrest : n;
+    if (g != NULL) {
+        dmsg_periodic p = dmsg_plan_group_pattern(g, packed ? DMSG_PER_DST_STREAM : DMSG_PER_NO_STREAM);
+        cr_assert_eq(dmsg_periodic_check(&p, NULL, NULL), DMSG_OK);
+        cr_assert_eq(p.bytes, g->bytes);
+        if (!packed) {
+            dmsg_copy_periodic(dst, src, &p);
+        } else {
+            dmsg_copy_periodic(stream, src, &p);
+            p.stream = DMSG_PER_SRC_STREAM;
+            cr_assert_eq(dmsg_periodic_check(&p, NULL, NULL), DMSG_OK);
+            dmsg_copy_periodic(dst, stream, &p);
+        }
+    }
+    for (size_t i = 0; i < one; i++) {
+        const dmsg_piece *x = &pc[g != NULL ? g->rest[i] : i];
+        dmsg_copy_section(dst + x->dst_off, &x->dst, src + x->src_off, &x->src, elem, NULL);
+    }
+    int had = g != NULL;
+    dmsg_plan_group_free(g);
+    return had;
+}
+
+Test(group, periodic_groups_move_what_the_pieces_do)
+{
+    /* Every BLOCK/CYCLIC pair at odd sizes (below, near and far above the
+     * periods), whole, shifted, strided and reversed sections, 1-8 PEs:
+     * each pair's pieces moved as a group (direct and packed) write the
+     * same bytes as the pieces moved one by one, and CYCLIC(a) -> CYCLIC(b)
+     * pairs with pieces that repeat per period do form groups. */
+    static const size_t sizes[] = {5, 97, 1001, 4099};
+    static const int pes[] = {1, 2, 3, 4, 5, 8};
+    size_t groups = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (size_t pi = 0; pi < sizeof pes / sizeof pes[0]; pi++)
+            for (size_t x = 0; x < NPBLOCKS; x++)
+                for (size_t y = 0; y < NPBLOCKS; y++)
+                    for (int v = 0; v < 4; v++) {
+                        size_t n = sizes[si];
+                        int np = pes[pi];
+                        dmsg_darray a, b;
+                        dmsg_darray_desc da = pdesc(n, pblocks[x], np), db = pdesc(n, pblocks[y], np);
+                        cr_assert_eq(dmsg_darray_init(&a, &da), DMSG_OK);
+                        cr_assert_eq(dmsg_darray_init(&b, &db), DMSG_OK);
+                        dmsg_assign as;
+                        cr_assert_eq(dmsg_assign_init(&as, &b, &a), DMSG_OK);
+                        if (!psections(&as, n, v)) continue;
+                        char *src = malloc(a.bytes), *want = malloc(b.bytes);
+                        char *got = malloc(b.bytes), *stream = malloc(b.bytes);
+                        cr_assert(src && want && got && stream);
+                        for (size_t i = 0; i < a.bytes; i++)
+                            src[i] = (char)(i * 13 + 7);
+                        for (int p = 0; p < np; p++)
+                            for (int q = 0; q < np; q++) {
+                                size_t k;
+                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, NULL, 0, &k), DMSG_OK);
+                                dmsg_piece *pc = malloc((k ? k : 1) * sizeof *pc);
+                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, pc, k, &k), DMSG_OK);
+                                memset(want, 0, b.bytes);
+                                for (size_t i = 0; i < k; i++)
+                                    dmsg_copy_section(want + pc[i].dst_off, &pc[i].dst,
+                                                      src + pc[i].src_off, &pc[i].src, 8, NULL);
+                                for (int packed = 0; packed < 2; packed++) {
+                                    memset(got, 0, b.bytes);
+                                    groups += (size_t)group_move(pc, k, 8, got, src, packed, stream);
+                                    cr_assert(memcmp(got, want, b.bytes) == 0,
+                                              "n %zu PEs %d blocks %zu -> %zu variant %d pair %d -> %d "
+                                              "packed %d",
+                                              n, np, pblocks[x], pblocks[y], v, p, q, packed);
+                                }
+                                free(pc);
+                            }
+                        free(src);
+                        free(want);
+                        free(got);
+                        free(stream);
+                    }
+    cr_assert_gt(groups, 0);
+}
+
+Test(group, cyclic_2_to_3_is_one_group_per_partner)
+{
+    /* 4M doubles on 2, 4 and 8 PEs: every partner's pieces form one group
+     * with nothing left over, of a few runs (one period's), whose bytes are
+     * the partner's. */
+    static const int pes[] = {2, 4, 8};
+    static const size_t pairs[][2] = {{2, 3}, {16, 5}};
+    for (size_t j = 0; j < 2; j++)
+        for (size_t i = 0; i < 3; i++) {
+            int np = pes[i];
+            dmsg_darray a, b;
+            dmsg_darray_desc da = pdesc(4u << 20, pairs[j][0], np), db = pdesc(4u << 20, pairs[j][1], np);
+            cr_assert_eq(dmsg_darray_init(&a, &da), DMSG_OK);
+            cr_assert_eq(dmsg_darray_init(&b, &db), DMSG_OK);
+            dmsg_assign as;
+            cr_assert_eq(dmsg_assign_init(&as, &b, &a), DMSG_OK);
+            for (int q = 0; q < np; q++) {
+                size_t k, elems = 0;
+                cr_assert_eq(dmsg_assign_pieces(&as, np, 0, q, NULL, 0, &k), DMSG_OK);
+                if (k < 2) continue;
+                dmsg_piece *pc = malloc(k * sizeof *pc);
+                cr_assert_eq(dmsg_assign_pieces(&as, np, 0, q, pc, k, &k), DMSG_OK);
+                for (size_t x = 0; x < k; x++)
+                    elems += pc[x].elems;
+                plan_group *g = NULL;
+                cr_assert_eq(dmsg_plan_group_build(pc, k, 8, &g), DMSG_OK);
+                cr_assert_not_null(g, "CYCLIC(%zu) -> CYCLIC(%zu), %d PEs, 0 -> %d", pairs[j][0],
+                                   pairs[j][1], np, q);
+                cr_assert_eq(g->nrest, 0);
+                cr_assert_eq(g->bytes, elems * 8);
+                cr_assert_leq(g->nruns, 64);
+                dmsg_plan_group_free(g);
+                free(pc);
+            }
+        }
+}
+
+Test(group, bounded_and_only_like_repeats)
+{
+    /* Two pieces sharing their outer dimension, inner runs of one element
+     * that do not merge: 2 x 1000 runs per period form a group, 2 x 3000
+     * do not (past the bound, one by one as before); nor does a piece
+     * repeated far fewer times than the other join it. */
+    dmsg_piece pc[3];
+    memset(pc, 0, sizeof pc);
+    for (int i = 0; i < 2; i++) {
+        pc[i].src_off = (size_t)i * 8;
+        pc[i].dst_off = (size_t)i * 16;
+        pc[i].src = pc[i].dst = (dmsg_layout){2, {1000, 10}, {16, 16 * 3000}};
+        pc[i].dst.stride[0] = 32;
+        pc[i].dst.stride[1] = 32 * 3000;
+        pc[i].elems = 10000;
+    }
+    plan_group *g = NULL;
+    cr_assert_eq(dmsg_plan_group_build(pc, 2, 8, &g), DMSG_OK);
+    cr_assert_not_null(g);
+    cr_assert_eq(g->nruns, 2000);
+    cr_assert_eq(g->nrest, 0);
+    dmsg_plan_group_free(g);
+    for (int i = 0; i < 2; i++) {
+        pc[i].src.count[0] = pc[i].dst.count[0] = 3000;
+        pc[i].elems = 30000;
+    }
+    cr_assert_eq(dmsg_plan_group_build(pc, 2, 8, &g), DMSG_OK);
+    cr_assert_null(g);
+    pc[2] = pc[1];
+    pc[2].src_off = pc[2].dst_off = 4;
+    pc[2].src.count[0] = pc[2].dst.count[0] = 1;
+    pc[2].src.count[1] = pc[2].dst.count[1] = 3;
+    pc[2].elems = 3;
+    pc[0].src.count[0] = pc[0].dst.count[0] = pc[1].src.count[0] = pc[1].dst.count[0] = 10;
+    cr_assert_eq(dmsg_plan_group_build(pc, 3, 8, &g), DMSG_OK);
+    cr_assert_not_null(g);
+    cr_assert_eq(g->nrest, 1);
+    cr_assert_eq(g->rest[0], 2);
+    dmsg_plan_group_free(g);
+}
+
 /* A host-like description: 5 GB/s copies, 1 us per deposit call. */
 static const char host_text[] = "name = host\ndescription = test host\nclock_mhz = 0\nnodes = 1\n"
                                 "copy.1C1 = 5000\nsend.1S0 = 5000\nsend.1F0 = none\n"
@@ -549,16 +715,16 @@ Test(model, host_pack_counts_calls_per_piece)
         pc[k].src.stride[0] = pc[k].dst.stride[0] = 8;
     }
     plan_model *pm;
-    cr_assert_eq(plan_model_parse(host_text, "test", &pm), DMSG_OK);
+    cr_assert_eq(dmsg_plan_model_parse(host_text, "test", &pm), DMSG_OK);
     double d, p;
-    plan_model_predict(pm, pc, N, 8, 0, &d, &p);
+    dmsg_plan_model_predict(pm, pc, N, 8, 0, &d, &p);
     cr_assert_gt(p, 0);
     cr_assert_gt(p, 10 * d, "unmarked: direct %g, pack %g MB/s", d, p);
-    plan_model_host(pm);
+    dmsg_plan_model_host(pm);
     double d2, p2;
-    plan_model_predict(pm, pc, N, 8, 0, &d2, &p2);
+    dmsg_plan_model_predict(pm, pc, N, 8, 0, &d2, &p2);
     cr_assert_float_eq(d2, d, 1e-9 * d);
     cr_assert_lt(p2, d2, "host: direct %g, pack %g MB/s", d2, p2);
-    plan_model_close(pm);
+    dmsg_plan_model_close(pm);
     free(pc);
 }

@@ -137,7 +137,7 @@ static double pair_bound(const dmsg_assign *as, proj *pj, int npj, int p, int q)
     double runs = 1, elems = 1;
     int sdims = 0;
     for (int i = 0; i < npj; i++) {
-        int cp = plan_coord(as->src, p, pj[i].da), cq = plan_coord(as->dst, q, pj[i].d);
+        int cp = dmsg_plan_coord(as->src, p, pj[i].da), cq = dmsg_plan_coord(as->dst, q, pj[i].d);
         if (cp < 0 || cq < 0) return 0;
         size_t n = 0;
         if (dmsg_assign_pieces(&pj[i].as, pj[i].np, cp, cq, NULL, 0, &n) != DMSG_OK) return 0;
@@ -170,7 +170,7 @@ static void check_limits(const input *in, const stmt *s, const dmsg_assign *as, 
             blocks_touched(as->src, da, as->ssec.lo[da], as->ssec.hi[da], as->ssec.step[da]);
         size_t bb = blocks_touched(as->dst, d, as->dsec.lo[d], as->dsec.hi[d], as->dsec.step[d]);
         /* A periodic pattern costs per period, not per block. */
-        if ((ba > GEN_MAX_BLOCKS || bb > GEN_MAX_BLOCKS) && plan_dim_period(as, d) == 0)
+        if ((ba > GEN_MAX_BLOCKS || bb > GEN_MAX_BLOCKS) && dmsg_plan_dim_period(as, d) == 0)
             stmt_fail(in, s,
                       "the section of %s touches %zu distribution blocks of its dimension %d; "
                       "dmsg-gen computes the tables per block and allows at most %u per "
@@ -239,10 +239,10 @@ void gen_fold_stmt(const input *in, const stmt *s, gen_mech mech, const plan_mod
             pr->n = n;
             for (size_t k = 0; k < n; k++)
                 pr->bytes += g->pieces[g->npieces + k].elems * elem;
-            int cand = plan_pack_candidate(g->pieces + g->npieces, n, elem, p == q);
+            int cand = dmsg_plan_pack_candidate(g->pieces + g->npieces, n, elem, p == q);
             double md = 0, mp = 0;
             if (model != NULL)
-                plan_model_predict(model, g->pieces + g->npieces, n, elem, p == q, &md, &mp);
+                dmsg_plan_model_predict(model, g->pieces + g->npieces, n, elem, p == q, &md, &mp);
             if (md > 0 && mp > 0) {
                 bytes_all += (double)pr->bytes;
                 t_direct += (double)pr->bytes / md;

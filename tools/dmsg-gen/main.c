@@ -148,7 +148,7 @@ int main(int argc, char **argv)
         dmsg_machine m;
         char err[256] = "";
         if (dmsg_machine_load(machine, &m, err, sizeof err) != DMSG_OK ||
-            plan_model_open(machine, &model) != DMSG_OK) {
+            dmsg_plan_model_open(machine, &model) != DMSG_OK) {
             /* The model's message names the built-ins where the name is unknown. */
             if (err[0] != '\0') {
                 fprintf(stderr, "dmsg-gen: -m %s: %s\n", machine, err);
@@ -205,6 +205,6 @@ int main(int argc, char **argv)
         gen_fold_free(&gs[i]);
     free(gs);
     free(text);
-    plan_model_close(model);
+    dmsg_plan_model_close(model);
     return 0;
 }

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-ofi_state *ofi_active;
+ofi_state *dmsg_ofi_active;
 
 static const dmsg_env_choice mechs[] = {
     {"auto", DMSG_MECH_AUTO}, {"chained", DMSG_MECH_CHAINED}, {"packed", DMSG_MECH_PACKED}};
@@ -26,7 +26,7 @@ static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count 
 {
     char err[256];
     int mech, cnt, amo;
-    dmsg_status st = dmsg_env_load(&ofi_env_table, &s->set, err, sizeof err);
+    dmsg_status st = dmsg_env_load(&dmsg_ofi_env_table, &s->set, err, sizeof err);
     if (st)
         return st;
     /* DMSG_TIMEOUT alone bounds a wait, as on every transport. */
@@ -52,26 +52,26 @@ static dmsg_status probe(ofi_state *s, const char *iface, ofi_count count, ofi_p
 {
     ofi_fab pf;
     ofi_caps pc;
-    dmsg_status st = ofi_fab_open(s->caps.prov, iface, OFI_OPEN_PROBE, &pf, &pc, why, whylen);
+    dmsg_status st = dmsg_ofi_fab_open(s->caps.prov, iface, OFI_OPEN_PROBE, &pf, &pc, why, whylen);
     plan->say = 2;
     if (st)
         return DMSG_FAIL(st, "ofi probe: %s", why);
-    st = ofi_probe(&pf, &pc, why, whylen);
-    ofi_fab_close(&pf);
+    st = dmsg_ofi_probe(&pf, &pc, why, whylen);
+    dmsg_ofi_fab_close(&pf);
     if (st)
         return st;
-    ofi_caps_merge(&s->caps, &pc);
-    if ((st = ofi_plan_make(&s->caps, count, s->mech, plan, why, whylen)))
+    dmsg_ofi_caps_merge(&s->caps, &pc);
+    if ((st = dmsg_ofi_plan_make(&s->caps, count, s->mech, plan, why, whylen)))
         return st;
     if (plan->by_counter && !s->fab.rma_event) {
         char prov[sizeof s->caps.prov];
         snprintf(prov, sizeof prov, "%s", s->caps.prov);
-        ofi_fab_close(&s->fab);
+        dmsg_ofi_fab_close(&s->fab);
         plan->say = 2;
-        if ((st = ofi_fab_open(prov, iface, OFI_OPEN_RMA_EVENT, &s->fab, &s->caps, why, whylen)))
+        if ((st = dmsg_ofi_fab_open(prov, iface, OFI_OPEN_RMA_EVENT, &s->fab, &s->caps, why, whylen)))
             return DMSG_FAIL(st, "%s", why);
-        ofi_caps_merge(&s->caps, &pc);
-        return ofi_plan_make(&s->caps, count, s->mech, plan, why, whylen);
+        dmsg_ofi_caps_merge(&s->caps, &pc);
+        return dmsg_ofi_plan_make(&s->caps, count, s->mech, plan, why, whylen);
     }
     return DMSG_OK;
 }
@@ -83,14 +83,14 @@ static dmsg_status open_endpoint(ofi_state *s, ofi_count count, int local, ofi_p
 {
     const char *iface = strcmp(s->set.iface, "auto") ? s->set.iface : local ? "lo" : "auto-net";
     plan->say = 2;
-    dmsg_status st = ofi_lib_load(s->set.library, why, whylen);
+    dmsg_status st = dmsg_ofi_lib_load(s->set.library, why, whylen);
     if (!st)
-        st = ofi_choose(s->set.provider, iface, local, &s->fab, &s->caps, why, whylen);
+        st = dmsg_ofi_choose(s->set.provider, iface, local, &s->fab, &s->caps, why, whylen);
     if (!st)
         st = probe(s, iface, count, plan, why, whylen);
     if (!st) {
         plan->say = 2;
-        st = ofi_plan_atomics(&s->caps, s->amo.path, plan, why, whylen);
+        st = dmsg_ofi_plan_atomics(&s->caps, s->amo.path, plan, why, whylen);
     }
     return st;
 }
@@ -106,7 +106,7 @@ static dmsg_status map_segment(ofi_state *s, size_t seg_size)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "mapping a %zu-byte segment", s->mapped_len);
     }
     s->seg = s->mapped + OFI_CTL_BYTES;
-    return ofi_fab_register(&s->fab, s->mapped, s->mapped_len);
+    return dmsg_ofi_fab_register(&s->fab, s->mapped, s->mapped_len);
 }
 
 static dmsg_status alloc_tables(ofi_state *s, int npes, uint32_t max_counters)
@@ -134,13 +134,15 @@ static dmsg_status start_services(ofi_state *s, const ofi_plan *plan)
     s->amo.path = plan->amo;
     s->amo.window = OFI_AMO_INFLIGHT;
     if (s->by_counter)
-        st = ofi_rcount_start(s);
+        st = dmsg_ofi_rcount_start(s);
     /* Software atomics travel as messages into the engine's buffers. */
     if (!st && (plan->receives || plan->amo == OFI_AMO_SOFTWARE))
-        st = ofi_engine_start(s);
+        st = dmsg_ofi_engine_start(s);
+    if (!st)
+        st = dmsg_ofi_bell_start(s, dmsg_ofi_sleeps_on_fd(s));
     if (!st && s->rank == 0 && dmsg_debug_level)
         dmsg_log_line("dmsg: ofi: provider %s: atomics and signals %s%s%s%s", s->caps.prov,
-                      ofi_amo_path_name(plan->amo), plan->amo_why[0] ? " (natively not: " : "",
+                      dmsg_ofi_amo_path_name(plan->amo), plan->amo_why[0] ? " (natively not: " : "",
                       plan->amo_why, plan->amo_why[0] ? ")" : "");
     return st;
 }
@@ -149,10 +151,11 @@ static dmsg_status start_services(ofi_state *s, const ofi_plan *plan)
  * was): counters before the domain, the endpoint before the buffers. */
 static void close_all(ofi_state *s)
 {
-    ofi_rcount_stop(s);
-    ofi_fab_close(&s->fab);
-    ofi_amo_stop(s);
-    ofi_engine_stop(s);
+    dmsg_ofi_bell_stop(s);
+    dmsg_ofi_rcount_stop(s);
+    dmsg_ofi_fab_close(&s->fab);
+    dmsg_ofi_amo_stop(s);
+    dmsg_ofi_engine_stop(s);
     if (s->mapped)
         munmap(s->mapped, s->mapped_len);
     free(s->sigpend);
@@ -187,7 +190,7 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
     s->tp = tp;
     s->boot = boot;
     tp->priv = s;
-    if ((st = read_settings(tp, s, boot->rank == 0, &count)) || (st = ofi_join_job(tp, boot)))
+    if ((st = read_settings(tp, s, boot->rank == 0, &count)) || (st = dmsg_ofi_join_job(tp, boot)))
         goto out_free;
     s->rank = tp->rank;
     s->npes = tp->npes;
@@ -202,15 +205,15 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
     }
     if ((st = map_segment(s, tp->seg_size)) ||
         (st = alloc_tables(s, tp->npes, tp->max_counters)) ||
-        (st = start_services(s, &plan)) || (st = ofi_connect_peers(tp, s, boot)))
+        (st = start_services(s, &plan)) || (st = dmsg_ofi_connect_peers(tp, s, boot)))
         goto out_close;
     tp->seg = s->seg;
     /* The first barrier over libfabric: every peer is reachable. */
-    if ((st = ofi_barrier(tp)))
+    if ((st = dmsg_ofi_barrier(tp)))
         goto out_seg;
     if (!strcmp(s->caps.prov, "shm"))
-        ofi_unlink_shm_names();
-    ofi_active = s;
+        dmsg_ofi_unlink_shm_names();
+    dmsg_ofi_active = s;
     return DMSG_OK;
 
 out_seg:
@@ -226,7 +229,7 @@ out_free:
 
 static dmsg_status ofi_fetch(dmsg_tp *tp, const dmsg_op *op)
 {
-    return ofi_move(tp, op, UINT32_MAX);
+    return dmsg_ofi_move(tp, op, UINT32_MAX);
 }
 
 static void ofi_finalize(dmsg_tp *tp)
@@ -239,36 +242,36 @@ static void ofi_finalize(dmsg_tp *tp)
     double until = dmsg_clock_now() + OFI_LINGER;
     ofi_backoff b = {0};
     double spin_until = 0;
-    for (long i = 0; dmsg_clock_now() < until && ofi_progress(s) == DMSG_OK; i++) {
+    for (long i = 0; dmsg_clock_now() < until && dmsg_ofi_progress(s) == DMSG_OK; i++) {
         if (s->tx_pending == 0 && s->npes == 1)
             break;
-        if (ofi_spun(s, i, &spin_until))
-            ofi_idle(s, &b);
+        if (dmsg_ofi_spun(s, i, &spin_until))
+            dmsg_ofi_idle(s, &b, NULL, NULL);
     }
     close_all(s);
     tp->seg = NULL;
     dmsg_boot_leave(s->boot);
     tp->priv = NULL;
-    ofi_active = NULL;
+    dmsg_ofi_active = NULL;
     free(s);
 }
 
 const dmsg_tp_ops dmsg_tp_ofi_ops = {
     .name = "ofi",
-    .settings = &ofi_env_table,
+    .settings = &dmsg_ofi_env_table,
     .init = ofi_init,
     .finalize = ofi_finalize,
-    .barrier = ofi_barrier,
-    .quiet = ofi_quiet,
-    .allgather = ofi_allgather,
-    .ctr_reset = ofi_ctr_reset,
-    .ctr_wait = ofi_ctr_wait,
-    .ctr_read = ofi_ctr_read,
-    .put = ofi_move,
+    .barrier = dmsg_ofi_barrier,
+    .quiet = dmsg_ofi_quiet,
+    .allgather = dmsg_ofi_allgather,
+    .ctr_reset = dmsg_ofi_ctr_reset,
+    .ctr_wait = dmsg_ofi_ctr_wait,
+    .ctr_read = dmsg_ofi_ctr_read,
+    .put = dmsg_ofi_move,
     .get = ofi_fetch,
-    .get_nb = ofi_get_nb,
-    .req_test = ofi_req_test,
-    .amo = ofi_amo,
-    .signal = ofi_signal,
-    .word_wait = ofi_word_wait,
+    .get_nb = dmsg_ofi_get_nb,
+    .req_test = dmsg_ofi_req_test,
+    .amo = dmsg_ofi_amo,
+    .signal = dmsg_ofi_signal,
+    .word_wait = dmsg_ofi_word_wait,
 };

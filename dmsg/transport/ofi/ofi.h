@@ -3,7 +3,8 @@
  * Each PE opens one RDM endpoint, registers its control area and symmetric
  * segment as one memory region, and addresses peers through an FI_AV_TABLE
  * indexed by rank. Data moves only through libfabric; the job region (under
- * dmsgrun) or PMI (under mpiexec) is used once, to exchange addresses.
+ * dmsgrun) or PMI (under mpiexec) is used once, to exchange addresses, and
+ * the job region then only for doorbells that wake a waiting PE (ofi_bell.c).
  *
  * Signals travel as remote CQ data (fi_writedata): the target's CQ entry is
  * written after the data of its operation is placed, and the 64-bit word says
@@ -29,6 +30,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "dmsg/base/clock.h"
 #include "dmsg/base/mech.h"
@@ -36,7 +38,7 @@
 #include "dmsg/transport/transport.h"
 
 /* libfabric's exported functions, called through pointers that
- * ofi_lib_load fills (ofi_lib.c): libfabric is opened when the transport
+ * dmsg_ofi_lib_load fills (ofi_lib.c): libfabric is opened when the transport
  * starts, so programs that never use ofi do not load it. */
 typedef int (*ofi_getinfo_fn)(uint32_t, const char *, const char *, uint64_t,
                               const struct fi_info *, struct fi_info **);
@@ -53,16 +55,16 @@ typedef struct ofi_lib {
     ofi_strerror_fn strerror;
     ofi_version_fn version;
 } ofi_lib;
-extern ofi_lib ofi_fn;
+extern ofi_lib dmsg_ofi_fn;
 /* Loads libfabric once from name (DMSG_OFI_LIBRARY); later calls do
  * nothing. DMSG_ERR_UNSUPPORTED with the reason in why. */
-dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen);
-#define fi_getinfo ofi_fn.getinfo
-#define fi_freeinfo ofi_fn.freeinfo
-#define fi_dupinfo ofi_fn.dupinfo
-#define fi_fabric ofi_fn.fabric
-#define fi_strerror ofi_fn.strerror
-#define fi_version ofi_fn.version
+dmsg_status dmsg_ofi_lib_load(const char *name, char *why, size_t whylen);
+#define fi_getinfo dmsg_ofi_fn.getinfo
+#define fi_freeinfo dmsg_ofi_fn.freeinfo
+#define fi_dupinfo dmsg_ofi_fn.dupinfo
+#define fi_fabric dmsg_ofi_fn.fabric
+#define fi_strerror dmsg_ofi_fn.strerror
+#define fi_version dmsg_ofi_fn.version
 /* The header's fi_allocinfo calls the real fi_dupinfo: not this one. */
 #define ofi_allocinfo() fi_dupinfo(NULL)
 
@@ -133,9 +135,9 @@ typedef struct ofi_settings {
     char library[256]; /* DMSG_OFI_LIBRARY: libfabric shared library to open */
     char atomics[16];  /* DMSG_OFI_ATOMICS: auto, native, emulated, software */
 } ofi_settings;
-extern const dmsg_env_table ofi_env_table;
+extern const dmsg_env_table dmsg_ofi_env_table;
 
-/* What the start-up probe found out about a provider (ofi_probe.c). */
+/* What the start-up probe found out about a provider (dmsg_ofi_probe.c). */
 typedef struct ofi_caps {
     char prov[64];            /* provider name as fi_getinfo reports it, e.g. "udp;ofi_rxd" */
     char domain[64];
@@ -166,7 +168,7 @@ typedef struct ofi_caps {
     int engine;               /* deposit engine usable (delivery completion works) */
     int tx_delivers;          /* the local completion of an operation above the inject size
                                * comes after the target processed it (fi_shm(7)) */
-    /* Atomics (ofi_probe.c): FI_ATOMIC granted by fi_getinfo; per word size
+    /* Atomics (dmsg_ofi_probe.c): FI_ATOMIC granted by fi_getinfo; per word size
      * (index 0: FI_UINT32, 1: FI_UINT64), bit OFI_AMO_BIT(FI_op) set where
      * fi_atomicvalid (plain), fi_fetch_atomicvalid (fetch) or
      * fi_compare_atomicvalid (FI_CSWAP) accepts one element; amo_works:
@@ -192,7 +194,7 @@ typedef struct ofi_caps {
  * a fetch and compare-swap loop (emulated); or messages that the target's
  * CPU executes in its progress (software). */
 typedef enum { OFI_AMO_AUTO, OFI_AMO_NATIVE, OFI_AMO_EMULATED, OFI_AMO_SOFTWARE } ofi_amo_path;
-const char *ofi_amo_path_name(ofi_amo_path p);
+const char *dmsg_ofi_amo_path_name(ofi_amo_path p);
 
 /* What dmsg does over a provider (ofi_plan.c), decided from its probed
  * capabilities and the settings; ofi_init follows it, dmsg-info prints it. */
@@ -215,16 +217,16 @@ typedef struct ofi_plan {
 /* The probe's findings (pc, from the probe endpoint) into the caps of the
  * endpoint that carries data (c); sets c->engine, limits rma_iov_limit
  * where chained lists misbehave. c and pc may be the same. */
-void ofi_caps_merge(ofi_caps *c, const ofi_caps *pc);
+void dmsg_ofi_caps_merge(ofi_caps *c, const ofi_caps *pc);
 
 /* Decides from merged caps, DMSG_OFI_COUNT and DMSG_OFI_MECH. Errors
  * (DMSG_ERR_UNSUPPORTED): the provider cannot serve dmsg as asked; why
  * says so for the user where p->say. */
-dmsg_status ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,
+dmsg_status dmsg_ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,
                           char *why, size_t whylen);
 /* The atomics path (want: DMSG_OFI_ATOMICS) into p->amo and p->amo_why;
  * DMSG_ERR_UNSUPPORTED where a forced path is not available (why says so). */
-dmsg_status ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, char *why,
+dmsg_status dmsg_ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, char *why,
                              size_t whylen);
 
 /* The fabric objects of one open endpoint. */
@@ -256,7 +258,7 @@ typedef struct ofi_batch {
                                * out when a request on it completes */
 } ofi_batch;
 
-/* One atomic in flight (ofi_amo.c): its completion batch first, so that a
+/* One atomic in flight (dmsg_ofi_amo.c): its completion batch first, so that a
  * completion context or a request's priv[0] is both. */
 typedef struct ofi_amo_ctx {
     ofi_batch b;
@@ -266,7 +268,7 @@ typedef struct ofi_amo_ctx {
     int size;
 } ofi_amo_ctx;
 /* Copies a completed atomic's old value out (req_test). */
-void ofi_amo_finish(ofi_amo_ctx *x);
+void dmsg_ofi_amo_finish(ofi_amo_ctx *x);
 
 typedef struct ofi_peer {
     uint64_t addr;            /* remote address of its region base (0 with offsets) */
@@ -326,10 +328,10 @@ typedef struct ofi_state {
         uint64_t refused;     /* engine messages refused */
     } eng;                    /* the deposit engine (ofi_engine.c) */
     struct {
-        ofi_amo_path path;    /* how atomics travel (ofi_plan_atomics) */
+        ofi_amo_path path;    /* how atomics travel (dmsg_ofi_plan_atomics) */
         uint64_t window;      /* provider atomics start only while fewer operations than this
                                * are in flight (OFI_AMO_INFLIGHT) */
-        /* software: requests awaiting their reply, by id (ofi_amo.c) */
+        /* software: requests awaiting their reply, by id (dmsg_ofi_amo.c) */
         struct {
             ofi_amo_ctx *x;
             uint32_t gen;
@@ -340,10 +342,10 @@ typedef struct ofi_state {
         size_t outn, outcap;
     } amo;
     int flush;                /* visibility by a flushing read per peer, not per-operation
-                               * delivery completion (ofi_flush) */
+                               * delivery completion (dmsg_ofi_flush) */
     unsigned char *dirty;     /* per PE: written to since its last flush */
     unsigned char *sigpend;   /* per PE: signal messages injected since the last
-                               * ofi_flush_signals (tx_delivers) */
+                               * dmsg_ofi_flush_signals (tx_delivers) */
     uint64_t flushbuf;        /* destination of flushing reads */
     size_t inject_max;        /* deposits up to this size are injected (copied by the provider) */
     uint64_t tx_pending;      /* operations issued and not yet completed locally */
@@ -359,6 +361,16 @@ typedef struct ofi_state {
     int rank, npes;
     int oversubscribed;       /* more PEs than cores: waits sleep almost at once */
     double yield_s;           /* then: seconds a wait without a descriptor yields (OFI_YIELD_S) */
+    struct {
+        dmsg_job_hdr *hdr;    /* the job region; NULL: no bells (dmsg_ofi_bell_start) */
+        unsigned char *owed;  /* per PE: rung at a post, to ring again after the next progress */
+        int *list;            /* the PEs owed a ring, in the order rung */
+        int n;
+        unsigned char *asked; /* per PE: operations were posted to it since tx_pending was 0 */
+        int *alist;           /* those PEs */
+        int an;
+        uint64_t events;      /* CQ entries read so far (a sleeper's re-check) */
+    } bell;                   /* doorbells (ofi_bell.c) */
     dmsg_tp *tp;
 } ofi_state;
 
@@ -372,69 +384,108 @@ static inline struct fi_rma_iov ofi_seg_riov(const ofi_state *s, int pe, size_t 
 /* The state of the ofi transport running in this process (one PE per
  * process), NULL when none: for tools that measure libfabric next to dmsg
  * on the same endpoint (dmsg-ofi-bench), which include this header for it. */
-extern ofi_state *ofi_active;
+extern ofi_state *dmsg_ofi_active;
 
 /* ofi_join.c: joining the job, exchanging addresses, the address table. */
-dmsg_status ofi_join_job(dmsg_tp *tp, dmsg_boot *boot);
-dmsg_status ofi_connect_peers(dmsg_tp *tp, ofi_state *s, dmsg_boot *boot);
-void ofi_unlink_shm_names(void);
+dmsg_status dmsg_ofi_join_job(dmsg_tp *tp, dmsg_boot *boot);
+dmsg_status dmsg_ofi_connect_peers(dmsg_tp *tp, ofi_state *s, dmsg_boot *boot);
+void dmsg_ofi_unlink_shm_names(void);
 
 /* ofi_fab.c. How an endpoint is opened: PLAIN for data; PROBE asks for
  * FI_RMA_EVENT where advertised and binds a remote write counter to the
  * endpoint (the probe's); RMA_EVENT requires FI_RMA_EVENT, so that counters
  * can be bound to MRs (counting by remote counters), without an endpoint
- * counter. Call ofi_lib_load first (ofi_init and dmsg-info do). */
+ * counter. Call dmsg_ofi_lib_load first (ofi_init and dmsg-info do). */
 enum { OFI_OPEN_PLAIN, OFI_OPEN_PROBE, OFI_OPEN_RMA_EVENT };
-dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
+dmsg_status dmsg_ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
                          char *why, size_t whylen);
-dmsg_status ofi_fab_register(ofi_fab *f, char *base, size_t len);
-void ofi_fab_close(ofi_fab *f);
-dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
+dmsg_status dmsg_ofi_fab_register(ofi_fab *f, char *base, size_t len);
+void dmsg_ofi_fab_close(ofi_fab *f);
+dmsg_status dmsg_ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
                        char *why, size_t whylen);
 
-/* ofi_probe.c */
-dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen);
+/* dmsg_ofi_probe.c */
+dmsg_status dmsg_ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen);
 
-/* ofi_progress.c */
-dmsg_status ofi_progress(ofi_state *s);
+/* dmsg_ofi_progress.c */
+dmsg_status dmsg_ofi_progress(ofi_state *s);
 /* One operation issued on ctx (an ofi_batch, or NULL) completed with st:
  * counts it off, and frees a heap batch whose last operation it was. */
-void ofi_complete(ofi_state *s, void *ctx, dmsg_status st);
-dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what);
-dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
+void dmsg_ofi_complete(ofi_state *s, void *ctx, dmsg_status st);
+dmsg_status dmsg_ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what);
+dmsg_status dmsg_ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
                           const char *what);
-dmsg_status ofi_quiet(dmsg_tp *tp);
-/* Sleeping when a wait has nothing to do (ofi_idle): state of the fallback
+dmsg_status dmsg_ofi_quiet(dmsg_tp *tp);
+/* Sleeping when a wait has nothing to do (dmsg_ofi_idle): state of the fallback
  * backoff for providers without a wait descriptor; start at {0}. */
 typedef struct ofi_backoff {
     long ns;
     double yield_until;
 } ofi_backoff;
-int ofi_spun(const ofi_state *s, long i, double *until);
-void ofi_idle(ofi_state *s, ofi_backoff *b);
-dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st);
-dmsg_status ofi_flush(ofi_state *s, int pe);
-dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline);
-uint64_t ofi_write_flags(const ofi_state *s, size_t bytes);
+int dmsg_ofi_spun(const ofi_state *s, long i, double *until);
+/* Sleeps a little; on a bell (dmsg_ofi_bell_sleep) the re-check asks ready(s,
+ * arg) where it is set. Returns 1 when a peer's ring woke it. */
+int dmsg_ofi_idle(ofi_state *s, ofi_backoff *b, int (*ready)(ofi_state *, const void *),
+              const void *arg);
+/* Whether waits sleep on the CQ's file descriptor. */
+int dmsg_ofi_sleeps_on_fd(const ofi_state *s);
+dmsg_status dmsg_ofi_peer_failed(ofi_state *s, dmsg_status st);
+dmsg_status dmsg_ofi_flush(ofi_state *s, int pe);
+dmsg_status dmsg_ofi_retry(ofi_state *s, int pe, double *deadline);
+uint64_t dmsg_ofi_write_flags(const ofi_state *s, size_t bytes);
 
-/* ofi_put.c / ofi_get.c */
-dmsg_status ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
-dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov, size_t n,
+/* ofi_bell.c: doorbells in the job region, for waits without a
+ * descriptor to sleep on. One line per PE in its control area. */
+typedef struct ofi_bell {
+    _Alignas(64) _Atomic uint32_t seq; /* futex word: bumped by a ring that sees a sleeper */
+    _Atomic uint32_t sleepers;         /* the owner, while it sleeps on seq */
+    /* PEs asleep while they wait for an answer from the owner (an atomic's
+     * old value, a delivery acknowledgement) that the owner's provider
+     * sends without dmsg seeing it: the owner rings them after its next
+     * progress call. A bit per PE, and a flag that some bit is set. */
+    _Alignas(64) _Atomic uint32_t want_any;
+    _Alignas(64) _Atomic uint64_t want[DMSG_MAX_PES / 64];
+} ofi_bell;
+/* Bells where there is a job region (dmsgrun) and waits cannot sleep on
+ * the CQ's descriptor (sleeps_on_fd); else none, and every call below does
+ * nothing. */
+dmsg_status dmsg_ofi_bell_start(ofi_state *s, int sleeps_on_fd);
+void dmsg_ofi_bell_stop(ofi_state *s);
+/* After posting an operation to pe that pe's progress serves: wakes pe if
+ * it sleeps, and owes it another ring after this PE's next progress call
+ * (where the provider moves the operation only then). */
+void dmsg_ofi_bell_ring(ofi_state *s, int pe);
+/* Wakes pe if it sleeps, now only (pe's queue is full: its progress drains it). */
+void dmsg_ofi_bell_ring_now(ofi_state *s, int pe);
+/* Rings the first k PEs owed a ring (those owed before a progress call
+ * began) and forgets them; then rings the PEs that sleep until this PE
+ * answers them (ofi_bell.want). At the end of every progress call. */
+void dmsg_ofi_bell_after_progress(ofi_state *s, int k);
+/* Sleeps on this PE's bell for at most ns unless a re-check (a progress
+ * call, then ready(s, arg) where ready is set) finds something; returns 0
+ * when it did not sleep, 1 after a sleep that nobody ended, 2 when a ring
+ * ended it. Only where s->bell.hdr. */
+int dmsg_ofi_bell_sleep(ofi_state *s, long ns, int (*ready)(ofi_state *, const void *),
+                   const void *arg);
+
+/* ofi_put.c / dmsg_ofi_get.c */
+dmsg_status dmsg_ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
+dmsg_status dmsg_ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov, size_t n,
                          const struct fi_rma_iov *riov, size_t rn, uint64_t flags, uint64_t data,
                          ofi_batch *b);
-dmsg_status ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b);
+dmsg_status dmsg_ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b);
 /* A blocking fetch of short pieces as one read of their remote span
  * (*done = 1), where the span is compact; else does nothing (*done = 0). */
 #define OFI_SPAN_MAX (256u * 1024u) /* bytes of the largest span read */
 #define OFI_SPAN_RATIO 4            /* span bytes per payload byte, at most */
-dmsg_status ofi_get_span(ofi_state *s, const dmsg_op *op, int *done);
-dmsg_status ofi_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
-dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
+dmsg_status dmsg_ofi_get_span(ofi_state *s, const dmsg_op *op, int *done);
+dmsg_status dmsg_ofi_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
+dmsg_status dmsg_ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
 
 /* Pieces (runs of the copy engine's walker, dmsg_op_runs) chained into
  * operations of up to min(iov_limit, rma_iov_limit) pieces, at most
  * OFI_WINDOW of them in flight (ofi_group.c): deposits and fetches.
- * ofi_group_add is a dmsg_run_fn; it posts full groups into g->b,
+ * dmsg_ofi_group_add is a dmsg_run_fn; it posts full groups into g->b,
  * and the caller posts the last one (g->k pieces) itself. */
 #define OFI_GROUP_MAX 16
 typedef struct ofi_group {
@@ -448,20 +499,20 @@ typedef struct ofi_group {
     size_t ops;               /* operations posted */
     ofi_batch *b;
 } ofi_group;
-void ofi_group_init(ofi_group *g, ofi_state *s, int pe, int read, ofi_batch *b);
-dmsg_status ofi_group_add(void *g, size_t roff, char *local, size_t len);
-dmsg_status ofi_group_post(ofi_group *g, uint64_t flags, uint64_t data, ofi_batch *b);
+void dmsg_ofi_group_init(ofi_group *g, ofi_state *s, int pe, int read, ofi_batch *b);
+dmsg_status dmsg_ofi_group_add(void *g, size_t roff, char *local, size_t len);
+dmsg_status dmsg_ofi_group_post(ofi_group *g, uint64_t flags, uint64_t data, ofi_batch *b);
 
 /* ofi_engine.c */
-dmsg_status ofi_engine_check(const void *msg, size_t len, uint64_t seg_size, uint64_t *sig);
-void ofi_engine_apply(char *seg, const void *msg);
-void ofi_engine_recv(ofi_state *s, void *buf, size_t len);
-void ofi_engine_repost(ofi_state *s, void *buf);
-dmsg_status ofi_engine_start(ofi_state *s);
-void ofi_engine_stop(ofi_state *s);
-dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
+dmsg_status dmsg_ofi_engine_check(const void *msg, size_t len, uint64_t seg_size, uint64_t *sig);
+void dmsg_ofi_engine_apply(char *seg, const void *msg);
+void dmsg_ofi_engine_recv(ofi_state *s, void *buf, size_t len);
+void dmsg_ofi_engine_repost(ofi_state *s, void *buf);
+dmsg_status dmsg_ofi_engine_start(ofi_state *s);
+void dmsg_ofi_engine_stop(ofi_state *s);
+dmsg_status dmsg_ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
 
-/* ofi_amo.c: atomics, signals and point-to-point waits (the ops), and
+/* dmsg_ofi_amo.c: atomics, signals and point-to-point waits (the ops), and
  * the software path's messages: a request names the op, word and operands;
  * the target applies it with a CPU atomic in its progress and replies with
  * the old value. Both are received into the deposit engine's buffers. */
@@ -477,40 +528,40 @@ typedef struct ofi_amo_msg {
     uint64_t operand;         /* reply: the old value */
     uint64_t compare;
 } ofi_amo_msg;
-dmsg_status ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
-dmsg_status ofi_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
-dmsg_status ofi_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
+dmsg_status dmsg_ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
+dmsg_status dmsg_ofi_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
+dmsg_status dmsg_ofi_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
 /* A received atomic message (magic OFI_AMO_REQ or OFI_AMO_REP). */
-void ofi_amo_recv(ofi_state *s, const void *buf, size_t len);
-/* Sends the replies the provider refused before (ofi_progress). */
-void ofi_amo_send_queued(ofi_state *s);
-void ofi_amo_stop(ofi_state *s);
-uint64_t ofi_amo_apply(char *word, int op, int size, uint64_t operand, uint64_t compare);
+void dmsg_ofi_amo_recv(ofi_state *s, const void *buf, size_t len);
+/* Sends the replies the provider refused before (dmsg_ofi_progress). */
+void dmsg_ofi_amo_send_queued(ofi_state *s);
+void dmsg_ofi_amo_stop(ofi_state *s);
+uint64_t dmsg_ofi_amo_apply(char *word, int op, int size, uint64_t operand, uint64_t compare);
 
 /* ofi_ctr.c */
-dmsg_status ofi_ctr_reset(dmsg_tp *tp, uint32_t slot);
-dmsg_status ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
-dmsg_status ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
-dmsg_status ofi_barrier(dmsg_tp *tp);
-dmsg_status ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
-void ofi_on_signal(ofi_state *s, uint64_t data);
-dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data);
+dmsg_status dmsg_ofi_ctr_reset(dmsg_tp *tp, uint32_t slot);
+dmsg_status dmsg_ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
+dmsg_status dmsg_ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+dmsg_status dmsg_ofi_barrier(dmsg_tp *tp);
+dmsg_status dmsg_ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
+void dmsg_ofi_on_signal(ofi_state *s, uint64_t data);
+dmsg_status dmsg_ofi_send_signal(ofi_state *s, int pe, uint64_t data);
 /* Posts an 8-byte signal write into pe's scratch word (completion on b). */
-dmsg_status ofi_post_signal(ofi_state *s, int pe, uint64_t data, ofi_batch *b);
+dmsg_status dmsg_ofi_post_signal(ofi_state *s, int pe, uint64_t data, ofi_batch *b);
 /* Counts a barrier token that arrived (ofi_bar.c). */
-void ofi_bar_on_token(ofi_state *s, uint64_t data);
-dmsg_status ofi_inject_signal(ofi_state *s, int pe, uint64_t data);
-dmsg_status ofi_flush_signals(ofi_state *s, int pe);
-uint64_t ofi_sig_deposit(uint32_t slot, uint64_t bytes);
+void dmsg_ofi_bar_on_token(ofi_state *s, uint64_t data);
+dmsg_status dmsg_ofi_inject_signal(ofi_state *s, int pe, uint64_t data);
+dmsg_status dmsg_ofi_flush_signals(ofi_state *s, int pe);
+uint64_t dmsg_ofi_sig_deposit(uint32_t slot, uint64_t bytes);
 
 /* ofi_rcount.c: counting by remote counters. */
-int ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen);
-dmsg_status ofi_rcount_start(ofi_state *s);
-void ofi_rcount_stop(ofi_state *s);
-dmsg_status ofi_rcount_reset(ofi_state *s, uint32_t slot);
-int ofi_rcount_ordered(const ofi_state *s, uint64_t data_bytes);
-dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t bytes,
+int dmsg_ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen);
+dmsg_status dmsg_ofi_rcount_start(ofi_state *s);
+void dmsg_ofi_rcount_stop(ofi_state *s);
+dmsg_status dmsg_ofi_rcount_reset(ofi_state *s, uint32_t slot);
+int dmsg_ofi_rcount_ordered(const ofi_state *s, uint64_t data_bytes);
+dmsg_status dmsg_ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t bytes,
                               ofi_batch *data, uint64_t data_bytes);
-dmsg_status ofi_rcount_read(ofi_state *s, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+dmsg_status dmsg_ofi_rcount_read(ofi_state *s, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
 
 #endif

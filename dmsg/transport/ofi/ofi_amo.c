@@ -1,5 +1,5 @@
 /* Atomics, signals and point-to-point waits over libfabric. Every word of
- * the job travels one path, chosen at start-up (ofi_plan_atomics): provider
+ * the job travels one path, chosen at start-up (dmsg_ofi_plan_atomics): provider
  * atomics are atomic only with respect to each other, so they are never
  * mixed with CPU atomics on a word, not even on this PE's own words (those
  * go through the provider to itself).
@@ -106,14 +106,14 @@ static uint64_t combine(int op, int size, uint64_t old, uint64_t v)
         return old;                                                                              \
     } while (0)
 
-uint64_t ofi_amo_apply(char *word, int op, int size, uint64_t operand, uint64_t compare)
+uint64_t dmsg_ofi_amo_apply(char *word, int op, int size, uint64_t operand, uint64_t compare)
 {
     if (size == 4)
         APPLY(uint32_t);
     APPLY(uint64_t);
 }
 
-void ofi_amo_finish(ofi_amo_ctx *x)
+void dmsg_ofi_amo_finish(ofi_amo_ctx *x)
 {
     if (x->out)
         put_word(x->out, x->size, get_word(&x->result, x->size));
@@ -142,7 +142,7 @@ static dmsg_status post(ofi_state *s, int pe, size_t roff, int size, enum fi_op 
     ssize_t rc;
     dmsg_status st;
     if (s->tx_pending >= s->amo.window &&
-        (st = ofi_wait_pred(s, below_window, NULL, "atomics in flight")))
+        (st = dmsg_ofi_wait_pred(s, below_window, NULL, "atomics in flight")))
         return st;
     for (;;) {
         if (fiop == FI_CSWAP)
@@ -154,7 +154,7 @@ static dmsg_status post(ofi_state *s, int pe, size_t roff, int size, enum fi_op 
                                  r.addr, r.key, t, fiop, &x->b);
         if (rc != -FI_EAGAIN)
             break;
-        if ((st = ofi_retry(s, pe, &deadline)))
+        if ((st = dmsg_ofi_retry(s, pe, &deadline)))
             return st;
     }
     if (rc)
@@ -162,6 +162,7 @@ static dmsg_status post(ofi_state *s, int pe, size_t roff, int size, enum fi_op 
                          s->caps.prov, (int)fiop, size, pe, fi_strerror((int)-rc));
     s->tx_pending++;
     x->b.pending++;
+    dmsg_ofi_bell_ring(s, pe); /* most providers apply it in pe's progress */
     return DMSG_OK;
 }
 
@@ -180,7 +181,7 @@ static dmsg_status emulate(ofi_state *s, const dmsg_amo *a, uint64_t *old)
         x.b = (ofi_batch){0};
         dmsg_status st = post(s, a->pe, a->roff, a->size, FI_CSWAP, &x);
         if (!st)
-            st = ofi_wait_batch(s, &x.b, "an atomic compare-swap");
+            st = dmsg_ofi_wait_batch(s, &x.b, "an atomic compare-swap");
         if (st)
             return st;
         uint64_t got = get_word(&x.result, a->size);
@@ -202,11 +203,12 @@ static dmsg_status send_msg(ofi_state *s, int pe, const ofi_amo_msg *m)
     ssize_t rc;
     dmsg_status st;
     while ((rc = fi_inject(s->fab.ep, m, sizeof *m, (fi_addr_t)pe)) == -FI_EAGAIN)
-        if ((st = ofi_retry(s, pe, &deadline)))
+        if ((st = dmsg_ofi_retry(s, pe, &deadline)))
             return st;
     if (rc)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: atomic request to PE %d: %s", s->caps.prov, pe,
                          fi_strerror((int)-rc));
+    dmsg_ofi_bell_ring(s, pe);
     return DMSG_OK;
 }
 
@@ -223,7 +225,7 @@ static dmsg_status software(ofi_state *s, const dmsg_amo *a, ofi_amo_ctx *x)
                          "%s: inject size %zu is below an atomic request's %zu bytes",
                          s->caps.prov, s->caps.inject, sizeof(ofi_amo_msg));
     if (s->amo.inflight >= OFI_AMO_WINDOW &&
-        (st = ofi_wait_pred(s, slot_open, NULL, "an atomic's reply")))
+        (st = dmsg_ofi_wait_pred(s, slot_open, NULL, "an atomic's reply")))
         return st;
     uint32_t i = 0;
     while (s->amo.slot[i].x)
@@ -246,8 +248,10 @@ static void send_reply(ofi_state *s, int pe, const ofi_amo_msg *m)
 {
     if (s->amo.outn == 0) {
         ssize_t rc = fi_inject(s->fab.ep, m, sizeof *m, (fi_addr_t)pe);
-        if (rc == 0)
+        if (rc == 0) {
+            dmsg_ofi_bell_ring(s, pe); /* the requester may sleep in its wait */
             return;
+        }
         if (rc != -FI_EAGAIN) {
             if (!s->failed)
                 s->failed = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: atomic reply to PE %d: %s",
@@ -274,7 +278,7 @@ static void send_reply(ofi_state *s, int pe, const ofi_amo_msg *m)
     s->amo.outn++;
 }
 
-void ofi_amo_send_queued(ofi_state *s)
+void dmsg_ofi_amo_send_queued(ofi_state *s)
 {
     size_t k = 0;
     for (; k < s->amo.outn; k++) {
@@ -282,8 +286,12 @@ void ofi_amo_send_queued(ofi_state *s)
         int pe = (int)m.src;
         m.src = (uint32_t)s->rank;
         ssize_t rc = fi_inject(s->fab.ep, &m, sizeof m, (fi_addr_t)pe);
-        if (rc == -FI_EAGAIN)
+        if (rc == -FI_EAGAIN) {
+            dmsg_ofi_bell_ring_now(s, pe); /* its progress frees the queue */
             break;
+        }
+        if (rc == 0)
+            dmsg_ofi_bell_ring(s, pe);
         if (rc && !s->failed)
             s->failed = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: atomic reply to PE %d: %s",
                                   s->caps.prov, pe, fi_strerror((int)-rc));
@@ -308,7 +316,7 @@ static void on_request(ofi_state *s, const ofi_amo_msg *m)
     else if (m->roff % m->size || m->roff > s->tp->seg_size - m->size)
         r.status = DMSG_ERR_RANGE;
     else
-        r.operand = ofi_amo_apply(s->seg + m->roff, m->op, m->size, m->operand, m->compare);
+        r.operand = dmsg_ofi_amo_apply(s->seg + m->roff, m->op, m->size, m->operand, m->compare);
     if (r.status)
         (void)DMSG_FAIL(r.status, "refused an atomic request of PE %u (op %u, %u bytes, offset "
                         "%llu)", m->src, m->op, m->size, (unsigned long long)m->roff);
@@ -327,13 +335,13 @@ static void on_reply(ofi_state *s, const ofi_amo_msg *m)
     s->amo.slot[i].x = NULL;
     s->amo.inflight--;
     put_word(&x->result, x->size, m->operand);
-    ofi_complete(s, &x->b,
+    dmsg_ofi_complete(s, &x->b,
                  m->status ? DMSG_FAIL(DMSG_ERR_TRANSPORT, "PE %u refused an atomic (%s)", m->src,
                                        dmsg_strerror(m->status))
                            : DMSG_OK);
 }
 
-void ofi_amo_recv(ofi_state *s, const void *buf, size_t len)
+void dmsg_ofi_amo_recv(ofi_state *s, const void *buf, size_t len)
 {
     ofi_amo_msg m;
     if (len != sizeof m) {
@@ -348,7 +356,7 @@ void ofi_amo_recv(ofi_state *s, const void *buf, size_t len)
         on_reply(s, &m);
 }
 
-void ofi_amo_stop(ofi_state *s)
+void dmsg_ofi_amo_stop(ofi_state *s)
 {
     free(s->amo.outq);
     s->amo.outq = NULL;
@@ -367,7 +375,7 @@ static dmsg_status start(ofi_state *s, const dmsg_amo *a, ofi_amo_ctx *x)
     return post(s, a->pe, a->roff, a->size, fi_op_of(a->op), x);
 }
 
-dmsg_status ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req)
+dmsg_status dmsg_ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req)
 {
     ofi_state *s = tp->priv;
     dmsg_status st;
@@ -383,7 +391,7 @@ dmsg_status ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg
         if (s->amo.path == OFI_AMO_EMULATED)
             st = emulate(s, a, &old);
         else
-            old = ofi_amo_apply(s->seg + a->roff, a->op, a->size, a->operand, a->compare),
+            old = dmsg_ofi_amo_apply(s->seg + a->roff, a->op, a->size, a->operand, a->compare),
             st = DMSG_OK;
         if (!st && result)
             put_word(result, a->size, old);
@@ -392,9 +400,9 @@ dmsg_status ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg
     if (mode == DMSG_AMO_BLOCKING) {
         ofi_amo_ctx x = {.size = a->size, .out = result};
         st = start(s, a, &x);
-        dmsg_status w = ofi_wait_batch(s, &x.b, "an atomic");
+        dmsg_status w = dmsg_ofi_wait_batch(s, &x.b, "an atomic");
         if (!st && !(st = w))
-            ofi_amo_finish(&x);
+            dmsg_ofi_amo_finish(&x);
         return st;
     }
     /* Non-blocking: a bounded number in flight (post, or the software
@@ -421,19 +429,19 @@ dmsg_status ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg
  * before the signal is sent: every operation completed here (deposits ask
  * for delivery completion, engine messages too, counted writes are
  * operations), then, where visibility comes by a flushing read, the read. */
-dmsg_status ofi_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add)
+dmsg_status dmsg_ofi_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add)
 {
     ofi_state *s = tp->priv;
     dmsg_status st;
     if (pe != s->rank) {
-        if (s->tx_pending && (st = ofi_wait_pred(s, all_done, NULL, "deposits before a signal")))
+        if (s->tx_pending && (st = dmsg_ofi_wait_pred(s, all_done, NULL, "deposits before a signal")))
             return st;
-        if (s->flush && s->dirty[pe] && (st = ofi_flush(s, pe)))
+        if (s->flush && s->dirty[pe] && (st = dmsg_ofi_flush(s, pe)))
             return st;
     }
     dmsg_amo a = {.op = add ? DMSG_AMO_ADD : DMSG_AMO_SET, .size = 8, .pe = pe, .roff = roff,
                   .operand = value};
-    return ofi_amo(tp, &a, DMSG_AMO_NB_QUIET, NULL, NULL);
+    return dmsg_ofi_amo(tp, &a, DMSG_AMO_NB_QUIET, NULL, NULL);
 }
 
 typedef struct wait_arg {
@@ -450,14 +458,14 @@ static int word_ready(ofi_state *s, const void *p)
 /* Progress serves the words' changes here: provider atomics of other PEs
  * (executed in this PE's progress on most providers), software requests,
  * and the deposits signals follow. */
-dmsg_status ofi_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once)
+dmsg_status dmsg_ofi_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once)
 {
     ofi_state *s = tp->priv;
     dmsg_status st = DMSG_OK;
     if (once)
-        ofi_progress(s); /* a failed peer is reported by the next wait, not by a test */
+        dmsg_ofi_progress(s); /* a failed peer is reported by the next wait, not by a test */
     else
-        st = ofi_wait_pred(s, word_ready, &(wait_arg){ready, arg}, "a word to change");
+        st = dmsg_ofi_wait_pred(s, word_ready, &(wait_arg){ready, arg}, "a word to change");
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     return st;
 }

@@ -40,7 +40,7 @@ static dmsg_status await_tokens(ofi_state *s, ofi_batch *b, int parity, int roun
                                 int last, uint32_t need)
 {
     tok_need t = {b, parity, round, step, last, need};
-    dmsg_status st = ofi_wait_pred(s, tokens_in, &t, "the other PEs at a barrier");
+    dmsg_status st = dmsg_ofi_wait_pred(s, tokens_in, &t, "the other PEs at a barrier");
     if (!st)
         s->bar.tokens[parity][round][step] -= need;
     return st;
@@ -57,13 +57,14 @@ static dmsg_status post_token_msg(ofi_state *s, int pe, const ofi_eng_hdr *h, of
     ssize_t rc;
     dmsg_status st;
     while ((rc = fi_sendmsg(s->fab.ep, &m, FI_COMPLETION)) == -FI_EAGAIN)
-        if ((st = ofi_retry(s, pe, &deadline)))
+        if ((st = dmsg_ofi_retry(s, pe, &deadline)))
             return st;
     if (rc)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: barrier token to PE %d: %s", s->caps.prov, pe,
                          fi_strerror((int)-rc));
     s->tx_pending++;
     b->pending++;
+    dmsg_ofi_bell_ring(s, pe);
     return DMSG_OK;
 }
 
@@ -78,10 +79,10 @@ static dmsg_status post_token(ofi_state *s, int pe, int parity, int round, int s
     if (s->oversubscribed || s->bar.any_oversub)
         tok |= TOK_OVERSUB;
     *h = (ofi_eng_hdr){.magic = OFI_ENG_MAGIC, .sig = tok};
-    return s->msg_tokens ? post_token_msg(s, pe, h, b) : ofi_post_signal(s, pe, tok, b);
+    return s->msg_tokens ? post_token_msg(s, pe, h, b) : dmsg_ofi_post_signal(s, pe, tok, b);
 }
 
-void ofi_bar_on_token(ofi_state *s, uint64_t data)
+void dmsg_ofi_bar_on_token(ofi_state *s, uint64_t data)
 {
     unsigned step = (unsigned)(data >> 3) & 0xf;
     if (step < OFI_BAR_STEPS)
@@ -105,12 +106,12 @@ static dmsg_status dissemination_round(ofi_state *s, int parity, int round, int 
         int pe = (s->rank + (1 << k)) % s->npes;
         st = post_token(s, pe, parity, round, k, mine, &h[k], &b);
         /* After a failed post, wait for what was posted before leaving. */
-        dmsg_status w = st ? ofi_wait_batch(s, &b, "barrier tokens")
+        dmsg_status w = st ? dmsg_ofi_wait_batch(s, &b, "barrier tokens")
                            : await_tokens(s, &b, parity, round, k, (2 << k) >= s->npes, 1);
         if (st || (st = w))
             return st;
     }
-    return b.status ? ofi_peer_failed(s, b.status) : DMSG_OK;
+    return b.status ? dmsg_ofi_peer_failed(s, b.status) : DMSG_OK;
 }
 
 /* Gather and release: PE r's children are r * OFI_BAR_FAN + 1 ... + FAN.
@@ -134,7 +135,7 @@ static dmsg_status tree_round(ofi_state *s, int parity, int round, int mine)
     for (int i = 0; i < kids && !st; i++)
         st = post_token(s, (int)first + i, parity, round, TREE_DOWN, mine, &h[1 + i], &b);
     /* Wait for every token posted, also after a failure. */
-    dmsg_status w = ofi_wait_batch(s, &b, "barrier tokens");
+    dmsg_status w = dmsg_ofi_wait_batch(s, &b, "barrier tokens");
     return st ? st : w;
 }
 
@@ -153,10 +154,10 @@ static dmsg_status token_round(ofi_state *s, int parity, int round, int mine)
  * third PE could pass the barrier before that. So when any PE sent engine
  * messages (round-0 tokens carry it to every PE), a second round of tokens
  * follows, sent only after each PE has stored what it received. */
-dmsg_status ofi_barrier(dmsg_tp *tp)
+dmsg_status dmsg_ofi_barrier(dmsg_tp *tp)
 {
     ofi_state *s = tp->priv;
-    dmsg_status st = ofi_quiet(tp);
+    dmsg_status st = dmsg_ofi_quiet(tp);
     if (st)
         return st;
     int parity = (int)(s->bar.count & 1);

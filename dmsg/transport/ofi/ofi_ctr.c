@@ -8,13 +8,13 @@
 #include <string.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-uint64_t ofi_sig_deposit(uint32_t slot, uint64_t bytes)
+uint64_t dmsg_ofi_sig_deposit(uint32_t slot, uint64_t bytes)
 {
     return ((uint64_t)OFI_SIG_DEPOSIT << OFI_SIG_SHIFT) | ((uint64_t)slot << 44) |
            (bytes & ((UINT64_C(1) << 44) - 1));
 }
 
-void ofi_on_signal(ofi_state *s, uint64_t data)
+void dmsg_ofi_on_signal(ofi_state *s, uint64_t data)
 {
     switch (data >> OFI_SIG_SHIFT) {
     case OFI_SIG_DEPOSIT: {
@@ -25,32 +25,32 @@ void ofi_on_signal(ofi_state *s, uint64_t data)
         }
         break;
     }
-    case OFI_SIG_TOKEN: ofi_bar_on_token(s, data); break;
+    case OFI_SIG_TOKEN: dmsg_ofi_bar_on_token(s, data); break;
     default: break;
     }
 }
 
-dmsg_status ofi_ctr_reset(dmsg_tp *tp, uint32_t slot)
+dmsg_status dmsg_ofi_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
     ofi_state *s = tp->priv;
     memset(&s->slot[slot], 0, sizeof s->slot[slot]);
-    return s->by_counter ? ofi_rcount_reset(s, slot) : DMSG_OK;
+    return s->by_counter ? dmsg_ofi_rcount_reset(s, slot) : DMSG_OK;
 }
 
 /* An 8-byte write into the peer's scratch word, carrying a signal. */
-dmsg_status ofi_post_signal(ofi_state *s, int pe, uint64_t data, ofi_batch *b)
+dmsg_status dmsg_ofi_post_signal(ofi_state *s, int pe, uint64_t data, ofi_batch *b)
 {
     struct iovec iov = {.iov_base = &s->sigsrc, .iov_len = sizeof s->sigsrc};
     struct fi_rma_iov r = {.addr = s->peer[pe].addr + OFI_SCRATCH_OFF, .len = sizeof s->sigsrc,
                            .key = s->peer[pe].key};
-    return ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, FI_REMOTE_CQ_DATA, data, b);
+    return dmsg_ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, FI_REMOTE_CQ_DATA, data, b);
 }
 
-dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data)
+dmsg_status dmsg_ofi_send_signal(ofi_state *s, int pe, uint64_t data)
 {
     ofi_batch b = {0};
-    dmsg_status st = ofi_post_signal(s, pe, data, &b);
-    return st ? st : ofi_wait_batch(s, &b, "a counter signal");
+    dmsg_status st = dmsg_ofi_post_signal(s, pe, data, &b);
+    return st ? st : dmsg_ofi_wait_batch(s, &b, "a counter signal");
 }
 
 /* Where the completion of a large write already says that the target has
@@ -60,21 +60,22 @@ dmsg_status ofi_send_signal(ofi_state *s, int pe, uint64_t data)
  * write's round trip. The target counts it when its progress reads the
  * receive completion and reposts the buffer. Messages to one peer are
  * processed in the order sent (FI_ORDER_SAS), so one delivery-completed
- * message behind them (quiet: ofi_flush_signals) means every signal before
+ * message behind them (quiet: dmsg_ofi_flush_signals) means every signal before
  * it has been counted. */
-dmsg_status ofi_inject_signal(ofi_state *s, int pe, uint64_t data)
+dmsg_status dmsg_ofi_inject_signal(ofi_state *s, int pe, uint64_t data)
 {
     double deadline = 0;
     ssize_t rc;
     dmsg_status st;
     while ((rc = fi_injectdata(s->fab.ep, &s->sigsrc, sizeof s->sigsrc, data,
                                (fi_addr_t)pe)) == -FI_EAGAIN)
-        if ((st = ofi_retry(s, pe, &deadline)))
+        if ((st = dmsg_ofi_retry(s, pe, &deadline)))
             return st;
     if (rc)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: signal message to PE %d: %s", s->caps.prov, pe,
                          fi_strerror((int)-rc));
     s->sigpend[pe] = 1;
+    dmsg_ofi_bell_ring(s, pe); /* counted when pe's progress reads it */
     return DMSG_OK;
 }
 
@@ -82,7 +83,7 @@ dmsg_status ofi_inject_signal(ofi_state *s, int pe, uint64_t data)
  * the signal messages sent to pe since the last flush. It carries 8 bytes:
  * libfabric 1.17's shm never completed an empty one with delivery
  * completion. */
-dmsg_status ofi_flush_signals(ofi_state *s, int pe)
+dmsg_status dmsg_ofi_flush_signals(ofi_state *s, int pe)
 {
     ofi_batch b = {0};
     struct iovec iov = {.iov_base = &s->sigsrc, .iov_len = sizeof s->sigsrc};
@@ -94,14 +95,15 @@ dmsg_status ofi_flush_signals(ofi_state *s, int pe)
     while ((rc = fi_sendmsg(s->fab.ep, &m,
                             FI_COMPLETION | FI_DELIVERY_COMPLETE | FI_REMOTE_CQ_DATA)) ==
            -FI_EAGAIN)
-        if ((st = ofi_retry(s, pe, &deadline)))
+        if ((st = dmsg_ofi_retry(s, pe, &deadline)))
             return st;
     if (rc)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: flushing message to PE %d: %s", s->caps.prov,
                          pe, fi_strerror((int)-rc));
     s->tx_pending++;
     b.pending++;
-    if ((st = ofi_wait_batch(s, &b, "a flushing message")))
+    dmsg_ofi_bell_ring(s, pe);
+    if ((st = dmsg_ofi_wait_batch(s, &b, "a flushing message")))
         return st;
     s->sigpend[pe] = 0;
     return DMSG_OK;
@@ -114,7 +116,7 @@ static dmsg_status counts(ofi_state *s, uint32_t slot, uint64_t *msgs, uint64_t 
 {
     const ofi_slot *c = &s->slot[slot];
     uint64_t m = 0, b = 0;
-    dmsg_status st = s->by_counter ? ofi_rcount_read(s, slot, &m, &b) : DMSG_OK;
+    dmsg_status st = s->by_counter ? dmsg_ofi_rcount_read(s, slot, &m, &b) : DMSG_OK;
     *msgs = m + c->msgs - c->taken_msgs;
     *bytes = b + c->bytes - c->taken_bytes;
     return st;
@@ -135,12 +137,12 @@ static int enough(ofi_state *s, const void *arg)
     return w->st || (w->bytes_mode ? b : m) >= w->n;
 }
 
-dmsg_status ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
+dmsg_status dmsg_ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
 {
     ofi_state *s = tp->priv;
     ofi_slot *c = &s->slot[slot];
     need w = {slot, bytes_mode, n, DMSG_OK};
-    dmsg_status st = ofi_wait_pred(s, enough, &w, "deposits on a counter");
+    dmsg_status st = dmsg_ofi_wait_pred(s, enough, &w, "deposits on a counter");
     if (st || (st = w.st))
         return st;
     if (bytes_mode)
@@ -150,14 +152,14 @@ dmsg_status ofi_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
     return DMSG_OK;
 }
 
-dmsg_status ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
+dmsg_status dmsg_ofi_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     ofi_state *s = tp->priv;
-    ofi_progress(s); /* a failed peer is reported by the next wait, not by a read */
+    dmsg_ofi_progress(s); /* a failed peer is reported by the next wait, not by a read */
     return counts(s, slot, msgs, bytes);
 }
 
-dmsg_status ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
+dmsg_status dmsg_ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
 {
     ofi_state *s = tp->priv;
     if (len > OFI_GATHER_LEN)
@@ -171,13 +173,13 @@ dmsg_status ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
         struct iovec iov = {.iov_base = rows + (size_t)s->rank * OFI_GATHER_LEN, .iov_len = len};
         struct fi_rma_iov r = {.addr = s->peer[pe].addr + (uint64_t)s->rank * OFI_GATHER_LEN,
                                .len = len, .key = s->peer[pe].key};
-        if ((st = ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, 0, 0, &b)))
+        if ((st = dmsg_ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, 0, 0, &b)))
             return st;
     }
-    if ((st = ofi_wait_batch(s, &b, "all-gather writes")) || (st = ofi_barrier(tp)))
+    if ((st = dmsg_ofi_wait_batch(s, &b, "all-gather writes")) || (st = dmsg_ofi_barrier(tp)))
         return st;
     for (int p = 0; p < s->npes; p++)
         memcpy((char *)all + (size_t)p * len, rows + (size_t)p * OFI_GATHER_LEN, len);
     /* Nobody may overwrite its row before everyone has read it. */
-    return ofi_barrier(tp);
+    return dmsg_ofi_barrier(tp);
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-dmsg_status ofi_engine_check(const void *msg, size_t len, uint64_t seg_size, uint64_t *sig)
+dmsg_status dmsg_ofi_engine_check(const void *msg, size_t len, uint64_t seg_size, uint64_t *sig)
 {
     ofi_eng_hdr h;
     if (len < sizeof h)
@@ -71,7 +71,7 @@ dmsg_status ofi_engine_check(const void *msg, size_t len, uint64_t seg_size, uin
     return DMSG_OK;
 }
 
-void ofi_engine_apply(char *seg, const void *msg)
+void dmsg_ofi_engine_apply(char *seg, const void *msg)
 {
     ofi_eng_hdr h;
     memcpy(&h, msg, sizeof h);
@@ -87,30 +87,30 @@ void ofi_engine_apply(char *seg, const void *msg)
 }
 
 /* A received message: check, apply, count, and give the buffer back. */
-void ofi_engine_recv(ofi_state *s, void *buf, size_t len)
+void dmsg_ofi_engine_recv(ofi_state *s, void *buf, size_t len)
 {
     uint64_t sig = 0;
     uint32_t magic = 0;
     memcpy(&magic, buf, len < sizeof magic ? len : sizeof magic);
     if (magic == OFI_AMO_REQ || magic == OFI_AMO_REP) {
-        ofi_amo_recv(s, buf, len); /* software atomics share the receive buffers */
-        ofi_engine_repost(s, buf);
+        dmsg_ofi_amo_recv(s, buf, len); /* software atomics share the receive buffers */
+        dmsg_ofi_engine_repost(s, buf);
         return;
     }
-    dmsg_status st = ofi_engine_check(buf, len, s->tp->seg_size, &sig);
+    dmsg_status st = dmsg_ofi_engine_check(buf, len, s->tp->seg_size, &sig);
     if (st) {
         s->eng.refused++;
         if (!s->failed)
             s->failed = DMSG_ERR_TRANSPORT;
     } else if (((ofi_eng_hdr *)buf)->nrec || ((ofi_eng_hdr *)buf)->sig) {
-        ofi_engine_apply(s->seg, buf);
+        dmsg_ofi_engine_apply(s->seg, buf);
         if (sig)
-            ofi_on_signal(s, sig);
+            dmsg_ofi_on_signal(s, sig);
     }
-    ofi_engine_repost(s, buf);
+    dmsg_ofi_engine_repost(s, buf);
 }
 
-void ofi_engine_repost(ofi_state *s, void *buf)
+void dmsg_ofi_engine_repost(ofi_state *s, void *buf)
 {
     ssize_t rc = fi_recv(s->fab.ep, buf, OFI_ENG_MSG, NULL, FI_ADDR_UNSPEC, buf);
     if (rc && !s->failed) /* one buffer fewer; the others keep serving */
@@ -118,7 +118,7 @@ void ofi_engine_repost(ofi_state *s, void *buf)
                               s->caps.prov, fi_strerror((int)-rc));
 }
 
-dmsg_status ofi_engine_start(ofi_state *s)
+dmsg_status dmsg_ofi_engine_start(ofi_state *s)
 {
     s->eng.rxbuf = malloc((size_t)OFI_ENG_BUFS * OFI_ENG_MSG);
     for (int i = 0; i < OFI_ENG_SLOTS; i++)
@@ -138,7 +138,7 @@ dmsg_status ofi_engine_start(ofi_state *s)
     return DMSG_OK;
 }
 
-void ofi_engine_stop(ofi_state *s)
+void dmsg_ofi_engine_stop(ofi_state *s)
 {
     free(s->eng.rxbuf);
     s->eng.rxbuf = NULL;
@@ -177,7 +177,7 @@ static dmsg_status open_slot(packer *k)
 {
     ofi_state *s = k->s;
     int i = (int)(s->eng.next++ % OFI_ENG_SLOTS);
-    dmsg_status st = ofi_wait_pred(s, slot_free, &s->eng.tx[i].b, "a deposit engine buffer");
+    dmsg_status st = dmsg_ofi_wait_pred(s, slot_free, &s->eng.tx[i].b, "a deposit engine buffer");
     if (st)
         return st;
     if (s->eng.tx[i].b.status) {
@@ -212,13 +212,13 @@ static dmsg_status send_slot(packer *k, uint64_t sig)
                            {k->dat, k->data}};
     struct fi_msg m = {.msg_iov = iov, .iov_count = k->data ? 2 : 1, .addr = (fi_addr_t)k->pe,
                        .context = &s->eng.tx[k->slot].b};
-    uint64_t flags = FI_COMPLETION | ofi_write_flags(s, iov[0].iov_len + k->data);
+    uint64_t flags = FI_COMPLETION | dmsg_ofi_write_flags(s, iov[0].iov_len + k->data);
     s->dirty[k->pe] = 1;
     double deadline = 0;
     ssize_t rc;
     dmsg_status st;
     while ((rc = fi_sendmsg(s->fab.ep, &m, flags)) == -FI_EAGAIN)
-        if ((st = ofi_retry(s, k->pe, &deadline)))
+        if ((st = dmsg_ofi_retry(s, k->pe, &deadline)))
             return st;
     if (rc)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_sendmsg to PE %d: %s", s->caps.prov, k->pe,
@@ -226,6 +226,7 @@ static dmsg_status send_slot(packer *k, uint64_t sig)
     s->tx_pending++;
     s->eng.tx[k->slot].b.pending++;
     s->eng.used = 1;
+    dmsg_ofi_bell_ring(s, k->pe); /* applied in pe's progress */
     k->sent++;
     k->slot = -1;
     return DMSG_OK;
@@ -267,7 +268,7 @@ static dmsg_status on_piece(void *arg, size_t roff, char *local, size_t len)
     return DMSG_OK;
 }
 
-dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot)
+dmsg_status dmsg_ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot)
 {
     packer k = {.s = s, .pe = op->pe, .slot = -1};
     dmsg_status st = open_slot(&k);
@@ -284,10 +285,10 @@ dmsg_status ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot)
      * the target's CQ, which is read in order. */
     if (slot != UINT32_MAX && k.sent) {
         for (int i = 0; i < OFI_ENG_SLOTS; i++)
-            if ((st = ofi_wait_batch(s, &s->eng.tx[i].b, "deposit engine messages")))
+            if ((st = dmsg_ofi_wait_batch(s, &s->eng.tx[i].b, "deposit engine messages")))
                 return st;
-        if (s->flush && (st = ofi_flush(s, k.pe)))
+        if (s->flush && (st = dmsg_ofi_flush(s, k.pe)))
             return st;
     }
-    return send_slot(&k, slot != UINT32_MAX ? ofi_sig_deposit(slot, op->payload) : 0);
+    return send_slot(&k, slot != UINT32_MAX ? dmsg_ofi_sig_deposit(slot, op->payload) : 0);
 }

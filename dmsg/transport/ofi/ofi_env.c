@@ -30,4 +30,4 @@ static const dmsg_env_entry rows[] = {
      F(atomics)},
 };
 
-const dmsg_env_table ofi_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(ofi_settings)};
+const dmsg_env_table dmsg_ofi_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(ofi_settings)};

@@ -33,7 +33,7 @@ static struct fi_info *make_hints(const char *prov, uint64_t extra)
     h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     h->domain_attr->av_type = FI_AV_TABLE;
     h->fabric_attr->prov_name = strdup(prov);
-    /* Every dmsg wait drives progress itself (ofi_progress.c). A provider's
+    /* Every dmsg wait drives progress itself (dmsg_ofi_progress.c). A provider's
      * own progress thread competes with the PEs for the cores: sockets'
      * spins while any of its operations is in flight, which at 16 PEs on 2
      * cores made a round of deposit, await and sync take 50-100 ms. Asking
@@ -122,7 +122,7 @@ static dmsg_status find_info(const char *prov, const char *iface, int how, struc
         return DMSG_ERR_NOMEM;
     }
     /* Atomics are asked for, and done without where the provider has none
-     * (dmsg's software atomics then serve, ofi_amo.c). */
+     * (dmsg's software atomics then serve, dmsg_ofi_amo.c). */
     if (fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &list) || !list || !pick(list, iface)) {
         fi_freeinfo(list);
         list = NULL;
@@ -221,7 +221,7 @@ static void caps_from_info(const struct fi_info *info, ofi_caps *c)
 
 /* The CQ, with a file descriptor to sleep on where the provider gives one:
  * a PE with nothing to do then leaves its core to the PEs it waits for
- * (ofi_progress.c, ofi_idle). Providers without one get a CQ without. */
+ * (dmsg_ofi_progress.c, dmsg_ofi_idle). Providers without one get a CQ without. */
 static int open_cq(ofi_fab *f)
 {
     struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_FD};
@@ -240,7 +240,7 @@ static int open_cq(ofi_fab *f)
 }
 
 /* Fabric, domain, address table, CQ, endpoint, bindings, name. One
- * failure path: `call` names the step that failed, and ofi_fab_close
+ * failure path: `call` names the step that failed, and dmsg_ofi_fab_close
  * closes whatever was opened. */
 static dmsg_status open_objects(ofi_fab *f, int how, const char *prov, char *why, size_t whylen)
 {
@@ -286,7 +286,7 @@ fail:
     return fab_fail(why, whylen, prov, call, rc);
 }
 
-dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
+dmsg_status dmsg_ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
                          char *why, size_t whylen)
 {
     memset(f, 0, sizeof *f);
@@ -297,11 +297,11 @@ dmsg_status ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *
     caps_from_info(f->info, c);
     f->rma_event = (f->info->caps & FI_RMA_EVENT) != 0;
     if ((st = open_objects(f, how, prov, why, whylen)))
-        ofi_fab_close(f);
+        dmsg_ofi_fab_close(f);
     return st;
 }
 
-dmsg_status ofi_fab_register(ofi_fab *f, char *base, size_t len)
+dmsg_status dmsg_ofi_fab_register(ofi_fab *f, char *base, size_t len)
 {
     int rc = fi_mr_reg(f->domain, base, len,
                        FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &f->mr,
@@ -322,7 +322,7 @@ dmsg_status ofi_fab_register(ofi_fab *f, char *base, size_t len)
     return DMSG_OK;
 }
 
-void ofi_fab_close(ofi_fab *f)
+void dmsg_ofi_fab_close(ofi_fab *f)
 {
     /* Endpoint first: nothing may complete into objects already closed. */
     if (f->ep)
@@ -348,12 +348,12 @@ void ofi_fab_close(ofi_fab *f)
 static const char *const auto_local[] = {"shm", "tcp;ofi_rxm", "udp;ofi_rxd"};
 static const char *const auto_net[] = {"tcp;ofi_rxm", "udp;ofi_rxd"};
 
-dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
+dmsg_status dmsg_ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
                        char *why, size_t whylen)
 {
     char last[256] = "";
     if (strcmp(want, "auto") != 0) {
-        dmsg_status st = ofi_fab_open(want, iface, OFI_OPEN_PLAIN, f, c, last, sizeof last);
+        dmsg_status st = dmsg_ofi_fab_open(want, iface, OFI_OPEN_PLAIN, f, c, last, sizeof last);
         if (st) {
             snprintf(why, whylen, "DMSG_OFI_PROVIDER=%s: %s", want, last);
             return DMSG_FAIL(st, "%s", why);
@@ -368,7 +368,7 @@ dmsg_status ofi_choose(const char *want, const char *iface, int local, ofi_fab *
     for (size_t i = 0; i < n; i++)
         for (int t = 0; t < OFI_OPEN_TRIES; t++) {
             dmsg_status st =
-                ofi_fab_open(list[i], iface, OFI_OPEN_PLAIN, f, c, last, sizeof last);
+                dmsg_ofi_fab_open(list[i], iface, OFI_OPEN_PLAIN, f, c, last, sizeof last);
             if (st == DMSG_OK)
                 return DMSG_OK;
             (void)DMSG_FAIL(st, "auto: try %d of %s: %s", t + 1, list[i], last);

@@ -4,13 +4,13 @@
 #include <string.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-dmsg_status ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b)
+dmsg_status dmsg_ofi_get(ofi_state *s, const dmsg_op *op, ofi_batch *b)
 {
     ofi_group g;
-    ofi_group_init(&g, s, op->pe, 1, b);
-    dmsg_status st = dmsg_op_runs(op, ofi_group_add, &g);
+    dmsg_ofi_group_init(&g, s, op->pe, 1, b);
+    dmsg_status st = dmsg_op_runs(op, dmsg_ofi_group_add, &g);
     if (!st && g.k)
-        st = ofi_group_post(&g, 0, 0, b);
+        st = dmsg_ofi_group_post(&g, 0, 0, b);
     return st;
 }
 
@@ -46,7 +46,7 @@ static dmsg_status span_copy(void *arg, size_t roff, char *local, size_t len)
     return DMSG_OK;
 }
 
-dmsg_status ofi_get_span(ofi_state *s, const dmsg_op *op, int *done)
+dmsg_status dmsg_ofi_get_span(ofi_state *s, const dmsg_op *op, int *done)
 {
     *done = 0;
     if (op->kind == DMSG_OP_CONTIG || op->payload == 0 || op->payload > OFI_SPAN_MAX)
@@ -65,8 +65,8 @@ dmsg_status ofi_get_span(ofi_state *s, const dmsg_op *op, int *done)
     struct iovec iov = {.iov_base = buf, .iov_len = span};
     struct fi_rma_iov r = ofi_seg_riov(s, op->pe, w.lo, span);
     ofi_batch b = {0};
-    st = ofi_post_rma(s, 1, op->pe, &iov, 1, &r, 1, 0, 0, &b);
-    dmsg_status wt = ofi_wait_batch(s, &b, "a fetch's span read");
+    st = dmsg_ofi_post_rma(s, 1, op->pe, &iov, 1, &r, 1, 0, 0, &b);
+    dmsg_status wt = dmsg_ofi_wait_batch(s, &b, "a fetch's span read");
     if (!st)
         st = wt;
     if (!st) {
@@ -78,21 +78,21 @@ dmsg_status ofi_get_span(ofi_state *s, const dmsg_op *op, int *done)
     return st;
 }
 
-dmsg_status ofi_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
+dmsg_status dmsg_ofi_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
 {
     ofi_state *s = tp->priv;
     if (op->pe == s->rank) {
-        dmsg_status st = ofi_move(tp, op, UINT32_MAX);
+        dmsg_status st = dmsg_ofi_move(tp, op, UINT32_MAX);
         req->priv[0] = NULL;
         return st;
     }
     ofi_batch *b = calloc(1, sizeof *b);
     if (!b)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "fetch request");
-    dmsg_status st = ofi_get(s, op, b);
+    dmsg_status st = dmsg_ofi_get(s, op, b);
     if (st) {
         /* Reads already posted refer to b: let them finish before freeing. */
-        ofi_wait_batch(s, b, "fetch completions");
+        dmsg_ofi_wait_batch(s, b, "fetch completions");
         free(b);
         return st;
     }
@@ -100,7 +100,7 @@ dmsg_status ofi_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
     return DMSG_OK;
 }
 
-dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
+dmsg_status dmsg_ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
 {
     ofi_state *s = tp->priv;
     ofi_batch *b = req->priv[0];
@@ -108,7 +108,7 @@ dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
         *done = 1;
         return DMSG_OK;
     }
-    dmsg_status st = ofi_progress(s);
+    dmsg_status st = dmsg_ofi_progress(s);
     if (b->pending && !st) {
         /* dmsg_wait polls this without a limit: bound it here by
          * DMSG_TIMEOUT, where one is set. */
@@ -142,7 +142,7 @@ dmsg_status ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
     if (!st)
         st = b->status;
     if (!st && b->amo)
-        ofi_amo_finish((ofi_amo_ctx *)b);
+        dmsg_ofi_amo_finish((ofi_amo_ctx *)b);
     free(b);
     return st;
 }

@@ -21,8 +21,9 @@ typedef struct ofi_card {
 
 /* Rank and size come from the boot; the sizes from the job region where
  * dmsgrun made one (its own settings), else from ours. No data ever moves
- * through the region: it serves the start-up exchange only. */
-dmsg_status ofi_join_job(dmsg_tp *tp, dmsg_boot *boot)
+ * through the region: it serves the start-up exchange and the doorbells
+ * (ofi_bell.c) only. */
+dmsg_status dmsg_ofi_join_job(dmsg_tp *tp, dmsg_boot *boot)
 {
     dmsg_status st = dmsg_boot_join(boot);
     if (st)
@@ -40,7 +41,7 @@ dmsg_status ofi_join_job(dmsg_tp *tp, dmsg_boot *boot)
 }
 
 /* Every PE publishes its card; all must have chosen the same provider. */
-dmsg_status ofi_connect_peers(dmsg_tp *tp, ofi_state *s, dmsg_boot *boot)
+dmsg_status dmsg_ofi_connect_peers(dmsg_tp *tp, ofi_state *s, dmsg_boot *boot)
 {
     ofi_card me = {.namelen = (uint32_t)s->fab.namelen,
                    .base = s->caps.virt_addr ? (uint64_t)(uintptr_t)s->fab.base : 0,
@@ -103,7 +104,7 @@ out:
  * first barrier: each has written its token into the region) the name is no
  * longer needed, so it goes now and the kernel frees the memory with the
  * last process that maps it. */
-void ofi_unlink_shm_names(void)
+void dmsg_ofi_unlink_shm_names(void)
 {
     dmsg_shm_unlink_pid((long)getpid());
 }

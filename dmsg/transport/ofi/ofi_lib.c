@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-ofi_lib ofi_fn;
+ofi_lib dmsg_ofi_fn;
 
 static void *sym(void *h, const char *name, const char *version)
 {
@@ -17,9 +17,9 @@ static void *sym(void *h, const char *name, const char *version)
     return p ? p : dlsym(h, name);
 }
 
-dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen)
+dmsg_status dmsg_ofi_lib_load(const char *name, char *why, size_t whylen)
 {
-    if (ofi_fn.getinfo)
+    if (dmsg_ofi_fn.getinfo)
         return DMSG_OK;
     void *h = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
@@ -40,6 +40,6 @@ dmsg_status ofi_lib_load(const char *name, char *why, size_t whylen)
         dlclose(h);
         return DMSG_ERR_UNSUPPORTED;
     }
-    ofi_fn = l; /* kept loaded until the process ends: providers keep threads */
+    dmsg_ofi_fn = l; /* kept loaded until the process ends: providers keep threads */
     return DMSG_OK;
 }

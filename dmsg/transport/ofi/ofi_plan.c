@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-void ofi_caps_merge(ofi_caps *c, const ofi_caps *pc)
+void dmsg_ofi_caps_merge(ofi_caps *c, const ofi_caps *pc)
 {
     c->rcntr_write = pc->rcntr_write;
     c->rcntr_writemsg = pc->rcntr_writemsg;
@@ -39,7 +39,7 @@ static dmsg_status plan_count(const ofi_caps *c, ofi_count want, ofi_plan *p, ch
                               size_t whylen)
 {
     int cq_ok = c->cqdata_works == 1;
-    p->counter_ok = ofi_rcount_usable(c, p->counter_why, sizeof p->counter_why);
+    p->counter_ok = dmsg_ofi_rcount_usable(c, p->counter_why, sizeof p->counter_why);
     if (want == OFI_COUNT_CQDATA && !cq_ok) {
         snprintf(why, whylen,
                  "DMSG_OFI_COUNT=cqdata: provider \"%s\" lacks working remote CQ data "
@@ -82,7 +82,7 @@ static dmsg_status plan_visibility(const ofi_caps *c, ofi_plan *p, char *why, si
     return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
 }
 
-const char *ofi_amo_path_name(ofi_amo_path p)
+const char *dmsg_ofi_amo_path_name(ofi_amo_path p)
 {
     switch (p) {
     case OFI_AMO_NATIVE: return "native";
@@ -97,7 +97,7 @@ const char *ofi_amo_path_name(ofi_amo_path p)
  * Native where every op's fetch form is valid for both word sizes and
  * worked in the probe; emulated where compare-swap alone did; else
  * software, which needs nothing but messages. */
-dmsg_status ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, char *why,
+dmsg_status dmsg_ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, char *why,
                              size_t whylen)
 {
     uint32_t fetch = c->amo_fetch[0] & c->amo_fetch[1];
@@ -114,7 +114,7 @@ dmsg_status ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, 
     snprintf(p->amo_why, sizeof p->amo_why, "%s", no);
     if ((want == OFI_AMO_NATIVE && !native) || (want == OFI_AMO_EMULATED && !emulated)) {
         snprintf(why, whylen, "DMSG_OFI_ATOMICS=%s: provider \"%s\": %s",
-                 ofi_amo_path_name(want), c->prov, no);
+                 dmsg_ofi_amo_path_name(want), c->prov, no);
         return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
     }
     p->amo = want != OFI_AMO_AUTO ? want
@@ -124,7 +124,7 @@ dmsg_status ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, 
     return DMSG_OK;
 }
 
-dmsg_status ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,
+dmsg_status dmsg_ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,
                           char *why, size_t whylen)
 {
     ofi_plan q = {.mech = mech};

@@ -421,7 +421,7 @@ static void probe_atomics(probe_ctx *p)
     c->amo_works = 1;
 }
 
-dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
+dmsg_status dmsg_ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
 {
     dmsg_status st;
     char *mem = aligned_alloc(4096, 2 * PROBE_BUF);
@@ -429,7 +429,7 @@ dmsg_status ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "probe buffer");
     memset(mem, 0, 2 * PROBE_BUF);
     probe_ctx p = {.f = f, .c = c, .dst = mem, .src = mem + PROBE_BUF, .key = 0};
-    if ((st = ofi_fab_register(f, p.dst, PROBE_BUF))) {
+    if ((st = dmsg_ofi_fab_register(f, p.dst, PROBE_BUF))) {
         snprintf(why, whylen, "provider \"%s\" cannot register memory for RMA", c->prov);
         goto out_mem;
     }

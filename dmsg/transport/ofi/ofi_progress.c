@@ -11,7 +11,7 @@
 #include <time.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-void ofi_complete(ofi_state *s, void *ctx, dmsg_status st)
+void dmsg_ofi_complete(ofi_state *s, void *ctx, dmsg_status st)
 {
     if (s->tx_pending)
         s->tx_pending--;
@@ -40,20 +40,32 @@ static dmsg_status read_error(ofi_state *s)
     dmsg_status st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: operation failed: %s (%s)", s->caps.prov,
                                fi_strerror(e.err), pe ? pe : "");
     if (!(e.flags & FI_REMOTE_CQ_DATA))
-        ofi_complete(s, e.op_context, st);
+        dmsg_ofi_complete(s, e.op_context, st);
     if (!s->failed)
         s->failed = st;
     return st;
 }
 
-dmsg_status ofi_progress(ofi_state *s)
+/* The end of a progress call: replies the provider refused before go out,
+ * the peers owed a ring since before the call (owed) get it now that the
+ * provider has moved their operations, and peers asleep until this PE
+ * answered them get theirs now that the provider has answered. */
+static void progress_done(ofi_state *s, int owed)
+{
+    if (s->amo.outn)
+        dmsg_ofi_amo_send_queued(s);
+    if (s->bell.hdr)
+        dmsg_ofi_bell_after_progress(s, owed);
+}
+
+dmsg_status dmsg_ofi_progress(ofi_state *s)
 {
     struct fi_cq_data_entry ent[OFI_CQ_BATCH];
+    int owed = s->bell.n;
     for (;;) {
         ssize_t n = fi_cq_read(s->fab.cq, ent, OFI_CQ_BATCH);
         if (n == -FI_EAGAIN) {
-            if (s->amo.outn)
-                ofi_amo_send_queued(s);
+            progress_done(s, owed);
             return DMSG_OK;
         }
         if (n == -FI_EAVAIL) {
@@ -63,25 +75,25 @@ dmsg_status ofi_progress(ofi_state *s)
         if (n < 0)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_cq_read: %s", s->caps.prov,
                              fi_strerror((int)-n));
+        s->bell.events += (uint64_t)n;
         for (ssize_t i = 0; i < n; i++) {
             uint64_t fl = ent[i].flags;
             if ((fl & FI_RECV) && (fl & FI_MSG)) {
-                /* A signal message (ofi_inject_signal) or an engine message. */
+                /* A signal message (dmsg_ofi_inject_signal) or an engine message. */
                 if (fl & FI_REMOTE_CQ_DATA) {
-                    ofi_on_signal(s, ent[i].data);
-                    ofi_engine_repost(s, ent[i].op_context);
+                    dmsg_ofi_on_signal(s, ent[i].data);
+                    dmsg_ofi_engine_repost(s, ent[i].op_context);
                 } else {
-                    ofi_engine_recv(s, ent[i].op_context, ent[i].len);
+                    dmsg_ofi_engine_recv(s, ent[i].op_context, ent[i].len);
                 }
             } else if (fl & FI_REMOTE_CQ_DATA) {
-                ofi_on_signal(s, ent[i].data);
+                dmsg_ofi_on_signal(s, ent[i].data);
             } else {
-                ofi_complete(s, ent[i].op_context, DMSG_OK);
+                dmsg_ofi_complete(s, ent[i].op_context, DMSG_OK);
             }
         }
         if (n < OFI_CQ_BATCH) {
-            if (s->amo.outn)
-                ofi_amo_send_queued(s);
+            progress_done(s, owed);
             return DMSG_OK;
         }
     }
@@ -90,7 +102,7 @@ dmsg_status ofi_progress(ofi_state *s)
 /* A transport error in a wait usually means a peer died (its connection was
  * reset). Under dmsgrun, give the launcher a moment to notice which PE died
  * and raise the abort flag, so that the job is reported by its real cause. */
-dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st)
+dmsg_status dmsg_ofi_peer_failed(ofi_state *s, dmsg_status st)
 {
     if (s->boot->kind == DMSG_BOOT_PMI)
         return st; /* no launcher of ours to name the dead PE */
@@ -110,7 +122,7 @@ dmsg_status ofi_peer_failed(ofi_state *s, dmsg_status st)
  * when PEs outnumber cores, or other work loads the host
  * (dmsg_tp_host_loaded, asked once a wait), the PE we wait for needs our
  * core, so only a few polls. DMSG_SPIN, where set, counts polls. */
-int ofi_spun(const ofi_state *s, long i, double *until)
+int dmsg_ofi_spun(const ofi_state *s, long i, double *until)
 {
     if (s->tp && s->tp->conf.spin >= 0)
         return i >= s->tp->conf.spin;
@@ -130,12 +142,13 @@ int ofi_spun(const ofi_state *s, long i, double *until)
  * wait arrives through the CQ where progress is manual (dmsg reads the CQ,
  * so the provider signals the descriptor when something arrives for it)
  * and deposits are counted by remote CQ data, not by counters. */
-static int sleeps_on_fd(const ofi_state *s)
+int dmsg_ofi_sleeps_on_fd(const ofi_state *s)
 {
     return s->fab.wait_fd >= 0 && s->caps.manual && !s->by_counter;
 }
 
-void ofi_idle(ofi_state *s, ofi_backoff *b)
+int dmsg_ofi_idle(ofi_state *s, ofi_backoff *b, int (*ready)(ofi_state *, const void *),
+             const void *arg)
 {
     /* PEs outnumber cores and nothing will wake this PE (no descriptor):
      * the PE it waits for is likely waiting for this core. sched_yield
@@ -147,52 +160,61 @@ void ofi_idle(ofi_state *s, ofi_backoff *b)
      * woken by the kernel gets the core before PEs that merely yield it,
      * which matters when other jobs load the host (yielding there made
      * rounds over tcp;ofi_rxm slower). */
-    if (s->oversubscribed && !sleeps_on_fd(s)) {
+    if (s->oversubscribed && !dmsg_ofi_sleeps_on_fd(s)) {
         double t = dmsg_clock_now();
         if (b->yield_until == 0)
             b->yield_until = t + s->yield_s;
         if (t < b->yield_until) {
             sched_yield();
-            return;
+            return 0;
         }
     }
     /* Sleep on the CQ's file descriptor. fi_trywait after an empty read
      * says whether the sleep is safe: -FI_EAGAIN means something arrived
      * in between, so poll again instead (fi_poll(3)). */
-    if (sleeps_on_fd(s)) {
+    if (dmsg_ofi_sleeps_on_fd(s)) {
         struct fid *f = &s->fab.cq->fid;
         int rc = fi_trywait(s->fab.fabric, &f, 1);
         if (rc == 0) {
             struct pollfd p = {.fd = s->fab.wait_fd, .events = POLLIN};
             poll(&p, 1, OFI_SLEEP_MS);
-            return;
+            return 0;
         }
         if (rc == -FI_EAGAIN)
-            return;
+            return 0;
     }
     /* No descriptor to sleep on: sleep a little, a little longer each time
-     * nothing came (the next poll finds what arrived meanwhile). */
+     * nothing came (the next poll finds what arrived meanwhile). Under
+     * dmsgrun the sleep is on this PE's bell, which every operation a peer
+     * starts to it rings (ofi_bell.c): the backoff then only bounds how
+     * long what rings no bell waits. */
     if (b->ns == 0)
         b->ns = 1000;
-    struct timespec ts = {0, b->ns};
-    nanosleep(&ts, NULL);
+    int rung = 0;
+    if (s->bell.hdr) {
+        rung = dmsg_ofi_bell_sleep(s, b->ns, ready, arg) == 2;
+    } else {
+        struct timespec ts = {0, b->ns};
+        nanosleep(&ts, NULL);
+    }
     if (b->ns < OFI_BACKOFF_MAX_NS)
         b->ns *= 2;
+    return rung;
 }
 
-dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
+dmsg_status dmsg_ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
                           const char *what)
 {
     double deadline = 0, spin_until = 0;
     ofi_backoff b = {0};
     for (long i = 0;; i++) {
-        dmsg_status st = ofi_progress(s);
+        dmsg_status st = dmsg_ofi_progress(s);
         if (st)
-            return ofi_peer_failed(s, st);
+            return dmsg_ofi_peer_failed(s, st);
         if (ready(s, arg))
             return DMSG_OK;
         /* Every 256 polls while spinning, after every sleep later. */
-        int idle = ofi_spun(s, i, &spin_until);
+        int idle = dmsg_ofi_spun(s, i, &spin_until);
         if ((i & 255) == 255 || idle) {
             double t = dmsg_clock_now();
             if (s->timeout <= 0)
@@ -206,8 +228,12 @@ dmsg_status ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *),
             if (dmsg_boot_aborted(s->boot))
                 return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         }
-        if (idle)
-            ofi_idle(s, &b);
+        /* A peer that rang this PE awake is likely to send more soon (the
+         * next atomic of a loop): poll for a spin's time again first, as at
+         * the start of a wait (where the wait polls by time: not when PEs
+         * outnumber cores or the host is loaded). */
+        if (idle && dmsg_ofi_idle(s, &b, ready, arg) && spin_until > 0)
+            spin_until = 0;
     }
 }
 
@@ -217,12 +243,12 @@ static int batch_done(ofi_state *s, const void *arg)
     return b->pending == 0;
 }
 
-dmsg_status ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what)
+dmsg_status dmsg_ofi_wait_batch(ofi_state *s, ofi_batch *b, const char *what)
 {
-    dmsg_status st = b->pending ? ofi_wait_pred(s, batch_done, b, what) : DMSG_OK;
+    dmsg_status st = b->pending ? dmsg_ofi_wait_pred(s, batch_done, b, what) : DMSG_OK;
     if (st)
         return st;
-    return b->status == DMSG_ERR_TRANSPORT ? ofi_peer_failed(s, b->status) : b->status;
+    return b->status == DMSG_ERR_TRANSPORT ? dmsg_ofi_peer_failed(s, b->status) : b->status;
 }
 
 static int all_done(ofi_state *s, const void *arg)
@@ -230,7 +256,7 @@ static int all_done(ofi_state *s, const void *arg)
     return s->tx_pending == 0;
 }
 
-uint64_t ofi_write_flags(const ofi_state *s, size_t bytes)
+uint64_t dmsg_ofi_write_flags(const ofi_state *s, size_t bytes)
 {
     if (s->caps.tx_delivers && bytes > s->caps.inject)
         return 0;
@@ -242,14 +268,14 @@ uint64_t ofi_write_flags(const ofi_state *s, size_t bytes)
  * they are processed at the target: one round trip per peer at quiet time
  * instead of a delivery acknowledgement per operation (which costs a round
  * trip on every tcp;ofi_rxm write). */
-dmsg_status ofi_flush(ofi_state *s, int pe)
+dmsg_status dmsg_ofi_flush(ofi_state *s, int pe)
 {
     ofi_batch b = {0};
     struct fi_rma_iov r = {.addr = s->peer[pe].addr + OFI_SCRATCH_OFF, .len = sizeof s->flushbuf,
                            .key = s->peer[pe].key};
     struct iovec iov = {.iov_base = &s->flushbuf, .iov_len = sizeof s->flushbuf};
-    dmsg_status st = ofi_post_rma(s, 1, pe, &iov, 1, &r, 1, 0, 0, &b);
-    dmsg_status w = ofi_wait_batch(s, &b, "a flushing read");
+    dmsg_status st = dmsg_ofi_post_rma(s, 1, pe, &iov, 1, &r, 1, 0, 0, &b);
+    dmsg_status w = dmsg_ofi_wait_batch(s, &b, "a flushing read");
     if (!st && !w)
         s->dirty[pe] = 0;
     return st ? st : w;
@@ -258,9 +284,9 @@ dmsg_status ofi_flush(ofi_state *s, int pe)
 /* An operation to pe was refused with -FI_EAGAIN (its queue is full): drive
  * progress so that it drains, and fail once it has stayed full for
  * DMSG_TIMEOUT (where set). *deadline starts at 0. */
-dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline)
+dmsg_status dmsg_ofi_retry(ofi_state *s, int pe, double *deadline)
 {
-    dmsg_status st = ofi_progress(s);
+    dmsg_status st = dmsg_ofi_progress(s);
     if (st)
         return st;
     double t = dmsg_clock_now();
@@ -273,23 +299,24 @@ dmsg_status ofi_retry(ofi_state *s, int pe, double *deadline)
                          pe);
     else if (s->oversubscribed)
         sched_yield(); /* the PE that drains the queue may need this core */
+    dmsg_ofi_bell_ring_now(s, pe); /* its progress drains the queue: wake it if it sleeps */
     return DMSG_OK;
 }
 
-dmsg_status ofi_quiet(dmsg_tp *tp)
+dmsg_status dmsg_ofi_quiet(dmsg_tp *tp)
 {
     ofi_state *s = tp->priv;
-    dmsg_status st = s->tx_pending ? ofi_wait_pred(s, all_done, NULL, "local completions")
+    dmsg_status st = s->tx_pending ? dmsg_ofi_wait_pred(s, all_done, NULL, "local completions")
                                    : DMSG_OK;
     if (st)
         return st;
     for (int pe = 0; pe < s->npes; pe++) {
-        if (s->flush && s->dirty[pe] && (st = ofi_flush(s, pe)))
+        if (s->flush && s->dirty[pe] && (st = dmsg_ofi_flush(s, pe)))
             return st;
-        if (s->sigpend[pe] && (st = ofi_flush_signals(s, pe)))
+        if (s->sigpend[pe] && (st = dmsg_ofi_flush_signals(s, pe)))
             return st;
     }
     st = s->failed;
     s->failed = DMSG_OK;
-    return st == DMSG_ERR_TRANSPORT && s->eng.refused == 0 ? ofi_peer_failed(s, st) : st;
+    return st == DMSG_ERR_TRANSPORT && s->eng.refused == 0 ? dmsg_ofi_peer_failed(s, st) : st;
 }

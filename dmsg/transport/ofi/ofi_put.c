@@ -12,8 +12,8 @@
 
 /* One RMA operation (fi_writemsg or fi_readmsg), retried while the queue is
  * full. Writes up to the inject size are injected; writes ask for the
- * completion level ofi_write_flags says. */
-dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov, size_t n,
+ * completion level dmsg_ofi_write_flags says. */
+dmsg_status dmsg_ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov, size_t n,
                          const struct fi_rma_iov *riov, size_t rn, uint64_t flags, uint64_t data,
                          ofi_batch *b)
 {
@@ -22,7 +22,7 @@ dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov
         bytes += iov[i].iov_len;
     flags |= FI_COMPLETION;
     if (!read) {
-        flags |= ofi_write_flags(s, bytes);
+        flags |= dmsg_ofi_write_flags(s, bytes);
         if (bytes <= s->inject_max)
             flags |= FI_INJECT;
         /* A signal write into the scratch word (a barrier token, a count)
@@ -40,7 +40,7 @@ dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov
     dmsg_status st;
     while ((rc = read ? fi_readmsg(s->fab.ep, &m, flags) : fi_writemsg(s->fab.ep, &m, flags)) ==
            -FI_EAGAIN)
-        if ((st = ofi_retry(s, pe, &deadline)))
+        if ((st = dmsg_ofi_retry(s, pe, &deadline)))
             return st;
     if (rc)
         return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s: fi_%smsg of %zu bytes %s PE %d: %s",
@@ -49,6 +49,7 @@ dmsg_status ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov
     s->tx_pending++;
     if (b)
         b->pending++;
+    dmsg_ofi_bell_ring(s, pe); /* pe's progress places or answers it */
     return DMSG_OK;
 }
 
@@ -59,17 +60,17 @@ static dmsg_status put(ofi_state *s, const dmsg_op *op, uint32_t slot)
     int counted = slot != UINT32_MAX;
     ofi_batch b = {0};
     ofi_group g;
-    ofi_group_init(&g, s, op->pe, 0, &b);
-    dmsg_status st = dmsg_op_runs(op, ofi_group_add, &g);
+    dmsg_ofi_group_init(&g, s, op->pe, 0, &b);
+    dmsg_status st = dmsg_op_runs(op, dmsg_ofi_group_add, &g);
     if (st)
         goto wait;
-    uint64_t sig = counted ? ofi_sig_deposit(slot, op->payload) : 0;
+    uint64_t sig = counted ? dmsg_ofi_sig_deposit(slot, op->payload) : 0;
     if (s->by_counter) {
         /* The count is a separate signal write, after all the data. */
         if (g.k)
-            st = ofi_group_post(&g, 0, 0, &b);
+            st = dmsg_ofi_group_post(&g, 0, 0, &b);
         if (!st && counted)
-            st = ofi_rcount_signal(s, op->pe, slot, op->payload, &b, op->payload);
+            st = dmsg_ofi_rcount_signal(s, op->pe, slot, op->payload, &b, op->payload);
         counted = 0;
     } else if (g.k && g.ops == 0) {
         /* One operation: it carries its own count, and when it is injected
@@ -78,24 +79,24 @@ static dmsg_status put(ofi_state *s, const dmsg_op *op, uint32_t slot)
         for (size_t i = 0; i < g.k; i++)
             bytes += g.iov[i].iov_len;
         uint64_t fl = counted ? FI_REMOTE_CQ_DATA : 0;
-        st = ofi_group_post(&g, fl, sig, bytes <= s->inject_max ? NULL : &b);
+        st = dmsg_ofi_group_post(&g, fl, sig, bytes <= s->inject_max ? NULL : &b);
         counted = 0;
     } else if (g.k) {
-        st = ofi_group_post(&g, 0, 0, &b);
+        st = dmsg_ofi_group_post(&g, 0, 0, &b);
     }
 wait:
     /* Every operation refers to b: wait for all of them even after an error. */
     {
-        dmsg_status w = ofi_wait_batch(s, &b, "deposit completions");
+        dmsg_status w = dmsg_ofi_wait_batch(s, &b, "deposit completions");
         if (!st)
             st = w;
     }
     /* The signal may only follow data that is visible at the target. */
     if (!st && counted && s->flush)
-        st = ofi_flush(s, op->pe);
+        st = dmsg_ofi_flush(s, op->pe);
     if (!st && counted)
-        st = s->caps.tx_delivers ? ofi_inject_signal(s, op->pe, sig)
-                                 : ofi_send_signal(s, op->pe, sig);
+        st = s->caps.tx_delivers ? dmsg_ofi_inject_signal(s, op->pe, sig)
+                                 : dmsg_ofi_send_signal(s, op->pe, sig);
     return st;
 }
 
@@ -109,31 +110,31 @@ static dmsg_status put_contig(ofi_state *s, const dmsg_op *op, uint32_t slot)
     if (s->by_counter) {
         /* Data, then the signal write; an injected deposit with
          * write-after-write order returns without any wait. */
-        if (op->n <= s->inject_max && (!counted || ofi_rcount_ordered(s, op->n))) {
-            dmsg_status st = ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, 0, 0, NULL);
-            return st || !counted ? st : ofi_rcount_signal(s, op->pe, slot, op->payload, NULL, 0);
+        if (op->n <= s->inject_max && (!counted || dmsg_ofi_rcount_ordered(s, op->n))) {
+            dmsg_status st = dmsg_ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, 0, 0, NULL);
+            return st || !counted ? st : dmsg_ofi_rcount_signal(s, op->pe, slot, op->payload, NULL, 0);
         }
         ofi_batch b = {0};
-        dmsg_status st = ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, 0, 0, &b);
+        dmsg_status st = dmsg_ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, 0, 0, &b);
         if (!st && counted)
-            st = ofi_rcount_signal(s, op->pe, slot, op->payload, &b, op->n);
-        dmsg_status w = ofi_wait_batch(s, &b, "deposit completion");
+            st = dmsg_ofi_rcount_signal(s, op->pe, slot, op->payload, &b, op->n);
+        dmsg_status w = dmsg_ofi_wait_batch(s, &b, "deposit completion");
         return st ? st : w;
     }
-    uint64_t sig = counted ? ofi_sig_deposit(slot, op->payload) : 0;
+    uint64_t sig = counted ? dmsg_ofi_sig_deposit(slot, op->payload) : 0;
     uint64_t fl = counted ? FI_REMOTE_CQ_DATA : 0;
     if (op->n <= s->inject_max)
-        return ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, fl, sig, NULL);
+        return dmsg_ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, fl, sig, NULL);
     /* Where the local completion of a large write means that the target has
      * its data (tx_delivers: shm), the write goes plain: without remote CQ
      * data and delivery completion the provider keeps its single-copy path.
      * An injected signal message behind it counts it; quiet flushes those. */
     int split = counted && s->caps.tx_delivers;
     ofi_batch b = {0};
-    dmsg_status st = ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, split ? 0 : fl, sig, &b);
-    dmsg_status w = ofi_wait_batch(s, &b, "deposit completion");
+    dmsg_status st = dmsg_ofi_post_rma(s, 0, op->pe, &iov, 1, &r, 1, split ? 0 : fl, sig, &b);
+    dmsg_status w = dmsg_ofi_wait_batch(s, &b, "deposit completion");
     if (!st && !w && split)
-        st = ofi_inject_signal(s, op->pe, sig);
+        st = dmsg_ofi_inject_signal(s, op->pe, sig);
     return st ? st : w;
 }
 
@@ -174,23 +175,23 @@ static int use_engine(const ofi_state *s, const dmsg_op *op, size_t lim)
     return run < 4096 && chained_ops > packed_msgs;
 }
 
-dmsg_status ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
+dmsg_status dmsg_ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
 {
     ofi_state *s = tp->priv;
     if (op->pe == s->rank) {
         dmsg_copy_op(op, s->seg + op->roff, &s->tp->conf.xp); /* a transfer with oneself: a local copy */
         if (op->dir == DMSG_DIR_PUT && slot != UINT32_MAX)
-            ofi_on_signal(s, ofi_sig_deposit(slot, op->payload));
+            dmsg_ofi_on_signal(s, dmsg_ofi_sig_deposit(slot, op->payload));
         return DMSG_OK;
     }
     if (op->dir == DMSG_DIR_GET) {
         int done;
-        dmsg_status st = ofi_get_span(s, op, &done);
+        dmsg_status st = dmsg_ofi_get_span(s, op, &done);
         if (st || done)
             return st;
         ofi_batch b = {0};
-        st = ofi_get(s, op, &b);
-        dmsg_status w = ofi_wait_batch(s, &b, "fetch completions");
+        st = dmsg_ofi_get(s, op, &b);
+        dmsg_status w = dmsg_ofi_wait_batch(s, &b, "fetch completions");
         return st ? st : w;
     }
     if (op->kind == DMSG_OP_CONTIG && op->n && op->n <= s->caps.max_msg)
@@ -198,6 +199,6 @@ dmsg_status ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
     size_t lim = s->caps.iov_limit < s->caps.rma_iov_limit ? s->caps.iov_limit
                                                              : s->caps.rma_iov_limit;
     if (use_engine(s, op, lim))
-        return ofi_engine_put(s, op, slot);
+        return dmsg_ofi_engine_put(s, op, slot);
     return put(s, op, slot);
 }

@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include "dmsg/transport/ofi/ofi.h"
 
-int ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen)
+int dmsg_ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen)
 {
     if (!c->rma_event_adv)
         snprintf(why, whylen, "lacks remote write counters (FI_RMA_EVENT)");
@@ -44,9 +44,9 @@ int ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen)
 }
 
 /* The cells table is mapped once (only the rows of slots in use are ever
- * touched); rows are registered lazily, by ofi_rcount_reset, so that 256
+ * touched); rows are registered lazily, by dmsg_ofi_rcount_reset, so that 256
  * possible counters do not mean 256 MRs at start-up. */
-dmsg_status ofi_rcount_start(ofi_state *s)
+dmsg_status dmsg_ofi_rcount_start(ofi_state *s)
 {
     s->rc.cells_len = (size_t)s->nslots * (size_t)s->npes * sizeof(uint64_t);
     s->rc.cells = mmap(NULL, s->rc.cells_len, PROT_READ | PROT_WRITE,
@@ -58,14 +58,14 @@ dmsg_status ofi_rcount_start(ofi_state *s)
     s->rc.cs = calloc(s->nslots, sizeof *s->rc.cs);
     s->rc.sigb = calloc((size_t)s->npes, sizeof *s->rc.sigb);
     if (!s->rc.cs || !s->rc.sigb) {
-        ofi_rcount_stop(s);
+        dmsg_ofi_rcount_stop(s);
         return DMSG_FAIL(DMSG_ERR_NOMEM, "counter slot table");
     }
     return DMSG_OK;
 }
 
 /* Before the endpoint's domain is closed: MRs and counters belong to it. */
-void ofi_rcount_stop(ofi_state *s)
+void dmsg_ofi_rcount_stop(ofi_state *s)
 {
     for (uint32_t i = 0; s->rc.cs && i < s->nslots; i++) {
         if (s->rc.cs[i].mr)
@@ -133,7 +133,7 @@ fail:
  * for the slot's waits and reads. Deposits of the slot's previous life are all
  * counted (dmsg_ctr_destroy is collective, with a barrier), so the counter
  * is not reset but its value remembered. */
-dmsg_status ofi_rcount_reset(ofi_state *s, uint32_t slot)
+dmsg_status dmsg_ofi_rcount_reset(ofi_state *s, uint32_t slot)
 {
     ofi_cslot *c = &s->rc.cs[slot];
     c->failed = c->mr ? DMSG_OK : slot_open(s, slot);
@@ -147,20 +147,20 @@ dmsg_status ofi_rcount_reset(ofi_state *s, uint32_t slot)
 
 static dmsg_status post(ofi_state *s, int pe, uint32_t slot, uint64_t total, ofi_batch *b)
 {
-    /* 8 bytes are always injected (ofi_rcount_usable): total may go away. */
+    /* 8 bytes are always injected (dmsg_ofi_rcount_usable): total may go away. */
     struct iovec iov = {.iov_base = &total, .iov_len = sizeof total};
     uint64_t off = ((uint64_t)slot * (uint64_t)s->npes + (uint64_t)s->rank) * sizeof total;
     struct fi_rma_iov r = {.addr = s->caps.virt_addr ? s->peer[pe].cells + off
                                                      : (uint64_t)s->rank * sizeof total,
                            .len = sizeof total,
                            .key = s->peer[pe].key + 1 + slot};
-    return ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, 0, 0, b);
+    return dmsg_ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, 0, 0, b);
 }
 
 /* The provider places a signal write behind data_bytes of data written
  * before it (and behind earlier signals): FI_ORDER_WAW in msg_order, and
  * max_order_waw_size for the data ordering of that many bytes. */
-int ofi_rcount_ordered(const ofi_state *s, uint64_t data_bytes)
+int dmsg_ofi_rcount_ordered(const ofi_state *s, uint64_t data_bytes)
 {
     return s->caps.order_waw && data_bytes <= s->caps.max_order_waw;
 }
@@ -169,7 +169,7 @@ int ofi_rcount_ordered(const ofi_state *s, uint64_t data_bytes)
  * operations (in flight in `data`, data_bytes of them; the caller still
  * waits for them). Two signal writes to one cell must land in order too,
  * or the cell could be left with an older total. */
-dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t bytes,
+dmsg_status dmsg_ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t bytes,
                               ofi_batch *data, uint64_t data_bytes)
 {
     ofi_cslot *c = &s->rc.cs[slot];
@@ -177,7 +177,7 @@ dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t byte
         return c->failed ? c->failed : DMSG_FAIL(DMSG_ERR_TRANSPORT, "counter %u unset", slot);
     uint64_t total = c->sent[pe] + bytes;
     dmsg_status st;
-    if (ofi_rcount_ordered(s, data_bytes)) {
+    if (dmsg_ofi_rcount_ordered(s, data_bytes)) {
         /* Placed behind the data and behind earlier signals by the provider. */
         if ((st = post(s, pe, slot, total, NULL)))
             return st;
@@ -185,11 +185,11 @@ dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t byte
         /* Make the data and the previous signal to pe visible first: by
          * delivery completion (or on shm by the completion of large plain
          * writes, tx_delivers) of every operation, or a flushing read. */
-        if (data && (st = ofi_wait_batch(s, data, "deposit completions")))
+        if (data && (st = dmsg_ofi_wait_batch(s, data, "deposit completions")))
             return st;
-        if ((st = ofi_wait_batch(s, &s->rc.sigb[pe], "a counter signal")))
+        if ((st = dmsg_ofi_wait_batch(s, &s->rc.sigb[pe], "a counter signal")))
             return st;
-        if (s->flush && s->dirty[pe] && (st = ofi_flush(s, pe)))
+        if (s->flush && s->dirty[pe] && (st = dmsg_ofi_flush(s, pe)))
             return st;
         if ((st = post(s, pe, slot, total, &s->rc.sigb[pe])))
             return st;
@@ -204,7 +204,7 @@ dmsg_status ofi_rcount_signal(ofi_state *s, int pe, uint32_t slot, uint64_t byte
  * old, half new; such a value never exceeds the new total when the bytes go
  * in ascending address order, as every provider here copies, but it may be
  * below the old one, so the sum never goes below the largest seen. */
-dmsg_status ofi_rcount_read(ofi_state *s, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
+dmsg_status dmsg_ofi_rcount_read(ofi_state *s, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     ofi_cslot *c = &s->rc.cs[slot];
     *msgs = *bytes = 0;

@@ -28,7 +28,7 @@ static int gen_moved(const void *arg)
  * that races ahead into the next barrier always finds the count reset. The
  * acq_rel arrival and the acquire of the generation make every store before
  * the barrier on any PE visible after it on every PE. */
-dmsg_status shm_barrier(dmsg_tp *tp)
+dmsg_status dmsg_shm_barrier(dmsg_tp *tp)
 {
     shm_state *s = tp->priv;
     shm_job_area *a = s->area;
@@ -36,32 +36,32 @@ dmsg_status shm_barrier(dmsg_tp *tp)
     if (atomic_fetch_add_explicit(&a->arrived, 1, memory_order_acq_rel) == (uint32_t)tp->npes - 1) {
         atomic_store_explicit(&a->arrived, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
-        shm_wake(&a->gen, &a->sleepers, 0);
+        dmsg_shm_wake(&a->gen, &a->sleepers, 0);
         return DMSG_OK;
     }
-    return shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
+    return dmsg_shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
 }
 
-dmsg_status shm_quiet(dmsg_tp *tp)
+dmsg_status dmsg_shm_quiet(dmsg_tp *tp)
 {
     /* Deposits are complete when their copy loop returns; only ordering is left. */
     atomic_thread_fence(memory_order_seq_cst);
     return DMSG_OK;
 }
 
-dmsg_status shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
+dmsg_status dmsg_shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
 {
     shm_state *s = tp->priv;
     if (len > sizeof s->area->gather[0])
         return DMSG_FAIL(DMSG_ERR_ARG, "allgather of %zu bytes", len);
     memcpy(s->area->gather[tp->rank], mine, len);
-    dmsg_status st = shm_barrier(tp);
+    dmsg_status st = dmsg_shm_barrier(tp);
     if (st)
         return st;
     for (int p = 0; p < tp->npes; p++)
         memcpy((char *)all + (size_t)p * len, s->area->gather[p], len);
     /* Nobody may overwrite its slot before everyone has read it. */
-    return shm_barrier(tp);
+    return dmsg_shm_barrier(tp);
 }
 
 static long auto_spin(int npes)
@@ -70,7 +70,7 @@ static long auto_spin(int npes)
     return dmsg_tp_oversubscribed(npes) ? SHM_SPIN_LOADED : 20000;
 }
 
-dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
+dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
 {
     int rank = boot->rank, npes = boot->npes;
     if (boot->fd < 0) {
@@ -114,7 +114,7 @@ dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
     tp->npes = npes;
     tp->seg_size = s->hdr->seg_size;
     tp->max_counters = s->hdr->max_counters;
-    st = shm_barrier(tp);
+    st = dmsg_shm_barrier(tp);
     if (st)
         goto err_taken;
     return DMSG_OK;
@@ -131,7 +131,7 @@ err_joined:
     return st;
 }
 
-void shm_leave(dmsg_tp *tp, shm_state *s)
+void dmsg_shm_leave(dmsg_tp *tp, shm_state *s)
 {
     dmsg_boot_leave(tp->boot);
     free(s->taken);
@@ -146,7 +146,7 @@ static dmsg_status shm_init(dmsg_tp *tp, dmsg_boot *boot)
     shm_state *s = calloc(1, sizeof *s);
     if (!s)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "shm state");
-    dmsg_status st = shm_join(tp, s, boot);
+    dmsg_status st = dmsg_shm_join(tp, s, boot);
     if (st)
         free(s);
     return st;
@@ -155,7 +155,7 @@ static dmsg_status shm_init(dmsg_tp *tp, dmsg_boot *boot)
 static void shm_finalize(dmsg_tp *tp)
 {
     shm_state *s = tp->priv;
-    shm_leave(tp, s);
+    dmsg_shm_leave(tp, s);
     free(s);
 }
 
@@ -163,17 +163,17 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
     .name = "shm",
     .init = shm_init,
     .finalize = shm_finalize,
-    .barrier = shm_barrier,
-    .quiet = shm_quiet,
-    .allgather = shm_allgather,
-    .ctr_reset = shm_ctr_reset,
-    .ctr_wait = shm_ctr_wait,
-    .ctr_read = shm_ctr_read,
-    .put = shm_put,
-    .get = shm_get,
-    .get_nb = shm_get_nb,
-    .req_test = shm_req_test,
-    .amo = shm_amo,
-    .signal = shm_signal,
-    .word_wait = shm_word_wait,
+    .barrier = dmsg_shm_barrier,
+    .quiet = dmsg_shm_quiet,
+    .allgather = dmsg_shm_allgather,
+    .ctr_reset = dmsg_shm_ctr_reset,
+    .ctr_wait = dmsg_shm_ctr_wait,
+    .ctr_read = dmsg_shm_ctr_read,
+    .put = dmsg_shm_put,
+    .get = dmsg_shm_get,
+    .get_nb = dmsg_shm_get_nb,
+    .req_test = dmsg_shm_req_test,
+    .amo = dmsg_shm_amo,
+    .signal = dmsg_shm_signal,
+    .word_wait = dmsg_shm_word_wait,
 };

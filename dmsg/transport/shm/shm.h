@@ -88,7 +88,7 @@ typedef struct shm_state {
     shm_job_area *area;
     long spin;         /* polls before sleeping */
     int spin_auto;     /* DMSG_SPIN=-1: a wait polls SHM_SPIN_LOADED times instead when the host is loaded */
-    double yield_s;    /* PEs outnumber cores: seconds a wait yields before sleeping (shm_wait.c) */
+    double yield_s;    /* PEs outnumber cores: seconds a wait yields before sleeping (dmsg_shm_wait.c) */
     uint64_t *taken;   /* per slot, 2 words: messages and bytes consumed by awaits.
                         * Private, so an await never writes the shared counter line
                         * (a write would cost the next sender a cache-line transfer). */
@@ -107,67 +107,67 @@ static inline shm_bell *shm_bell_at(shm_state *s, int pe)
     return (shm_bell *)(dmsg_job_ctl(s->hdr, pe) + s->hdr->ctl_size - SHM_CTL_TAIL_BYTES);
 }
 
-/* Predicate polled by shm_wait. */
+/* Predicate polled by dmsg_shm_wait. */
 typedef int (*shm_ready_fn)(const void *arg);
 
 /* Waits until ready(arg): polls s->spin times, yields for a while when PEs
  * outnumber cores, then sleeps on the futex word
  * `seq` (advertising itself in `sleepers`); wakers bump seq and wake when
  * sleepers != 0. Returns DMSG_ERR_TIMEOUT or DMSG_ERR_ABORTED when those apply. */
-dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
+dmsg_status dmsg_shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
                      _Atomic uint32_t *sleepers);
 
 /* Wakes every sleeper on seq if there is one; bump: first change seq so that
  * a sleeper about to sleep on the old value returns at once (for words that
  * the caller has not changed itself). */
-void shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump);
+void dmsg_shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump);
 
-/* The shm ops, for transports layered on it. shm_join fills a caller-owned
+/* The shm ops, for transports layered on it. dmsg_shm_join fills a caller-owned
  * state (tp->priv must point to a struct that starts with it); it needs a
  * job region (boot kind LOCAL or SINGLETON), which the boot keeps mapped
  * until the core ends it after the transport's finalize. */
-dmsg_status shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot);
-void shm_leave(dmsg_tp *tp, shm_state *s);
-dmsg_status shm_barrier(dmsg_tp *tp);
-dmsg_status shm_quiet(dmsg_tp *tp);
-dmsg_status shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
-dmsg_status shm_ctr_reset(dmsg_tp *tp, uint32_t slot);
-dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
-dmsg_status shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
+dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot);
+void dmsg_shm_leave(dmsg_tp *tp, shm_state *s);
+dmsg_status dmsg_shm_barrier(dmsg_tp *tp);
+dmsg_status dmsg_shm_quiet(dmsg_tp *tp);
+dmsg_status dmsg_shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
+dmsg_status dmsg_shm_ctr_reset(dmsg_tp *tp, uint32_t slot);
+dmsg_status dmsg_shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
+dmsg_status dmsg_shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes);
 
 /* Counts one message of `bytes` payload bytes at PE pe (release: after the
  * data of the deposit is visible there). */
-void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
+void dmsg_shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes);
 
 /* Data movement (shm_move.c): one copy by this PE's processor through the
  * mapping (the copy engine, dmsg_copy_op). A fetch is complete inside the
  * call, so a non-blocking one is born finished. */
-dmsg_status shm_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
-dmsg_status shm_get(dmsg_tp *tp, const dmsg_op *op);
-dmsg_status shm_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
-dmsg_status shm_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
+dmsg_status dmsg_shm_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
+dmsg_status dmsg_shm_get(dmsg_tp *tp, const dmsg_op *op);
+dmsg_status dmsg_shm_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
+dmsg_status dmsg_shm_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
 
 /* Rings PE pe's doorbell after this PE changed words there (a deposit, an
  * atomic, a signal): wakes its point-to-point wait if it sleeps. The fence
  * orders the change before the look at the sleeper count, as the sleeper's
- * count is ordered before its last look at the words (shm_wait), so one of
+ * count is ordered before its last look at the words (dmsg_shm_wait), so one of
  * the two sees the other. */
 static inline void shm_ring(shm_state *s, int pe)
 {
     shm_bell *b = shm_bell_at(s, pe);
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
-        shm_wake(&b->seq, &b->sleepers, 1);
+        dmsg_shm_wake(&b->seq, &b->sleepers, 1);
 }
 
-/* Atomics and signals (shm_amo.c): CPU atomics on the word in the target's
+/* Atomics and signals (dmsg_shm_amo.c): CPU atomics on the word in the target's
  * mapped segment, complete inside the call; word_wait polls with the wait
  * policy and sleeps on this PE's doorbell. */
-dmsg_status shm_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
-dmsg_status shm_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
-dmsg_status shm_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
+dmsg_status dmsg_shm_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
+dmsg_status dmsg_shm_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
+dmsg_status dmsg_shm_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
 /* The atomic itself, without ringing: returns the old value. */
-uint64_t shm_amo_apply(shm_state *s, const dmsg_amo *a);
+uint64_t dmsg_shm_amo_apply(shm_state *s, const dmsg_amo *a);
 
 /* Where the op's remote side is, in this process. */
 static inline char *shm_remote(shm_state *s, const dmsg_op *op)

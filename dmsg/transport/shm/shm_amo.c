@@ -38,18 +38,18 @@ static uint64_t apply64(void *p, const dmsg_amo *a)
     AMO_APPLY(uint64_t, p, a);
 }
 
-uint64_t shm_amo_apply(shm_state *s, const dmsg_amo *a)
+uint64_t dmsg_shm_amo_apply(shm_state *s, const dmsg_amo *a)
 {
     void *p = s->seg[a->pe] + a->roff;
     return a->size == 4 ? apply32(p, a) : apply64(p, a);
 }
 
 /* Complete inside the call in every mode: a request is born finished
- * (shm_req_test reports it done), its result already written. */
-dmsg_status shm_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req)
+ * (dmsg_shm_req_test reports it done), its result already written. */
+dmsg_status dmsg_shm_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req)
 {
     shm_state *s = tp->priv;
-    uint64_t old = shm_amo_apply(s, a);
+    uint64_t old = dmsg_shm_amo_apply(s, a);
     if (result) {
         if (a->size == 4) {
             uint32_t o32 = (uint32_t)old;
@@ -62,7 +62,7 @@ dmsg_status shm_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg
     return DMSG_OK;
 }
 
-dmsg_status shm_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add)
+dmsg_status dmsg_shm_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add)
 {
     shm_state *s = tp->priv;
     uint64_t *w = (uint64_t *)(s->seg[pe] + roff);
@@ -79,11 +79,11 @@ dmsg_status shm_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add
 /* Nothing needs progress here (writers do their own work), so a test
  * returns at once; a wait spins, yields when PEs outnumber cores, then
  * sleeps on the doorbell, which every change to this PE's words rings. */
-dmsg_status shm_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once)
+dmsg_status dmsg_shm_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once)
 {
     shm_state *s = tp->priv;
     if (once)
         return DMSG_OK;
     shm_bell *b = shm_bell_at(s, tp->rank);
-    return shm_wait(s, ready, arg, &b->seq, &b->sleepers);
+    return dmsg_shm_wait(s, ready, arg, &b->seq, &b->sleepers);
 }

@@ -3,7 +3,7 @@
  * reads, so the data is never seen after the count. */
 #include "dmsg/transport/shm/shm.h"
 
-dmsg_status shm_ctr_reset(dmsg_tp *tp, uint32_t slot)
+dmsg_status dmsg_shm_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
     shm_state *s = tp->priv;
     shm_ctr *c = shm_ctr_at(s, tp->rank, slot);
@@ -13,7 +13,7 @@ dmsg_status shm_ctr_reset(dmsg_tp *tp, uint32_t slot)
     return DMSG_OK;
 }
 
-void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
+void dmsg_shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
 {
     shm_ctr *c = shm_ctr_at(tp->priv, pe, slot);
     /* Bytes first: an await on messages then also sees the bytes. seq_cst
@@ -28,7 +28,7 @@ void shm_ctr_signal(dmsg_tp *tp, int pe, uint32_t slot, uint64_t bytes)
      * the first sender saves its wake-up call. */
     if (m < atomic_load(&c->want_msgs) && b < atomic_load(&c->want_bytes))
         return;
-    shm_wake(&c->seq, &c->sleepers, 1);
+    dmsg_shm_wake(&c->seq, &c->sleepers, 1);
 }
 
 typedef struct ctr_need {
@@ -42,7 +42,7 @@ static int ctr_ready(const void *arg)
     return atomic_load_explicit(w->word, memory_order_acquire) >= w->n;
 }
 
-dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
+dmsg_status dmsg_shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
 {
     shm_state *s = tp->priv;
     shm_ctr *c = shm_ctr_at(s, tp->rank, slot);
@@ -53,7 +53,7 @@ dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
         /* Read by senders only while we advertise ourselves as a sleeper. */
         atomic_store(&c->want_msgs, bytes_mode ? UINT64_MAX : w.n);
         atomic_store(&c->want_bytes, bytes_mode ? w.n : UINT64_MAX);
-        dmsg_status st = shm_wait(s, ctr_ready, &w, &c->seq, &c->sleepers);
+        dmsg_status st = dmsg_shm_wait(s, ctr_ready, &w, &c->seq, &c->sleepers);
         if (st)
             return st;
     }
@@ -61,7 +61,7 @@ dmsg_status shm_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
     return DMSG_OK;
 }
 
-dmsg_status shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
+dmsg_status dmsg_shm_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     shm_state *s = tp->priv;
     shm_ctr *c = shm_ctr_at(s, tp->rank, slot);

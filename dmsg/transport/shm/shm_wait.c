@@ -38,7 +38,7 @@ static inline void cpu_relax(void)
 #endif
 }
 
-dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
+dmsg_status dmsg_shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
                      _Atomic uint32_t *sleepers)
 {
     long spin = s->spin;
@@ -81,7 +81,7 @@ dmsg_status shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _Atomic 
     }
 }
 
-void shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump)
+void dmsg_shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump)
 {
     if (atomic_load(sleepers) == 0)
         return;

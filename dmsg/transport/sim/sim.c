@@ -66,7 +66,7 @@ static dmsg_status sim_init(dmsg_tp *tp, dmsg_boot *boot)
     sim_state *s = calloc(1, sizeof *s);
     if (!s)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "sim state");
-    if ((st = dmsg_env_load(&sim_env_table, &s->set, err, sizeof err)) ||
+    if ((st = dmsg_env_load(&dmsg_sim_env_table, &s->set, err, sizeof err)) ||
         (st = dmsg_env_choose("DMSG_SIM_MECH", s->set.mech, mechs, 3, loud, &mech)) ||
         (st = dmsg_env_choose("DMSG_SIM_FETCH", s->set.fetch, fetches, 4, loud, &fetch)))
         goto err_free;
@@ -84,7 +84,7 @@ static dmsg_status sim_init(dmsg_tp *tp, dmsg_boot *boot)
     s->congestion = s->set.congestion > 0 ? s->set.congestion : s->m.congestion;
     s->partner = -1;
     s->self = boot->rank;
-    st = shm_join(tp, &s->shm, boot);
+    st = dmsg_shm_join(tp, &s->shm, boot);
     if (st)
         goto err_free;
     s->npes = tp->npes;
@@ -98,7 +98,7 @@ err_free:
 static void sim_finalize(dmsg_tp *tp)
 {
     sim_state *s = tp->priv;
-    shm_leave(tp, &s->shm);
+    dmsg_shm_leave(tp, &s->shm);
     free(s);
 }
 
@@ -111,21 +111,21 @@ static dmsg_status clock_collective(dmsg_tp *tp, double mine, double cost, const
     shm_job_area *a = s->shm.area;
     int row = (int)(s->barriers++ & 1);
     a->aux[row][tp->rank] = dbits(mine);
-    sim_order_coll_enter(s);
-    dmsg_status st = in ? shm_allgather(tp, in, len, all) : shm_barrier(tp);
+    dmsg_sim_order_coll_enter(s);
+    dmsg_status st = in ? dmsg_shm_allgather(tp, in, len, all) : dmsg_shm_barrier(tp);
     double t = 0;
     for (int p = 0; !st && p < tp->npes; p++)
         t = fmax(t, bitsd(a->aux[row][p]));
     if (!st)
         sim_advance_to(s, t + cost, SIM_T_SYNC);
-    sim_order_coll_leave(s);
+    dmsg_sim_order_coll_leave(s);
     return st;
 }
 
 static dmsg_status sim_barrier(dmsg_tp *tp)
 {
     sim_state *s = tp->priv;
-    return clock_collective(tp, fmax(s->clock, s->pending), sim_cost_barrier(s, tp->npes), NULL,
+    return clock_collective(tp, fmax(s->clock, s->pending), dmsg_sim_cost_barrier(s, tp->npes), NULL,
                             0, NULL);
 }
 
@@ -141,8 +141,8 @@ static dmsg_status sim_quiet(dmsg_tp *tp)
 {
     sim_state *s = tp->priv;
     sim_advance_to(s, s->pending, SIM_T_SYNC);
-    sim_order_publish(s);
-    return shm_quiet(tp);
+    dmsg_sim_order_publish(s);
+    return dmsg_shm_quiet(tp);
 }
 
 /* Books a transfer on the clock before its data moves; returns the time
@@ -151,21 +151,21 @@ static double account(dmsg_tp *tp, const dmsg_op *op, int nonblocking)
 {
     sim_state *s = tp->priv;
     sim_transfer tx, *x = &tx;
-    sim_describe(op, x);
+    dmsg_sim_describe(op, x);
     x->nonblocking = nonblocking;
     if (x->pe != s->partner && x->pe != tp->rank) {
         sim_charge(s, s->m.partner_us * 1e-6, SIM_T_TRANSFER);
         s->partner = x->pe;
     }
     if (!x->get) {
-        double copy, busy = sim_cost_deposit(s, x, &copy);
+        double copy, busy = dmsg_sim_cost_deposit(s, x, &copy);
         sim_charge(s, copy, SIM_T_COPY);
         sim_charge(s, busy - copy, SIM_T_TRANSFER);
-        s->last_arrival = s->clock + (x->pe == tp->rank ? 0 : sim_cost_latency(s));
+        s->last_arrival = s->clock + (x->pe == tp->rank ? 0 : dmsg_sim_cost_latency(s));
         s->pending = fmax(s->pending, s->last_arrival);
         return s->last_arrival;
     }
-    double issue, total = sim_cost_fetch(s, x, &issue);
+    double issue, total = dmsg_sim_cost_fetch(s, x, &issue);
     double done = s->clock + total;
     if (x->nonblocking) {
         sim_charge(s, issue, SIM_T_FETCH);
@@ -179,15 +179,15 @@ static dmsg_status sim_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
 {
     sim_state *s = tp->priv;
     account(tp, op, 0);
-    sim_word_stamp(s, op->pe, s->last_arrival);
+    dmsg_sim_word_stamp(s, op->pe, s->last_arrival);
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
     if (slot != UINT32_MAX) {
         /* The arrival is recorded with the count (which releases it). */
-        sim_log_add(tp, op->pe, slot, s->last_arrival, op->payload);
+        dmsg_sim_log_add(tp, op->pe, slot, s->last_arrival, op->payload);
     }
     shm_ring(&s->shm, op->pe); /* a point-to-point wait may watch the words */
     /* Only now may this PE's bound pass the deposit's issue time. */
-    sim_order_publish(s);
+    dmsg_sim_order_publish(s);
     return DMSG_OK;
 }
 
@@ -196,7 +196,7 @@ static dmsg_status sim_get(dmsg_tp *tp, const dmsg_op *op)
     sim_state *s = tp->priv;
     account(tp, op, 0);
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
-    sim_order_publish(s);
+    dmsg_sim_order_publish(s);
     return DMSG_OK;
 }
 
@@ -207,14 +207,14 @@ static dmsg_status sim_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
     sim_state *s = tp->priv;
     req->seq = dbits(account(tp, op, 1));
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
-    sim_order_publish(s);
+    dmsg_sim_order_publish(s);
     return DMSG_OK;
 }
 
 static dmsg_status sim_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
 {
     sim_advance_to(tp->priv, bitsd(req->seq), SIM_T_FETCH);
-    sim_order_publish(tp->priv);
+    dmsg_sim_order_publish(tp->priv);
     *done = 1;
     return DMSG_OK;
 }
@@ -222,11 +222,11 @@ static dmsg_status sim_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
 static dmsg_status sim_work(dmsg_tp *tp, const dmsg_work *w)
 {
     int k;
-    double dt = sim_cost_work(tp->priv, w, &k);
+    double dt = dmsg_sim_cost_work(tp->priv, w, &k);
     if (dt < 0)
         return DMSG_FAIL(DMSG_ERR_ARG, "modelled work of kind %d", (int)w->kind);
     sim_charge(tp->priv, dt, k);
-    sim_order_publish(tp->priv);
+    dmsg_sim_order_publish(tp->priv);
     return DMSG_OK;
 }
 
@@ -235,23 +235,23 @@ static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint
     sim_state *s = tp->priv;
     uint64_t msgs, bytes;
     int on_bytes = bytes_mode == SIM_TAKE_BYTES;
-    shm_ctr_read(tp, slot, &msgs, &bytes);
+    dmsg_shm_ctr_read(tp, slot, &msgs, &bytes);
     int blocks = (on_bytes ? bytes : msgs) < n;
     if (blocks)
-        sim_order_block(s, slot, bytes_mode, n);
-    dmsg_status st = shm_ctr_wait(tp, slot, on_bytes, n);
+        dmsg_sim_order_block(s, slot, bytes_mode, n);
+    dmsg_status st = dmsg_shm_ctr_wait(tp, slot, on_bytes, n);
     if (blocks)
-        sim_order_unblock(s);
+        dmsg_sim_order_unblock(s);
     if (!st)
-        sim_advance_to(s, sim_log_take(s, slot, bytes_mode, n), SIM_T_CTRWAIT);
-    sim_order_publish(s);
+        sim_advance_to(s, dmsg_sim_log_take(s, slot, bytes_mode, n), SIM_T_CTRWAIT);
+    dmsg_sim_order_publish(s);
     return st;
 }
 
 static dmsg_status sim_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
-    sim_log_reset(tp->priv, slot);
-    return shm_ctr_reset(tp, slot);
+    dmsg_sim_log_reset(tp->priv, slot);
+    return dmsg_shm_ctr_reset(tp, slot);
 }
 
 static void sim_times(dmsg_tp *tp, dmsg_times *t)
@@ -266,17 +266,17 @@ static dmsg_status sim_ctr_due(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint6
                                double *t)
 {
     sim_state *s = tp->priv;
-    sim_log *l = sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->self);
     int covered;
-    sim_log_lock(l);
-    *t = sim_log_due(s, s->self, slot, bytes_mode, n, &covered);
-    sim_log_unlock(l);
+    dmsg_sim_log_lock(l);
+    *t = dmsg_sim_log_due(s, s->self, slot, bytes_mode, n, &covered);
+    dmsg_sim_log_unlock(l);
     return DMSG_OK;
 }
 
 static double sim_horizon(dmsg_tp *tp)
 {
-    return sim_order_horizon(tp->priv);
+    return dmsg_sim_order_horizon(tp->priv);
 }
 
 static double sim_wtime(dmsg_tp *tp)
@@ -288,13 +288,13 @@ static double sim_wtime(dmsg_tp *tp)
 static void sim_finalize_report(dmsg_tp *tp)
 {
     if (((sim_state *)tp->priv)->set.report)
-        sim_report(tp);
+        dmsg_sim_report(tp);
     sim_finalize(tp);
 }
 
 const dmsg_tp_ops dmsg_tp_sim_ops = {
     .name = "sim",
-    .settings = &sim_env_table,
+    .settings = &dmsg_sim_env_table,
     .init = sim_init,
     .finalize = sim_finalize_report,
     .barrier = sim_barrier,
@@ -302,18 +302,18 @@ const dmsg_tp_ops dmsg_tp_sim_ops = {
     .allgather = sim_allgather,
     .ctr_reset = sim_ctr_reset,
     .ctr_wait = sim_ctr_wait,
-    .ctr_read = shm_ctr_read,
+    .ctr_read = dmsg_shm_ctr_read,
     .put = sim_put,
     .get = sim_get,
     .get_nb = sim_get_nb,
     .req_test = sim_req_test,
-    .amo = sim_amo,
-    .signal = sim_signal,
-    .word_wait = sim_word_wait,
+    .amo = dmsg_sim_amo,
+    .signal = dmsg_sim_signal,
+    .word_wait = dmsg_sim_word_wait,
     .wtime = sim_wtime,
     .times = sim_times,
     .work = sim_work,
     .ctr_due = sim_ctr_due,
     .horizon = sim_horizon,
-    .order_wait = sim_order_wait,
+    .order_wait = dmsg_sim_order_wait,
 };

@@ -26,13 +26,13 @@ typedef struct sim_settings {
     char fetch[16];    /* DMSG_SIM_FETCH: auto, blocking, pipelined, vector */
     int report;        /* DMSG_SIM_REPORT: print the time breakdown at finalize */
 } sim_settings;
-extern const dmsg_env_table sim_env_table;
+extern const dmsg_env_table dmsg_sim_env_table;
 
 /* Access pattern of one end of a transfer, as the copy-transfer model names
  * it: contiguous (1), constant stride (n), indexed (w). */
 typedef enum { SIM_PAT_CONTIG, SIM_PAT_STRIDED, SIM_PAT_INDEXED } sim_pat;
 
-/* What the cost model needs to know about one transfer (sim_describe.c). */
+/* What the cost model needs to know about one transfer (dmsg_sim_describe.c). */
 typedef struct sim_transfer {
     int get;               /* 0: deposit, 1: fetch */
     int pe;                /* the remote PE */
@@ -45,7 +45,7 @@ typedef struct sim_transfer {
     int nonblocking;       /* a fetch whose completion is awaited later */
 } sim_transfer;
 
-void sim_describe(const dmsg_op *op, sim_transfer *x);
+void dmsg_sim_describe(const dmsg_op *op, sim_transfer *x);
 
 typedef struct sim_state {
     shm_state shm; /* first: the shm functions see tp->priv as their state */
@@ -138,85 +138,85 @@ typedef struct sim_log {
     sim_rec rec[];
 } sim_log;
 
-sim_log *sim_log_of(sim_state *s, int pe);
-void sim_log_lock(sim_log *l);
-void sim_log_unlock(sim_log *l);
+sim_log *dmsg_sim_log_of(sim_state *s, int pe);
+void dmsg_sim_log_lock(sim_log *l);
+void dmsg_sim_log_unlock(sim_log *l);
 /* Records that a deposit on slot at PE pe arrives at t (virtual), and
  * counts it there (with `bytes` payload bytes). */
-void sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t bytes);
+void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t bytes);
 /* Where an order wait for t starts its bound: the earliest of t and the
  * arrivals of records added after `mark` (perhaps not seen by the caller)
  * or still to come after clock; never below clock. Call with this PE's log
  * locked. */
-double sim_log_next(sim_state *s, double clock, double t, uint32_t mark);
+double dmsg_sim_log_next(sim_state *s, double clock, double t, uint32_t mark);
 /* Takes n messages (or, bytes_mode, n bytes) of this PE's counter slot,
  * earliest arrivals first; returns the latest arrival taken (at least the
  * counter's floor). Call after the counts are there. */
-double sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n);
+double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n);
 /* Forgets the arrivals of this PE's counter slot (a reset). */
-void sim_log_reset(sim_state *s, uint32_t slot);
+void dmsg_sim_log_reset(sim_state *s, uint32_t slot);
 /* The time a take of n (bytes_mode: bytes) from PE pe's slot would return,
  * without taking; *covered: whether the logged records hold n (else the
  * time is that of all of them). Call with pe's log locked. */
-double sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t n,
+double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t n,
                    int *covered);
 /* The bound of PE pe blocked in an await on slot (its blk_* fields): the
  * time the await can end at, infinite while too few arrivals are logged.
  * Call with pe's log locked. */
-double sim_log_bound(sim_state *s, int pe, uint32_t slot);
+double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot);
 
 /* Ordered delivery (sim_order.c): every PE publishes a lower bound of the
  * virtual time of its next deposit; a PE may act on an arrival at t once no
  * other PE's bound plus the latency is below t (the horizon). */
 /* Publishes the clock as this PE's bound (it runs; call after each op). */
-void sim_order_publish(sim_state *s);
-/* Marks this PE blocked in an await of n on slot until sim_order_unblock;
+void dmsg_sim_order_publish(sim_state *s);
+/* Marks this PE blocked in an await of n on slot until dmsg_sim_order_unblock;
  * its bound is the time that await can end at. */
-void sim_order_block(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n);
-void sim_order_unblock(sim_state *s);
+void dmsg_sim_order_block(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n);
+void dmsg_sim_order_unblock(sim_state *s);
 /* Around a collective: a PE inside one issues nothing before every PE has
  * entered it and leaves it at the same time. */
-void sim_order_coll_enter(sim_state *s);
-void sim_order_coll_leave(sim_state *s);
+void dmsg_sim_order_coll_enter(sim_state *s);
+void dmsg_sim_order_coll_leave(sim_state *s);
 /* No deposit that is not yet counted here can arrive before the result. */
-double sim_order_horizon(sim_state *s);
+double dmsg_sim_order_horizon(sim_state *s);
 /* Waits until the horizon reaches t or a deposit arriving earlier than t
  * is counted here and the horizon reaches it; the clock moves there. */
-dmsg_status sim_order_wait(dmsg_tp *tp, double t);
+dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t);
 /* Wakes an order wait of the log's PE (after a deposit bumped its inbox). */
-void sim_order_wake(sim_log *l);
+void dmsg_sim_order_wake(sim_log *l);
 
-/* Atomics, signals and point-to-point waits (sim_amo.c). */
-dmsg_status sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
-dmsg_status sim_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
-dmsg_status sim_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
+/* Atomics, signals and point-to-point waits (dmsg_sim_amo.c). */
+dmsg_status dmsg_sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
+dmsg_status dmsg_sim_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
+dmsg_status dmsg_sim_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
 /* Raises PE pe's update stamp to arrival t: call before the update's data
  * is visible there, so that a wait that sees the data sees the stamp. */
-void sim_word_stamp(sim_state *s, int pe, double t);
+void dmsg_sim_word_stamp(sim_state *s, int pe, double t);
 
 /* Costs in virtual seconds (sim_cost.c). */
 
 /* Sender's busy time for a deposit (per-message overhead included);
  * *copy_part receives the share spent in local packing copies. */
-double sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_part);
+double dmsg_sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_part);
 
 /* Time until a fetch's data is in place; *issue_part receives the time the
  * issuing processor is busy (the rest overlaps with other work). */
-double sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_part);
+double dmsg_sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_part);
 
 /* Time of modelled local work (sim_work.c); negative when it cannot be
  * costed (an unknown kind). *k receives the time category. */
-double sim_cost_work(const sim_state *s, const dmsg_work *w, int *k);
+double dmsg_sim_cost_work(const sim_state *s, const dmsg_work *w, int *k);
 
 /* One-way latency of a remote store (arrival after the sender is done). */
-double sim_cost_latency(const sim_state *s);
+double dmsg_sim_cost_latency(const sim_state *s);
 
-double sim_cost_barrier(const sim_state *s, int npes);
+double dmsg_sim_cost_barrier(const sim_state *s, int npes);
 
 /* A blocking remote atomic's round trip (remote.amo_us, else read_us). */
-double sim_cost_amo(const sim_state *s);
+double dmsg_sim_cost_amo(const sim_state *s);
 
 /* Prints every PE's breakdown (collective; rank 0 prints). */
-dmsg_status sim_report(dmsg_tp *tp);
+dmsg_status dmsg_sim_report(dmsg_tp *tp);
 
 #endif

@@ -20,9 +20,9 @@
 #include <stdatomic.h>
 #include "dmsg/transport/sim/sim.h"
 
-void sim_word_stamp(sim_state *s, int pe, double t)
+void dmsg_sim_word_stamp(sim_state *s, int pe, double t)
 {
-    sim_log *l = sim_log_of(s, pe);
+    sim_log *l = dmsg_sim_log_of(s, pe);
     uint64_t want = dbits(t), have = atomic_load(&l->wstamp);
     while (have < want && !atomic_compare_exchange_weak(&l->wstamp, &have, want))
         ;
@@ -38,12 +38,12 @@ static void switch_partner(sim_state *s, int pe)
     }
 }
 
-dmsg_status sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req)
+dmsg_status dmsg_sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req)
 {
     sim_state *s = tp->priv;
     int remote = a->pe != s->self;
     switch_partner(s, a->pe);
-    double rt = remote ? sim_cost_amo(s) : 0, start = s->clock;
+    double rt = remote ? dmsg_sim_cost_amo(s) : 0, start = s->clock;
     double landed = start + rt / 2, done = start + rt;
     if (mode == DMSG_AMO_BLOCKING) {
         sim_advance_to(s, done, SIM_T_FETCH);
@@ -55,36 +55,36 @@ dmsg_status sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg
         else if (landed > s->pending)
             s->pending = landed;
     }
-    sim_word_stamp(s, a->pe, landed);
-    dmsg_status st = shm_amo(tp, a, mode, result, req);
-    sim_order_publish(s);
+    dmsg_sim_word_stamp(s, a->pe, landed);
+    dmsg_status st = dmsg_shm_amo(tp, a, mode, result, req);
+    dmsg_sim_order_publish(s);
     return st;
 }
 
-dmsg_status sim_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add)
+dmsg_status dmsg_sim_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add)
 {
     sim_state *s = tp->priv;
     switch_partner(s, pe);
     sim_transfer x = {.get = 0, .pe = pe, .bytes = 0, .elem = 8, .src = SIM_PAT_CONTIG,
                       .dst = SIM_PAT_CONTIG};
-    double copy, busy = sim_cost_deposit(s, &x, &copy);
+    double copy, busy = dmsg_sim_cost_deposit(s, &x, &copy);
     sim_charge(s, busy, SIM_T_TRANSFER);
-    double arrival = s->clock + (pe == s->self ? 0 : sim_cost_latency(s));
+    double arrival = s->clock + (pe == s->self ? 0 : dmsg_sim_cost_latency(s));
     if (arrival > s->pending)
         s->pending = arrival;
-    sim_word_stamp(s, pe, arrival);
-    dmsg_status st = shm_signal(tp, pe, roff, value, add);
-    sim_order_publish(s);
+    dmsg_sim_word_stamp(s, pe, arrival);
+    dmsg_status st = dmsg_shm_signal(tp, pe, roff, value, add);
+    dmsg_sim_order_publish(s);
     return st;
 }
 
-dmsg_status sim_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once)
+dmsg_status dmsg_sim_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once)
 {
     sim_state *s = tp->priv;
-    dmsg_status st = once ? DMSG_OK : shm_word_wait(tp, ready, arg, 0);
+    dmsg_status st = once ? DMSG_OK : dmsg_shm_word_wait(tp, ready, arg, 0);
     /* A test that finds the condition met takes the clock along too. */
     if (!st && (!once || ready(arg)))
-        sim_advance_to(s, bitsd(atomic_load(&sim_log_of(s, s->self)->wstamp)), SIM_T_CTRWAIT);
-    sim_order_publish(s);
+        sim_advance_to(s, bitsd(atomic_load(&dmsg_sim_log_of(s, s->self)->wstamp)), SIM_T_CTRWAIT);
+    dmsg_sim_order_publish(s);
     return st;
 }

@@ -41,19 +41,19 @@ static int rec_counts(const sim_rec *r, uint32_t slot, int mode)
 }
 
 /* PE pe's log: the slack of its control area after the counter table. */
-sim_log *sim_log_of(sim_state *s, int pe)
+sim_log *dmsg_sim_log_of(sim_state *s, int pe)
 {
     return (sim_log *)((char *)shm_ctr_at(&s->shm, pe, 0) +
                        (size_t)s->shm.hdr->max_counters * DMSG_CTR_SLOT_BYTES);
 }
 
-void sim_log_lock(sim_log *l)
+void dmsg_sim_log_lock(sim_log *l)
 {
     while (atomic_exchange_explicit(&l->lock, 1, memory_order_acquire))
         sched_yield(); /* PEs may outnumber cores: let the holder run */
 }
 
-void sim_log_unlock(sim_log *l)
+void dmsg_sim_log_unlock(sim_log *l)
 {
     atomic_store_explicit(&l->lock, 0, memory_order_release);
 }
@@ -78,12 +78,12 @@ static void raise_floor(shm_ctr *c, double t)
         ;
 }
 
-void sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t bytes)
+void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t bytes)
 {
     sim_state *s = tp->priv;
-    sim_log *l = sim_log_of(s, pe);
+    sim_log *l = dmsg_sim_log_of(s, pe);
     uint32_t cap = cap_of(s), i = 0;
-    sim_log_lock(l);
+    dmsg_sim_log_lock(l);
     while (i < cap && l->rec[i].used)
         i++;
     /* The record's number: a reader that has seen `adds` reach it also sees
@@ -100,27 +100,27 @@ void sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t bytes)
     if (any || w == slot + 1) {
         /* An await may need more than this deposit: its bound is the time
          * it can end at now (never above the bound it had). */
-        uint64_t tb = dbits(any ? t : sim_log_bound(s, pe, slot));
+        uint64_t tb = dbits(any ? t : dmsg_sim_log_bound(s, pe, slot));
         lowered = tb < atomic_load(&l->lb);
         if (lowered)
             atomic_store(&l->lb, tb);
     }
-    shm_ctr_signal(tp, pe, slot, bytes);
+    dmsg_shm_ctr_signal(tp, pe, slot, bytes);
     atomic_store(&l->adds, seq);
     if (any)
         atomic_fetch_add(&l->inbox, 1);
-    sim_log_unlock(l);
+    dmsg_sim_log_unlock(l);
     /* After the lowering, before this PE's own bound may rise past t (the
      * caller publishes its clock after this): see sim_order.c. */
     if (lowered)
-        atomic_fetch_add(&sim_log_of(s, 0)->epoch, 1);
+        atomic_fetch_add(&dmsg_sim_log_of(s, 0)->epoch, 1);
     if (any)
-        sim_order_wake(l);
+        dmsg_sim_order_wake(l);
 }
 
-double sim_log_next(sim_state *s, double clock, double t, uint32_t mark)
+double dmsg_sim_log_next(sim_state *s, double clock, double t, uint32_t mark)
 {
-    sim_log *l = sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->self);
     uint32_t cap = cap_of(s);
     double b = t > clock ? t : clock;
     for (uint32_t i = 0; i < cap; i++) {
@@ -149,10 +149,10 @@ static sim_rec *earliest(sim_log *l, uint32_t cap, uint32_t slot, int bytes_mode
     return best;
 }
 
-double sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t n,
+double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t n,
                    int *covered)
 {
-    sim_log *l = sim_log_of(s, pe);
+    sim_log *l = dmsg_sim_log_of(s, pe);
     uint32_t cap = cap_of(s);
     double floor = bitsd(atomic_load(&shm_ctr_at(&s->shm, pe, slot)->aux));
     /* One pass first: too few, or exactly enough (the latest of them), is
@@ -195,21 +195,21 @@ double sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uint64_t
     return t > floor ? t : floor;
 }
 
-double sim_log_bound(sim_state *s, int pe, uint32_t slot)
+double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot)
 {
-    sim_log *l = sim_log_of(s, pe);
+    sim_log *l = dmsg_sim_log_of(s, pe);
     int covered;
-    double due = sim_log_due(s, pe, slot, (int)l->blk_bytes, l->blk_n, &covered);
+    double due = dmsg_sim_log_due(s, pe, slot, (int)l->blk_bytes, l->blk_n, &covered);
     if (!covered)
         return INFINITY;
     return due > l->blk_clock ? due : l->blk_clock;
 }
 
-double sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
+double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
-    sim_log *l = sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->self);
     double t = bitsd(atomic_load(&shm_ctr_at(&s->shm, s->self, slot)->aux));
-    sim_log_lock(l);
+    dmsg_sim_log_lock(l);
     while (n > 0) {
         sim_rec *r = earliest(l, cap_of(s), slot, bytes_mode);
         if (!r)
@@ -224,18 +224,18 @@ double sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
             n -= k;
         }
     }
-    sim_log_unlock(l);
+    dmsg_sim_log_unlock(l);
     return t;
 }
 
-void sim_log_reset(sim_state *s, uint32_t slot)
+void dmsg_sim_log_reset(sim_state *s, uint32_t slot)
 {
-    sim_log *l = sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->self);
     atomic_store(&shm_ctr_at(&s->shm, s->self, slot)->aux, 0);
     uint32_t cap = cap_of(s);
-    sim_log_lock(l);
+    dmsg_sim_log_lock(l);
     for (uint32_t i = 0; i < cap; i++)
         if ((l->rec[i].slot & ~SIM_REC_EMPTY) == slot)
             l->rec[i].used = 0;
-    sim_log_unlock(l);
+    dmsg_sim_log_unlock(l);
 }

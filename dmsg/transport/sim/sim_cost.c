@@ -22,7 +22,7 @@ static double secs(double bytes, double mbs)
     return mbs > 0 ? bytes / (mbs * 1e6) : 0;
 }
 
-double sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_part)
+double dmsg_sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_part)
 {
     const dmsg_machine *m = &s->m;
     long src = model_pat(x->src, x->src_stride), dst = model_pat(x->dst, x->dst_stride);
@@ -45,20 +45,20 @@ double sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_
     return m->overhead_us * 1e-6 + secs(bytes, mbs);
 }
 
-double sim_cost_latency(const sim_state *s)
+double dmsg_sim_cost_latency(const sim_state *s)
 {
     /* One way: half of a blocking round trip (write + ack, else a read). */
     const dmsg_machine *m = &s->m;
     return 0.5e-6 * (m->write_us > 0 ? m->write_us : m->read_us);
 }
 
-double sim_cost_amo(const sim_state *s)
+double dmsg_sim_cost_amo(const sim_state *s)
 {
     const dmsg_machine *m = &s->m;
     return 1e-6 * (m->amo_us > 0 ? m->amo_us : m->read_us);
 }
 
-double sim_cost_barrier(const sim_state *s, int npes)
+double dmsg_sim_cost_barrier(const sim_state *s, int npes)
 {
     return dmsg_ctm_barrier_seconds(&s->m, npes);
 }
@@ -74,7 +74,7 @@ static double fetch_block(const sim_state *s, double bytes, long src, long dst, 
     return 2 * m->overhead_us * 1e-6 + m->read_us * 1e-6 + secs(bytes, mbs);
 }
 
-double sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_part)
+double dmsg_sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_part)
 {
     const dmsg_machine *m = &s->m;
     long src = model_pat(x->src, x->src_stride), dst = model_pat(x->dst, x->dst_stride);

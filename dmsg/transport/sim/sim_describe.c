@@ -12,7 +12,7 @@ static void side_pattern(size_t elem, size_t count0, ptrdiff_t stride, sim_pat *
     *out_stride = stride;
 }
 
-void sim_describe(const dmsg_op *op, sim_transfer *x)
+void dmsg_sim_describe(const dmsg_op *op, sim_transfer *x)
 {
     *x = (sim_transfer){.get = op->dir == DMSG_DIR_GET, .pe = op->pe, .bytes = op->payload,
                         .elem = op->elem, .src = SIM_PAT_CONTIG, .dst = SIM_PAT_CONTIG};
@@ -36,6 +36,19 @@ void sim_describe(const dmsg_op *op, sim_transfer *x)
     }
     case DMSG_OP_REMOTE_INDEXED: *remote = SIM_PAT_INDEXED; break;
     case DMSG_OP_LOCAL_INDEXED: *local = SIM_PAT_INDEXED; break;
+    case DMSG_OP_PERIODIC: {
+        /* Runs read and written in address order: priced as constant
+         * strides of the mean run at the mean spacing of the runs (the
+         * model's nearest pattern), a stream side as contiguous. */
+        size_t run;
+        ptrdiff_t sp;
+        dmsg_periodic_pattern(op->per, 0, &run, &sp);
+        x->elem = run;
+        side_pattern(run, 2, sp, &x->src, &x->src_stride);
+        dmsg_periodic_pattern(op->per, 1, &run, &sp);
+        side_pattern(run, 2, sp, &x->dst, &x->dst_stride);
+        break;
+    }
     case DMSG_OP_ADP:
         x->dst = SIM_PAT_INDEXED;
         x->adp = 1;

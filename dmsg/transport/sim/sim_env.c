@@ -22,4 +22,4 @@ static const dmsg_env_entry rows[] = {
      "sim: PE 0 prints every PE's virtual time breakdown at dmsg_finalize", F(report)},
 };
 
-const dmsg_env_table sim_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(sim_settings)};
+const dmsg_env_table dmsg_sim_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(sim_settings)};

@@ -61,7 +61,7 @@ static void want_min(sim_log *l0, uint64_t thr)
         ;
 }
 
-void sim_order_wake(sim_log *l)
+void dmsg_sim_order_wake(sim_log *l)
 {
     if (atomic_load(&l->sleepers))
         syscall(SYS_futex, (uint32_t *)&l->inbox, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
@@ -71,19 +71,19 @@ void sim_order_wake(sim_log *l)
  * threshold it may have been the last to reach. */
 static void raised(sim_state *s, uint64_t ob, uint64_t nb)
 {
-    sim_log *l0 = sim_log_of(s, 0);
+    sim_log *l0 = dmsg_sim_log_of(s, 0);
     uint64_t w = atomic_load(&l0->want);
     if (!w || !(ob < ~w && nb >= ~w))
         return;
     atomic_store(&l0->want, 0);
     for (int p = 0; p < s->npes; p++) {
-        sim_log *l = sim_log_of(s, p);
+        sim_log *l = dmsg_sim_log_of(s, p);
         if (p == s->self || atomic_load(&l->wait) != SIM_WAIT_ANY)
             continue;
         uint64_t thr = atomic_load(&l->thr);
         if (thr <= nb) {
             atomic_fetch_add(&l->inbox, 1);
-            sim_order_wake(l);
+            dmsg_sim_order_wake(l);
         } else {
             want_min(l0, thr);
         }
@@ -98,46 +98,46 @@ static void set_bound(sim_state *s, sim_log *l, double b)
         raised(s, ob, nb);
 }
 
-void sim_order_publish(sim_state *s)
+void dmsg_sim_order_publish(sim_state *s)
 {
-    set_bound(s, sim_log_of(s, s->self), s->clock);
+    set_bound(s, dmsg_sim_log_of(s, s->self), s->clock);
 }
 
-void sim_order_block(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
+void dmsg_sim_order_block(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
-    sim_log *l = sim_log_of(s, s->self);
-    sim_log_lock(l);
+    sim_log *l = dmsg_sim_log_of(s, s->self);
+    dmsg_sim_log_lock(l);
     l->blk_bytes = (uint32_t)bytes_mode;
     l->blk_n = n;
     l->blk_clock = s->clock;
     atomic_store(&l->wait, slot + 1);
-    uint64_t nb = dbits(sim_log_bound(s, s->self, slot));
+    uint64_t nb = dbits(dmsg_sim_log_bound(s, s->self, slot));
     uint64_t ob = atomic_exchange(&l->lb, nb);
-    sim_log_unlock(l);
+    dmsg_sim_log_unlock(l);
     if (ob < nb)
         raised(s, ob, nb);
 }
 
-void sim_order_unblock(sim_state *s)
+void dmsg_sim_order_unblock(sim_state *s)
 {
-    sim_log *l = sim_log_of(s, s->self);
-    sim_log_lock(l);
+    sim_log *l = dmsg_sim_log_of(s, s->self);
+    dmsg_sim_log_lock(l);
     atomic_store(&l->wait, SIM_WAIT_NONE);
-    sim_log_unlock(l);
+    dmsg_sim_log_unlock(l);
 }
 
 /* The collective word: twice the collectives left, plus one while inside
  * one. It changes only around the bound's change to and from infinity. */
-void sim_order_coll_enter(sim_state *s)
+void dmsg_sim_order_coll_enter(sim_state *s)
 {
-    sim_log *l = sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->self);
     atomic_store(&l->colls, 2 * s->colls + 1);
     set_bound(s, l, INFINITY);
 }
 
-void sim_order_coll_leave(sim_state *s)
+void dmsg_sim_order_coll_leave(sim_state *s)
 {
-    sim_log *l = sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->self);
     s->colls++;
     s->coll_time = s->clock;
     atomic_store(&l->lb, dbits(s->clock));
@@ -159,35 +159,35 @@ static double bound_of(sim_state *s, sim_log *l)
     }
 }
 
-double sim_order_horizon(sim_state *s)
+double dmsg_sim_order_horizon(sim_state *s)
 {
-    sim_log *l0 = sim_log_of(s, 0);
-    /* What the caller looks at after this it has seen (sim_log_next). */
-    s->mark = atomic_load(&sim_log_of(s, s->self)->adds);
+    sim_log *l0 = dmsg_sim_log_of(s, 0);
+    /* What the caller looks at after this it has seen (dmsg_sim_log_next). */
+    s->mark = atomic_load(&dmsg_sim_log_of(s, s->self)->adds);
     for (;;) {
         uint64_t e = atomic_load(&l0->epoch);
         double m = INFINITY;
         for (int p = 0; p < s->npes; p++)
             if (p != s->self) {
-                double v = bound_of(s, sim_log_of(s, p));
+                double v = bound_of(s, dmsg_sim_log_of(s, p));
                 m = v < m ? v : m;
             }
         if (atomic_load(&l0->epoch) == e)
-            return m + sim_cost_latency(s);
+            return m + dmsg_sim_cost_latency(s);
     }
 }
 
-dmsg_status sim_order_wait(dmsg_tp *tp, double t)
+dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t)
 {
     sim_state *s = tp->priv;
-    sim_log *l = sim_log_of(s, s->self), *l0 = sim_log_of(s, 0);
-    double lat = sim_cost_latency(s);
+    sim_log *l = dmsg_sim_log_of(s, s->self), *l0 = dmsg_sim_log_of(s, 0);
+    double lat = dmsg_sim_cost_latency(s);
     dmsg_status st = DMSG_OK;
-    sim_log_lock(l);
+    dmsg_sim_log_lock(l);
     atomic_store(&l->wait, SIM_WAIT_ANY);
-    uint64_t nb = dbits(sim_log_next(s, s->clock, t, s->mark));
+    uint64_t nb = dbits(dmsg_sim_log_next(s, s->clock, t, s->mark));
     uint64_t ob = atomic_exchange(&l->lb, nb);
-    sim_log_unlock(l);
+    dmsg_sim_log_unlock(l);
     if (ob < nb)
         raised(s, ob, nb);
     double deadline = s->shm.timeout > 0 ? dmsg_clock_now() + s->shm.timeout : 0;
@@ -199,7 +199,7 @@ dmsg_status sim_order_wait(dmsg_tp *tp, double t)
             uint64_t thr = dbits(fmax(0, b - lat));
             atomic_store(&l->thr, thr);
             want_min(l0, thr);
-            if (sim_order_horizon(s) >= b)
+            if (dmsg_sim_order_horizon(s) >= b)
                 break;
         }
         if (dmsg_boot_aborted(s->shm.boot)) {
@@ -217,17 +217,17 @@ dmsg_status sim_order_wait(dmsg_tp *tp, double t)
             syscall(SYS_futex, (uint32_t *)&l->inbox, FUTEX_WAIT, v, &ts, NULL, 0);
         atomic_fetch_sub(&l->sleepers, 1);
     }
-    sim_log_lock(l);
+    dmsg_sim_log_lock(l);
     atomic_store(&l->wait, SIM_WAIT_NONE);
     double b = bitsd(atomic_load(&l->lb));
     s->mark = atomic_load(&l->adds); /* the bound took every record so far */
-    sim_log_unlock(l);
+    dmsg_sim_log_unlock(l);
     /* The PE wakes at its bound: the earliest of t and the arrivals counted
      * meanwhile, none of which the horizon leaves open. */
     if (!st && b > s->clock) {
         s->t[SIM_T_SYNC] += b - s->clock;
         s->clock = b;
     }
-    sim_order_publish(s);
+    dmsg_sim_order_publish(s);
     return st;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "dmsg/transport/sim/sim.h"
 
-dmsg_status sim_report(dmsg_tp *tp)
+dmsg_status dmsg_sim_report(dmsg_tp *tp)
 {
     sim_state *s = tp->priv;
     /* The gather slot holds four doubles: two rounds carry clock + five parts. */
@@ -16,7 +16,7 @@ dmsg_status sim_report(dmsg_tp *tp)
     dmsg_status st = DMSG_ERR_NOMEM;
     if (!ra || !rb)
         goto out;
-    if ((st = shm_allgather(tp, a, sizeof a, ra)) || (st = shm_allgather(tp, b, sizeof b, rb)))
+    if ((st = dmsg_shm_allgather(tp, a, sizeof a, ra)) || (st = dmsg_shm_allgather(tp, b, sizeof b, rb)))
         goto out;
     if (tp->rank == 0) {
         fprintf(stderr,

@@ -19,7 +19,7 @@ static long pat(size_t elem, ptrdiff_t stride, int indexed)
     return words < 1 ? 1 : words;
 }
 
-double sim_cost_work(const sim_state *s, const dmsg_work *w, int *k)
+double dmsg_sim_cost_work(const sim_state *s, const dmsg_work *w, int *k)
 {
     const dmsg_machine *m = &s->m;
     switch (w->kind) {

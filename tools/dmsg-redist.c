@@ -1,0 +1,173 @@
+/* dmsg-redist: CYCLIC(a) -> CYCLIC(b) redistributions of a 1-D array of
+ * doubles by a plan, several patterns side by side in one run (interleaved
+ * rounds), with plan creation time and the first pattern as the reference
+ * the others are compared with. tools/mpi/dmsg-redist-mpi.c does the same
+ * redistributions with MPICH.
+ *
+ *   dmsgrun -n P dmsg-redist [-r ROUNDS] [-e EXECS] M A:B [A:B ...]
+ *
+ * A and B are block sizes (0: BLOCK). Prints per pattern: create ms (slowest
+ * PE), MB/s per PE (source bytes of a PE over the slowest PE's time of one
+ * execution; best and median of the rounds) and the ratio of the best to
+ * the first pattern's best. Each result is checked element by element. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg.h"
+#include "dmsg_plan.h"
+
+#define MAXP 16
+#define MAXR 64
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        int rc_ = (x);                                                                             \
+        if (rc_ != DMSG_OK) {                                                                      \
+            fprintf(stderr, "dmsg-redist: %s: %s\n", #x, dmsg_strerror(rc_));                      \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+typedef struct pat {
+    size_t a, b;
+    dmsg_darray A, B;
+    dmsg_plan *plan;
+    double create_s, t[MAXR];
+    size_t na, nb;
+    dmsg_plan_info info;
+} pat;
+
+static double *g_red; /* symmetric: one slot per PE */
+
+/* The largest of every PE's x. */
+static double max_all(double x)
+{
+    int np = dmsg_npes(), me = dmsg_pe();
+    for (int q = 0; q < np; q++)
+        CK(dmsg_deposit(&g_red[me], &x, sizeof x, q, DMSG_CTR_NONE));
+    CK(dmsg_sync());
+    double m = 0;
+    for (int q = 0; q < np; q++)
+        m = g_red[q] > m ? g_red[q] : m;
+    CK(dmsg_sync());
+    return m;
+}
+
+static void desc(dmsg_darray_desc *d, size_t m, size_t k, int np)
+{
+    memset(d, 0, sizeof *d);
+    d->ndims = 1;
+    d->extent[0] = m;
+    d->elem_size = 8;
+    d->grid_ndims = 1;
+    d->grid[0] = (size_t)np;
+    d->dist[0] = k ? DMSG_DIST_CYCLIC : DMSG_DIST_BLOCK;
+    d->block[0] = k;
+}
+
+static int cmp_d(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = 7, execs = 3, i = 1;
+    for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+        if (!strcmp(argv[i], "-r"))
+            rounds = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-e"))
+            execs = atoi(argv[i + 1]);
+    }
+    if (argc - i < 2 || rounds < 1 || rounds > MAXR || execs < 1) {
+        fprintf(stderr, "usage: dmsg-redist [-r ROUNDS] [-e EXECS] M A:B [A:B ...]\n");
+        return 2;
+    }
+    size_t m = strtoull(argv[i++], NULL, 0);
+    CK(dmsg_init());
+    int np = dmsg_npes(), me = dmsg_pe();
+    CK(dmsg_alloc(MAXP * sizeof(double) > (size_t)np * sizeof(double) ? MAXP * sizeof(double)
+                                                                      : (size_t)np * 8,
+                  (void **)&g_red));
+    int n = argc - i;
+    pat *ps = calloc((size_t)n, sizeof *ps);
+    for (int p = 0; p < n; p++) {
+        pat *x = &ps[p];
+        if (sscanf(argv[i + p], "%zu:%zu", &x->a, &x->b) != 2) {
+            fprintf(stderr, "dmsg-redist: bad pattern %s\n", argv[i + p]);
+            return 2;
+        }
+        dmsg_darray_desc da, db;
+        desc(&da, m, x->a, np);
+        desc(&db, m, x->b, np);
+        CK(dmsg_darray_init(&x->A, &da));
+        CK(dmsg_darray_init(&x->B, &db));
+        CK(dmsg_darray_alloc(&x->A));
+        CK(dmsg_darray_alloc(&x->B));
+        CK(dmsg_darray_local_extent(&x->A, me, &x->na));
+        CK(dmsg_darray_local_extent(&x->B, me, &x->nb));
+        for (size_t l = 0; l < x->na; l++) {
+            size_t g;
+            CK(dmsg_darray_global(&x->A, me, &l, &g));
+            ((double *)x->A.base)[l] = (double)g;
+        }
+        dmsg_assign as;
+        CK(dmsg_assign_init(&as, &x->B, &x->A));
+        CK(dmsg_sync());
+        double t0 = dmsg_wtime();
+        CK(dmsg_plan_create(&as, NULL, &x->plan));
+        x->create_s = max_all(dmsg_wtime() - t0);
+        CK(dmsg_plan_execute(x->plan));
+        CK(dmsg_sync());
+        size_t bad = 0;
+        for (size_t l = 0; l < x->nb; l++) {
+            size_t g;
+            CK(dmsg_darray_global(&x->B, me, &l, &g));
+            bad += ((double *)x->B.base)[l] != (double)g;
+        }
+        if (max_all((double)bad) > 0) {
+            if (me == 0) fprintf(stderr, "dmsg-redist: %s: wrong elements\n", argv[i + p]);
+            return 1;
+        }
+        CK(dmsg_plan_get_info(x->plan, &x->info));
+    }
+    /* Rounds interleave the patterns, so that load from elsewhere falls on
+     * all of them alike. */
+    for (int r = 0; r < rounds; r++)
+        for (int p = 0; p < n; p++) {
+            CK(dmsg_sync());
+            double t0 = dmsg_wtime();
+            for (int e = 0; e < execs; e++)
+                CK(dmsg_plan_execute(ps[p].plan));
+            ps[p].t[r] = max_all((dmsg_wtime() - t0) / execs);
+        }
+    double base = 0;
+    if (me == 0)
+        printf("# dmsg-redist: %zu doubles, %d PEs, transport %s, %d rounds x %d executions\n"
+               "# %-8s %10s %10s %10s %8s %8s %8s %8s\n",
+               m, np, dmsg_transport_name(), rounds, execs, "pattern", "create_ms", "best_MBs",
+               "med_MBs", "ratio", "pieces", "msgs", "packed");
+    for (int p = 0; p < n; p++) {
+        pat *x = &ps[p];
+        double mbs[MAXR];
+        for (int r = 0; r < rounds; r++)
+            mbs[r] = (double)x->na * 8 / x->t[r] / 1e6;
+        qsort(mbs, (size_t)rounds, sizeof *mbs, cmp_d);
+        double best = mbs[rounds - 1], med = mbs[rounds / 2];
+        if (p == 0) base = best;
+        if (me == 0)
+            printf("%zu:%-8zu %10.2f %10.3f %10.3f %8.3f %8llu %8llu %8d\n", x->a, x->b,
+                   x->create_s * 1e3, best, med, best / base, (unsigned long long)x->info.pieces,
+                   (unsigned long long)x->info.send_msgs, x->info.partners_packed);
+    }
+    for (int p = 0; p < n; p++) {
+        CK(dmsg_plan_destroy(ps[p].plan));
+        CK(dmsg_darray_free(&ps[p].B));
+        CK(dmsg_darray_free(&ps[p].A));
+    }
+    free(ps);
+    CK(dmsg_free(g_red));
+    CK(dmsg_finalize());
+    return 0;
+}
