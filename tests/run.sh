@@ -21,7 +21,7 @@ steps_all="$steps_quick $steps_extra"
 
 describe() {
     case $1 in
-    layers) echo "no lower layer includes a higher one (tests/layers.sh)" ;;
+    layers) echo "no lower layer includes a higher one, every global symbol is prefixed (tests/layers.sh, tests/symbols.sh)" ;;
     build_flags) echo "make CFLAGS=... keeps the flags the build needs (tests/build_flags.sh)" ;;
     unit) echo "unit tests, no PEs (tests/unit)" ;;
     integ) echo "multi-PE integration suite over shm, 1-4 and 8 PEs (tests/integ, tests/pe)" ;;
@@ -58,7 +58,7 @@ ofi_step() {
 run_step() {
     b=$BUILD
     case $1 in
-    layers) sh tests/layers.sh ;;
+    layers) sh tests/layers.sh && sh tests/symbols.sh "$b" ;;
     build_flags) sh tests/build_flags.sh ;;
     unit) "$b/tests/unit" --jobs 2 ;;
     integ) DMSG_BUILD=$b "$b/tests/integ" --jobs 1 ;;

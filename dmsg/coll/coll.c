@@ -23,7 +23,7 @@ static dmsg_status agree(coll_team *t, uint64_t kind, uint64_t a, uint64_t type,
         w[2 * i + 1] = ~v[i];
     }
     w[10] = coll_err_word(local);
-    dmsg_status st = coll_agree(t, w, 11, 0);
+    dmsg_status st = dmsg_coll_agree(t, w, 11, 0);
     if (st)
         return st;
     for (int i = 0; i < 5; i++)
@@ -44,8 +44,8 @@ static dmsg_status check_root(const coll_team *t, int root)
  * its scratch (a tiny DMSG_SEGMENT_SIZE may leave the world less). */
 #define BEGIN(team, t)                                                                         \
     coll_team *t;                                                                              \
-    dmsg_status st = coll_team_get(team, &t);                                                  \
-    if (!st && t->size > 1 && coll_rd_max(t) < 128)                                            \
+    dmsg_status st = dmsg_coll_team_get(team, &t);                                                  \
+    if (!st && t->size > 1 && dmsg_coll_rd_max(t) < 128)                                            \
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "collectives' scratch too small for %d PEs "           \
                                        "(DMSG_COLL_SCRATCH, DMSG_SEGMENT_SIZE)", t->size);    \
     if (st)                                                                                    \
@@ -121,7 +121,7 @@ static dmsg_status tabs_move(coll_team *t, tabs *x, int full, size_t maxblock, i
 {
     tab_ctx c = {send ? x->sb : NULL, x->sn, recv ? x->rb : NULL, x->rn};
     coll_plan p = {tab_sblock, tab_rblock, &c, full};
-    return coll_move(t, &p, maxblock);
+    return dmsg_coll_move(t, &p, maxblock);
 }
 
 /* Long broadcast: the root deposits part j of its data to member j
@@ -195,12 +195,12 @@ int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int roo
     }
     int fan = t->size <= BCAST_FLAT ? t->size - 1 : BCAST_FAN;
     if (bytes <= t->ring_slot) {
-        st = coll_ring_bcast(t, dst, src, bytes, root, fan);
+        st = dmsg_coll_ring_bcast(t, dst, src, bytes, root, fan);
         if (!st && t->me == root && bytes && dst != src)
             memcpy(dst, src, bytes);
         goto out;
     }
-    size_t chunk = coll_bcast_max(t) < BCAST_PIPE ? coll_bcast_max(t) : BCAST_PIPE;
+    size_t chunk = dmsg_coll_bcast_max(t) < BCAST_PIPE ? dmsg_coll_bcast_max(t) : BCAST_PIPE;
     if (t->size > 2 && bytes > BCAST_LONG && bytes >= (size_t)t->size) {
         st = bcast_long(t, dst, src, bytes, root);
         goto out;
@@ -212,7 +212,7 @@ int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int roo
     size_t nsteps = bytes ? (bytes + chunk - 1) / chunk : 1;
     for (size_t c = 0; !st && c < nsteps; c++) {
         size_t off = c * chunk, len = bytes ? (bytes - off < chunk ? bytes - off : chunk) : 0;
-        st = coll_bcast_step(t, len ? (char *)dst + off : NULL,
+        st = dmsg_coll_bcast_step(t, len ? (char *)dst + off : NULL,
                              len && src ? (const char *)src + off : NULL, len, root, fan);
     }
 out:
@@ -243,7 +243,7 @@ static dmsg_status red_args(const coll_team *t, void *dst, const void *src, size
 {
     size_t bytes;
     *es = dmsg_type_size(type);
-    *k = coll_red_kernel(type, op);
+    *k = dmsg_coll_red_kernel(type, op);
     if (!*k)
         return DMSG_FAIL(DMSG_ERR_ARG, "reduction op %d on type %d", (int)op, (int)type);
     if (__builtin_mul_overflow(count, *es, &bytes))
@@ -269,7 +269,7 @@ static dmsg_status allreduce_long(coll_team *t, void *dst, const void *src, size
     part(count, P, me, &mlo, &mlen);
     unsigned char *buf;
     tabs x;
-    dmsg_status st = coll_tmp(t, (size_t)P * max * es + 1, &buf);
+    dmsg_status st = dmsg_coll_tmp(t, (size_t)P * max * es + 1, &buf);
     if (st || (st = tabs_new(P, &x)))
         return st;
     for (int j = 0; j < P; j++) {
@@ -301,15 +301,15 @@ static dmsg_status allreduce_long(coll_team *t, void *dst, const void *src, size
 static dmsg_status allreduce_to(coll_team *t, void *dst, const void *src, size_t count,
                                 size_t es, coll_red_fn k)
 {
-    size_t chunk = coll_rd_max(t) / es, nsteps = count ? (count + chunk - 1) / chunk : 1;
+    size_t chunk = dmsg_coll_rd_max(t) / es, nsteps = count ? (count + chunk - 1) / chunk : 1;
     unsigned char *buf;
-    dmsg_status st = coll_tmp(t, (count < chunk ? count : chunk) * es + 1, &buf);
+    dmsg_status st = dmsg_coll_tmp(t, (count < chunk ? count : chunk) * es + 1, &buf);
     for (size_t c = 0; !st && c < nsteps; c++) {
         size_t off = c * chunk, n = count ? (count - off < chunk ? count - off : chunk) : 0;
         if (n)
             memcpy(buf, (const char *)src + off * es, n * es);
         red_ctx r = {k, n};
-        st = coll_rd(t, buf, n * es, red_combine, &r);
+        st = dmsg_coll_rd(t, buf, n * es, red_combine, &r);
         if (!st && dst && n)
             memcpy((char *)dst + off * es, buf, n * es);
     }
@@ -329,22 +329,22 @@ static dmsg_status allreduce_to(coll_team *t, void *dst, const void *src, size_t
 static int flat_fits(const coll_team *t, size_t bytes)
 {
     return t->size > 1 && t->size <= FLAT_MAX && bytes <= FLAT_BYTES &&
-           bytes <= coll_direct_max(t);
+           bytes <= dmsg_coll_direct_max(t);
 }
 
 static dmsg_status allreduce_flat(coll_team *t, void *dst, const void *src, size_t count,
                                   size_t es, coll_red_fn k)
 {
     int P = t->size, me = t->me;
-    size_t bytes = count * es, pb = coll_direct_max(t);
+    size_t bytes = count * es, pb = dmsg_coll_direct_max(t);
     unsigned char *acc;
     coll_step s;
-    dmsg_status st = coll_tmp(t, bytes + 1, &acc);
-    if (st || (st = coll_step_begin(t, &s, COLL_STEP_FULL)))
+    dmsg_status st = dmsg_coll_tmp(t, bytes + 1, &acc);
+    if (st || (st = dmsg_coll_step_begin(t, &s, COLL_STEP_FULL)))
         return st;
     for (int d = 1; !st && d < P; d++)
-        st = coll_send(&s, (me + d) % P, (size_t)me * pb, src, bytes, 0);
-    if (st || (st = coll_recv(&s, 0, (uint64_t)(P - 1))) || !count)
+        st = dmsg_coll_send(&s, (me + d) % P, (size_t)me * pb, src, bytes, 0);
+    if (st || (st = dmsg_coll_recv(&s, 0, (uint64_t)(P - 1))) || !count)
         return st;
     memcpy(acc, me == 0 ? src : s.base, bytes);
     for (int i = 1; i < P; i++)
@@ -364,7 +364,7 @@ static int long_vector(const coll_team *t, size_t count, size_t es)
 {
     if (t->size > 2 && count * es >= LONG_BYTES && count >= (size_t)t->size)
         return 1;
-    return t->size > 1 && count > coll_rd_max(t) / es && count >= (size_t)t->size;
+    return t->size > 1 && count > dmsg_coll_rd_max(t) / es && count >= (size_t)t->size;
 }
 
 int dmsg_allreduce(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
@@ -437,14 +437,14 @@ static dmsg_status run_move(coll_team *t, mv_ctx *m, size_t maxblock)
 {
     m->me = t->me;
     coll_plan p = {mv_sblock, mv_rblock, m, m->root < 0};
-    return coll_move(t, &p, maxblock);
+    return dmsg_coll_move(t, &p, maxblock);
 }
 
 /* The largest block any member sends or receives. */
 static dmsg_status agree_max(coll_team *t, size_t mine, size_t *max)
 {
     uint64_t w = mine;
-    dmsg_status st = coll_agree(t, &w, 1, 0);
+    dmsg_status st = dmsg_coll_agree(t, &w, 1, 0);
     if (!st)
         *max = (size_t)w;
     return st;
@@ -513,7 +513,7 @@ static dmsg_status check_sizes(coll_team *t, const size_t *sizes, size_t bytes,
         return DMSG_OK;
     int P = t->size;
     unsigned char *buf;
-    dmsg_status st = coll_tmp(t, (size_t)P * 16, &buf);
+    dmsg_status st = dmsg_coll_tmp(t, (size_t)P * 16, &buf);
     if (st)
         return st;
     uint64_t *out = (uint64_t *)buf, *in = out + P;
@@ -529,7 +529,7 @@ static dmsg_status check_sizes(coll_team *t, const size_t *sizes, size_t bytes,
             bad = DMSG_FAIL(DMSG_ERR_COLLECTIVE, "member %d sends %llu bytes, %zu expected", i,
                             (unsigned long long)in[i], expect[i]);
     uint64_t w = coll_err_word(bad);
-    if ((st = coll_agree(t, &w, 1, 0)))
+    if ((st = dmsg_coll_agree(t, &w, 1, 0)))
         return st;
     return coll_err_status(w);
 }
@@ -635,7 +635,7 @@ static dmsg_status prefix(dmsg_team team, int kind, void *dst, const void *src, 
         chunk = 1;
     size_t nsteps = count ? (count + chunk - 1) / chunk : 1;
     unsigned char *buf;
-    if ((st = coll_tmp(t, (size_t)(P + 1) * (count < chunk ? count : chunk) * es + 1, &buf)))
+    if ((st = dmsg_coll_tmp(t, (size_t)(P + 1) * (count < chunk ? count : chunk) * es + 1, &buf)))
         goto out;
     for (size_t c = 0; !st && c < nsteps; c++) {
         size_t off = c * chunk, n = count ? (count - off < chunk ? count - off : chunk) : 0;

@@ -20,12 +20,12 @@
  * on every member: barrier, allreduce, allgather, alltoall); leaving full
  * step s, a member knows every member has left s - 1: known = s - 1. A
  * step that is not full (a gather: the root leaves last, the others early)
- * teaches nothing. The rule (coll_nonfull): no step starts unless known >=
+ * teaches nothing. The rule (dmsg_coll_nonfull): no step starts unless known >=
  * s - 3, and a step that is not full starts only if known >= s - 2, so that
  * the one after it may start too; else a barrier (full) goes first. Two
  * steps that are not full may so follow a full one before a barrier.
  *
- * Acked broadcast steps (coll_bcast_step) are the exception that makes a
+ * Acked broadcast steps (dmsg_coll_bcast_step) are the exception that makes a
  * stream of short broadcasts cheap: every member but the root deposits an
  * empty acknowledgement to the root on entering the step (safe: known >=
  * s - 3 holds for everyone), and the root awaits them when it begins its
@@ -51,7 +51,7 @@ typedef struct coll_team {
     int64_t known;    /* every member has left this step (see above; -2 at start) */
     int last_root;    /* root of the previous step if an acked broadcast, else -1 */
     uint64_t acks;    /* acknowledgements of the previous step this PE awaits as its root */
-    /* The ring of short broadcasts (coll_ring_bcast), after the generations */
+    /* The ring of short broadcasts (dmsg_coll_ring_bcast), after the generations */
     size_t ring_off;  /* segment offset of slot 0 */
     size_t ring_slot; /* bytes of a slot (0: no ring) */
     uint64_t bseq;    /* ring broadcasts so far */
@@ -75,12 +75,12 @@ typedef struct coll_state {
 
 /* The team of a handle, or DMSG_ERR_TEAM (invalid, freed, or this PE is not
  * a member); sets up the world team on first use. */
-dmsg_status coll_team_get(dmsg_team h, coll_team **out);
-dmsg_team coll_team_handle(const coll_team *t);
-int coll_world(const coll_team *t, int r);
+dmsg_status dmsg_coll_team_get(dmsg_team h, coll_team **out);
+dmsg_team dmsg_coll_team_handle(const coll_team *t);
+int dmsg_coll_world(const coll_team *t, int r);
 
 /* A private buffer of the team (grown on demand; kept until the team goes). */
-dmsg_status coll_tmp(coll_team *t, size_t bytes, unsigned char **out);
+dmsg_status dmsg_coll_tmp(coll_team *t, size_t bytes, unsigned char **out);
 
 /* ---- messages of a step */
 
@@ -90,49 +90,49 @@ typedef struct coll_step {
     char *base; /* this generation's part of this PE's region */
 } coll_step;
 
-/* Kinds of steps for coll_step_begin: full, not full, or (>= 0) an acked
+/* Kinds of steps for dmsg_coll_step_begin: full, not full, or (>= 0) an acked
  * broadcast with this root. */
 enum { COLL_STEP_FULL = -1, COLL_STEP_PART = -2 };
 /* Starts the team's next step (first awaiting the acknowledgements of the
  * previous one where this PE was its root) and records what every member
  * will know after it. */
-dmsg_status coll_step_begin(coll_team *t, coll_step *s, int kind);
+dmsg_status dmsg_coll_step_begin(coll_team *t, coll_step *s, int kind);
 /* Before a step that is not full (root: an acked broadcast's, else -1):
  * a barrier first where the knowledge does not allow the step (above). */
-dmsg_status coll_nonfull(coll_team *t, int root);
+dmsg_status dmsg_coll_nonfull(coll_team *t, int root);
 /* Initial knowledge of a team (fresh lanes and regions). */
-void coll_team_fresh(coll_team *t);
+void dmsg_coll_team_fresh(coll_team *t);
 /* Deposits bytes from src to port offset `off` of team member r's region, counted on lane. */
-dmsg_status coll_send(const coll_step *s, int r, size_t off, const void *src, size_t bytes,
+dmsg_status dmsg_coll_send(const coll_step *s, int r, size_t off, const void *src, size_t bytes,
                       unsigned lane);
 /* Waits for n messages on lane (they are then visible in this PE's region). */
-dmsg_status coll_recv(const coll_step *s, unsigned lane, uint64_t n);
+dmsg_status dmsg_coll_recv(const coll_step *s, unsigned lane, uint64_t n);
 
 /* ---- engines (each one or more steps) */
 
 /* Dissemination barrier over the team (a full step). */
-dmsg_status coll_barrier(coll_team *t);
+dmsg_status dmsg_coll_barrier(coll_team *t);
 
 /* Recursive doubling over the team, with the members above the largest
  * power of two folded into pairs first. Every member's value is `bytes` at
- * val (local), at most coll_rd_max(t); combine(acc, in, in_lower, ctx)
+ * val (local), at most dmsg_coll_rd_max(t); combine(acc, in, in_lower, ctx)
  * merges a partner's value into acc, in_lower saying whether the partner's
  * members precede this PE's, so that both partners compute one value
  * bitwise. Afterwards every member holds the combination of all (a full step). */
 typedef void (*coll_combine_fn)(void *acc, const void *in, int in_lower, void *ctx);
-size_t coll_rd_max(const coll_team *t);
-dmsg_status coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combine, void *ctx);
+size_t dmsg_coll_rd_max(const coll_team *t);
+dmsg_status dmsg_coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combine, void *ctx);
 
-/* One acked broadcast step (coll_nonfull first): `bytes` (at most
- * coll_bcast_max(t)) from src on the root to dst on the others, down a
+/* One acked broadcast step (dmsg_coll_nonfull first): `bytes` (at most
+ * dmsg_coll_bcast_max(t)) from src on the root to dst on the others, down a
  * tree of fan-out `fan` (t->size - 1: flat). Not full. */
-size_t coll_bcast_max(const coll_team *t);
-dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t bytes, int root,
+size_t dmsg_coll_bcast_max(const coll_team *t);
+dmsg_status dmsg_coll_bcast_step(coll_team *t, void *dst, const void *src, size_t bytes, int root,
                             int fan);
 
 /* The ring of short broadcasts: broadcast n of the team goes to slot
  * n % DMSG_COLL_RING of every member's ring, counted on that slot's data
- * lane, down the same trees as coll_bcast_step. The slots form groups of
+ * lane, down the same trees as dmsg_coll_bcast_step. The slots form groups of
  * DMSG_COLL_RING_GROUP; a member acknowledges a group to the root (one
  * empty deposit on the group's lane) once it has forwarded and copied out
  * the group's last broadcast, and the root, before the first broadcast it
@@ -146,19 +146,19 @@ dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t byt
  * in its middle. No steps: the generations are untouched. At most
  * t->ring_slot bytes. */
 #define COLL_RING_SLOT_MAX 2048
-dmsg_status coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t bytes, int root,
+dmsg_status dmsg_coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t bytes, int root,
                             int fan);
 /* The members' owed acknowledgements, then the root's wait for all of
  * them (at a root change, and before a team goes). */
-dmsg_status coll_ring_drain(coll_team *t);
+dmsg_status dmsg_coll_ring_drain(coll_team *t);
 
 /* Direct exchange: each member sends sbytes[j] bytes from src[j] to member j,
  * which finds them at recv[i]; one step (full when everyone receives from
  * everyone: rfrom == NULL means every member sends to every member).
- * Sizes at most coll_direct_max(t) per message. */
-size_t coll_direct_max(const coll_team *t);
+ * Sizes at most dmsg_coll_direct_max(t) per message. */
+size_t dmsg_coll_direct_max(const coll_team *t);
 
-/* Chunked all-to-all style mover, see coll_move in xchg.c. */
+/* Chunked all-to-all style mover, see dmsg_coll_move in xchg.c. */
 typedef struct coll_plan {
     /* block of member j to send (NULL: send nothing to j); its size */
     const unsigned char *(*sblock)(void *ctx, int j, size_t *bytes);
@@ -167,12 +167,12 @@ typedef struct coll_plan {
     void *ctx;
     int full; /* every member sends to and receives from every member */
 } coll_plan;
-dmsg_status coll_move(coll_team *t, const coll_plan *p, size_t maxblock);
+dmsg_status dmsg_coll_move(coll_team *t, const coll_plan *p, size_t maxblock);
 
 /* Agreement on a small vector over the team: the first n_or words are
  * OR-ed, the rest MAX-ed (callers put v and ~v to detect disagreement). */
-dmsg_status coll_agree(coll_team *t, uint64_t *w, size_t n, size_t n_or);
-/* A status as a word for coll_agree's MAX (errors are negative: the most
+dmsg_status dmsg_coll_agree(coll_team *t, uint64_t *w, size_t n, size_t n_or);
+/* A status as a word for dmsg_coll_agree's MAX (errors are negative: the most
  * negative, the lowest code, wins), and back. */
 static inline uint64_t coll_err_word(dmsg_status st)
 {
@@ -188,6 +188,6 @@ static inline dmsg_status coll_err_status(uint64_t w)
 /* The kernel dst[i] = x[i] op y[i] for n elements, or NULL when the type
  * does not take the op (or either is unknown). dst may be x or y. */
 typedef void (*coll_red_fn)(void *dst, const void *x, const void *y, size_t n);
-coll_red_fn coll_red_kernel(dmsg_type type, dmsg_redop op);
+coll_red_fn dmsg_coll_red_kernel(dmsg_type type, dmsg_redop op);
 
 #endif

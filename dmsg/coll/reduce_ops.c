@@ -74,7 +74,7 @@ enum { NTYPES = DMSG_TYPE_DOUBLE_COMPLEX + 1, NOPS = DMSG_OP_XOR + 1 };
 static const coll_red_fn kernels[NTYPES][NOPS] = {INT_TYPES(ROW_INT) REAL_TYPES(ROW_REAL)
                                                       CPLX_TYPES(ROW_CPLX)};
 
-coll_red_fn coll_red_kernel(dmsg_type type, dmsg_redop op)
+coll_red_fn dmsg_coll_red_kernel(dmsg_type type, dmsg_redop op)
 {
     if ((int)type <= 0 || (int)type >= NTYPES || (int)op <= 0 || (int)op >= NOPS)
         return NULL;

@@ -56,26 +56,26 @@ static coll_state *state(void)
     w->size = g->tp.npes;
     w->me = g->tp.rank;
     place(w, 0);
-    coll_team_fresh(w);
+    dmsg_coll_team_fresh(w);
     g->coll = c;
     g->coll_fini = coll_fini;
     g->coll_ctr_destroy = team_ctr_destroy;
     return c;
 }
 
-int coll_world(const coll_team *t, int r)
+int dmsg_coll_world(const coll_team *t, int r)
 {
     return t->members ? t->members[r] : r;
 }
 
-dmsg_team coll_team_handle(const coll_team *t)
+dmsg_team dmsg_coll_team_handle(const coll_team *t)
 {
     const coll_state *c = dmsg_g.coll;
     int k = (int)(t - c->t);
     return k == 0 ? DMSG_TEAM_WORLD : ((dmsg_team)t->gen << 16) | (dmsg_team)(k + 1);
 }
 
-dmsg_status coll_team_get(dmsg_team h, coll_team **out)
+dmsg_status dmsg_coll_team_get(dmsg_team h, coll_team **out)
 {
     if (!dmsg_g.initialized)
         return DMSG_FAIL(DMSG_ERR_NOT_INIT, "team call before dmsg_init");
@@ -91,7 +91,7 @@ dmsg_status coll_team_get(dmsg_team h, coll_team **out)
     return DMSG_OK;
 }
 
-dmsg_status coll_tmp(coll_team *t, size_t bytes, unsigned char **out)
+dmsg_status dmsg_coll_tmp(coll_team *t, size_t bytes, unsigned char **out)
 {
     if (bytes > t->tmp_cap) {
         unsigned char *n = realloc(t->tmp, bytes);
@@ -144,7 +144,7 @@ static dmsg_status prepare_lanes(coll_team *p, uint64_t used, uint64_t notready,
         if (!st)
             c->lanes_ready |= (uint64_t)1 << k;
     }
-    dmsg_status bst = coll_barrier(p);
+    dmsg_status bst = dmsg_coll_barrier(p);
     return st ? st : bst;
 }
 
@@ -168,22 +168,22 @@ static dmsg_status make_team(uint64_t used, int *members, int n, int me, dmsg_te
     t->me = me;
     t->members = members;
     place(t, k);
-    coll_team_fresh(t);
-    if (n > 1 && coll_rd_max(t) < 128) {
+    dmsg_coll_team_fresh(t);
+    if (n > 1 && dmsg_coll_rd_max(t) < 128) {
         t->used = 0;
         free(members);
         t->members = NULL;
         return DMSG_FAIL(DMSG_ERR_NOMEM, "collectives' scratch too small for a team of %d "
                                          "(DMSG_COLL_SCRATCH)", n);
     }
-    *team = coll_team_handle(t);
+    *team = dmsg_coll_team_handle(t);
     return DMSG_OK;
 }
 
 int dmsg_team_split_strided(dmsg_team parent, int start, int stride, int size, dmsg_team *team)
 {
     coll_team *p;
-    dmsg_status st = coll_team_get(parent, &p);
+    dmsg_status st = dmsg_coll_team_get(parent, &p);
     if (st)
         return st;
     dmsg_status bad = DMSG_OK;
@@ -207,7 +207,7 @@ int dmsg_team_split_strided(dmsg_team parent, int start, int stride, int size, d
                      ~(uint64_t)(int64_t)size,
                      coll_err_word(bad)};
     dmsg_wait_enter(DMSG_WAIT_COLL);
-    st = coll_agree(p, w, 9, 2);
+    st = dmsg_coll_agree(p, w, 9, 2);
     dmsg_wait_leave();
     if (st)
         return st;
@@ -232,7 +232,7 @@ int dmsg_team_split_strided(dmsg_team parent, int start, int stride, int size, d
     if (!members)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "team members");
     for (int i = 0; i < size; i++)
-        members[i] = coll_world(p, start + i * stride);
+        members[i] = dmsg_coll_world(p, start + i * stride);
     return make_team(w[0], members, size, me, team);
 }
 
@@ -267,7 +267,7 @@ static unsigned char *g_rblock(void *c, int i, size_t *n)
 int dmsg_team_split_color(dmsg_team parent, int color, int key, dmsg_team *team)
 {
     coll_team *p;
-    dmsg_status st = coll_team_get(parent, &p);
+    dmsg_status st = dmsg_coll_team_get(parent, &p);
     if (st)
         return st;
     color_rec mine = {color, key, used_slots(), ~((coll_state *)dmsg_g.coll)->lanes_ready,
@@ -278,7 +278,7 @@ int dmsg_team_split_color(dmsg_team parent, int color, int key, dmsg_team *team)
     gather_ctx g = {(const unsigned char *)&mine, (unsigned char *)all, sizeof mine, -1, p->me};
     coll_plan plan = {g_sblock, g_rblock, &g, 1};
     dmsg_wait_enter(DMSG_WAIT_COLL);
-    st = coll_move(p, &plan, sizeof mine);
+    st = dmsg_coll_move(p, &plan, sizeof mine);
     dmsg_wait_leave();
     uint64_t used = 0, notready = 0;
     int n = 0, me = -1;
@@ -307,7 +307,7 @@ int dmsg_team_split_color(dmsg_team parent, int color, int key, dmsg_team *team)
         for (int j = 0; !st && j < n; j++) {
             if (members[j] == p->me)
                 me = j;
-            members[j] = coll_world(p, members[j]);
+            members[j] = dmsg_coll_world(p, members[j]);
         }
     }
     free(all);
@@ -330,14 +330,14 @@ int dmsg_team_split_color(dmsg_team parent, int color, int key, dmsg_team *team)
 int dmsg_team_free(dmsg_team team)
 {
     coll_team *t;
-    dmsg_status st = coll_team_get(team, &t);
+    dmsg_status st = dmsg_coll_team_get(team, &t);
     if (st)
         return st;
     if (team == DMSG_TEAM_WORLD)
         return DMSG_FAIL(DMSG_ERR_TEAM, "DMSG_TEAM_WORLD cannot be freed");
     /* The ring's lanes back at zero for the slot's next team. */
     dmsg_wait_enter(DMSG_WAIT_COLL);
-    st = coll_ring_drain(t);
+    st = dmsg_coll_ring_drain(t);
     dmsg_wait_leave();
     if (st || (st = dmsg_team_sync(team)))
         return st;
@@ -352,28 +352,28 @@ int dmsg_team_free(dmsg_team team)
 int dmsg_team_pe(dmsg_team team)
 {
     coll_team *t;
-    dmsg_status st = coll_team_get(team, &t);
+    dmsg_status st = dmsg_coll_team_get(team, &t);
     return st ? st : t->me;
 }
 
 int dmsg_team_npes(dmsg_team team)
 {
     coll_team *t;
-    dmsg_status st = coll_team_get(team, &t);
+    dmsg_status st = dmsg_coll_team_get(team, &t);
     return st ? st : t->size;
 }
 
 int dmsg_team_translate(dmsg_team from, int pe, dmsg_team to)
 {
     coll_team *f = NULL, *t = NULL;
-    dmsg_status st = coll_team_get(from, &f);
+    dmsg_status st = dmsg_coll_team_get(from, &f);
     if (!st)
-        st = coll_team_get(to, &t);
+        st = dmsg_coll_team_get(to, &t);
     if (st)
         return st;
     if (pe < 0 || pe >= f->size)
         return DMSG_FAIL(DMSG_ERR_PE, "PE %d is not in [0, %d) of the team", pe, f->size);
-    int w = coll_world(f, pe);
+    int w = dmsg_coll_world(f, pe);
     if (!t->members)
         return w;
     for (int i = 0; i < t->size; i++)
@@ -385,13 +385,13 @@ int dmsg_team_translate(dmsg_team from, int pe, dmsg_team to)
 int dmsg_team_sync(dmsg_team team)
 {
     coll_team *t;
-    dmsg_status st = coll_team_get(team, &t);
+    dmsg_status st = dmsg_coll_team_get(team, &t);
     if (st)
         return st;
     dmsg_wait_enter(DMSG_WAIT_SYNC);
     st = dmsg_g.tp.ops->quiet(&dmsg_g.tp);
     if (!st)
-        st = coll_barrier(t);
+        st = dmsg_coll_barrier(t);
     dmsg_wait_leave();
     return st;
 }
@@ -402,7 +402,7 @@ int dmsg_ctr_create_team(dmsg_team team, dmsg_ctr *ctr)
     if (team == DMSG_TEAM_WORLD && g->initialized)
         return dmsg_ctr_create(ctr);
     coll_team *t;
-    dmsg_status st = coll_team_get(team, &t);
+    dmsg_status st = dmsg_coll_team_get(team, &t);
     if (st)
         return st;
     /* The slots in use on any member (OR), then the highest free one, so
@@ -416,8 +416,8 @@ int dmsg_ctr_create_team(dmsg_team team, dmsg_ctr *ctr)
             w[s / 64] |= (uint64_t)1 << (s % 64);
     w[nw] = coll_err_word(ctr ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NULL, "ctr is NULL"));
     dmsg_wait_enter(DMSG_WAIT_COLL);
-    if (nw + 1 <= coll_rd_max(t) / 8) {
-        st = coll_agree(t, w, nw + 1, nw);
+    if (nw + 1 <= dmsg_coll_rd_max(t) / 8) {
+        st = dmsg_coll_agree(t, w, nw + 1, nw);
     } else {
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "DMSG_MAX_COUNTERS too large for a team's scratch");
     }
@@ -435,7 +435,7 @@ int dmsg_ctr_create_team(dmsg_team team, dmsg_ctr *ctr)
     if (!st)
         st = g->tp.ops->ctr_reset(&g->tp, slot);
     if (!st)
-        st = coll_barrier(t);
+        st = dmsg_coll_barrier(t);
     dmsg_wait_leave();
     if (st)
         return st;

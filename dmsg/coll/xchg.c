@@ -6,7 +6,7 @@
 /* The lane of the acked broadcast's acknowledgements (its data: lane 0). */
 #define ACK_LANE 1
 
-void coll_team_fresh(coll_team *t)
+void dmsg_coll_team_fresh(coll_team *t)
 {
     t->seq = 0;
     t->known = -2; /* as if a full step -1 had been: generations 0 .. 2 are free */
@@ -25,7 +25,7 @@ static dmsg_status await_lane(const coll_team *t, unsigned gen, unsigned lane, u
     return dmsg_g.tp.ops->ctr_wait(&dmsg_g.tp, t->lane0 + gen * DMSG_COLL_LANES + lane, 0, n);
 }
 
-dmsg_status coll_step_begin(coll_team *t, coll_step *s, int kind)
+dmsg_status dmsg_coll_step_begin(coll_team *t, coll_step *s, int kind)
 {
     int64_t sq = (int64_t)t->seq++;
     s->t = t;
@@ -49,43 +49,43 @@ dmsg_status coll_step_begin(coll_team *t, coll_step *s, int kind)
     return st;
 }
 
-dmsg_status coll_nonfull(coll_team *t, int root)
+dmsg_status dmsg_coll_nonfull(coll_team *t, int root)
 {
     int64_t s = (int64_t)t->seq;
     if (t->size == 1 || t->known >= s - 2 || (root >= 0 && root == t->last_root))
         return DMSG_OK;
-    return coll_barrier(t);
+    return dmsg_coll_barrier(t);
 }
 
-dmsg_status coll_send(const coll_step *s, int r, size_t off, const void *src, size_t bytes,
+dmsg_status dmsg_coll_send(const coll_step *s, int r, size_t off, const void *src, size_t bytes,
                       unsigned lane)
 {
     const coll_team *t = s->t;
     size_t roff = t->reg_off + s->gen * t->gen_bytes + off;
     /* Built and checked here rather than by dmsg_op_check: the scratch lies
      * above the heap, where user deposits are refused. */
-    dmsg_op op = {.kind = DMSG_OP_CONTIG, .dir = DMSG_DIR_PUT, .pe = coll_world(t, r),
+    dmsg_op op = {.kind = DMSG_OP_CONTIG, .dir = DMSG_DIR_PUT, .pe = dmsg_coll_world(t, r),
                   .remote = dmsg_g.seg + roff, .local = (void *)(src ? src : s->base), .elem = 1,
                   .n = bytes, .roff = roff, .payload = bytes};
     return dmsg_g.tp.ops->put(&dmsg_g.tp, &op, t->lane0 + s->gen * DMSG_COLL_LANES + lane);
 }
 
-dmsg_status coll_recv(const coll_step *s, unsigned lane, uint64_t n)
+dmsg_status dmsg_coll_recv(const coll_step *s, unsigned lane, uint64_t n)
 {
     return await_lane(s->t, s->gen, lane, n);
 }
 
-dmsg_status coll_barrier(coll_team *t)
+dmsg_status dmsg_coll_barrier(coll_team *t)
 {
     if (t->size == 1)
         return DMSG_OK;
     coll_step s;
-    dmsg_status st = coll_step_begin(t, &s, COLL_STEP_FULL);
+    dmsg_status st = dmsg_coll_step_begin(t, &s, COLL_STEP_FULL);
     unsigned k = 0;
     for (int d = 1; !st && d < t->size; d *= 2, k++) {
-        st = coll_send(&s, (t->me + d) % t->size, 0, NULL, 0, k);
+        st = dmsg_coll_send(&s, (t->me + d) % t->size, 0, NULL, 0, k);
         if (!st)
-            st = coll_recv(&s, k, 1);
+            st = dmsg_coll_recv(&s, k, 1);
     }
     return st;
 }
@@ -98,35 +98,35 @@ static unsigned log2_floor(int n)
     return l;
 }
 
-size_t coll_rd_max(const coll_team *t)
+size_t dmsg_coll_rd_max(const coll_team *t)
 {
     unsigned nports = log2_floor(t->size) + 2;
     return (t->gen_bytes / nports) & ~(size_t)63;
 }
 
-dmsg_status coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combine, void *ctx)
+dmsg_status dmsg_coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combine, void *ctx)
 {
     int P = t->size, me = t->me;
     if (P == 1)
         return DMSG_OK;
     coll_step s;
-    dmsg_status st = coll_step_begin(t, &s, COLL_STEP_FULL);
+    dmsg_status st = dmsg_coll_step_begin(t, &s, COLL_STEP_FULL);
     if (st)
         return st;
     unsigned L = log2_floor(P);
     int p2 = 1 << L, rem = P - p2, nr;
-    size_t port = coll_rd_max(t);
+    size_t port = dmsg_coll_rd_max(t);
     /* Members 0 .. 2*rem-1 pair up: the even one hands its value to the odd
      * one and gets the result back from it at the end. */
     if (me < 2 * rem) {
         if (me % 2 == 0) {
-            if ((st = coll_send(&s, me + 1, 0, val, bytes, 0)) ||
-                (st = coll_recv(&s, L + 1, 1)))
+            if ((st = dmsg_coll_send(&s, me + 1, 0, val, bytes, 0)) ||
+                (st = dmsg_coll_recv(&s, L + 1, 1)))
                 return st;
             memcpy(val, s.base + (L + 1) * port, bytes);
             return DMSG_OK;
         }
-        if ((st = coll_recv(&s, 0, 1)))
+        if ((st = dmsg_coll_recv(&s, 0, 1)))
             return st;
         combine(val, s.base, 1, ctx);
         nr = me / 2;
@@ -136,28 +136,28 @@ dmsg_status coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combi
     for (unsigned k = 0; k < L; k++) {
         int pn = nr ^ (1 << k);
         int pr = pn < rem ? 2 * pn + 1 : pn + rem;
-        if ((st = coll_send(&s, pr, (k + 1) * port, val, bytes, k + 1)) ||
-            (st = coll_recv(&s, k + 1, 1)))
+        if ((st = dmsg_coll_send(&s, pr, (k + 1) * port, val, bytes, k + 1)) ||
+            (st = dmsg_coll_recv(&s, k + 1, 1)))
             return st;
         combine(val, s.base + (k + 1) * port, pn < nr, ctx);
     }
     if (me < 2 * rem)
-        return coll_send(&s, me - 1, (L + 1) * port, val, bytes, L + 1);
+        return dmsg_coll_send(&s, me - 1, (L + 1) * port, val, bytes, L + 1);
     return DMSG_OK;
 }
 
-size_t coll_bcast_max(const coll_team *t)
+size_t dmsg_coll_bcast_max(const coll_team *t)
 {
     return t->gen_bytes;
 }
 
-dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t bytes, int root,
+dmsg_status dmsg_coll_bcast_step(coll_team *t, void *dst, const void *src, size_t bytes, int root,
                             int fan)
 {
     int P = t->size, me = t->me, rel = (me - root + P) % P;
-    dmsg_status st = coll_nonfull(t, root);
+    dmsg_status st = dmsg_coll_nonfull(t, root);
     coll_step s;
-    if (st || (st = coll_step_begin(t, &s, root)))
+    if (st || (st = dmsg_coll_step_begin(t, &s, root)))
         return st;
     const void *from = src;
     if (rel == 0) {
@@ -165,7 +165,7 @@ dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t byt
     } else {
         /* Entered: the root may write this PE's generation of the step
          * after next (coll.h). Then the data, from the parent. */
-        if ((st = coll_send(&s, root, 0, NULL, 0, ACK_LANE)) || (st = coll_recv(&s, 0, 1)))
+        if ((st = dmsg_coll_send(&s, root, 0, NULL, 0, ACK_LANE)) || (st = dmsg_coll_recv(&s, 0, 1)))
             return st;
         from = s.base;
     }
@@ -173,7 +173,7 @@ dmsg_status coll_bcast_step(coll_team *t, void *dst, const void *src, size_t byt
      * members rel * fan + 1 .. rel * fan + fan. Deposits come first, the
      * copy out afterwards, so that the subtrees start early. */
     for (int64_t c = (int64_t)rel * fan + 1; !st && c <= (int64_t)rel * fan + fan && c < P; c++)
-        st = coll_send(&s, (int)((c + root) % P), 0, from, bytes, 0);
+        st = dmsg_coll_send(&s, (int)((c + root) % P), 0, from, bytes, 0);
     if (!st && rel != 0 && bytes && dst)
         memcpy(dst, s.base, bytes);
     return st;
@@ -186,7 +186,7 @@ static dmsg_status ring_put(const coll_team *t, int r, unsigned k, const void *s
                             unsigned lane)
 {
     size_t roff = t->ring_off + k * t->ring_slot;
-    dmsg_op op = {.kind = DMSG_OP_CONTIG, .dir = DMSG_DIR_PUT, .pe = coll_world(t, r),
+    dmsg_op op = {.kind = DMSG_OP_CONTIG, .dir = DMSG_DIR_PUT, .pe = dmsg_coll_world(t, r),
                   .remote = dmsg_g.seg + roff, .local = (void *)(src ? src : dmsg_g.seg + roff),
                   .elem = 1, .n = bytes, .roff = roff, .payload = bytes};
     return dmsg_g.tp.ops->put(&dmsg_g.tp, &op,
@@ -208,7 +208,7 @@ static dmsg_status ring_ack(coll_team *t, unsigned g)
     return ring_put(t, t->ring_root, g * DMSG_COLL_RING_GROUP, NULL, 0, DMSG_COLL_RING + g);
 }
 
-dmsg_status coll_ring_drain(coll_team *t)
+dmsg_status dmsg_coll_ring_drain(coll_team *t)
 {
     dmsg_status st = DMSG_OK;
     if (t->ring_pend)
@@ -221,7 +221,7 @@ dmsg_status coll_ring_drain(coll_team *t)
     return st;
 }
 
-dmsg_status coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t bytes, int root,
+dmsg_status dmsg_coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t bytes, int root,
                             int fan)
 {
     int P = t->size, me = t->me, rel = (me - root + P) % P, first = 0;
@@ -229,7 +229,7 @@ dmsg_status coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t byt
     if (t->ring_root != root) {
         /* Who else may write a slot now: only the old root knows they are
          * free; the flush, its wait and a barrier tell the new one. */
-        if (t->ring_root >= 0 && ((st = coll_ring_drain(t)) || (st = coll_barrier(t))))
+        if (t->ring_root >= 0 && ((st = dmsg_coll_ring_drain(t)) || (st = dmsg_coll_barrier(t))))
             return st;
         t->ring_root = root;
         first = 1;
@@ -261,16 +261,16 @@ dmsg_status coll_ring_bcast(coll_team *t, void *dst, const void *src, size_t byt
     return DMSG_OK;
 }
 
-size_t coll_direct_max(const coll_team *t)
+size_t dmsg_coll_direct_max(const coll_team *t)
 {
     size_t pb = t->gen_bytes / (size_t)t->size;
     return pb >= 64 ? pb & ~(size_t)63 : pb;
 }
 
-dmsg_status coll_move(coll_team *t, const coll_plan *p, size_t maxblock)
+dmsg_status dmsg_coll_move(coll_team *t, const coll_plan *p, size_t maxblock)
 {
     int P = t->size, me = t->me;
-    size_t pb = coll_direct_max(t), n;
+    size_t pb = dmsg_coll_direct_max(t), n;
     /* This PE's own block first (no message). */
     const unsigned char *sb = p->sblock(p->ctx, me, &n);
     size_t rn;
@@ -286,10 +286,10 @@ dmsg_status coll_move(coll_team *t, const coll_plan *p, size_t maxblock)
     dmsg_status st = DMSG_OK;
     for (size_t c = 0; !st && c < nsteps; c++) {
         /* A step that is not full may need a barrier first (coll.h). */
-        if (!p->full && (st = coll_nonfull(t, -1)))
+        if (!p->full && (st = dmsg_coll_nonfull(t, -1)))
             break;
         coll_step s;
-        if ((st = coll_step_begin(t, &s, p->full ? COLL_STEP_FULL : COLL_STEP_PART)))
+        if ((st = dmsg_coll_step_begin(t, &s, p->full ? COLL_STEP_FULL : COLL_STEP_PART)))
             break;
         size_t off = c * pb;
         for (int d = 1; !st && d < P; d++) {
@@ -298,14 +298,14 @@ dmsg_status coll_move(coll_team *t, const coll_plan *p, size_t maxblock)
             if (!sb)
                 continue;
             size_t len = n > off ? (n - off < pb ? n - off : pb) : 0;
-            st = coll_send(&s, j, (size_t)me * pb, len ? sb + off : NULL, len, 0);
+            st = dmsg_coll_send(&s, j, (size_t)me * pb, len ? sb + off : NULL, len, 0);
         }
         uint64_t nexp = 0;
         for (int i = 0; i < P; i++)
             if (i != me && p->rblock(p->ctx, i, &rn))
                 nexp++;
         if (!st)
-            st = coll_recv(&s, 0, nexp);
+            st = dmsg_coll_recv(&s, 0, nexp);
         for (int i = 0; !st && i < P; i++) {
             if (i == me || !(rb = p->rblock(p->ctx, i, &rn)) || rn <= off)
                 continue;
@@ -330,10 +330,10 @@ static void agree_combine(void *acc, const void *in, int in_lower, void *ctx)
     }
 }
 
-dmsg_status coll_agree(coll_team *t, uint64_t *w, size_t n, size_t n_or)
+dmsg_status dmsg_coll_agree(coll_team *t, uint64_t *w, size_t n, size_t n_or)
 {
     agree_ctx a = {n, n_or};
-    if (n * 8 > coll_rd_max(t))
+    if (n * 8 > dmsg_coll_rd_max(t))
         return DMSG_FAIL(DMSG_ERR_NOMEM, "collectives' scratch too small (DMSG_COLL_SCRATCH)");
-    return coll_rd(t, w, n * 8, agree_combine, &a);
+    return dmsg_coll_rd(t, w, n * 8, agree_combine, &a);
 }
