@@ -165,6 +165,21 @@ static int plan_random_small(void)
 
 static dmsg_darray_desc vec(size_t n, int dist, size_t k, int np);
 
+/* Two 1-D arrays of n elements, A distributed BLOCK (ka 0) or CYCLIC(ka)
+ * and B by kb alike, allocated, and the assignment B = A in *as. */
+static int vec_pair(size_t n, size_t ka, size_t kb, dmsg_darray *A, dmsg_darray *B, dmsg_assign *as)
+{
+    int np = pe_n();
+    dmsg_darray_desc da = vec(n, ka ? DMSG_DIST_CYCLIC : DMSG_DIST_BLOCK, ka, np);
+    dmsg_darray_desc db = vec(n, kb ? DMSG_DIST_CYCLIC : DMSG_DIST_BLOCK, kb, np);
+    PE_OK(dmsg_darray_init(A, &da));
+    PE_OK(dmsg_darray_init(B, &db));
+    PE_OK(dmsg_darray_alloc(A));
+    PE_OK(dmsg_darray_alloc(B));
+    PE_OK(dmsg_assign_init(as, B, A));
+    return 0;
+}
+
 /* BLOCK / CYCLIC(a) -> BLOCK / CYCLIC(b) of 1-D arrays, sizes below and
  * well above the overlap's period (not multiples of it), whole, shifted,
  * strided and reversed sections, every mechanism in turn: the folded
@@ -174,22 +189,16 @@ static int plan_periodic(void)
     static const size_t ks[] = {0, 1, 2, 3, 5, 16};
     static const size_t sizes[] = {3, 1000, 4099};
     const char *tp = dmsg_transport_name();
-    int np = pe_n(), step = strcmp(tp, "ofi") == 0 ? 5 : 1; /* ofi: fewer (barriers are slow) */
+    int step = strcmp(tp, "ofi") == 0 ? 5 : 1; /* ofi: fewer (barriers are slow) */
     uint64_t tag = 0;
     for (size_t x = 0; x < 6; x++)
         for (size_t y = 0; y < 6; y++, tag++) {
             if (tag % (uint64_t)step != 0) continue;
             size_t n = sizes[tag % 3];
             int v = (int)(tag / 3 % 4), mech = mechs[tag % 4];
-            dmsg_darray_desc da = vec(n, ks[x] ? DMSG_DIST_CYCLIC : DMSG_DIST_BLOCK, ks[x], np);
-            dmsg_darray_desc db = vec(n, ks[y] ? DMSG_DIST_CYCLIC : DMSG_DIST_BLOCK, ks[y], np);
             dmsg_darray A, B;
-            PE_OK(dmsg_darray_init(&A, &da));
-            PE_OK(dmsg_darray_init(&B, &db));
-            PE_OK(dmsg_darray_alloc(&A));
-            PE_OK(dmsg_darray_alloc(&B));
             dmsg_assign as;
-            PE_OK(dmsg_assign_init(&as, &B, &A));
+            PE_TRY(vec_pair(n, ks[x], ks[y], &A, &B, &as));
             size_t m;
             switch (v) {
             case 1: /* B(0:n-2) = A(1:n-1) */
@@ -225,15 +234,9 @@ static int plan_periodic(void)
  * direct rate. Needs a model (sim). */
 static int plan_info_model(void)
 {
-    int np = pe_n();
-    dmsg_darray_desc da = vec(4096, DMSG_DIST_BLOCK, 0, np), db = vec(4096, DMSG_DIST_CYCLIC, 1, np);
     dmsg_darray A, B;
-    PE_OK(dmsg_darray_init(&A, &da));
-    PE_OK(dmsg_darray_init(&B, &db));
-    PE_OK(dmsg_darray_alloc(&A));
-    PE_OK(dmsg_darray_alloc(&B));
     dmsg_assign as;
-    PE_OK(dmsg_assign_init(&as, &B, &A));
+    PE_TRY(vec_pair(4096, 0, 1, &A, &B, &as));
     dmsg_plan_opts o = {.mech = DMSG_PLAN_PACK};
     dmsg_plan *plan;
     PE_OK(dmsg_plan_create(&as, &o, &plan));
@@ -421,15 +424,9 @@ static int plan_periodic_group(void)
             if (tag % (uint64_t)step != 0) continue;
             size_t n = sizes[tag % 2];
             int v = (int)(tag / 2 % 4), mech = tag % 3 == 0 ? DMSG_PLAN_PACK : DMSG_PLAN_DIRECT;
-            dmsg_darray_desc da = vec(n, ks[x] ? DMSG_DIST_CYCLIC : DMSG_DIST_BLOCK, ks[x], np);
-            dmsg_darray_desc db = vec(n, ks[y] ? DMSG_DIST_CYCLIC : DMSG_DIST_BLOCK, ks[y], np);
             dmsg_darray A, B;
-            PE_OK(dmsg_darray_init(&A, &da));
-            PE_OK(dmsg_darray_init(&B, &db));
-            PE_OK(dmsg_darray_alloc(&A));
-            PE_OK(dmsg_darray_alloc(&B));
             dmsg_assign as;
-            PE_OK(dmsg_assign_init(&as, &B, &A));
+            PE_TRY(vec_pair(n, ks[x], ks[y], &A, &B, &as));
             size_t m;
             switch (v) {
             case 1: /* B(2:n-1) = A(0:n-3) */
@@ -460,15 +457,9 @@ static int plan_periodic_group(void)
             PE_OK(dmsg_darray_free(&A));
         }
     /* One deposit per partner for the periodic pair. */
-    dmsg_darray_desc da = vec(20011, DMSG_DIST_CYCLIC, 2, np);
-    dmsg_darray_desc db = vec(20011, DMSG_DIST_CYCLIC, 3, np);
     dmsg_darray A, B;
-    PE_OK(dmsg_darray_init(&A, &da));
-    PE_OK(dmsg_darray_init(&B, &db));
-    PE_OK(dmsg_darray_alloc(&A));
-    PE_OK(dmsg_darray_alloc(&B));
     dmsg_assign as;
-    PE_OK(dmsg_assign_init(&as, &B, &A));
+    PE_TRY(vec_pair(20011, 2, 3, &A, &B, &as));
     dmsg_plan_opts opts = {.mech = DMSG_PLAN_DIRECT};
     dmsg_plan *plan = NULL;
     PE_OK(dmsg_plan_create(&as, &opts, &plan));
