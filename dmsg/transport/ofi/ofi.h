@@ -137,7 +137,7 @@ typedef struct ofi_settings {
 } ofi_settings;
 extern const dmsg_env_table dmsg_ofi_env_table;
 
-/* What the start-up probe found out about a provider (dmsg_ofi_probe.c). */
+/* What the start-up probe found out about a provider (ofi_probe.c). */
 typedef struct ofi_caps {
     char prov[64];            /* provider name as fi_getinfo reports it, e.g. "udp;ofi_rxd" */
     char domain[64];
@@ -168,7 +168,7 @@ typedef struct ofi_caps {
     int engine;               /* deposit engine usable (delivery completion works) */
     int tx_delivers;          /* the local completion of an operation above the inject size
                                * comes after the target processed it (fi_shm(7)) */
-    /* Atomics (dmsg_ofi_probe.c): FI_ATOMIC granted by fi_getinfo; per word size
+    /* Atomics (ofi_probe.c): FI_ATOMIC granted by fi_getinfo; per word size
      * (index 0: FI_UINT32, 1: FI_UINT64), bit OFI_AMO_BIT(FI_op) set where
      * fi_atomicvalid (plain), fi_fetch_atomicvalid (fetch) or
      * fi_compare_atomicvalid (FI_CSWAP) accepts one element; amo_works:
@@ -258,7 +258,7 @@ typedef struct ofi_batch {
                                * out when a request on it completes */
 } ofi_batch;
 
-/* One atomic in flight (dmsg_ofi_amo.c): its completion batch first, so that a
+/* One atomic in flight (ofi_amo.c): its completion batch first, so that a
  * completion context or a request's priv[0] is both. */
 typedef struct ofi_amo_ctx {
     ofi_batch b;
@@ -331,7 +331,7 @@ typedef struct ofi_state {
         ofi_amo_path path;    /* how atomics travel (dmsg_ofi_plan_atomics) */
         uint64_t window;      /* provider atomics start only while fewer operations than this
                                * are in flight (OFI_AMO_INFLIGHT) */
-        /* software: requests awaiting their reply, by id (dmsg_ofi_amo.c) */
+        /* software: requests awaiting their reply, by id (ofi_amo.c) */
         struct {
             ofi_amo_ctx *x;
             uint32_t gen;
@@ -404,10 +404,10 @@ void dmsg_ofi_fab_close(ofi_fab *f);
 dmsg_status dmsg_ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
                        char *why, size_t whylen);
 
-/* dmsg_ofi_probe.c */
+/* ofi_probe.c */
 dmsg_status dmsg_ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen);
 
-/* dmsg_ofi_progress.c */
+/* ofi_progress.c */
 dmsg_status dmsg_ofi_progress(ofi_state *s);
 /* One operation issued on ctx (an ofi_batch, or NULL) completed with st:
  * counts it off, and frees a heap batch whose last operation it was. */
@@ -468,7 +468,7 @@ void dmsg_ofi_bell_after_progress(ofi_state *s, int k);
 int dmsg_ofi_bell_sleep(ofi_state *s, long ns, int (*ready)(ofi_state *, const void *),
                    const void *arg);
 
-/* ofi_put.c / dmsg_ofi_get.c */
+/* ofi_put.c / ofi_get.c */
 dmsg_status dmsg_ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot);
 dmsg_status dmsg_ofi_post_rma(ofi_state *s, int read, int pe, const struct iovec *iov, size_t n,
                          const struct fi_rma_iov *riov, size_t rn, uint64_t flags, uint64_t data,
@@ -512,7 +512,7 @@ dmsg_status dmsg_ofi_engine_start(ofi_state *s);
 void dmsg_ofi_engine_stop(ofi_state *s);
 dmsg_status dmsg_ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
 
-/* dmsg_ofi_amo.c: atomics, signals and point-to-point waits (the ops), and
+/* ofi_amo.c: atomics, signals and point-to-point waits (the ops), and
  * the software path's messages: a request names the op, word and operands;
  * the target applies it with a CPU atomic in its progress and replies with
  * the old value. Both are received into the deposit engine's buffers. */

@@ -33,7 +33,7 @@ static struct fi_info *make_hints(const char *prov, uint64_t extra)
     h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     h->domain_attr->av_type = FI_AV_TABLE;
     h->fabric_attr->prov_name = strdup(prov);
-    /* Every dmsg wait drives progress itself (dmsg_ofi_progress.c). A provider's
+    /* Every dmsg wait drives progress itself (ofi_progress.c). A provider's
      * own progress thread competes with the PEs for the cores: sockets'
      * spins while any of its operations is in flight, which at 16 PEs on 2
      * cores made a round of deposit, await and sync take 50-100 ms. Asking
@@ -122,7 +122,7 @@ static dmsg_status find_info(const char *prov, const char *iface, int how, struc
         return DMSG_ERR_NOMEM;
     }
     /* Atomics are asked for, and done without where the provider has none
-     * (dmsg's software atomics then serve, dmsg_ofi_amo.c). */
+     * (dmsg's software atomics then serve, ofi_amo.c). */
     if (fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &list) || !list || !pick(list, iface)) {
         fi_freeinfo(list);
         list = NULL;
@@ -221,7 +221,7 @@ static void caps_from_info(const struct fi_info *info, ofi_caps *c)
 
 /* The CQ, with a file descriptor to sleep on where the provider gives one:
  * a PE with nothing to do then leaves its core to the PEs it waits for
- * (dmsg_ofi_progress.c, dmsg_ofi_idle). Providers without one get a CQ without. */
+ * (ofi_progress.c, dmsg_ofi_idle). Providers without one get a CQ without. */
 static int open_cq(ofi_fab *f)
 {
     struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_FD};

@@ -88,7 +88,7 @@ typedef struct shm_state {
     shm_job_area *area;
     long spin;         /* polls before sleeping */
     int spin_auto;     /* DMSG_SPIN=-1: a wait polls SHM_SPIN_LOADED times instead when the host is loaded */
-    double yield_s;    /* PEs outnumber cores: seconds a wait yields before sleeping (dmsg_shm_wait.c) */
+    double yield_s;    /* PEs outnumber cores: seconds a wait yields before sleeping (shm_wait.c) */
     uint64_t *taken;   /* per slot, 2 words: messages and bytes consumed by awaits.
                         * Private, so an await never writes the shared counter line
                         * (a write would cost the next sender a cache-line transfer). */
@@ -160,7 +160,7 @@ static inline void shm_ring(shm_state *s, int pe)
         dmsg_shm_wake(&b->seq, &b->sleepers, 1);
 }
 
-/* Atomics and signals (dmsg_shm_amo.c): CPU atomics on the word in the target's
+/* Atomics and signals (shm_amo.c): CPU atomics on the word in the target's
  * mapped segment, complete inside the call; word_wait polls with the wait
  * policy and sleeps on this PE's doorbell. */
 dmsg_status dmsg_shm_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);

@@ -32,7 +32,7 @@ extern const dmsg_env_table dmsg_sim_env_table;
  * it: contiguous (1), constant stride (n), indexed (w). */
 typedef enum { SIM_PAT_CONTIG, SIM_PAT_STRIDED, SIM_PAT_INDEXED } sim_pat;
 
-/* What the cost model needs to know about one transfer (dmsg_sim_describe.c). */
+/* What the cost model needs to know about one transfer (sim_describe.c). */
 typedef struct sim_transfer {
     int get;               /* 0: deposit, 1: fetch */
     int pe;                /* the remote PE */
@@ -186,7 +186,7 @@ dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t);
 /* Wakes an order wait of the log's PE (after a deposit bumped its inbox). */
 void dmsg_sim_order_wake(sim_log *l);
 
-/* Atomics, signals and point-to-point waits (dmsg_sim_amo.c). */
+/* Atomics, signals and point-to-point waits (sim_amo.c). */
 dmsg_status dmsg_sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
 dmsg_status dmsg_sim_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
 dmsg_status dmsg_sim_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
