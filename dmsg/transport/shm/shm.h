@@ -160,6 +160,16 @@ static inline void shm_ring(shm_state *s, int pe)
         dmsg_shm_wake(&b->seq, &b->sleepers, 1);
 }
 
+/* shm_ring after a seq_cst read-modify-write of the word (an atomic, an
+ * added signal): that operation already orders the change before the
+ * seq_cst look at the sleeper count, so no separate fence. */
+static inline void shm_ring_after_rmw(shm_state *s, int pe)
+{
+    shm_bell *b = shm_bell_at(s, pe);
+    if (atomic_load_explicit(&b->sleepers, memory_order_seq_cst))
+        dmsg_shm_wake(&b->seq, &b->sleepers, 1);
+}
+
 /* Atomics and signals (shm_amo.c): CPU atomics on the word in the target's
  * mapped segment, complete inside the call; word_wait polls with the wait
  * policy and sleeps on this PE's doorbell. */

@@ -58,7 +58,7 @@ dmsg_status dmsg_shm_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result,
             __builtin_memcpy(result, &old, 8);
         }
     }
-    shm_ring(s, a->pe);
+    shm_ring_after_rmw(s, a->pe); /* every op on the word is seq_cst */
     return DMSG_OK;
 }
 
