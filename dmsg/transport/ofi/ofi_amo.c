@@ -17,6 +17,7 @@
  * of a word is made by the one PE that owns it. */
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/base/fence.h"
 #include "dmsg/transport/ofi/ofi.h"
 
 /* Words are held in a uint64_t, the value in its first `size` bytes (the
@@ -466,6 +467,6 @@ dmsg_status dmsg_ofi_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *
         dmsg_ofi_progress(s); /* a failed peer is reported by the next wait, not by a test */
     else
         st = dmsg_ofi_wait_pred(s, word_ready, &(wait_arg){ready, arg}, "a word to change");
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    dmsg_fence_seq_cst(); /* acquire what the change made visible (a full fence: see fence.h) */
     return st;
 }

@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "dmsg/base/fence.h"
 #include "dmsg/transport/ofi/ofi.h"
 
 /* Where pe's bell lies: the last line of its control area before the
@@ -84,7 +85,7 @@ void dmsg_ofi_bell_stop(ofi_state *s)
 static void ring(const ofi_state *s, int pe)
 {
     ofi_bell *b = bell_at(s, pe);
-    atomic_thread_fence(memory_order_seq_cst);
+    dmsg_fence_seq_cst();
     if (atomic_load_explicit(&b->sleepers, memory_order_relaxed) == 0)
         return;
     atomic_fetch_add(&b->seq, 1);

@@ -8,6 +8,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include "dmsg/base/fence.h"
 #include "dmsg/boot/exchange.h"
 #include "dmsg/transport/transport.h"
 
@@ -155,7 +156,7 @@ dmsg_status dmsg_shm_req_test(dmsg_tp *tp, dmsg_req *req, int *done);
 static inline void shm_ring(shm_state *s, int pe)
 {
     shm_bell *b = shm_bell_at(s, pe);
-    atomic_thread_fence(memory_order_seq_cst);
+    dmsg_fence_seq_cst();
     if (atomic_load_explicit(&b->sleepers, memory_order_relaxed))
         dmsg_shm_wake(&b->seq, &b->sleepers, 1);
 }

@@ -18,6 +18,7 @@
  *   update that satisfied it, later when other updates to the PE arrived
  *   later still (see the page for what that cannot model). */
 #include <stdatomic.h>
+#include "dmsg/base/fence.h"
 #include "dmsg/transport/sim/sim.h"
 
 void dmsg_sim_word_stamp(sim_state *s, int pe, double t)
@@ -27,7 +28,7 @@ void dmsg_sim_word_stamp(sim_state *s, int pe, double t)
     while (have < want && !atomic_compare_exchange_weak(&l->wstamp, &have, want))
         ;
     /* The update's own stores (plain copies too) come after the stamp. */
-    atomic_thread_fence(memory_order_release);
+    dmsg_fence_seq_cst(); /* a release (a full fence: see fence.h) */
 }
 
 static void switch_partner(sim_state *s, int pe)
