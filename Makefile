@@ -260,5 +260,8 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 include tools/kernels/kernels.mk
+# The front ends (OpenSHMEM, Fortran coarrays, PVM): each folder under
+# dmsg/front/ builds its own library beside libdmsg by its own rules.mk.
+include $(wildcard dmsg/front/*/rules.mk)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

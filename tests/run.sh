@@ -15,7 +15,7 @@
 # its programs must report) are shown by the test that provokes them only
 # when it fails; what reaches this output is progress, results and failures.
 
-steps_quick="layers build_flags unit integ sim examples kernels gen bench_coll ofi_integ ofi_errors pid_digits launchers install"
+steps_quick="layers build_flags unit integ sim examples kernels gen bench_coll shmem caf pvm ofi_integ ofi_errors pid_digits launchers install"
 steps_extra="asan tsan ofi_integ_all oversub slurm netns"
 steps_all="$steps_quick $steps_extra"
 
@@ -30,6 +30,9 @@ describe() {
     kernels) echo "the kernels in every variant, verified (tests/kernels/run.sh)" ;;
     gen) echo "dmsg-gen end to end (tests/gen/run.sh)" ;;
     bench_coll) echo "dmsg-bench's coll workers run, verify and print parseable rows (tests/bench_coll.sh)" ;;
+    shmem) echo "the OpenSHMEM front end: own tests and programs written elsewhere (tests/shmem/run.sh)" ;;
+    caf) echo "the Fortran coarray runtime against OpenCoarrays (tests/caf/run.sh)" ;;
+    pvm) echo "the PVM 3 front end: own tests and PVM's examples (tests/pvm/run.sh)" ;;
     ofi_integ) echo "the SPMD cases over ofi, tcp;ofi_rxm, at 2 and 3 PEs (tests/ofi/integ.sh)" ;;
     ofi_errors) echo "ofi failures and bad input (tests/ofi/errors.sh)" ;;
     pid_digits) echo "PEs whose pids differ in length, over ofi (tests/ofi/pid_digits.sh)" ;;
@@ -49,7 +52,7 @@ describe() {
 # or the programs they run are built only with it.
 ofi_step() {
     case $1 in
-    layers | build_flags | unit | integ | sim | examples | bench_coll | asan | tsan) return 1 ;;
+    layers | build_flags | unit | integ | sim | examples | bench_coll | shmem | caf | pvm | asan | tsan) return 1 ;;
     *) return 0 ;;
     esac
 }
@@ -68,6 +71,8 @@ run_step() {
     kernels) sh tests/kernels/run.sh "$b" ;;
     gen) sh tests/gen/run.sh "$b" ;;
     bench_coll) sh tests/bench_coll.sh "$b" ;;
+    shmem | caf | pvm) if [ -f "tests/$1/run.sh" ]; then sh "tests/$1/run.sh" "$b"
+                       else echo "no tests/$1/run.sh in this tree"; return 77; fi ;;
     ofi_integ) INTEG_PES=2,3 sh tests/ofi/integ.sh "$b" 'tcp;ofi_rxm' ;;
     ofi_errors) sh tests/ofi/errors.sh "$b" ;;
     pid_digits) sh tests/ofi/pid_digits.sh "$b" shm 'tcp;ofi_rxm' ;;

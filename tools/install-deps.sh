@@ -16,7 +16,8 @@ check=0
 # start it that way too. OFI=0 (make OFI=0): the build without the libfabric
 # transport needs no libfabric.
 PKGS="build-essential pkg-config mpich libmpich-dev libcriterion-dev gnuplot-nox iproute2
-libfftw3-dev libmetis-dev openmpi-bin libopenmpi-dev libpmix-dev time"
+libfftw3-dev libmetis-dev openmpi-bin libopenmpi-dev libpmix-dev time
+gfortran libcoarrays-mpich-dev pvm pvm-dev pvm-examples"
 [ "${OFI:-1}" = 0 ] || PKGS="$PKGS libfabric-dev libfabric-bin"
 missing=""
 for p in $PKGS; do
