@@ -439,6 +439,19 @@ static int psections(dmsg_assign *as, size_t n, int variant)
     }
 }
 
+/* The source and target arrays of one case of the periodic-pair sweeps,
+ * BLOCK/CYCLIC(ka) -> BLOCK/CYCLIC(kb) of n elements on np PEs, and the
+ * assignment with section variant v; 0 where the variant does not apply. */
+static int ppair(size_t n, size_t ka, size_t kb, int np, int v, dmsg_darray *a, dmsg_darray *b,
+                 dmsg_assign *as)
+{
+    dmsg_darray_desc da = pdesc(n, ka, np), db = pdesc(n, kb, np);
+    cr_assert_eq(dmsg_darray_init(a, &da), DMSG_OK);
+    cr_assert_eq(dmsg_darray_init(b, &db), DMSG_OK);
+    cr_assert_eq(dmsg_assign_init(as, b, a), DMSG_OK);
+    return psections(as, n, v);
+}
+
 Test(assign, periodic_pairs_exact)
 {
     /* Every BLOCK/CYCLIC(a) -> BLOCK/CYCLIC(b) pair, sizes below, at and far
@@ -456,13 +469,9 @@ Test(assign, periodic_pairs_exact)
                         size_t n = sizes[si];
                         int np = pes[pi];
                         dmsg_darray a, b;
-                        dmsg_darray_desc da = pdesc(n, pblocks[x], np), db = pdesc(n, pblocks[y], np);
-                        cr_assert_eq(dmsg_darray_init(&a, &da), DMSG_OK);
-                        cr_assert_eq(dmsg_darray_init(&b, &db), DMSG_OK);
                         dmsg_assign as;
-                        cr_assert_eq(dmsg_assign_init(&as, &b, &a), DMSG_OK);
                         tag++;
-                        if (!psections(&as, n, v)) continue;
+                        if (!ppair(n, pblocks[x], pblocks[y], np, v, &a, &b, &as)) continue;
                         /* tag = n * 1e6 + PEs * 1e4 + blocks * 100 + variant */
                         check_assign(&as, np,
                                      n * 1000000 + (size_t)np * 10000 + x * 1000 + y * 10 + (size_t)v);
@@ -569,12 +578,8 @@ Test(group, periodic_groups_move_what_the_pieces_do)
                         size_t n = sizes[si];
                         int np = pes[pi];
                         dmsg_darray a, b;
-                        dmsg_darray_desc da = pdesc(n, pblocks[x], np), db = pdesc(n, pblocks[y], np);
-                        cr_assert_eq(dmsg_darray_init(&a, &da), DMSG_OK);
-                        cr_assert_eq(dmsg_darray_init(&b, &db), DMSG_OK);
                         dmsg_assign as;
-                        cr_assert_eq(dmsg_assign_init(&as, &b, &a), DMSG_OK);
-                        if (!psections(&as, n, v)) continue;
+                        if (!ppair(n, pblocks[x], pblocks[y], np, v, &a, &b, &as)) continue;
                         char *src = malloc(a.bytes), *want = malloc(b.bytes);
                         char *got = malloc(b.bytes), *stream = malloc(b.bytes);
                         cr_assert(src && want && got && stream);
