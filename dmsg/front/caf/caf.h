@@ -91,6 +91,9 @@ extern uint64_t *dmsg_caf_status;     /* symmetric: per image, 0 running, 1 stop
 extern uint64_t *dmsg_caf_sync_cnt;   /* symmetric: SYNC IMAGES arrivals, one per image */
 extern uint64_t *dmsg_caf_sync_seen;  /* local: SYNC IMAGES waits done, one per image */
 
+/* Starts the job (once; later calls return at once). */
+void _gfortran_caf_init(int *argc, char ***argv);
+
 /* The job PE of image number `image` (1-based) of the current team, or -1. */
 int dmsg_caf_pe(int image);
 /* Reports a failing dmsg call: sets *stat (and errmsg) when given, else ends the job. */

@@ -80,6 +80,8 @@ void _gfortran_caf_init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
+    if (dmsg_caf_sync_seen)
+        return; /* already started by a static coarray's registration */
     int rc = dmsg_init();
     if (rc != DMSG_OK) {
         fprintf(stderr, "libcaf_dmsg: dmsg_init failed: %s (%s)\n", dmsg_strerror(rc),

@@ -16,6 +16,10 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
 {
     dmsg_caf_token *t = NULL;
     size_t bytes = size;
+    /* Static coarrays are registered by constructors that gfortran runs
+     * before main calls _gfortran_caf_init: the job starts here then. */
+    if (!dmsg_caf_sync_seen)
+        _gfortran_caf_init(NULL, NULL);
     switch (type) {
     case CAF_REG_LOCK_STATIC:
     case CAF_REG_LOCK_ALLOC:
