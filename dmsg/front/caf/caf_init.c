@@ -237,9 +237,10 @@ static void image_list(caf_desc *res, int *kind, int stopped)
         cnt++;
     }
     res->base = buf;
-    res->offset = (size_t)-1;
-    res->dim[0].lbound = 1;
-    res->dim[0].ubound = cnt;
+    /* gfortran's temporary for the result is indexed from 0 */
+    res->offset = 0;
+    res->dim[0].lbound = 0;
+    res->dim[0].ubound = cnt - 1;
     res->dim[0].stride = 1;
     res->span = (ptrdiff_t)esize;
 }
