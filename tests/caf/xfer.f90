@@ -19,7 +19,13 @@ program xfer
   character(kind=ck, len=5) :: u5[*]
   real(8), allocatable :: al(:,:)[:]
   integer :: loc(20), loc2(6,5)
+  integer :: ini(8)[*] = 5
   me = this_image(); np = num_images(); nb = mod(me, np) + 1
+
+  ! initial values are in place on every image before any image starts
+  ini(me)[1] = -me
+  sync all
+  if (me == 1) call check('initialized coarray', all(ini(2:np) == [(-i, i = 2, np)]) .and. ini(np + 1) == 5)
 
   ! scalars both ways
   s = -me

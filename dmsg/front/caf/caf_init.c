@@ -80,8 +80,17 @@ void _gfortran_caf_init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    if (dmsg_caf_sync_seen)
-        return; /* already started by a static coarray's registration */
+    if (dmsg_caf_sync_seen && argc) {
+        /* Started by a static coarray's registration: the constructors have
+         * since stored the coarrays' initial values, which every image must
+         * see in place before any image runs the program. */
+        int rc = dmsg_sync();
+        if (rc != DMSG_OK) {
+            fprintf(stderr, "libcaf_dmsg: start-up barrier: %s\n", dmsg_strerror(rc));
+            die(1);
+        }
+        return;
+    }
     int rc = dmsg_init();
     if (rc != DMSG_OK) {
         fprintf(stderr, "libcaf_dmsg: dmsg_init failed: %s (%s)\n", dmsg_strerror(rc),
