@@ -39,7 +39,7 @@ for src in "$here"/*.f90; do
     n=$(sed -n 's/.*images: *\([0-9]*\).*/\1/p' "$src" | head -1)
     want=0
     [ "$name" = stop ] && want=7
-    if ! "$b/bin/dmsg-caf" -O1 -ffree-line-length-none "$src" -o "$out/$name" 2>"$out/$name.cc"; then
+    if ! "$b/bin/dmsg-caf" -O1 -ffree-line-length-none -J"$out" "$src" -o "$out/$name" 2>"$out/$name.cc"; then
         echo "caf: FAIL $name does not compile with dmsg-caf:"; head -20 "$out/$name.cc"; fail=1; continue
     fi
     check "$name" shm "$want" env DMSG_TRANSPORT=shm "$b/bin/dmsg-cafrun" -n "$n" "$out/$name"
@@ -52,7 +52,7 @@ for src in "$here"/*.f90; do
         fi ;;
     esac
     [ $ref -eq 1 ] || continue
-    if caf.mpich -O1 -ffree-line-length-none "$src" -o "$out/$name.ocx" 2>"$out/$name.oca.cc"; then
+    if caf.mpich -O1 -ffree-line-length-none -J"$out" "$src" -o "$out/$name.ocx" 2>"$out/$name.oca.cc"; then
         # (its LOCK can hang: a bound keeps the step short)
         GFORTRAN_UNBUFFERED_PRECONNECTED=y timeout 15 mpiexec.mpich -n "$n" "$out/$name.ocx" \
             >"$out/$name.oca.raw" 2>&1
