@@ -9,7 +9,7 @@
 # Usage: sh tests/symbols.sh [BUILD]   (prints every offender; exit 1 if any)
 b=${1:-build}
 bad=0
-for lib in "$b"/lib/libdmsg*.a; do
+for lib in "$b"/lib/libdmsg*.a "$b"/lib/libcaf_dmsg*.a; do
     [ -e "$lib" ] || { echo "symbols: no $b/lib/libdmsg*.a (build first)"; exit 2; }
     off=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $3 !~ /^(dmsg_|shmem_|pvm_|_gfortran_caf_)/ { print $3 }' | sort -u)
     if [ -n "$off" ]; then
@@ -18,7 +18,7 @@ for lib in "$b"/lib/libdmsg*.a; do
         bad=1
     fi
 done
-for so in "$b"/lib/libdmsg*.so; do
+for so in "$b"/lib/libdmsg*.so "$b"/lib/libcaf_dmsg*.so; do
     [ -e "$so" ] || continue
     off=$(nm -D --defined-only "$so" | awk 'NF == 3 && $3 !~ /^(dmsg_|shmem_|pvm_|_gfortran_caf_)/ && $2 != "A" { print $3 }' | sort -u)
     if [ -n "$off" ]; then

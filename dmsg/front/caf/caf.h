@@ -1,0 +1,123 @@
+/*
+ * caf.h - internals of libcaf_dmsg, gfortran's coarray runtime (-fcoarray=lib)
+ * on the public dmsg API. docs/coarrays.md maps every construct onto dmsg.
+ *
+ * The declarations of the _gfortran_caf_* interface below are written from
+ * the calls gfortran 12 emits (-fdump-tree-original of probe programs) and
+ * the documented layout of its array descriptor; nothing here includes a
+ * gcc header. Everything that is not a _gfortran_caf_* entry point is
+ * static or carries the dmsg_caf_ prefix.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
+ */
+#ifndef DMSG_FRONT_CAF_H
+#define DMSG_FRONT_CAF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dmsg.h>
+
+/* gfortran allows up to 15 dimensions (coranks included). */
+#define CAF_MAX_DIMS 15
+
+/* gfortran's basic types, as in the descriptor's dtype.type. */
+enum { CAF_BT_INTEGER = 1, CAF_BT_LOGICAL, CAF_BT_REAL, CAF_BT_COMPLEX, CAF_BT_DERIVED,
+       CAF_BT_CHARACTER };
+
+/* The array descriptor of gfortran 8 and later. */
+typedef struct caf_dim {
+    ptrdiff_t stride; /* in elements of span bytes */
+    ptrdiff_t lbound;
+    ptrdiff_t ubound;
+} caf_dim;
+
+typedef struct caf_dtype {
+    size_t elem_len;
+    int version;
+    signed char rank;
+    signed char type;
+    signed short attribute;
+} caf_dtype;
+
+typedef struct caf_desc {
+    void *base;
+    size_t offset;
+    caf_dtype dtype;
+    ptrdiff_t span;
+    caf_dim dim[CAF_MAX_DIMS];
+} caf_desc;
+
+/* One subscript of a coindexed reference with a vector subscript. */
+typedef struct caf_vec {
+    size_t nvec; /* 0: the triplet is used */
+    union {
+        struct {
+            void *vector;
+            int kind;
+        } v;
+        struct {
+            ptrdiff_t lower, upper, stride;
+        } t;
+    } u;
+} caf_vec;
+
+/* What gfortran registers (its caf_register_t, in order). */
+enum { CAF_REG_STATIC, CAF_REG_ALLOC, CAF_REG_LOCK_STATIC, CAF_REG_LOCK_ALLOC, CAF_REG_CRITICAL,
+       CAF_REG_EVENT_STATIC, CAF_REG_EVENT_ALLOC, CAF_REG_ALLOC_REGISTER_ONLY,
+       CAF_REG_ALLOC_ALLOCATE_ONLY };
+
+/* Fortran's STAT values (ISO_FORTRAN_ENV as gfortran defines them). */
+enum { CAF_STAT_UNLOCKED = 0, CAF_STAT_LOCKED = 1, CAF_STAT_LOCKED_OTHER_IMAGE = 2,
+       CAF_STAT_STOPPED_IMAGE = 6000, CAF_STAT_FAILED_IMAGE = 6001 };
+
+/* A coarray's token: where its data lives in the symmetric heap. */
+typedef struct dmsg_caf_token {
+    char *mem;    /* symmetric address (same offset on every image) */
+    size_t bytes; /* bytes allocated */
+} dmsg_caf_token;
+
+/* A team as gfortran's team_type variable holds it. */
+typedef struct dmsg_caf_team {
+    dmsg_team team;
+    int number;                   /* TEAM_NUMBER of FORM TEAM; -1 for the initial team */
+    struct dmsg_caf_team *parent; /* set while the team is active (CHANGE TEAM) */
+} dmsg_caf_team;
+
+/* State of this image (caf_init.c). */
+extern dmsg_caf_team *dmsg_caf_cur;   /* the current team */
+extern uint64_t *dmsg_caf_status;     /* symmetric: per image, 0 running, 1 stopped */
+extern uint64_t *dmsg_caf_sync_cnt;   /* symmetric: SYNC IMAGES arrivals, one per image */
+extern uint64_t *dmsg_caf_sync_seen;  /* local: SYNC IMAGES waits done, one per image */
+
+/* Starts the job (once; later calls return at once). */
+void _gfortran_caf_init(int *argc, char ***argv);
+
+/* The job PE of image number `image` (1-based) of the current team, or -1. */
+int dmsg_caf_pe(int image);
+/* Reports a failing dmsg call: sets *stat (and errmsg) when given, else ends the job. */
+void dmsg_caf_fail(int *stat, char *errmsg, size_t errmsg_len, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Ends the job at once with a message naming the unsupported construct. */
+void dmsg_caf_unsupported(const char *what) __attribute__((noreturn));
+/* Clears stat and errmsg when present. */
+void dmsg_caf_ok(int *stat, char *errmsg, size_t errmsg_len);
+
+/* Elements in a descriptor (1 for rank 0), and its element size in bytes. */
+size_t dmsg_caf_desc_count(const caf_desc *d);
+size_t dmsg_caf_desc_esize(const caf_desc *d);
+/* Fills a dmsg layout for the descriptor's elements (strides in bytes);
+ * dimensions of extent 1 are dropped and contiguous ones merged.
+ * Returns 0, or -1 when more than DMSG_MAX_DIMS dimensions remain. */
+int dmsg_caf_desc_layout(const caf_desc *d, dmsg_layout *l);
+/* Copies the descriptor's elements into / out of a contiguous buffer. */
+void dmsg_caf_pack(const caf_desc *d, const char *base, void *buf);
+void dmsg_caf_unpack(const caf_desc *d, char *base, const void *buf);
+
+/* Converts n elements between Fortran types and kinds (caf_conv.c); dst and
+ * src contiguous. Returns 0, or -1 for a pair it cannot convert. */
+int dmsg_caf_convert(void *dst, int dtype, int dkind, size_t dlen, const void *src, int stype,
+                     int skind, size_t slen, size_t n);
+
+#endif

@@ -1,0 +1,269 @@
+/*
+ * caf_coll.c - CO_BROADCAST, CO_SUM, CO_MIN, CO_MAX and CO_REDUCE on the
+ * core's collectives over the current team. Arrays that are not contiguous
+ * are packed first; CO_REDUCE gathers every image's values and folds them
+ * with the user's function in image order, so every image gets the same
+ * result.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
+ */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmsg/front/caf/caf.h"
+
+/* The argument and result conventions gfortran marks CO_REDUCE's function with. */
+enum { OPR_BYREF = 1, OPR_HIDDEN_STRLEN = 2, OPR_ARG_VALUE = 4, OPR_ARG_DESC = 8 };
+
+/* The descriptor's elements as one contiguous buffer (the array itself when it is). */
+static char *gather_in(caf_desc *d, size_t *bytes)
+{
+    dmsg_layout l;
+    size_t n = dmsg_caf_desc_count(d), es = d->dtype.elem_len;
+    *bytes = n * es;
+    if (dmsg_caf_desc_layout(d, &l) == 0 && l.ndims == 1 && (l.stride[0] == (ptrdiff_t)es || n == 1))
+        return d->base;
+    char *buf = malloc(*bytes ? *bytes : 1);
+    if (buf)
+        dmsg_caf_pack(d, d->base, buf);
+    return buf;
+}
+
+static void scatter_out(caf_desc *d, char *buf)
+{
+    if (buf != d->base) {
+        dmsg_caf_unpack(d, d->base, buf);
+        free(buf);
+    }
+}
+
+static dmsg_type red_type(const caf_desc *d)
+{
+    size_t es = d->dtype.elem_len;
+    switch (d->dtype.type) {
+    case CAF_BT_INTEGER:
+        return es == 1 ? DMSG_TYPE_INT8 : es == 2 ? DMSG_TYPE_INT16 : es == 4 ? DMSG_TYPE_INT32
+             : es == 8 ? DMSG_TYPE_INT64 : 0;
+    case CAF_BT_REAL:
+        return es == 4 ? DMSG_TYPE_FLOAT : es == 8 ? DMSG_TYPE_DOUBLE
+             : es == sizeof(long double) ? DMSG_TYPE_LONG_DOUBLE : 0;
+    case CAF_BT_COMPLEX:
+        return es == 8 ? DMSG_TYPE_FLOAT_COMPLEX : es == 16 ? DMSG_TYPE_DOUBLE_COMPLEX : 0;
+    default:
+        return 0;
+    }
+}
+
+static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char *errmsg,
+                   size_t errmsg_len, const char *what)
+{
+    size_t bytes;
+    dmsg_type t = red_type(d);
+    if (!t) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s of this type and kind is not supported", what);
+        return;
+    }
+    char *buf = gather_in(d, &bytes);
+    if (!buf) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: out of memory", what);
+        return;
+    }
+    size_t n = bytes / d->dtype.elem_len;
+    int rc = result_image > 0
+        ? dmsg_reduce(dmsg_caf_cur->team, buf, buf, n, t, op, result_image - 1)
+        : dmsg_allreduce(dmsg_caf_cur->team, buf, buf, n, t, op);
+    scatter_out(d, buf);
+    if (rc)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
+                      dmsg_last_error());
+    else
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+}
+
+void _gfortran_caf_co_broadcast(caf_desc *a, int source_image, int *stat, char *errmsg,
+                                size_t errmsg_len);
+void _gfortran_caf_co_broadcast(caf_desc *a, int source_image, int *stat, char *errmsg,
+                                size_t errmsg_len)
+{
+    size_t bytes;
+    char *buf = gather_in(a, &bytes);
+    if (!buf) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "CO_BROADCAST: out of memory");
+        return;
+    }
+    int rc = dmsg_bcast(dmsg_caf_cur->team, buf, buf, bytes, source_image - 1);
+    scatter_out(a, buf);
+    if (rc)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "CO_BROADCAST: %s (%s)", dmsg_strerror(rc),
+                      dmsg_last_error());
+    else
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+}
+
+void _gfortran_caf_co_sum(caf_desc *a, int result_image, int *stat, char *errmsg,
+                          size_t errmsg_len);
+void _gfortran_caf_co_sum(caf_desc *a, int result_image, int *stat, char *errmsg,
+                          size_t errmsg_len)
+{
+    reduce(a, DMSG_OP_SUM, result_image, stat, errmsg, errmsg_len, "CO_SUM");
+}
+
+/* CHARACTER minimum and maximum: gathered, compared here (Fortran compares
+ * by character code, blank-padded strings of one length). */
+static int char_cmp(const char *x, const char *y, size_t len, size_t kind)
+{
+    if (kind == 1)
+        return memcmp(x, y, len);
+    for (size_t i = 0; i < len; i += 4) {
+        uint32_t a, b;
+        memcpy(&a, x + i, 4);
+        memcpy(&b, y + i, 4);
+        if (a != b)
+            return a < b ? -1 : 1;
+    }
+    return 0;
+}
+
+static void minmax(caf_desc *a, int result_image, int *stat, char *errmsg, int a_len,
+                   size_t errmsg_len, int max)
+{
+    const char *what = max ? "CO_MAX" : "CO_MIN";
+    if (a->dtype.type != CAF_BT_CHARACTER) {
+        reduce(a, max ? DMSG_OP_MAX : DMSG_OP_MIN, result_image, stat, errmsg, errmsg_len, what);
+        return;
+    }
+    size_t bytes, es = a->dtype.elem_len, kind = a_len > 0 ? es / (size_t)a_len : 1;
+    int np = dmsg_team_npes(dmsg_caf_cur->team);
+    char *buf = gather_in(a, &bytes), *all = buf ? malloc(bytes * (size_t)np + 1) : NULL;
+    int rc = all ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes) : DMSG_ERR_NOMEM;
+    if (rc == DMSG_OK) {
+        for (size_t e = 0; e < bytes / es; e++) {
+            char *best = all + e * es;
+            for (int i = 1; i < np; i++) {
+                char *c = all + (size_t)i * bytes + e * es;
+                int r = char_cmp(c, best, es, kind);
+                if (max ? r > 0 : r < 0)
+                    best = c;
+            }
+            memcpy(buf + e * es, best, es);
+        }
+    }
+    free(all);
+    if (buf)
+        scatter_out(a, buf);
+    if (rc)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s", what, dmsg_strerror(rc));
+    else
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+}
+
+void _gfortran_caf_co_min(caf_desc *a, int result_image, int *stat, char *errmsg, int a_len,
+                          size_t errmsg_len);
+void _gfortran_caf_co_min(caf_desc *a, int result_image, int *stat, char *errmsg, int a_len,
+                          size_t errmsg_len)
+{
+    minmax(a, result_image, stat, errmsg, a_len, errmsg_len, 0);
+}
+
+void _gfortran_caf_co_max(caf_desc *a, int result_image, int *stat, char *errmsg, int a_len,
+                          size_t errmsg_len);
+void _gfortran_caf_co_max(caf_desc *a, int result_image, int *stat, char *errmsg, int a_len,
+                          size_t errmsg_len)
+{
+    minmax(a, result_image, stat, errmsg, a_len, errmsg_len, 1);
+}
+
+/* Calls the user's operation on x and y, leaving the result in x. The
+ * function's C signature follows from the type, the kind and the flags. */
+#define CALL_OPR(T)                                                                                \
+    do {                                                                                           \
+        T a, b, r;                                                                                 \
+        memcpy(&a, x, sizeof a);                                                                   \
+        memcpy(&b, y, sizeof b);                                                                   \
+        if (flags & OPR_ARG_VALUE)                                                                 \
+            r = ((T(*)(T, T))(void (*)(void))opr)(a, b);                                           \
+        else                                                                                       \
+            r = ((T(*)(T *, T *))(void (*)(void))opr)(&a, &b);                                     \
+        memcpy(x, &r, sizeof r);                                                                   \
+        return 0;                                                                                  \
+    } while (0)
+
+static int apply(void *opr, int flags, int type, size_t es, char *x, char *y, char *tmp)
+{
+    if (type == CAF_BT_CHARACTER) {
+        /* result buffer and its length first, then the arguments and theirs */
+        ((void (*)(char *, size_t, char *, char *, size_t, size_t))(void (*)(void))opr)(
+            tmp, es, x, y, es, es);
+        memcpy(x, tmp, es);
+        return 0;
+    }
+    if (type == CAF_BT_INTEGER || type == CAF_BT_LOGICAL) {
+        switch (es) {
+        case 1: CALL_OPR(int8_t);
+        case 2: CALL_OPR(int16_t);
+        case 4: CALL_OPR(int32_t);
+        case 8: CALL_OPR(int64_t);
+        default: return -1;
+        }
+    }
+    if (type == CAF_BT_REAL) {
+        switch (es) {
+        case 4: CALL_OPR(float);
+        case 8: CALL_OPR(double);
+        default: return -1;
+        }
+    }
+    if (type == CAF_BT_COMPLEX) {
+        switch (es) {
+        case 8: CALL_OPR(float _Complex);
+        case 16: CALL_OPR(double _Complex);
+        default: return -1;
+        }
+    }
+    return -1;
+}
+
+void _gfortran_caf_co_reduce(caf_desc *a, void *opr, int opr_flags, int result_image, int *stat,
+                             char *errmsg, int a_len, size_t errmsg_len);
+void _gfortran_caf_co_reduce(caf_desc *a, void *opr, int opr_flags, int result_image, int *stat,
+                             char *errmsg, int a_len, size_t errmsg_len)
+{
+    int flags = opr_flags, type = a->dtype.type;
+    size_t bytes, es = a->dtype.elem_len;
+    (void)a_len;
+    if (type == CAF_BT_DERIVED || (flags & OPR_ARG_DESC))
+        dmsg_caf_unsupported("CO_REDUCE of a derived type or with an array-valued operation");
+    int np = dmsg_team_npes(dmsg_caf_cur->team);
+    char *buf = gather_in(a, &bytes);
+    char *all = buf ? malloc(bytes * (size_t)np + 1) : NULL, *tmp = malloc(es + 1);
+    int rc = all && tmp ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes) : DMSG_ERR_NOMEM;
+    for (size_t e = 0; rc == DMSG_OK && e < bytes / es; e++) {
+        char *acc = all + e * es;
+        for (int i = 1; i < np && rc == DMSG_OK; i++)
+            if (apply(opr, flags, type, es, acc, all + (size_t)i * bytes + e * es, tmp))
+                rc = DMSG_ERR_UNSUPPORTED;
+        if (rc == DMSG_OK && (result_image <= 0 || result_image - 1 == dmsg_team_pe(dmsg_caf_cur->team)))
+            memcpy(buf + e * es, acc, es);
+    }
+    free(all);
+    free(tmp);
+    if (buf)
+        scatter_out(a, buf);
+    if (rc)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "CO_REDUCE: %s", dmsg_strerror(rc));
+    else
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+}
+
+/* RANDOM_INIT: libgfortran's own routine does the work; it needs the image
+ * number to make the seeds of the images distinct. */
+extern void _gfortran_random_init(int32_t repeatable, int32_t image_distinct, int32_t image)
+    __attribute__((weak));
+void _gfortran_caf_random_init(bool repeatable, bool image_distinct);
+void _gfortran_caf_random_init(bool repeatable, bool image_distinct)
+{
+    if (!_gfortran_random_init)
+        dmsg_caf_unsupported("RANDOM_INIT without libgfortran");
+    _gfortran_random_init(repeatable, image_distinct, dmsg_team_pe(DMSG_TEAM_WORLD) + 1);
+}

@@ -1,0 +1,85 @@
+/*
+ * caf_reg.c - registering coarrays, locks, events and critical sections in
+ * the symmetric heap (dmsg_alloc: collective, the same offset on every
+ * image, which is what a token needs), and releasing them.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
+ */
+#include <stdlib.h>
+
+#include "dmsg/front/caf/caf.h"
+
+void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc, int *stat,
+                            char *errmsg, size_t errmsg_len);
+void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc, int *stat,
+                            char *errmsg, size_t errmsg_len)
+{
+    dmsg_caf_token *t = NULL;
+    size_t bytes = size;
+    /* Static coarrays are registered by constructors that gfortran runs
+     * before main calls _gfortran_caf_init: the job starts here then. */
+    if (!dmsg_caf_sync_seen)
+        _gfortran_caf_init(NULL, NULL);
+    switch (type) {
+    case CAF_REG_LOCK_STATIC:
+    case CAF_REG_LOCK_ALLOC:
+    case CAF_REG_CRITICAL:
+    case CAF_REG_EVENT_STATIC:
+    case CAF_REG_EVENT_ALLOC:
+        /* size counts lock or event variables: one 64-bit word each. */
+        bytes = size * sizeof(uint64_t);
+        break;
+    case CAF_REG_ALLOC_ALLOCATE_ONLY:
+        /* An allocatable component is allocated by one image alone, which a
+         * collective symmetric heap cannot serve. */
+        dmsg_caf_unsupported("ALLOCATE of an allocatable component of a derived-type coarray");
+    default:
+        break;
+    }
+    t = calloc(1, sizeof *t);
+    if (!t) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "coarray registration: out of memory");
+        return;
+    }
+    if (type != CAF_REG_ALLOC_REGISTER_ONLY) {
+        if (dmsg_caf_cur->parent) {
+            free(t);
+            dmsg_caf_unsupported("ALLOCATE of a coarray inside CHANGE TEAM");
+        }
+        void *mem = NULL;
+        int rc = dmsg_alloc(bytes, &mem);
+        if (rc != DMSG_OK) {
+            free(t);
+            dmsg_caf_fail(stat, errmsg, errmsg_len, 1,
+                          "coarray allocation of %zu bytes failed: %s (raise DMSG_SEGMENT_SIZE)",
+                          bytes, dmsg_strerror(rc));
+            return;
+        }
+        t->mem = mem;
+        t->bytes = bytes;
+    }
+    *token = t;
+    if (desc)
+        desc->base = t->mem;
+    dmsg_caf_ok(stat, errmsg, errmsg_len);
+}
+
+void _gfortran_caf_deregister(void **token, int type, int *stat, char *errmsg, size_t errmsg_len);
+void _gfortran_caf_deregister(void **token, int type, int *stat, char *errmsg, size_t errmsg_len)
+{
+    (void)type;
+    dmsg_caf_token *t = token ? *token : NULL;
+    if (!t) {
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+        return;
+    }
+    /* dmsg_free starts with a barrier: every access to it has completed. */
+    int rc = t->mem ? dmsg_free(t->mem) : DMSG_OK;
+    if (rc != DMSG_OK) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "DEALLOCATE of a coarray: %s", dmsg_strerror(rc));
+        return;
+    }
+    free(t);
+    *token = NULL;
+    dmsg_caf_ok(stat, errmsg, errmsg_len);
+}

@@ -1,0 +1,259 @@
+/*
+ * caf_sync.c - image control: SYNC ALL (dmsg_sync over the current team),
+ * SYNC IMAGES (pairwise, on a per-image arrival word: no global barrier),
+ * SYNC MEMORY, LOCK/UNLOCK and CRITICAL (compare-and-swap on a word of the
+ * lock's image), EVENT POST/WAIT/QUERY (a counter word changed by dmsg
+ * atomics) and the atomic subroutines.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
+ */
+#include <sched.h>
+
+#include "dmsg/front/caf/caf.h"
+
+static void check(int rc, int *stat, char *errmsg, size_t errmsg_len, const char *what)
+{
+    if (rc == DMSG_OK)
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+    else
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
+                      dmsg_last_error());
+}
+
+void _gfortran_caf_sync_all(int *stat, char *errmsg, size_t errmsg_len);
+void _gfortran_caf_sync_all(int *stat, char *errmsg, size_t errmsg_len)
+{
+    int rc = dmsg_caf_cur->team == DMSG_TEAM_WORLD ? dmsg_sync() : dmsg_team_sync(dmsg_caf_cur->team);
+    check(rc, stat, errmsg, errmsg_len, "SYNC ALL");
+}
+
+void _gfortran_caf_sync_memory(int *stat, char *errmsg, size_t errmsg_len);
+void _gfortran_caf_sync_memory(int *stat, char *errmsg, size_t errmsg_len)
+{
+    check(dmsg_quiet(), stat, errmsg, errmsg_len, "SYNC MEMORY");
+}
+
+/* Image i's word sync_cnt[j] counts the SYNC IMAGES that image j has
+ * directed at i; i's sync_seen[j] how many of them i has waited for. Each
+ * side first completes its own accesses (quiet), then tells the others,
+ * then waits for their word: the pairs order their segments, nothing else
+ * waits. */
+void _gfortran_caf_sync_images(int count, int images[], int *stat, char *errmsg,
+                               size_t errmsg_len);
+void _gfortran_caf_sync_images(int count, int images[], int *stat, char *errmsg,
+                               size_t errmsg_len)
+{
+    int me = dmsg_pe(), n = dmsg_team_npes(dmsg_caf_cur->team);
+    int all = count < 0, cnt = all ? n : count;
+    int rc = dmsg_quiet();
+    for (int i = 0; i < cnt && rc == DMSG_OK; i++) {
+        int pe = dmsg_caf_pe(all ? i + 1 : images[i]);
+        if (pe < 0) {
+            dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "SYNC IMAGES: image %d does not exist",
+                          images[i]);
+            return;
+        }
+        if (pe != me)
+            rc = dmsg_signal(&dmsg_caf_sync_cnt[me], 1, DMSG_SIG_ADD, pe);
+    }
+    for (int i = 0; i < cnt && rc == DMSG_OK; i++) {
+        int pe = dmsg_caf_pe(all ? i + 1 : images[i]);
+        if (pe == me)
+            continue;
+        uint64_t want = ++dmsg_caf_sync_seen[pe];
+        rc = dmsg_wait_until(&dmsg_caf_sync_cnt[pe], DMSG_TYPE_UINT64, DMSG_CMP_GE, &want);
+    }
+    check(rc, stat, errmsg, errmsg_len, "SYNC IMAGES");
+}
+
+static uint64_t *word(void *token, size_t index)
+{
+    return (uint64_t *)((dmsg_caf_token *)token)->mem + index;
+}
+
+static int target(int image)
+{
+    return image == 0 ? dmsg_pe() : dmsg_caf_pe(image);
+}
+
+void _gfortran_caf_lock(void *token, size_t index, int image, int *acquired, int *stat,
+                        char *errmsg, size_t errmsg_len);
+void _gfortran_caf_lock(void *token, size_t index, int image, int *acquired, int *stat,
+                        char *errmsg, size_t errmsg_len)
+{
+    int pe = target(image);
+    uint64_t mine = (uint64_t)dmsg_pe() + 1, zero = 0, old = 0;
+    if (pe < 0) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "LOCK: image %d does not exist", image);
+        return;
+    }
+    for (;;) {
+        int rc = dmsg_atomic(word(token, index), DMSG_AMO_CSWAP, DMSG_TYPE_UINT64, &mine, &zero,
+                             &old, pe);
+        if (rc) {
+            check(rc, stat, errmsg, errmsg_len, "LOCK");
+            return;
+        }
+        if (old == 0)
+            break;
+        if (old == mine) {
+            dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_LOCKED,
+                          "LOCK: the lock is already held by this image");
+            return;
+        }
+        if (acquired) {
+            *acquired = 0;
+            dmsg_caf_ok(stat, errmsg, errmsg_len);
+            return;
+        }
+        /* PEs may outnumber cores: let the holder run. */
+        sched_yield();
+    }
+    if (acquired)
+        *acquired = 1;
+    dmsg_caf_ok(stat, errmsg, errmsg_len);
+}
+
+void _gfortran_caf_unlock(void *token, size_t index, int image, int *stat, char *errmsg,
+                          size_t errmsg_len);
+void _gfortran_caf_unlock(void *token, size_t index, int image, int *stat, char *errmsg,
+                          size_t errmsg_len)
+{
+    int pe = target(image);
+    uint64_t mine = (uint64_t)dmsg_pe() + 1, zero = 0, old = 0;
+    if (pe < 0) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "UNLOCK: image %d does not exist", image);
+        return;
+    }
+    /* What this image did while holding the lock is complete first. */
+    int rc = dmsg_quiet();
+    if (rc == DMSG_OK)
+        rc = dmsg_atomic(word(token, index), DMSG_AMO_CSWAP, DMSG_TYPE_UINT64, &zero, &mine, &old,
+                         pe);
+    if (rc) {
+        check(rc, stat, errmsg, errmsg_len, "UNLOCK");
+        return;
+    }
+    if (old != mine) {
+        if (old == 0)
+            dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_UNLOCKED == 0 ? 1 : CAF_STAT_UNLOCKED,
+                          "UNLOCK: the lock is not locked");
+        else
+            dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_LOCKED_OTHER_IMAGE,
+                          "UNLOCK: the lock is held by image %llu", (unsigned long long)old);
+        return;
+    }
+    dmsg_caf_ok(stat, errmsg, errmsg_len);
+}
+
+void _gfortran_caf_event_post(void *token, size_t index, int image, int *stat, char *errmsg,
+                              size_t errmsg_len);
+void _gfortran_caf_event_post(void *token, size_t index, int image, int *stat, char *errmsg,
+                              size_t errmsg_len)
+{
+    int pe = target(image);
+    if (pe < 0) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "EVENT POST: image %d does not exist", image);
+        return;
+    }
+    /* The poster's earlier accesses to any image complete before the count moves. */
+    int rc = dmsg_quiet();
+    uint64_t one = 1;
+    if (rc == DMSG_OK)
+        rc = dmsg_atomic(word(token, index), DMSG_AMO_ADD, DMSG_TYPE_UINT64, &one, NULL, NULL, pe);
+    check(rc, stat, errmsg, errmsg_len, "EVENT POST");
+}
+
+void _gfortran_caf_event_wait(void *token, size_t index, int until, int *stat, char *errmsg,
+                              size_t errmsg_len);
+void _gfortran_caf_event_wait(void *token, size_t index, int until, int *stat, char *errmsg,
+                              size_t errmsg_len)
+{
+    uint64_t want = until > 0 ? (uint64_t)until : 1, minus = (uint64_t)0 - want;
+    int rc = dmsg_wait_until(word(token, index), DMSG_TYPE_UINT64, DMSG_CMP_GE, &want);
+    if (rc == DMSG_OK)
+        rc = dmsg_atomic(word(token, index), DMSG_AMO_ADD, DMSG_TYPE_UINT64, &minus, NULL, NULL,
+                         dmsg_pe());
+    check(rc, stat, errmsg, errmsg_len, "EVENT WAIT");
+}
+
+void _gfortran_caf_event_query(void *token, size_t index, int image, int *count, int *stat);
+void _gfortran_caf_event_query(void *token, size_t index, int image, int *count, int *stat)
+{
+    int pe = target(image);
+    uint64_t v = 0;
+    int rc = pe < 0 ? DMSG_ERR_PE
+                    : dmsg_atomic(word(token, index), DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL,
+                                  &v, pe);
+    if (rc == DMSG_OK)
+        *count = (int)v;
+    check(rc, stat, NULL, 0, "EVENT_QUERY");
+}
+
+/* ---------------------------------------------------------------- atomics */
+
+static int amo_type(int kind)
+{
+    return kind == 8 ? DMSG_TYPE_INT64 : DMSG_TYPE_INT32;
+}
+
+static void *aaddr(void *token, size_t offset)
+{
+    return ((dmsg_caf_token *)token)->mem + offset;
+}
+
+void _gfortran_caf_atomic_define(void *token, size_t offset, int image, void *value, int *stat,
+                                 int type, int kind);
+void _gfortran_caf_atomic_define(void *token, size_t offset, int image, void *value, int *stat,
+                                 int type, int kind)
+{
+    int pe = target(image);
+    int rc = pe < 0 ? DMSG_ERR_PE
+                    : dmsg_atomic(aaddr(token, offset), DMSG_AMO_SET, amo_type(kind), value, NULL,
+                                  NULL, pe);
+    check(rc, stat, NULL, 0, "ATOMIC_DEFINE");
+}
+
+void _gfortran_caf_atomic_ref(void *token, size_t offset, int image, void *value, int *stat,
+                              int type, int kind);
+void _gfortran_caf_atomic_ref(void *token, size_t offset, int image, void *value, int *stat,
+                              int type, int kind)
+{
+    int pe = target(image);
+    int rc = pe < 0 ? DMSG_ERR_PE
+                    : dmsg_atomic(aaddr(token, offset), DMSG_AMO_FETCH, amo_type(kind), NULL, NULL,
+                                  value, pe);
+    check(rc, stat, NULL, 0, "ATOMIC_REF");
+}
+
+void _gfortran_caf_atomic_cas(void *token, size_t offset, int image, void *old, void *compare,
+                              void *new_val, int *stat, int type, int kind);
+void _gfortran_caf_atomic_cas(void *token, size_t offset, int image, void *old, void *compare,
+                              void *new_val, int *stat, int type, int kind)
+{
+    int pe = target(image);
+    int rc = pe < 0 ? DMSG_ERR_PE
+                    : dmsg_atomic(aaddr(token, offset), DMSG_AMO_CSWAP, amo_type(kind), new_val,
+                                  compare, old, pe);
+    check(rc, stat, NULL, 0, "ATOMIC_CAS");
+}
+
+/* gfortran's operation codes: 1 add, 2 and, 3 or, 4 xor. */
+void _gfortran_caf_atomic_op(int op, void *token, size_t offset, int image, void *value,
+                             void *old, int *stat, int type, int kind);
+void _gfortran_caf_atomic_op(int op, void *token, size_t offset, int image, void *value,
+                             void *old, int *stat, int type, int kind)
+{
+    static const dmsg_amo_op plain[] = {0, DMSG_AMO_ADD, DMSG_AMO_AND, DMSG_AMO_OR, DMSG_AMO_XOR};
+    static const dmsg_amo_op fetch[] = {0, DMSG_AMO_FETCH_ADD, DMSG_AMO_FETCH_AND,
+                                        DMSG_AMO_FETCH_OR, DMSG_AMO_FETCH_XOR};
+    int pe = target(image);
+    if (op < 1 || op > 4) {
+        dmsg_caf_fail(stat, NULL, 0, 1, "atomic operation %d is unknown", op);
+        return;
+    }
+    int rc = pe < 0 ? DMSG_ERR_PE
+                    : dmsg_atomic(aaddr(token, offset), old ? fetch[op] : plain[op],
+                                  amo_type(kind), value, NULL, old, pe);
+    check(rc, stat, NULL, 0, "atomic subroutine");
+}

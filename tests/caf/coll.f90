@@ -1,0 +1,73 @@
+! Collective subroutines: CO_BROADCAST, CO_SUM, CO_MIN, CO_MAX (integer,
+! real, complex, character), RESULT_IMAGE, strided arguments, CO_REDUCE with
+! value and reference arguments. images: 4
+module coll_ops
+  implicit none
+contains
+  pure function mult(a, b)
+    integer, value :: a, b
+    integer :: mult
+    mult = a * b
+  end function
+  pure function radd(a, b)
+    real(8), intent(in) :: a, b
+    real(8) :: radd
+    radd = a + b
+  end function
+end module
+
+program coll
+  use coll_ops
+  implicit none
+  integer :: me, np, i, iv(5), im(3, 4)
+  integer(8) :: i8
+  real(8) :: r8(3), big(8192)
+  real(4) :: r4
+  complex(8) :: z
+  character(len=6) :: s
+  me = this_image(); np = num_images()
+  iv = [(me * i, i = 1, 5)]
+  call co_broadcast(iv, 2)
+  call check('co_broadcast', all(iv == [(2 * i, i = 1, 5)]))
+  s = 'img' // achar(48 + me)
+  call co_broadcast(s, np)
+  call check('co_broadcast character', s == 'img' // achar(48 + np))
+  i8 = me
+  call co_sum(i8)
+  call check('co_sum integer(8)', i8 == np * (np + 1) / 2)
+  big = me
+  call co_sum(big)
+  call check('co_sum 64 KiB', all(big == np * (np + 1) / 2))
+  im = me
+  call co_sum(im(2, :))
+  call check('co_sum strided', all(im(2, :) == np * (np + 1) / 2) .and. all(im(1, :) == me))
+  r8 = [real(me, 8), -real(me, 8), 0.5d0 * me]
+  call co_max(r8)
+  call check('co_max real(8)', all(r8 == [real(np, 8), -1d0, 0.5d0 * np]))
+  r4 = me
+  call co_min(r4)
+  call check('co_min real(4)', r4 == 1.0)
+  z = cmplx(me, 1, 8)
+  call co_sum(z, result_image=2)
+  if (me == 2) call check('co_sum result_image', z == cmplx(np * (np + 1) / 2, np, 8))
+  s = 'zz' // achar(96 + me)
+  call co_max(s)
+  call check('co_max character', s == 'zz' // achar(96 + np))
+  s = 'zz' // achar(96 + me)
+  call co_min(s)
+  call check('co_min character', s == 'zza')
+  i = me
+  call co_reduce(i, mult)
+  call check('co_reduce by value', i == product([(i8, i8 = 1, np)]))
+  r8 = me
+  call co_reduce(r8, radd)
+  call check('co_reduce by reference', all(r8 == np * (np + 1) / 2))
+  sync all
+  if (me == 1) print '(a)', 'coll: done'
+contains
+  subroutine check(what, ok)
+    character(*), intent(in) :: what
+    logical, intent(in) :: ok
+    print '(a,a,a)', what, ': ', merge('ok  ', 'FAIL', ok)
+  end subroutine
+end program

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Coarray programs written elsewhere (e.g. OpenCoarrays' src/tests/unit and
+# src/tests/regression, fetched outside this repository), compiled with
+# dmsg-caf and run without edits on 4 images over shm (some programs need an
+# even number or more images: 4 suits most). A program passes when it exits
+# 0 and prints no failure; a "clear failure" stops with libcaf_dmsg's message
+# naming what is unsupported, or does not compile; anything else (wrong
+# result, crash, hang) is listed as unclear. Prints one line per program and
+# the counts (docs/coarrays.md reports them).
+# Usage: sh tests/caf/external.sh DIR [BUILD]
+dir=${1:?usage: external.sh DIR [BUILD]}
+b=${2:-build}
+n=${CAF_IMAGES:-4}
+out=$b/caf-external
+rm -rf "$out" && mkdir -p "$out" || exit 2
+pass=0 clear=0 unclear=0
+for src in $(find "$dir" \( -name '*.f90' -o -name '*.F90' \) | sort); do
+    name=$(basename "$src" | sed 's/\.[fF]90$//')
+    # programs only: a file of modules alone is no test
+    grep -qi '^ *program ' "$src" || continue
+    if ! "$b/bin/dmsg-caf" -ffree-line-length-none -I"$out" -J"$out" "$src" -o "$out/$name" \
+            >"$out/$name.cc" 2>&1; then
+        echo "compile-fail $name: $(grep -m1 -i 'error' "$out/$name.cc")"
+        clear=$((clear + 1))
+        continue
+    fi
+    timeout 60 "$b/bin/dmsg-cafrun" -n "$n" "$out/$name" >"$out/$name.log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && ! grep -qiE 'fail|error|wrong' "$out/$name.log"; then
+        echo "pass $name"
+        pass=$((pass + 1))
+    elif grep -q 'libcaf_dmsg: ' "$out/$name.log"; then
+        echo "clear $name: $(grep -m1 'libcaf_dmsg' "$out/$name.log" | sed 's/.*image [0-9]*: //')"
+        clear=$((clear + 1))
+    else
+        echo "unclear $name (exit $rc): $(grep -v '^dmsgrun' "$out/$name.log" | tail -1 | cut -c1-120)"
+        unclear=$((unclear + 1))
+    fi
+done
+echo "external: $pass pass, $clear clear failures, $unclear unclear ($n images)"
