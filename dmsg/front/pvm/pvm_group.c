@@ -16,7 +16,7 @@
             return rc_;                                                                            \
     } while (0)
 
-enum { NGROUPS = 32 };
+enum { NGROUPS = 64 }; /* groups alive at once in the job */
 
 typedef struct ghdr {
     int64_t used, frozen, arrived, gen;

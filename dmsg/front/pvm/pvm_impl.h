@@ -20,6 +20,8 @@ typedef struct pvm_prefix {
 /* The context of the group collectives' own messages: never a user's
  * (pvm_newcontext hands out positive numbers, the base is 0). */
 #define PVM_CTX_GROUP (-2)
+/* pvm_kill's notice: the receiving task ends at its next receive. */
+#define PVM_CTX_KILL (-3)
 
 /* A piece of a send buffer: bytes in the buffer's own memory, or (in
  * place) n items of size bytes every stride items at user memory. */
@@ -52,6 +54,7 @@ typedef struct pvm_state {
     int nbufs;
     int sbuf, rbuf;
     int ctx, nextctx;
+    int parent;         /* the tid that handed this task out, 0: none */
     int last_err;
     int route, autoerr, fragsize, outtid, outcode, showtids, resvtids, polltype, polltime;
     int (*recvf)(int, int, int);
@@ -92,6 +95,8 @@ int dmsg_pvm_send_bytes(int pe, int tag, int ctx, const void *p, size_t bytes);
  * p (at most cap bytes, truncating): for the collectives and pvm_precv. */
 int dmsg_pvm_recv_bytes(int pe, int tag, int ctx, void *p, size_t cap, size_t *got,
                         dmsg_postal_info *info);
+/* Ends this task as pvm_kill does (exits the process). */
+void dmsg_pvm_die(void);
 /* Drives postal progress once (waits that are not postal waits call it). */
 int dmsg_pvm_poll(void);
 /* Sleeps a little in a polling wait (after the first spins). */

@@ -18,6 +18,7 @@ typedef struct want {
     int tid;              /* the caller's tid argument (for pvm_recvf) */
     int (*fn)(int, int, int);
     int tmp;              /* the buffer id shown to fn */
+    int killed;           /* a kill notice was chosen */
 } want;
 
 static int msg_ctx(const dmsg_postal_info *info, const void *data)
@@ -33,6 +34,10 @@ static int matcher(void *arg, const dmsg_postal_info *info, const void *data)
 {
     want *w = arg;
     int ctx = msg_ctx(info, data);
+    if (ctx == PVM_CTX_KILL) {
+        w->killed = 1;
+        return 1;
+    }
     if (ctx != w->ctx)
         return 0;
     if (!w->fn)
@@ -44,6 +49,25 @@ static int matcher(void *arg, const dmsg_postal_info *info, const void *data)
     b->ctx = ctx;
     b->len = info->bytes - PVM_PREFIX;
     return w->fn(w->tmp, w->tid, w->tag);
+}
+
+/* dmsg_postal_match and _copy with this file's matcher; a kill notice
+ * they chose ends the task (pvm_kill). */
+static int pmatch(want *w, int mode, int *found, dmsg_postal_info *info)
+{
+    int st = dmsg_postal_match(matcher, w, mode, found, info);
+    if (w->killed)
+        dmsg_pvm_die();
+    return st;
+}
+
+static int pcopy(want *w, int mode, size_t skip, void *buf, size_t cap, size_t *copied,
+                 int *found, dmsg_postal_info *info)
+{
+    int st = dmsg_postal_match_copy(matcher, w, mode, skip, buf, cap, copied, found, info);
+    if (w->killed)
+        dmsg_pvm_die();
+    return st;
 }
 
 static int check_src(int tid, int tag, want *w)
@@ -96,7 +120,7 @@ static int receive(want *w, int mode)
     dmsg_postal_info info;
     if (mode == DMSG_POSTAL_POLL) {
         /* nothing there: the current receive buffer stays */
-        if ((st = dmsg_postal_match(matcher, w, DMSG_POSTAL_PROBE, &found, &info)))
+        if ((st = pmatch(w, DMSG_POSTAL_PROBE, &found, &info)))
             return dmsg_pvm_from_status(st);
         if (!found)
             return 0;
@@ -109,7 +133,7 @@ static int receive(want *w, int mode)
         dmsg_pvm_dropbuf(id);
         return rc;
     }
-    st = dmsg_postal_match(matcher, w, mode, &found, &info);
+    st = pmatch(w, mode, &found, &info);
     if (st || !found) {
         dmsg_pvm_dropbuf(id);
         return st ? dmsg_pvm_from_status(st) : 0;
@@ -192,7 +216,7 @@ int pvm_probe(int tid, int msgtag)
         return dmsg_pvm_err(rc);
     int found;
     dmsg_postal_info info;
-    int st = dmsg_postal_match(matcher, &w, DMSG_POSTAL_PROBE, &found, &info);
+    int st = pmatch(&w, DMSG_POSTAL_PROBE, &found, &info);
     done_want(&w);
     if (st)
         return dmsg_pvm_err(dmsg_pvm_from_status(st));
@@ -226,7 +250,7 @@ int pvm_precv(int tid, int msgtag, void *p, int n, int type, int *rtid, int *rta
     int found;
     size_t got = 0;
     dmsg_postal_info info;
-    int st = dmsg_postal_match_copy(matcher, &w, DMSG_POSTAL_WAIT, PVM_PREFIX, p, cap, &got,
+    int st = pcopy(&w, DMSG_POSTAL_WAIT, PVM_PREFIX, p, cap, &got,
                                     &found, &info);
     done_want(&w);
     if (st)
@@ -310,7 +334,7 @@ int dmsg_pvm_recv_bytes(int pe, int tag, int ctx, void *p, size_t cap, size_t *g
 {
     want w = {.pe = pe, .tag = tag, .ctx = ctx};
     int found;
-    int st = dmsg_postal_match_copy(matcher, &w, DMSG_POSTAL_WAIT, PVM_PREFIX, p, cap, got,
+    int st = pcopy(&w, DMSG_POSTAL_WAIT, PVM_PREFIX, p, cap, got,
                                     &found, info);
     return dmsg_pvm_from_status(st);
 }

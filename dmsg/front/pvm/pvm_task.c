@@ -158,6 +158,7 @@ static void at_exit(void)
 }
 
 extern int dmsg_pvm_groups_init(void);
+static int await_claim(pvm_state *g);
 
 int dmsg_pvm_enroll(void)
 {
@@ -206,6 +207,8 @@ int dmsg_pvm_enroll(void)
     g->fragsize = 4096;
     g->enrolled = 1;
     atexit(at_exit);
+    if (g->app > 0 && (rc = await_claim(g)))
+        return dmsg_pvm_err(rc);
     return PvmOk;
 }
 
@@ -222,24 +225,39 @@ int pvm_mytid(void)
     return dmsg_pvm_tid(dmsg_pvm_g.me);
 }
 
-int pvm_parent(void)
+/* The claim word (slot[0]) of a task of a later program block: 0 until a
+ * pvm_spawn hands it out, then the spawner's tid (low 32 bits) and the
+ * spawner's context (high 32 bits), set by one compare-and-swap so that
+ * both arrive together. -1 for the first block's tasks (nobody's child). */
+static int64_t claim_word(int64_t tid, int64_t ctx) { return (ctx << 32) | tid; }
+
+/* A task of a later block exists for PVM once it is handed out: it waits
+ * for that (moving messages, at most DMSG_TIMEOUT) and takes its parent's
+ * context, as a spawned PVM task inherits it. */
+static int await_claim(pvm_state *g)
 {
-    pvm_state *g = &dmsg_pvm_g;
-    ENROLL();
-    if (g->app == 0)
-        return dmsg_pvm_err(PvmNoParent);
     double end = dmsg_wtime() + wait_limit();
     unsigned spins = 0;
     for (;;) {
         int64_t v, zero = 0;
         if (dmsg_atomic(&g->slot[0], DMSG_AMO_FETCH, DMSG_TYPE_INT64, &zero, NULL, &v, g->me))
-            return dmsg_pvm_err(PvmSysErr);
-        if (v > 0)
-            return (int)v;
+            return PvmSysErr;
+        if (v != 0) {
+            g->parent = (int)(v & 0x7fffffff);
+            g->ctx = (int)(v >> 32);
+            return PvmOk;
+        }
         if (dmsg_pvm_poll() || dmsg_wtime() > end)
-            return dmsg_pvm_err(PvmSysErr);
+            return PvmSysErr;
         dmsg_pvm_nap(&spins);
     }
+}
+
+int pvm_parent(void)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    return g->parent > 0 ? g->parent : dmsg_pvm_err(PvmNoParent);
 }
 
 int pvm_siblings(int **tids)
@@ -286,7 +304,7 @@ int pvm_spawn(char *task, char **argv, int flag, char *where, int ntask, int *ti
         return dmsg_pvm_err(PvmBadParam);
     const char *want = base_name(task);
     int got = 0, exists = 0;
-    int64_t me = dmsg_pvm_tid(g->me);
+    int64_t me = claim_word(dmsg_pvm_tid(g->me), g->ctx);
     for (int p = 0; p < g->npes && got < ntask; p++) {
         if (app_of(p) == 0 || strncmp(names[p], want, PVM_NAME_MAX - 1) != 0)
             continue;
@@ -308,13 +326,21 @@ int pvm_kill(int tid)
 {
     pvm_state *g = &dmsg_pvm_g;
     ENROLL();
-    if (dmsg_pvm_pe(tid) < 0)
+    int pe = dmsg_pvm_pe(tid);
+    if (pe < 0)
         return dmsg_pvm_err(PvmBadParam);
-    if (dmsg_pvm_pe(tid) == g->me) {
-        pvm_exit();
-        exit(0);
-    }
-    return dmsg_pvm_err(PvmNotImpl);
+    if (pe == g->me)
+        dmsg_pvm_die();
+    /* A kill notice: the task ends at its next receive (docs/baselines.md). */
+    int rc = dmsg_pvm_send_bytes(pe, 0, PVM_CTX_KILL, NULL, 0);
+    return rc ? dmsg_pvm_err(rc) : PvmOk;
+}
+
+void dmsg_pvm_die(void)
+{
+    /* as a task that PVM kills: no further PVM work; the job's shared state
+     * still ends collectively at exit */
+    exit(0);
 }
 
 int pvm_tidtohost(int tid)
@@ -361,7 +387,7 @@ int pvm_tasks(int where, int *ntask, struct pvmtaskinfo **taskp)
         if (dmsg_atomic(&g->slot[0], DMSG_AMO_FETCH, DMSG_TYPE_INT64, &zero, NULL, &parent, p))
             return dmsg_pvm_err(PvmSysErr);
         tinfo[n++] = (struct pvmtaskinfo){.ti_tid = dmsg_pvm_tid(p),
-                                          .ti_ptid = parent > 0 ? (int)parent : 0,
+                                          .ti_ptid = parent > 0 ? (int)(parent & 0x7fffffff) : 0,
                                           .ti_host = PVM_HOST_TID,
                                           .ti_a_out = names[p],
                                           .ti_pid = pids[p]};
