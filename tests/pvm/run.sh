@@ -73,7 +73,9 @@ fi
 if [ -x "$tmp/bin/pvm_errors" ]; then
     check pvm_errors 0 "pvm_errors: ok" -- -n 2 ./pvm_errors
     # a spawn's children that nobody hands out: waiting ends with the timeout
-    DMSG_TIMEOUT=2 check pvm_unclaimed 0 "pvm_errors: unclaimed ok" -- -n 1 ./pvm_errors none : -n 1 ./pvm_errors child
+    DMSG_TIMEOUT=2
+    check pvm_unclaimed 0 "pvm_errors: unclaimed ok" -- -n 1 ./pvm_errors none : -n 1 ./pvm_errors child
+    DMSG_TIMEOUT=60
 fi
 
 # ------------------------------------------------------- PVM's examples
