@@ -10,6 +10,8 @@ static int unclaimed(int child)
 {
     if (child) {
         EXPECT_EQ(pvm_mytid(), PvmSysErr);
+        EXPECT_EQ(pvm_mytid(), PvmSysErr); /* and stays so */
+        EXPECT_EQ(pvm_initsend(PvmDataDefault), PvmSysErr);
         printf("pvm_errors: unclaimed ok\n");
         return 0;
     }
@@ -83,6 +85,13 @@ int main(int argc, char **argv)
     EXPECT_EQ(pvm_packf("%d", 1), PvmNotImpl);
     EXPECT_EQ(pvm_halt(), PvmNotImpl);
     EXPECT_EQ(pvm_sendsig(other, 15), PvmNotImpl);
+    EXPECT_EQ(pvm_getminfo(pvm_getsbuf(), NULL), PvmNotImpl);
+    EXPECT_EQ(pvm_getminfo(999, NULL), PvmNoSuchBuf);
+    EXPECT(!strcmp(pvm_version(), "3.4.6"));
+    EXPECT_EQ(pvm_serror(1), 0); /* PvmAutoErr on: errors are printed too (as PVM) */
+    EXPECT_EQ(pvm_serror(0), 1);
+    EXPECT_EQ(pvm_advise(PvmRouteDirect), PvmAllowDirect);
+    EXPECT_EQ(pvm_setdebug(0), 0);
     /* pvm_kill: the second task ends in its receive (which never matches) */
     if (me == tids[1]) {
         pvm_recv(-1, 999);

@@ -91,7 +91,10 @@ int main(void)
     PvmProduct(&dt, c1, c2, &cnt, &info);
     EXPECT_EQ(info, PvmOk);
     EXPECT(c1[0] == -5 && c1[1] == 10);
+    EXPECT_EQ(pvm_freezegroup("all", n), PvmOk); /* all are in: returns at once */
+    EXPECT_EQ(pvm_freezegroup(NULL, n), PvmNullGroup);
     EXPECT_EQ(pvm_barrier("all", n), PvmOk);
+    EXPECT_EQ(pvm_joingroup("all"), PvmDupGroup);
     /* leaving: the group ends with its last member */
     EXPECT_EQ(pvm_lvgroup("all"), PvmOk);
     /* the others may have left too, ending the group */

@@ -190,7 +190,7 @@ static int leave(int gi, ghdr *h, int64_t *m)
     }
     if (rc || !was)
         return rc ? rc : PvmNotInGroup;
-    if (n == 0 && !h->frozen)
+    if (n == 0)
         memset(h, 0, sizeof *h); /* the last one out ends the group */
     return store(gi, h, m);
 }

@@ -334,8 +334,7 @@ int dmsg_pvm_recv_bytes(int pe, int tag, int ctx, void *p, size_t cap, size_t *g
 {
     want w = {.pe = pe, .tag = tag, .ctx = ctx};
     int found;
-    int st = pcopy(&w, DMSG_POSTAL_WAIT, PVM_PREFIX, p, cap, got,
-                                    &found, info);
+    int st = pcopy(&w, DMSG_POSTAL_WAIT, PVM_PREFIX, p, cap, got, &found, info);
     return dmsg_pvm_from_status(st);
 }
 

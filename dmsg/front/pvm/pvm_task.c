@@ -207,8 +207,10 @@ int dmsg_pvm_enroll(void)
     g->fragsize = 4096;
     g->enrolled = 1;
     atexit(at_exit);
-    if (g->app > 0 && (rc = await_claim(g)))
+    if (g->app > 0 && (rc = await_claim(g))) {
+        g->left = 1; /* never handed out: no PVM task (its calls fail from now on) */
         return dmsg_pvm_err(rc);
+    }
     return PvmOk;
 }
 
