@@ -30,3 +30,13 @@ $(PVM_SO): $(PVM_OBJS) $(LIB_SO) $(BUILD)/libdmsg-pvm.map
 $(BUILD)/tests/pvm/%: $(BUILD)/obj/tests/pvm/%.o $(PVM_LIB) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# `make install` puts the libraries beside libdmsg (pvm3.h goes with include/*.h).
+.PHONY: install-pvm
+install: install-pvm
+install-pvm: $(PVM_LIB) $(PVM_SO)
+	install -d $(DESTDIR)$(PREFIX)/lib
+	install -m 644 $(PVM_LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(PVM_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libdmsg-pvm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libdmsg-pvm.so.$(SOVERSION)
+	ln -sf libdmsg-pvm.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libdmsg-pvm.so
