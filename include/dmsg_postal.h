@@ -225,6 +225,60 @@ int dmsg_postal_release(void);
  */
 int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_info *info);
 
+/* ------------------------------------- receives with a caller's matcher */
+
+/**
+ * A match function: scores a receivable message (info: source, tag, size;
+ * data: its packed bytes, readable during the call only). 0: not this one;
+ * 1: this one, stop looking; > 1: a candidate (the first of the highest
+ * score wins when no message scores 1); < 0: stop, the receive fails with
+ * DMSG_ERR_ARG. It must not call the postal layer. (PVM's pvm_recvf.)
+ */
+typedef int (*dmsg_postal_match_fn)(void *arg, const dmsg_postal_info *info, const void *data);
+
+/** Modes of dmsg_postal_match. */
+enum {
+    DMSG_POSTAL_PROBE = 0, /**< describe the chosen message only (as probe) */
+    DMSG_POSTAL_POLL = 1,  /**< receive it if there is one now (as nrecv) */
+    DMSG_POSTAL_WAIT = 2,  /**< wait for one and receive it (as recv) */
+};
+
+/**
+ * dmsg_postal_recv, dmsg_postal_nrecv and dmsg_postal_probe with the choice
+ * made by fn(arg, ...) over the messages that have arrived, in arrival order.
+ * POLL and WAIT release the previous active receive buffer first and make the
+ * chosen message the active one (unpack it with dmsg_postal_upk or read it
+ * with dmsg_postal_active); PROBE leaves the active buffer alone. *found
+ * says whether one was chosen; info (may be NULL) describes it. Progress and
+ * room making as the calls it generalizes.
+ * Errors: DMSG_ERR_STATE, DMSG_ERR_NULL (fn, found), DMSG_ERR_ARG (mode, or
+ * fn returned < 0: nothing received), DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED,
+ * DMSG_ERR_NOMEM.
+ */
+int dmsg_postal_match(dmsg_postal_match_fn fn, void *arg, int mode, int *found,
+                      dmsg_postal_info *info);
+
+/**
+ * Receives the message fn chooses (mode POLL or WAIT) straight into buf,
+ * without the active receive buffer (which stays as it is): its bytes from
+ * offset `skip` on, at most cap of them; the rest is dropped (as pvm_precv
+ * truncates). *copied (may be NULL) gets the bytes written, info (may be
+ * NULL) the whole message's size. The message is consumed.
+ * Errors: as dmsg_postal_match, DMSG_ERR_ARG (mode PROBE), DMSG_ERR_NULL
+ * (buf NULL with cap > 0).
+ */
+int dmsg_postal_match_copy(dmsg_postal_match_fn fn, void *arg, int mode, size_t skip, void *buf,
+                           size_t cap, size_t *copied, int *found, dmsg_postal_info *info);
+
+/**
+ * The active receive buffer's packed bytes, for a caller that unpacks or
+ * copies them itself. *data stays valid until the next postal call (a wait
+ * may move the message out of the mailbox). Local.
+ * Errors: DMSG_ERR_STATE (layer not started, or no active buffer),
+ * DMSG_ERR_NULL.
+ */
+int dmsg_postal_active(const void **data, size_t *bytes);
+
 /* ------------------------------------------------------------ measuring */
 
 /** What this PE's postal layer did since dmsg_postal_init (dmsg_postal_stats_get). */

@@ -59,8 +59,9 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: dmsgrun [-n N] [-t TRANSPORT] [--] PROGRAM [ARGS...]\n"
-            "Starts PROGRAM as an SPMD job of N processing elements (PEs) on this host.\n\n"
+            "usage: dmsgrun [-n N] [-t TRANSPORT] [--] PROGRAM [ARGS...] [: -n M PROGRAM2 [ARGS...]]...\n"
+            "Starts PROGRAM as an SPMD job of N processing elements (PEs) on this host;\n"
+            "with ':' blocks (MPMD, as mpiexec), the next M PEs run PROGRAM2, and so on.\n\n"
             "  -n, --npes N            number of PEs (default 1, at most %d)\n"
             "  -t, --transport NAME    transport (sets DMSG_TRANSPORT): %s\n"
             "  -h, --help              this text\n"
@@ -169,8 +170,12 @@ static void guardian_tell(int wr, int32_t v)
 
 /* ------------------------------------------------------------------ PEs */
 
+/* MPMD launches: each PE learns its program block (DMSG_APPNUM) and the
+ * blocks' sizes (DMSG_APP_SIZES, comma separated); NULL for one block. */
+static const char *app_sizes;
+
 static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, int life_rd,
-                   char **argv)
+                   char **argv, int app)
 {
     pid_t pid = fork();
     if (pid != 0) {
@@ -202,6 +207,13 @@ static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, int l
     set_env_int(DMSG_BOOT_ENV_FD, fd);
     set_env_int(DMSG_BOOT_ENV_RANK, rank);
     set_env_int(DMSG_BOOT_ENV_NPES, npes);
+    if (app_sizes) {
+        set_env_int("DMSG_APPNUM", app);
+        setenv("DMSG_APP_SIZES", app_sizes, 1);
+    } else {
+        unsetenv("DMSG_APPNUM");
+        unsetenv("DMSG_APP_SIZES");
+    }
     /* The PE keeps the life pipe's read end across exec; its write end
      * (close-on-exec) stays dmsgrun's alone. */
     if (life_rd >= 0 && fcntl(life_rd, F_SETFD, 0) == 0)
@@ -455,6 +467,103 @@ static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw, int guar
     }
 }
 
+/* ------------------------------------------------------------ MPMD form */
+
+/* `PROGRAM ARGS : -n M PROGRAM2 ARGS : ...`: the blocks of an MPMD launch. */
+typedef struct mpmd_blocks {
+    int n;        /* blocks */
+    long total;   /* PEs of all blocks */
+    long *npes;   /* per block */
+    char ***argv; /* per block: its program and arguments, NULL-terminated in argv */
+} mpmd_blocks;
+
+static int mpmd_count(const char *opt, const char *val, long *n)
+{
+    char *end;
+    errno = 0;
+    *n = val ? strtol(val, &end, 10) : 0;
+    if (!val || errno || *end || *n < 1 || *n > DMSG_MAX_PES) {
+        fprintf(stderr, "dmsgrun: %s %s: the number of PEs must be 1..%d\n", opt,
+                val ? val : "(missing)", DMSG_MAX_PES);
+        return 2;
+    }
+    return 0;
+}
+
+/* Splits argv[first..] at ":" tokens (each replaced by NULL). The first
+ * block has `npes` PEs; each later one starts with -n M (or --npes M,
+ * -nM, --npes=M) and then its program. */
+static int mpmd_split(int argc, char **argv, int first, long npes, mpmd_blocks *b)
+{
+    int most = 1;
+    for (int i = first; i < argc; i++)
+        most += !strcmp(argv[i], ":");
+    b->n = 0;
+    b->total = 0;
+    b->npes = calloc((size_t)most, sizeof *b->npes);
+    b->argv = calloc((size_t)most, sizeof *b->argv);
+    if (!b->npes || !b->argv)
+        return 2;
+    int i = first;
+    for (;;) {
+        long n = npes;
+        if (b->n > 0) {
+            if (i < argc && (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--npes"))) {
+                if (mpmd_count(argv[i], i + 1 < argc ? argv[i + 1] : NULL, &n))
+                    return 2;
+                i += 2;
+            } else if (i < argc && !strncmp(argv[i], "--npes=", 7)) {
+                if (mpmd_count("--npes", argv[i] + 7, &n))
+                    return 2;
+                i++;
+            } else if (i < argc && !strncmp(argv[i], "-n", 2) && argv[i][2]) {
+                if (mpmd_count("-n", argv[i] + 2, &n))
+                    return 2;
+                i++;
+            } else {
+                n = 1;
+            }
+        }
+        if (i >= argc || !strcmp(argv[i], ":")) {
+            fprintf(stderr, "dmsgrun: block %d of the command line has no program\n", b->n + 1);
+            return 2;
+        }
+        b->argv[b->n] = &argv[i];
+        b->npes[b->n++] = n;
+        b->total += n;
+        if (b->total > DMSG_MAX_PES) {
+            fprintf(stderr, "dmsgrun: %ld PEs in all, at most %d\n", b->total, DMSG_MAX_PES);
+            return 2;
+        }
+        while (i < argc && strcmp(argv[i], ":"))
+            i++;
+        if (i >= argc)
+            break;
+        argv[i++] = NULL; /* ends the block's argument list */
+    }
+    if (b->n > 1) {
+        static char sizes[4096];
+        size_t at = 0;
+        for (int k = 0; k < b->n && at < sizeof sizes; k++)
+            at += (size_t)snprintf(sizes + at, sizeof sizes - at, "%s%ld", k ? "," : "",
+                                   b->npes[k]);
+        if (at >= sizeof sizes) {
+            fprintf(stderr, "dmsgrun: too many program blocks\n");
+            return 2;
+        }
+        app_sizes = sizes;
+    }
+    return 0;
+}
+
+static int mpmd_block_of(const mpmd_blocks *b, long rank)
+{
+    int k = 0;
+    for (long first = 0; k + 1 < b->n && rank >= first + b->npes[k]; k++)
+        first += b->npes[k];
+    return k;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -500,6 +609,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    mpmd_blocks blocks;
+    if (mpmd_split(argc, argv, optind, npes, &blocks))
+        return 2;
+    npes = blocks.total;
 
     dmsg_config cfg;
     dmsg_postal_config pcfg;
@@ -543,7 +656,9 @@ int main(int argc, char **argv)
     pid_t self = getpid();
     int rc = 0, started = 0;
     for (; started < npes; started++) {
-        pes[started].pid = spawn(started, (int)npes, fd, self, guard_wr, life[0], &argv[optind]);
+        int app = mpmd_block_of(&blocks, started);
+        pes[started].pid = spawn(started, (int)npes, fd, self, guard_wr, life[0],
+                                 blocks.argv[app], app);
         if (pes[started].pid < 0) {
             fprintf(stderr, "dmsgrun: fork of PE %d failed: %s\n", started, strerror(errno));
             rc = 2;
@@ -580,5 +695,7 @@ int main(int argc, char **argv)
     }
     dmsg_job_unmap(h);
     free(pes);
+    free(blocks.npes);
+    free(blocks.argv);
     return rc;
 }

@@ -1,0 +1,437 @@
+/* PVM message buffers: the table of buffer ids, the active send and
+ * receive buffers, packing (a copy into the buffer, or with PvmDataInPlace
+ * only a note of where the data is) and unpacking with PVM's end-of-buffer
+ * rule. A received message stays in postal's active receive buffer
+ * ("attached") and is unpacked straight out of the mailbox; it moves into
+ * the buffer's own memory only when postal's active buffer must serve
+ * another message while this one is kept (pvm_setrbuf, pvm_precv). */
+#include <stdlib.h>
+#include <string.h>
+#include "dmsg/front/pvm/pvm_impl.h"
+
+#define ENROLL()                                                                                   \
+    do {                                                                                           \
+        int rc_ = dmsg_pvm_enroll();                                                               \
+        if (rc_)                                                                                   \
+            return rc_;                                                                            \
+    } while (0)
+
+pvm_buf *dmsg_pvm_buf(int bufid)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    if (bufid <= 0 || bufid >= g->nbufs || !g->bufs[bufid].used)
+        return NULL;
+    return &g->bufs[bufid];
+}
+
+int dmsg_pvm_newbuf(int encoding)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    int id = 1;
+    while (id < g->nbufs && g->bufs[id].used)
+        id++;
+    if (id >= g->nbufs) {
+        int n = g->nbufs ? 2 * g->nbufs : 16;
+        pvm_buf *b = realloc(g->bufs, (size_t)n * sizeof *b);
+        if (!b)
+            return PvmNoMem;
+        memset(b + g->nbufs, 0, (size_t)(n - g->nbufs) * sizeof *b);
+        g->bufs = b;
+        g->nbufs = n;
+    }
+    g->bufs[id] = (pvm_buf){.used = 1, .encoding = encoding};
+    return id;
+}
+
+void dmsg_pvm_dropbuf(int bufid)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    pvm_buf *b = dmsg_pvm_buf(bufid);
+    if (!b)
+        return;
+    if (b->attached)
+        dmsg_postal_release(); /* its mailbox room goes back now */
+    free(b->data);
+    free(b->pc);
+    memset(b, 0, sizeof *b);
+    if (g->sbuf == bufid)
+        g->sbuf = 0;
+    if (g->rbuf == bufid)
+        g->rbuf = 0;
+}
+
+int dmsg_pvm_detach(pvm_buf *b)
+{
+    if (!b || !b->attached)
+        return PvmOk;
+    const void *p;
+    size_t n;
+    if (dmsg_postal_active(&p, &n) || n < PVM_PREFIX)
+        return PvmSysErr;
+    n -= PVM_PREFIX;
+    char *d = malloc(n ? n : 1);
+    if (!d)
+        return PvmNoMem;
+    memcpy(d, (const char *)p + PVM_PREFIX, n);
+    free(b->data);
+    b->data = d;
+    b->len = b->cap = n;
+    b->attached = 0;
+    dmsg_postal_release();
+    return PvmOk;
+}
+
+/* The payload bytes of a received buffer (valid until the next postal call). */
+static const char *payload(pvm_buf *b)
+{
+    if (!b->attached)
+        return b->data;
+    const void *p;
+    size_t n;
+    if (dmsg_postal_active(&p, &n))
+        return NULL;
+    return (const char *)p + PVM_PREFIX;
+}
+
+int pvm_mkbuf(int encoding)
+{
+    ENROLL();
+    if (encoding != PvmDataDefault && encoding != PvmDataRaw && encoding != PvmDataInPlace &&
+        encoding != PvmDataTrace)
+        return dmsg_pvm_err(PvmBadParam);
+    int id = dmsg_pvm_newbuf(encoding);
+    return id < 0 ? dmsg_pvm_err(id) : id;
+}
+
+int pvm_freebuf(int bufid)
+{
+    ENROLL();
+    if (bufid < 0)
+        return dmsg_pvm_err(PvmBadParam);
+    if (!dmsg_pvm_buf(bufid))
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    dmsg_pvm_dropbuf(bufid);
+    return PvmOk;
+}
+
+int pvm_initsend(int encoding)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    int id = pvm_mkbuf(encoding);
+    if (id < 0)
+        return id;
+    if (g->sbuf)
+        dmsg_pvm_dropbuf(g->sbuf);
+    g->sbuf = id;
+    return id;
+}
+
+int pvm_setsbuf(int bufid)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    if (bufid < 0)
+        return dmsg_pvm_err(PvmBadParam);
+    pvm_buf *b = bufid ? dmsg_pvm_buf(bufid) : NULL;
+    if (bufid && !b)
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    if (b && b->attached) {
+        int rc = dmsg_pvm_detach(b);
+        if (rc)
+            return dmsg_pvm_err(rc);
+    }
+    int old = g->sbuf;
+    g->sbuf = bufid;
+    if (g->rbuf == bufid && bufid)
+        g->rbuf = 0;
+    return old;
+}
+
+int pvm_setrbuf(int bufid)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    if (bufid < 0)
+        return dmsg_pvm_err(PvmBadParam);
+    if (bufid && !dmsg_pvm_buf(bufid))
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    int old = g->rbuf;
+    g->rbuf = bufid;
+    if (g->sbuf == bufid && bufid)
+        g->sbuf = 0;
+    return old;
+}
+
+int pvm_getsbuf(void)
+{
+    ENROLL();
+    return dmsg_pvm_g.sbuf;
+}
+
+int pvm_getrbuf(void)
+{
+    ENROLL();
+    return dmsg_pvm_g.rbuf;
+}
+
+int pvm_bufinfo(int bufid, int *bytes, int *msgtag, int *tid)
+{
+    ENROLL();
+    if (bufid <= 0)
+        return dmsg_pvm_err(bufid == 0 ? PvmNoBuf : PvmBadParam);
+    pvm_buf *b = dmsg_pvm_buf(bufid);
+    if (!b)
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    if (bytes)
+        *bytes = (int)b->len;
+    if (msgtag)
+        *msgtag = b->recvd ? b->tag : -1;
+    if (tid)
+        *tid = b->recvd ? dmsg_pvm_tid(b->src) : dmsg_pvm_tid(dmsg_pvm_g.me);
+    return PvmOk;
+}
+
+int pvm_getminfo(int bufid, void *info)
+{
+    (void)info;
+    ENROLL();
+    return dmsg_pvm_buf(bufid) ? dmsg_pvm_err(PvmNotImpl) : dmsg_pvm_err(PvmNoSuchBuf);
+}
+
+/* ------------------------------------------------------------ packing */
+
+static int room(pvm_buf *b, size_t more)
+{
+    size_t need;
+    if (__builtin_add_overflow(b->len, more, &need))
+        return PvmNoMem;
+    if (need <= b->cap)
+        return PvmOk;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : 2 * cap;
+    char *d = realloc(b->data, cap);
+    if (!d)
+        return PvmNoMem;
+    b->data = d;
+    b->cap = cap;
+    return PvmOk;
+}
+
+static int add_piece(pvm_buf *b, pvm_piece p)
+{
+    /* a copied piece right after another copied piece extends it */
+    if (!p.ref && b->npc && !b->pc[b->npc - 1].ref) {
+        b->pc[b->npc - 1].len += p.len;
+        return PvmOk;
+    }
+    if (b->npc == b->pccap) {
+        size_t n = b->pccap ? 2 * b->pccap : 8;
+        pvm_piece *q = realloc(b->pc, n * sizeof *q);
+        if (!q)
+            return PvmNoMem;
+        b->pc = q;
+        b->pccap = n;
+    }
+    b->pc[b->npc++] = p;
+    return PvmOk;
+}
+
+/* Appends n items of `size` bytes, every `stride` items from p. */
+static int pack(const void *p, int n, int stride, size_t size, int in_place_ok)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    pvm_buf *b = dmsg_pvm_buf(g->sbuf);
+    if (!b)
+        return dmsg_pvm_err(PvmNoBuf);
+    if (n < 0 || stride < 1 || (n > 0 && !p))
+        return dmsg_pvm_err(PvmBadParam);
+    size_t bytes;
+    if (__builtin_mul_overflow((size_t)n, size, &bytes) || bytes > (size_t)INT32_MAX)
+        return dmsg_pvm_err(PvmOverflow);
+    if (n == 0)
+        return PvmOk;
+    if (b->encoding == PvmDataInPlace && in_place_ok) {
+        int rc = add_piece(b, (pvm_piece){.ref = p, .n = (size_t)n, .size = size,
+                                          .stride = (size_t)stride, .len = bytes});
+        if (rc)
+            return dmsg_pvm_err(rc);
+        b->len += bytes; /* the message's size, though the data stay where they are */
+        return PvmOk;
+    }
+    int rc = room(b, bytes);
+    if (rc)
+        return dmsg_pvm_err(rc);
+    size_t at = b->encoding == PvmDataInPlace ? b->cap - bytes : b->len;
+    if (b->encoding == PvmDataInPlace) {
+        /* in-place buffers keep copied bytes (string lengths) in data too:
+         * data holds them packed from 0, len counts the whole message */
+        size_t used = 0;
+        for (size_t i = 0; i < b->npc; i++)
+            used += b->pc[i].ref ? 0 : b->pc[i].len;
+        at = used;
+        rc = add_piece(b, (pvm_piece){.off = used, .len = bytes});
+        if (rc)
+            return dmsg_pvm_err(rc);
+    }
+    char *d = b->data + at;
+    const char *s = p;
+    if (stride == 1)
+        memcpy(d, s, bytes);
+    else
+        for (int i = 0; i < n; i++)
+            memcpy(d + (size_t)i * size, s + (size_t)i * (size_t)stride * size, size);
+    b->len += bytes;
+    return PvmOk;
+}
+
+#define PK(name, type, code)                                                                       \
+    int pvm_pk##name(type *p, int n, int stride)                                                   \
+    {                                                                                              \
+        return pack(p, n, stride, dmsg_pvm_type_size(code), 1);                                    \
+    }
+PK(byte, char, PVM_BYTE)
+PK(short, short, PVM_SHORT)
+PK(int, int, PVM_INT)
+PK(long, long, PVM_LONG)
+PK(float, float, PVM_FLOAT)
+PK(double, double, PVM_DOUBLE)
+PK(cplx, float, PVM_CPLX)
+PK(dcplx, double, PVM_DCPLX)
+PK(ushort, unsigned short, PVM_USHORT)
+PK(uint, unsigned int, PVM_UINT)
+PK(ulong, unsigned long, PVM_ULONG)
+
+int pvm_pkstr(char *s)
+{
+    ENROLL();
+    if (!s)
+        return dmsg_pvm_err(PvmBadParam);
+    size_t len = strlen(s) + 1;
+    if (len > (size_t)INT32_MAX)
+        return dmsg_pvm_err(PvmOverflow);
+    int n = (int)len;
+    /* the length is always copied (it is not the caller's memory) */
+    int rc = pack(&n, 1, 1, sizeof n, 0);
+    return rc ? rc : pack(s, n, 1, 1, 1);
+}
+
+int pvm_pack(void *p, int n, int stride, int type)
+{
+    ENROLL();
+    if (type == PVM_STR)
+        return pvm_pkstr(p);
+    size_t size = dmsg_pvm_type_size(type);
+    return size ? pack(p, n, stride, size, 1) : dmsg_pvm_err(PvmBadParam);
+}
+
+/* Gathers an in-place buffer's pieces into one block (at send time). */
+int dmsg_pvm_send_buf(pvm_buf *b, int pe, int tag, int ctx)
+{
+    pvm_prefix pre = {.ctx = ctx};
+    int st = dmsg_postal_initsend();
+    if (!st)
+        st = dmsg_postal_pk(&pre, (long)PVM_PREFIX, 1, 1);
+    if (b->encoding != PvmDataInPlace || b->recvd) {
+        const char *p = b->recvd ? payload(b) : b->data;
+        if (!st && b->len)
+            st = p ? dmsg_postal_pk(p, (long)b->len, 1, 1) : DMSG_ERR_STATE;
+    } else {
+        for (size_t i = 0; !st && i < b->npc; i++) {
+            const pvm_piece *pc = &b->pc[i];
+            if (!pc->ref)
+                st = dmsg_postal_pk(b->data + pc->off, (long)pc->len, 1, 1);
+            else if (pc->size == 1 || pc->size == 2 || pc->size == 4 || pc->size == 8 ||
+                     pc->size == 16)
+                st = dmsg_postal_pk(pc->ref, (long)pc->n, (long)pc->stride, pc->size);
+            else
+                for (size_t k = 0; !st && k < pc->n; k++)
+                    st = dmsg_postal_pk(pc->ref + k * pc->stride * pc->size, (long)pc->size, 1, 1);
+        }
+    }
+    if (!st)
+        st = dmsg_postal_send(pe, tag);
+    return st ? dmsg_pvm_from_status(st) : PvmOk;
+}
+
+/* ---------------------------------------------------------- unpacking */
+
+/* Takes n items of `size` bytes into every `stride`th place at p. Fewer
+ * bytes left than asked: what is left is written, in item order (the last
+ * item possibly in part), and PvmNoData returned. */
+static int unpack(void *p, int n, int stride, size_t size)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    pvm_buf *b = dmsg_pvm_buf(g->rbuf);
+    if (!b)
+        return dmsg_pvm_err(PvmNoBuf);
+    if (n < 0 || stride < 1 || (n > 0 && !p))
+        return dmsg_pvm_err(PvmBadParam);
+    size_t bytes;
+    if (__builtin_mul_overflow((size_t)n, size, &bytes))
+        return dmsg_pvm_err(PvmOverflow);
+    const char *s = payload(b);
+    if (!s && b->len)
+        return dmsg_pvm_err(PvmSysErr);
+    size_t left = b->len - b->pos, take = bytes < left ? bytes : left;
+    char *d = p;
+    s += b->pos;
+    if (stride == 1)
+        memcpy(d, s, take);
+    else
+        for (size_t done = 0, i = 0; done < take; i++) {
+            size_t k = take - done < size ? take - done : size;
+            memcpy(d + i * (size_t)stride * size, s + done, k);
+            done += k;
+        }
+    b->pos += take;
+    return take < bytes ? dmsg_pvm_err(PvmNoData) : PvmOk;
+}
+
+#define UPK(name, type, code)                                                                      \
+    int pvm_upk##name(type *p, int n, int stride)                                                  \
+    {                                                                                              \
+        return unpack(p, n, stride, dmsg_pvm_type_size(code));                                     \
+    }
+UPK(byte, char, PVM_BYTE)
+UPK(short, short, PVM_SHORT)
+UPK(int, int, PVM_INT)
+UPK(long, long, PVM_LONG)
+UPK(float, float, PVM_FLOAT)
+UPK(double, double, PVM_DOUBLE)
+UPK(cplx, float, PVM_CPLX)
+UPK(dcplx, double, PVM_DCPLX)
+UPK(ushort, unsigned short, PVM_USHORT)
+UPK(uint, unsigned int, PVM_UINT)
+UPK(ulong, unsigned long, PVM_ULONG)
+
+int pvm_upkstr(char *s)
+{
+    ENROLL();
+    if (!s)
+        return dmsg_pvm_err(PvmBadParam);
+    int n;
+    int rc = unpack(&n, 1, 1, sizeof n);
+    if (rc)
+        return rc;
+    if (n < 1)
+        return dmsg_pvm_err(PvmBadMsg);
+    pvm_buf *b = dmsg_pvm_buf(dmsg_pvm_g.rbuf);
+    size_t left = b->len - b->pos;
+    rc = unpack(s, n, 1, 1);
+    if (rc && left < (size_t)n)
+        s[left] = 0; /* a cut string still ends where it was cut */
+    return rc;
+}
+
+int pvm_unpack(void *p, int n, int stride, int type)
+{
+    ENROLL();
+    if (type == PVM_STR)
+        return pvm_upkstr(p);
+    size_t size = dmsg_pvm_type_size(type);
+    return size ? unpack(p, n, stride, size) : dmsg_pvm_err(PvmBadParam);
+}
