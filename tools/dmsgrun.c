@@ -35,9 +35,9 @@
 #include <unistd.h>
 #include "dmsg/base/shmfiles.h"
 #include "dmsg/boot/job.h"
+#include "dmsg/boot/run_env.h"
 #include "dmsg/core/config.h"
-#include "dmsg/plan/settings.h"
-#include "dmsg/postal/settings.h"
+#include "dmsg/plan/registry.h"
 
 #define GRACE_SECONDS 2.0
 #define TICK_NS 20000000L
@@ -488,9 +488,7 @@ int main(int argc, char **argv)
             break;
         case 'h': usage(stdout); return 0;
         case 'E':
-            dmsg_config_print(stdout);
-            dmsg_postal_config_print(stdout);
-            dmsg_plan_config_print(stdout);
+            dmsg_settings_print(stdout);
             return 0;
         default: usage(stderr); return 2;
         }
@@ -502,10 +500,10 @@ int main(int argc, char **argv)
     }
 
     dmsg_config cfg;
-    dmsg_postal_config pcfg;
+    dmsg_run_config rcfg;
     char err[256];
-    if (dmsg_config_load(&cfg, err, sizeof err) || dmsg_postal_config_load(&pcfg, err, sizeof err) ||
-        dmsg_plan_config_check(err, sizeof err)) {
+    if (dmsg_settings_check(err, sizeof err) || dmsg_config_load(&cfg, err, sizeof err) ||
+        dmsg_run_config_load(&rcfg, err, sizeof err)) {
         fprintf(stderr, "dmsgrun: %s\n", err);
         return 2;
     }
@@ -555,7 +553,7 @@ int main(int argc, char **argv)
     close(fd);
     if (life[0] >= 0)
         close(life[0]);
-    stall_watch sw = {.limit = cfg.stall_report,
+    stall_watch sw = {.limit = rcfg.stall_report,
                       .changed = now(),
                       .word = calloc((size_t)npes, sizeof *sw.word),
                       .since = calloc((size_t)npes, sizeof *sw.since)};
