@@ -5,6 +5,7 @@
 #include "dmsg/base/clock.h"
 #include "dmsg/boot/job.h"
 #include "dmsg/boot/launcher.h"
+#include "dmsg/core/at_fini.h"
 #include "dmsg/core/checker.h"
 #include "dmsg/core/sigkeep.h"
 #include "dmsg/core/state.h"
@@ -156,6 +157,7 @@ int dmsg_finalize(void)
         st = g->tp.ops->barrier(&g->tp);
     }
     dmsg_wait_leave();
+    dmsg_at_finalize_run(); /* the upper layers' per-job state ends here */
     g->wait_word = NULL;
     if (g->coll_fini)
         g->coll_fini(g->coll);
