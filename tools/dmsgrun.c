@@ -417,6 +417,19 @@ static void note_pids(pe_proc *pes, int n, dmsg_job_hdr *h, int guard_wr)
     }
 }
 
+/* Why a PE's dmsg_init failed, as the PE recorded it in the job region
+ * (dmsg_boot_note_failure): the library prints nothing itself, so the
+ * launcher says it, once for the job (the PEs fail alike). */
+static void say_init_failure(dmsg_job_hdr *h)
+{
+    if (!atomic_load_explicit(&h->fail_ready, memory_order_acquire))
+        return;
+    char text[sizeof h->fail_text];
+    memcpy(text, h->fail_text, sizeof text);
+    text[sizeof text - 1] = '\0';
+    fprintf(stderr, "dmsgrun: PE %d could not start: %s\n", (int)h->fail_pe, text);
+}
+
 static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw, int guard_wr)
 {
     char why[256];
@@ -446,6 +459,7 @@ static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw, int guar
         }
         if (first >= 0) {
             rc = judge(first, &pes[first], h, any_joined, why, sizeof why);
+            say_init_failure(h);
             fprintf(stderr, "dmsgrun: %s; stopping the job\n", why);
             stop_job(pes, n, h);
             return rc;

@@ -90,17 +90,16 @@ int dmsg_boot_aborted(dmsg_boot *b)
     return b->hdr && atomic_load_explicit(&b->hdr->abort, memory_order_relaxed);
 }
 
-void dmsg_boot_wait_left(dmsg_boot *b, int pe, double seconds, double seconds_blind)
+void dmsg_boot_note_failure(dmsg_boot *b, const char *text)
 {
-    double until = dmsg_clock_now() + (b->hdr ? seconds : seconds_blind);
-    while (dmsg_clock_now() < until) {
-        if (b->hdr && (dmsg_boot_aborted(b) ||
-                       atomic_load_explicit(&b->hdr->pe_state[pe], memory_order_acquire) ==
-                           DMSG_PE_FINALIZED))
-            return;
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
+    dmsg_job_hdr *h = b->hdr;
+    uint32_t free_slot = 0;
+    if (!h || !text || !*text ||
+        !atomic_compare_exchange_strong(&h->fail_claim, &free_slot, 1))
+        return;
+    h->fail_pe = b->rank;
+    snprintf(h->fail_text, sizeof h->fail_text, "%s", text);
+    atomic_store_explicit(&h->fail_ready, 1, memory_order_release);
 }
 
 /* Waits for the generation to move on from gen: yields first (start-up is

@@ -64,6 +64,14 @@ typedef struct dmsg_job_hdr {
     _Atomic uint32_t abort;            /* set by the launcher when the job is torn down */
     _Atomic uint32_t pe_state[DMSG_MAX_PES];
     _Atomic uint16_t pe_wait[DMSG_MAX_PES]; /* wait words (enum dmsg_wait_op) */
+    /* The first PE whose dmsg_init failed with a detail says why here, so
+     * that dmsgrun prints it once for the job (dmsg_boot_note_failure):
+     * fail_claim 0 -> 1 by that PE, fail_pe its rank, fail_ready 1 once
+     * fail_text (a line without the newline) is written. */
+    _Atomic uint32_t fail_claim;
+    _Atomic uint32_t fail_ready;
+    int32_t fail_pe;
+    char fail_text[512];
 } dmsg_job_hdr;
 
 /* The call a wait word names, for messages ("dmsg_sync", ...). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/base/clock.h"
+#include "dmsg/boot/exchange.h"
 #include "dmsg/boot/job.h"
 #include "dmsg/boot/launcher.h"
 #include "dmsg/core/at_fini.h"
@@ -48,6 +49,7 @@ int dmsg_init(void)
     /* About 10 KB, and dmsg_init runs once per process at a time. */
     static dmsg_sigkeep sigs;
     dmsg_sigkeep_save(&sigs);
+    unsigned long errors = dmsg_error_count(); /* a detail after this is this init's */
     st = dmsg_boot_start(&g->boot, g->cfg.seg_size, DMSG_CTR_TABLE(&g->cfg),
                          g->cfg.pmix_library);
     if (st) {
@@ -138,6 +140,9 @@ err_tables:
 err_tp:
     ops->finalize(&g->tp);
 err_boot:
+    /* The launcher prints why (once for the job); dmsg itself does not. */
+    if (dmsg_error_count() != errors)
+        dmsg_boot_note_failure(&g->boot, dmsg_last_error());
     dmsg_boot_end(&g->boot);
     return st;
 }

@@ -47,51 +47,44 @@ static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count 
  * follows from it. Counting by remote counters needs an endpoint opened
  * with FI_RMA_EVENT, which the real one was not (it may cost where it is
  * not used): it is then opened again. */
-static dmsg_status probe(ofi_state *s, const char *iface, ofi_count count, ofi_plan *plan,
-                         char *why, size_t whylen)
+static dmsg_status probe(ofi_state *s, const char *iface, ofi_count count, ofi_plan *plan)
 {
     ofi_fab pf;
     ofi_caps pc;
-    dmsg_status st = dmsg_ofi_fab_open(s->caps.prov, iface, OFI_OPEN_PROBE, &pf, &pc, why, whylen);
-    plan->say = 2;
+    dmsg_status st = dmsg_ofi_fab_open(s->caps.prov, iface, OFI_OPEN_PROBE, &pf, &pc);
     if (st)
-        return DMSG_FAIL(st, "ofi probe: %s", why);
-    st = dmsg_ofi_probe(&pf, &pc, why, whylen);
+        return st;
+    st = dmsg_ofi_probe(&pf, &pc);
     dmsg_ofi_fab_close(&pf);
     if (st)
         return st;
     dmsg_ofi_caps_merge(&s->caps, &pc);
-    if ((st = dmsg_ofi_plan_make(&s->caps, count, s->mech, plan, why, whylen)))
+    if ((st = dmsg_ofi_plan_make(&s->caps, count, s->mech, plan)))
         return st;
     if (plan->by_counter && !s->fab.rma_event) {
         char prov[sizeof s->caps.prov];
         snprintf(prov, sizeof prov, "%s", s->caps.prov);
         dmsg_ofi_fab_close(&s->fab);
-        plan->say = 2;
-        if ((st = dmsg_ofi_fab_open(prov, iface, OFI_OPEN_RMA_EVENT, &s->fab, &s->caps, why, whylen)))
-            return DMSG_FAIL(st, "%s", why);
+        if ((st = dmsg_ofi_fab_open(prov, iface, OFI_OPEN_RMA_EVENT, &s->fab, &s->caps)))
+            return st;
         dmsg_ofi_caps_merge(&s->caps, &pc);
-        return dmsg_ofi_plan_make(&s->caps, count, s->mech, plan, why, whylen);
+        return dmsg_ofi_plan_make(&s->caps, count, s->mech, plan);
     }
     return DMSG_OK;
 }
 
 /* libfabric, the provider (DMSG_OFI_PROVIDER, or the best that works), its
  * probe, and the plan. */
-static dmsg_status open_endpoint(ofi_state *s, ofi_count count, int local, ofi_plan *plan,
-                                 char *why, size_t whylen)
+static dmsg_status open_endpoint(ofi_state *s, ofi_count count, int local, ofi_plan *plan)
 {
     const char *iface = strcmp(s->set.iface, "auto") ? s->set.iface : local ? "lo" : "auto-net";
-    plan->say = 2;
-    dmsg_status st = dmsg_ofi_lib_load(s->set.library, why, whylen);
+    dmsg_status st = dmsg_ofi_lib_load(s->set.library);
     if (!st)
-        st = dmsg_ofi_choose(s->set.provider, iface, local, &s->fab, &s->caps, why, whylen);
+        st = dmsg_ofi_choose(s->set.provider, iface, local, &s->fab, &s->caps);
     if (!st)
-        st = probe(s, iface, count, plan, why, whylen);
-    if (!st) {
-        plan->say = 2;
-        st = dmsg_ofi_plan_atomics(&s->caps, s->amo.path, plan, why, whylen);
-    }
+        st = probe(s, iface, count, plan);
+    if (!st)
+        st = dmsg_ofi_plan_atomics(&s->caps, s->amo.path, plan);
     return st;
 }
 
@@ -164,23 +157,8 @@ static void close_all(ofi_state *s)
     free(s->peer);
 }
 
-/* A provider that cannot serve is a configuration error: nothing can run,
- * so it is reported even without DMSG_DEBUG, once (rank 0); the launcher
- * stops the job at the first exit, so the others let rank 0 say why: they
- * wait until it has left (10 s at most: under a heavy load saying why may
- * take long; rank 0 may also have got further), or 0.3 s where that cannot
- * be seen (under a PMI launcher). */
-static void say_why(dmsg_boot *boot, int say, const char *why)
-{
-    if (say && boot->rank == 0 && why[0])
-        fprintf(stderr, "dmsg: ofi: %s\n", why);
-    else if (say == 2 && boot->rank != 0)
-        dmsg_boot_wait_left(boot, 0, 10.0, 0.3);
-}
-
 static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
 {
-    char why[512] = "";
     ofi_plan plan = {0};
     ofi_count count;
     dmsg_status st;
@@ -199,8 +177,10 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
      * starves the PE we wait for. */
     s->oversubscribed = dmsg_tp_oversubscribed(s->npes);
     s->yield_s = dmsg_tp_yield_s(&tp->conf, OFI_YIELD_S);
-    if ((st = open_endpoint(s, count, boot->kind != DMSG_BOOT_PMI, &plan, why, sizeof why))) {
-        say_why(boot, plan.say, why);
+    /* A provider that cannot serve is the failure's detail, "ofi: ...":
+     * dmsg_init returns it (dmsg_last_error), dmsgrun prints it once. */
+    if ((st = open_endpoint(s, count, boot->kind != DMSG_BOOT_PMI, &plan))) {
+        st = DMSG_FAIL(st, "ofi: %s", dmsg_last_error());
         goto out_close;
     }
     if ((st = map_segment(s, tp->seg_size)) ||
