@@ -107,13 +107,14 @@ void dmsg_boot_note_failure(dmsg_boot *b, const char *text)
  * the last one arrive. */
 static dmsg_status wait_gen(dmsg_boot *b, _Atomic uint32_t *word, uint32_t gen)
 {
-    double deadline = b->timeout > 0 ? dmsg_clock_now() + b->timeout : 0;
+    double limit = b->timeout ? *b->timeout : 0;
+    double deadline = limit > 0 ? dmsg_clock_now() + limit : 0;
     for (unsigned i = 0; atomic_load_explicit(word, memory_order_acquire) == gen; i++) {
         if (dmsg_boot_aborted(b))
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the job was stopped during start-up");
         if (deadline && dmsg_clock_now() > deadline)
             return DMSG_FAIL(DMSG_ERR_TIMEOUT, "start-up barrier: a PE did not arrive in %g s",
-                             b->timeout);
+                             limit);
         if (i < 64) {
             sched_yield();
         } else {

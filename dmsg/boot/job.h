@@ -143,7 +143,10 @@ typedef struct dmsg_boot {
     unsigned char *kv_all;  /* after an exchange: every PE's puts, kv_stride bytes each
                              * (region) */
     size_t kv_stride;
-    double timeout;         /* seconds a start-up barrier may wait; 0 = no limit */
+    /* Seconds a start-up barrier may wait: the job's one wait limit
+     * (DMSG_TIMEOUT, kept in the transport's conf and read there); NULL or
+     * 0 = no limit. */
+    const double *timeout;
     int life_fd;            /* LOCAL: dmsgrun's life pipe (DMSG_BOOT_ENV_LIFE); else -1 */
     double life_next;       /* when dmsg_boot_aborted looks at life_fd next */
 } dmsg_boot;

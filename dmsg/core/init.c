@@ -56,7 +56,7 @@ int dmsg_init(void)
         dmsg_sigkeep_restore(&sigs);
         return st;
     }
-    g->boot.timeout = g->cfg.timeout;
+    g->boot.timeout = &g->tp.conf.timeout; /* the one home of the wait limit */
     g->tp.ops = ops;
     g->tp.boot = &g->boot;
     g->tp.conf = (dmsg_tp_conf){.seg_size = g->cfg.seg_size,

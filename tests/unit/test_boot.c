@@ -85,7 +85,8 @@ Test(boot, timeout_ends_a_start_up_barrier)
 {
     int fd;
     cr_assert_eq(dmsg_job_create(2, 1 << 16, 4, &fd), DMSG_OK);
-    dmsg_boot b = {.kind = DMSG_BOOT_LOCAL, .rank = 1, .npes = 2, .fd = fd, .timeout = 0.2};
+    static const double limit = 0.2;
+    dmsg_boot b = {.kind = DMSG_BOOT_LOCAL, .rank = 1, .npes = 2, .fd = fd, .timeout = &limit};
     cr_assert_eq(dmsg_boot_barrier(&b), DMSG_ERR_TIMEOUT);
     dmsg_boot_end(&b);
 }

@@ -29,8 +29,6 @@ static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count 
     dmsg_status st = dmsg_env_load(&dmsg_ofi_env_table, &s->set, err, sizeof err);
     if (st)
         return st;
-    /* DMSG_TIMEOUT alone bounds a wait, as on every transport. */
-    s->timeout = tp->conf.timeout;
     dmsg_status bad_mech = dmsg_env_choose("DMSG_OFI_MECH", s->set.mech, mechs, 3, loud, &mech);
     dmsg_status bad_count = dmsg_env_choose("DMSG_OFI_COUNT", s->set.count, counts, 3, loud, &cnt);
     dmsg_status bad_amo = dmsg_env_choose("DMSG_OFI_ATOMICS", s->set.atomics, amos, 4, loud, &amo);
@@ -133,7 +131,7 @@ static dmsg_status start_services(ofi_state *s, const ofi_plan *plan)
         st = dmsg_ofi_engine_start(s);
     if (!st)
         st = dmsg_ofi_bell_start(s, dmsg_ofi_sleeps_on_fd(s));
-    if (!st && s->rank == 0 && dmsg_debug_level)
+    if (!st && s->tp->rank == 0 && dmsg_debug_level)
         dmsg_log_line("dmsg: ofi: provider %s: atomics and signals %s%s%s%s", s->caps.prov,
                       dmsg_ofi_amo_path_name(plan->amo), plan->amo_why[0] ? " (natively not: " : "",
                       plan->amo_why, plan->amo_why[0] ? ")" : "");
@@ -170,12 +168,10 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
     tp->priv = s;
     if ((st = read_settings(tp, s, boot->rank == 0, &count)) || (st = dmsg_ofi_join_job(tp, boot)))
         goto out_free;
-    s->rank = tp->rank;
-    s->npes = tp->npes;
     /* Counted against this host's cores even when PEs are spread over
      * hosts: sleeping early costs a wake-up, spinning on a shared core
      * starves the PE we wait for. */
-    s->oversubscribed = dmsg_tp_oversubscribed(s->npes);
+    s->oversubscribed = dmsg_tp_oversubscribed(s->tp->npes);
     s->yield_s = dmsg_tp_yield_s(&tp->conf, OFI_YIELD_S);
     /* A provider that cannot serve is the failure's detail, "ofi: ...":
      * dmsg_init returns it (dmsg_last_error), dmsgrun prints it once. */
@@ -223,7 +219,7 @@ static void ofi_finalize(dmsg_tp *tp)
     ofi_backoff b = {0};
     double spin_until = 0;
     for (long i = 0; dmsg_clock_now() < until && dmsg_ofi_progress(s) == DMSG_OK; i++) {
-        if (s->tx_pending == 0 && s->npes == 1)
+        if (s->tx_pending == 0 && s->tp->npes == 1)
             break;
         if (dmsg_ofi_spun(s, i, &spin_until))
             dmsg_ofi_idle(s, &b, NULL, NULL);

@@ -354,9 +354,7 @@ typedef struct ofi_state {
         int tree;              /* rounds by gather/release tree, else dissemination */
         uint64_t count;        /* barriers so far (parity) */
     } bar;                     /* the barrier (ofi_bar.c) */
-    double timeout;           /* DMSG_TIMEOUT: seconds per wait; 0 = no limit */
     dmsg_status failed;       /* first asynchronous error */
-    int rank, npes;
     int oversubscribed;       /* more PEs than cores: waits sleep almost at once */
     double yield_s;           /* then: seconds a wait without a descriptor yields (OFI_YIELD_S) */
     struct {
@@ -369,7 +367,7 @@ typedef struct ofi_state {
         int an;
         uint64_t events;      /* CQ entries read so far (a sleeper's re-check) */
     } bell;                   /* doorbells (ofi_bell.c) */
-    dmsg_tp *tp;
+    dmsg_tp *tp; /* its rank, npes and conf (DMSG_TIMEOUT ...) are this PE's: read there */
 } ofi_state;
 
 /* The remote iov of len bytes at offset roff of pe's symmetric segment. */
