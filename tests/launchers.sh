@@ -178,6 +178,9 @@ clean_env OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 timeout "$LIMIT" "$BUILD
 rc=$?
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! grep -q "^dmsg:" "$out"
 verdict $? "a rank other than 0 fails without repeating the launcher line (exit $rc)"
+# ... and the application still learns why (dmsg_last_error), to print it itself.
+grep -q "^dmsg_init() failed: .*(started by Open MPI's mpirun (OMPI_COMM_WORLD_SIZE=2), which dmsg cannot join" "$out"
+verdict $? "a rank other than 0 gets the launcher line as its error detail"
 
 clean_env SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=1 SLURM_PROCID=0 timeout "$LIMIT" \
     "$BUILD/examples/hello" >"$out" 2>&1

@@ -59,13 +59,14 @@ static int show(const char *prov, const char *iface)
 {
     ofi_fab f;
     ofi_caps c;
-    char why[256];
+    char why[512]; /* a failure's detail, kept past the calls that follow */
     printf("== %s\n", prov);
-    if (dmsg_ofi_fab_open(prov, iface, OFI_OPEN_PROBE, &f, &c, why, sizeof why)) {
-        printf("   not usable: %s\n", why);
+    if (dmsg_ofi_fab_open(prov, iface, OFI_OPEN_PROBE, &f, &c)) {
+        printf("   not usable: %s\n", dmsg_last_error());
         return 1;
     }
-    dmsg_status st = dmsg_ofi_probe(&f, &c, why, sizeof why);
+    dmsg_status st = dmsg_ofi_probe(&f, &c);
+    snprintf(why, sizeof why, "%s", st ? dmsg_last_error() : "");
     printf("   provider %s, domain %s\n", c.prov, c.domain);
     printf("   inject size %zu, iov limit %zu, rma_iov limit %zu, cq data %d bytes\n", c.inject,
            c.iov_limit, c.rma_iov_limit, c.cq_data_size);
@@ -98,7 +99,8 @@ static int show(const char *prov, const char *iface)
     ofi_plan plan;
     dmsg_ofi_caps_merge(&c, &c);
     if (!st)
-        st = dmsg_ofi_plan_make(&c, OFI_COUNT_AUTO, DMSG_MECH_AUTO, &plan, why, sizeof why);
+        if ((st = dmsg_ofi_plan_make(&c, OFI_COUNT_AUTO, DMSG_MECH_AUTO, &plan)))
+            snprintf(why, sizeof why, "%s", dmsg_last_error());
     if (st) {
         printf("   dmsg cannot use it: %s\n", why);
     } else {
@@ -121,7 +123,7 @@ static int show(const char *prov, const char *iface)
         if (!plan.by_counter)
             printf("   DMSG_OFI_COUNT=counter: %s\n",
                    plan.counter_ok ? "possible" : plan.counter_why);
-        if (dmsg_ofi_plan_atomics(&c, OFI_AMO_AUTO, &plan, why, sizeof why) == DMSG_OK)
+        if (dmsg_ofi_plan_atomics(&c, OFI_AMO_AUTO, &plan) == DMSG_OK)
             printf("   atomics and signals (DMSG_OFI_ATOMICS=auto): %s%s%s%s\n",
                    plan.amo == OFI_AMO_NATIVE     ? "native (the provider's fetching atomics)"
                    : plan.amo == OFI_AMO_EMULATED ? "emulated (compare-swap loops over the "
@@ -150,9 +152,12 @@ int main(int argc, char **argv)
     }
     char why[256];
     ofi_settings cfg; /* the transport's settings table: DMSG_OFI_LIBRARY */
-    if (dmsg_env_load(&dmsg_ofi_env_table, &cfg, why, sizeof why) ||
-        dmsg_ofi_lib_load(cfg.library, why, sizeof why)) {
+    if (dmsg_env_load(&dmsg_ofi_env_table, &cfg, why, sizeof why)) {
         fprintf(stderr, "dmsg-info: %s\n", why);
+        return 1;
+    }
+    if (dmsg_ofi_lib_load(cfg.library)) {
+        fprintf(stderr, "dmsg-info: %s\n", dmsg_last_error());
         return 1;
     }
     printf("libfabric %u.%u; interface for IP providers: %s\n", FI_MAJOR(fi_version()),

@@ -35,9 +35,9 @@
 #include <unistd.h>
 #include "dmsg/base/shmfiles.h"
 #include "dmsg/boot/job.h"
+#include "dmsg/boot/run_env.h"
 #include "dmsg/core/config.h"
-#include "dmsg/plan/settings.h"
-#include "dmsg/postal/settings.h"
+#include "dmsg/plan/registry.h"
 
 #define GRACE_SECONDS 2.0
 #define TICK_NS 20000000L
@@ -429,6 +429,19 @@ static void note_pids(pe_proc *pes, int n, dmsg_job_hdr *h, int guard_wr)
     }
 }
 
+/* Why a PE's dmsg_init failed, as the PE recorded it in the job region
+ * (dmsg_boot_note_failure): the library prints nothing itself, so the
+ * launcher says it, once for the job (the PEs fail alike). */
+static void say_init_failure(dmsg_job_hdr *h)
+{
+    if (!atomic_load_explicit(&h->fail_ready, memory_order_acquire))
+        return;
+    char text[sizeof h->fail_text];
+    memcpy(text, h->fail_text, sizeof text);
+    text[sizeof text - 1] = '\0';
+    fprintf(stderr, "dmsgrun: PE %d could not start: %s\n", (int)h->fail_pe, text);
+}
+
 static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw, int guard_wr)
 {
     char why[256];
@@ -458,6 +471,7 @@ static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw, int guar
         }
         if (first >= 0) {
             rc = judge(first, &pes[first], h, any_joined, why, sizeof why);
+            say_init_failure(h);
             fprintf(stderr, "dmsgrun: %s; stopping the job\n", why);
             stop_job(pes, n, h);
             return rc;
@@ -597,9 +611,7 @@ int main(int argc, char **argv)
             break;
         case 'h': usage(stdout); return 0;
         case 'E':
-            dmsg_config_print(stdout);
-            dmsg_postal_config_print(stdout);
-            dmsg_plan_config_print(stdout);
+            dmsg_settings_print(stdout);
             return 0;
         default: usage(stderr); return 2;
         }
@@ -615,10 +627,10 @@ int main(int argc, char **argv)
     npes = blocks.total;
 
     dmsg_config cfg;
-    dmsg_postal_config pcfg;
+    dmsg_run_config rcfg;
     char err[256];
-    if (dmsg_config_load(&cfg, err, sizeof err) || dmsg_postal_config_load(&pcfg, err, sizeof err) ||
-        dmsg_plan_config_check(err, sizeof err)) {
+    if (dmsg_settings_check(err, sizeof err) || dmsg_config_load(&cfg, err, sizeof err) ||
+        dmsg_run_config_load(&rcfg, err, sizeof err)) {
         fprintf(stderr, "dmsgrun: %s\n", err);
         return 2;
     }
@@ -670,7 +682,7 @@ int main(int argc, char **argv)
     close(fd);
     if (life[0] >= 0)
         close(life[0]);
-    stall_watch sw = {.limit = cfg.stall_report,
+    stall_watch sw = {.limit = rcfg.stall_report,
                       .changed = now(),
                       .word = calloc((size_t)npes, sizeof *sw.word),
                       .since = calloc((size_t)npes, sizeof *sw.since)};

@@ -70,6 +70,11 @@ dmsg_status dmsg_env_parse(dmsg_env_type type, const char *s, void *out, size_t 
     char *end;
     errno = 0;
     switch (type) {
+    case DMSG_ENV_PATH:
+        if (strlen(s) >= outlen)
+            return DMSG_ERR_ENV;
+        strcpy(out, s);
+        return DMSG_OK;
     case DMSG_ENV_STRING:
         if (strlen(s) >= outlen || !*s)
             return DMSG_ERR_ENV;
@@ -138,6 +143,7 @@ static const char *expected(dmsg_env_type type)
     case DMSG_ENV_BOUND: return "a decimal number > 0, such as 20 or 2.5";
     case DMSG_ENV_LONG: return "a decimal whole number >= -1";
     case DMSG_ENV_BOOL: return "0, no, false, off, 1, yes, true or on";
+    case DMSG_ENV_PATH: return "a path that is not too long";
     }
     return "a valid value";
 }
@@ -164,10 +170,15 @@ dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out, char *err, size_t 
     return DMSG_OK;
 }
 
+static const char *shown_default(const dmsg_env_entry *e)
+{
+    return e->def[0] ? e->def : "none";
+}
+
 void dmsg_env_widths(const dmsg_env_table *t, int *wname, int *wdef)
 {
     for (size_t i = 0; i < t->n; i++) {
-        int n = (int)strlen(t->rows[i].name), d = (int)strlen(t->rows[i].def);
+        int n = (int)strlen(t->rows[i].name), d = (int)strlen(shown_default(&t->rows[i]));
         *wname = n > *wname ? n : *wname;
         *wdef = d > *wdef ? d : *wdef;
     }
@@ -177,7 +188,7 @@ void dmsg_env_print(FILE *f, const dmsg_env_table *t, int wname, int wdef)
 {
     for (size_t i = 0; i < t->n; i++) {
         const dmsg_env_entry *e = &t->rows[i];
-        fprintf(f, "  %-*s  default %-*s  %s\n", wname, e->name, wdef, e->def, e->help);
+        fprintf(f, "  %-*s  default %-*s  %s\n", wname, e->name, wdef, shown_default(e), e->help);
     }
 }
 

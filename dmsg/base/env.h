@@ -20,6 +20,7 @@ typedef enum {
     DMSG_ENV_BOUND,   /* double > 0: a limit that must exist (0 is not "none") */
     DMSG_ENV_LONG,    /* long >= -1 */
     DMSG_ENV_BOOL,    /* int: 0/no/false/off or 1/yes/true/on */
+    DMSG_ENV_PATH,    /* char[]: shorter than the field, may be empty (none) */
 } dmsg_env_type;
 
 typedef struct dmsg_env_entry {
@@ -38,6 +39,18 @@ typedef struct dmsg_env_table {
     size_t size;
 } dmsg_env_table;
 
+/* One owner of settings (a layer, a transport, a tool) and its rows: the
+ * unit of the settings registry (dmsg/plan/registry.c), which lists every
+ * owner of this build for --help-env and for dmsgrun's check. */
+typedef struct dmsg_env_owner {
+    const char *owner;           /* "core", "shm", "postal", "dmsgrun", ... */
+    const char *reader;          /* who reads the rows, and when: a heading of --help-env */
+    const dmsg_env_table *table; /* NULL: none (a transport without settings) */
+    /* Checks meaning and ranges beyond the row types (NULL: the types
+     * suffice): DMSG_ERR_ENV with a message naming the variable in err. */
+    dmsg_status (*check)(char *err, size_t errlen);
+} dmsg_env_owner;
+
 /* offsetof and sizeof of a field, for a row's last two members. */
 #define DMSG_ENV_FIELD(type, field) offsetof(type, field), sizeof(((type *)0)->field)
 
@@ -53,7 +66,8 @@ dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out, char *err, size_t 
 void dmsg_env_widths(const dmsg_env_table *t, int *wname, int *wdef);
 
 /* Prints the rows (name, default, help), one a line, for --help-env, in
- * columns of those widths (so that no row runs two together). */
+ * columns of those widths (so that no row runs two together); an empty
+ * default shows as "none". */
 void dmsg_env_print(FILE *f, const dmsg_env_table *t, int wname, int wdef);
 
 /* One allowed value of a setting that names a choice. */

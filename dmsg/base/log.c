@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include "dmsg/base/status.h"
 
@@ -11,10 +12,16 @@ int dmsg_debug_level;
 
 /* Per thread, as errors are detected on the calling thread; one line. */
 static _Thread_local char last_error[512];
+static _Thread_local unsigned long errors;
 
 const char *dmsg_last_error(void)
 {
     return last_error;
+}
+
+unsigned long dmsg_error_count(void)
+{
+    return errors;
 }
 
 /* Writes len bytes of line (which ends in a newline) at once; a short
@@ -53,10 +60,14 @@ void dmsg_log_line(const char *fmt, ...)
 
 void dmsg_log_error(const char *file, int line, dmsg_status st, const char *fmt, ...)
 {
+    /* Formatted aside first: the arguments may be the previous detail. */
+    char text[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    memcpy(last_error, text, sizeof text);
+    errors++;
     if (dmsg_debug_level)
         dmsg_log_line("dmsg[pid %d] %s:%d: %s: %s", (int)getpid(), file, line, dmsg_strerror(st),
                       last_error);

@@ -21,7 +21,16 @@ void dmsg_log_error(const char *file, int line, dmsg_status st, const char *fmt,
  * 1023 bytes. */
 void dmsg_log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Logs (if debugging) and evaluates to st, for `return DMSG_FAIL(...)`. */
+/* Logs (if debugging) and evaluates to st, for `return DMSG_FAIL(...)`.
+ * The message becomes the thread's detail (dmsg_last_error): the one error
+ * path is a status plus that detail, never a caller's buffer. A caller that
+ * adds context to a callee's detail passes dmsg_last_error() as an argument
+ * (the message is formatted before the detail is replaced). */
 #define DMSG_FAIL(st, ...) (dmsg_log_error(__FILE__, __LINE__, (st), __VA_ARGS__), (st))
+
+/* How many errors this thread has recorded so far: a caller that must know
+ * whether a call it made left a detail of its own (rather than an older
+ * one) compares the counts before and after. */
+unsigned long dmsg_error_count(void);
 
 #endif

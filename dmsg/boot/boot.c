@@ -16,19 +16,22 @@
  * singleton. */
 static int joined_launcher;
 
-/* Start-up failures under a launcher are printed even without DMSG_DEBUG
- * (nothing runs, and the user must learn why), by rank 0 only, or by every
- * process when the launcher does not say ranks. */
+/* Start-up failures under a launcher are the detail of the failed
+ * dmsg_init on every process (dmsg_last_error), and printed even without
+ * DMSG_DEBUG (nothing runs, and under a launcher that is not dmsgrun nobody
+ * else can say why), by rank 0 only, or by every process when the launcher
+ * does not say ranks. */
 static void say(const dmsg_launcher *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(const dmsg_launcher *l, const char *fmt, ...)
 {
-    if (l->rank > 0)
-        return;
     char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    dmsg_log_error(__FILE__, __LINE__, DMSG_ERR_TRANSPORT, "%s", msg);
+    if (l->rank > 0)
+        return;
     dmsg_log_line("dmsg: %s", msg);
 }
 
@@ -57,13 +60,13 @@ static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l, const char
 {
     dmsg_kvs *k;
     int rank, npes;
-    char why[512] = "";
     dmsg_kvs_proto proto = l->kind == DMSG_LAUNCHER_PMIX ? DMSG_KVS_PMIX : DMSG_KVS_PMI;
     if (proto == DMSG_KVS_PMIX)
         put_back_pmix();
-    dmsg_status st = dmsg_kvs_open(proto, pmix_library, &k, &rank, &npes, BOOT_PMI_TIMEOUT, why,
-                                   sizeof why);
+    dmsg_status st = dmsg_kvs_open(proto, pmix_library, &k, &rank, &npes, BOOT_PMI_TIMEOUT);
     if (st) {
+        char why[512]; /* the detail, before forget_launcher may replace it */
+        snprintf(why, sizeof why, "%s", dmsg_last_error());
         forget_launcher(l);
         say(l, "started by %s (%s is set), but cannot join its job: %s", l->name, l->var, why);
         return st;
@@ -104,7 +107,7 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
         else
             say(&l, "started by %s (%s is set), which dmsg cannot join: %s", l.name, l.var,
                 l.advice);
-        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "launcher %s cannot be joined", l.name);
+        return DMSG_ERR_UNSUPPORTED; /* say recorded the detail */
     case DMSG_LAUNCHER_NONE:
         break;
     }

@@ -90,17 +90,16 @@ int dmsg_boot_aborted(dmsg_boot *b)
     return b->hdr && atomic_load_explicit(&b->hdr->abort, memory_order_relaxed);
 }
 
-void dmsg_boot_wait_left(dmsg_boot *b, int pe, double seconds, double seconds_blind)
+void dmsg_boot_note_failure(dmsg_boot *b, const char *text)
 {
-    double until = dmsg_clock_now() + (b->hdr ? seconds : seconds_blind);
-    while (dmsg_clock_now() < until) {
-        if (b->hdr && (dmsg_boot_aborted(b) ||
-                       atomic_load_explicit(&b->hdr->pe_state[pe], memory_order_acquire) ==
-                           DMSG_PE_FINALIZED))
-            return;
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
+    dmsg_job_hdr *h = b->hdr;
+    uint32_t free_slot = 0;
+    if (!h || !text || !*text ||
+        !atomic_compare_exchange_strong(&h->fail_claim, &free_slot, 1))
+        return;
+    h->fail_pe = b->rank;
+    snprintf(h->fail_text, sizeof h->fail_text, "%s", text);
+    atomic_store_explicit(&h->fail_ready, 1, memory_order_release);
 }
 
 /* Waits for the generation to move on from gen: yields first (start-up is
@@ -108,13 +107,14 @@ void dmsg_boot_wait_left(dmsg_boot *b, int pe, double seconds, double seconds_bl
  * the last one arrive. */
 static dmsg_status wait_gen(dmsg_boot *b, _Atomic uint32_t *word, uint32_t gen)
 {
-    double deadline = b->timeout > 0 ? dmsg_clock_now() + b->timeout : 0;
+    double limit = b->timeout ? *b->timeout : 0;
+    double deadline = limit > 0 ? dmsg_clock_now() + limit : 0;
     for (unsigned i = 0; atomic_load_explicit(word, memory_order_acquire) == gen; i++) {
         if (dmsg_boot_aborted(b))
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the job was stopped during start-up");
         if (deadline && dmsg_clock_now() > deadline)
             return DMSG_FAIL(DMSG_ERR_TIMEOUT, "start-up barrier: a PE did not arrive in %g s",
-                             b->timeout);
+                             limit);
         if (i < 64) {
             sched_yield();
         } else {

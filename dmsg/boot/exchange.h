@@ -44,12 +44,12 @@ void dmsg_boot_leave(dmsg_boot *b);
  * SIGKILL, as dmsgrun would have ended it: this call does not return. */
 int dmsg_boot_aborted(dmsg_boot *b);
 
-/* Waits until PE pe has left the job (dmsg_boot_leave) or the launcher
- * tore the job down (pe's process ended), at most `seconds`; without a job
- * region (PMI), where neither can be seen, it waits `seconds_blind`. Not
- * collective: a failing PE lets the PE that reports the failure finish
- * saying why before its own exit makes the launcher stop the job. */
-void dmsg_boot_wait_left(dmsg_boot *b, int pe, double seconds, double seconds_blind);
+/* Records why this PE's dmsg_init failed (a line, the detail of the
+ * failure) in the job region for the launcher to print, unless another PE
+ * recorded one first (they fail alike; one line is enough). Not collective;
+ * nothing without a job region (under PMI the application prints the
+ * detail it gets from dmsg_last_error). */
+void dmsg_boot_note_failure(dmsg_boot *b, const char *text);
 
 /* Barrier over all PEs. */
 dmsg_status dmsg_boot_barrier(dmsg_boot *b);

@@ -64,6 +64,14 @@ typedef struct dmsg_job_hdr {
     _Atomic uint32_t abort;            /* set by the launcher when the job is torn down */
     _Atomic uint32_t pe_state[DMSG_MAX_PES];
     _Atomic uint16_t pe_wait[DMSG_MAX_PES]; /* wait words (enum dmsg_wait_op) */
+    /* The first PE whose dmsg_init failed with a detail says why here, so
+     * that dmsgrun prints it once for the job (dmsg_boot_note_failure):
+     * fail_claim 0 -> 1 by that PE, fail_pe its rank, fail_ready 1 once
+     * fail_text (a line without the newline) is written. */
+    _Atomic uint32_t fail_claim;
+    _Atomic uint32_t fail_ready;
+    int32_t fail_pe;
+    char fail_text[512];
 } dmsg_job_hdr;
 
 /* The call a wait word names, for messages ("dmsg_sync", ...). */
@@ -135,7 +143,10 @@ typedef struct dmsg_boot {
     unsigned char *kv_all;  /* after an exchange: every PE's puts, kv_stride bytes each
                              * (region) */
     size_t kv_stride;
-    double timeout;         /* seconds a start-up barrier may wait; 0 = no limit */
+    /* Seconds a start-up barrier may wait: the job's one wait limit
+     * (DMSG_TIMEOUT, kept in the transport's conf and read there); NULL or
+     * 0 = no limit. */
+    const double *timeout;
     int life_fd;            /* LOCAL: dmsgrun's life pipe (DMSG_BOOT_ENV_LIFE); else -1 */
     double life_next;       /* when dmsg_boot_aborted looks at life_fd next */
 } dmsg_boot;

@@ -12,21 +12,19 @@ struct dmsg_kvs {
 };
 
 dmsg_status dmsg_kvs_open(dmsg_kvs_proto proto, const char *pmix_library, dmsg_kvs **out,
-                          int *rank, int *size, double timeout, char *why, size_t whylen)
+                          int *rank, int *size, double timeout)
 {
     dmsg_kvs *k = calloc(1, sizeof *k);
-    if (!k) {
-        snprintf(why, whylen, "out of memory");
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "process manager connection");
-    }
+    if (!k)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "out of memory (process manager connection)");
     dmsg_status st;
     if (proto == DMSG_KVS_PMIX) {
-        st = dmsg_pmix_init(&k->pmix, pmix_library, rank, size, timeout, why, whylen);
+        st = dmsg_pmix_init(&k->pmix, pmix_library, rank, size, timeout);
     } else {
         st = dmsg_pmi_init(&k->pmi, rank, size, timeout);
         if (st)
-            snprintf(why, whylen, "PMI start-up failed: %s (DMSG_DEBUG=1 says where)",
-                     dmsg_strerror(st));
+            st = DMSG_FAIL(st, "PMI start-up failed: %s (DMSG_DEBUG=1 says where)",
+                           dmsg_strerror(st));
     }
     if (st) {
         free(k);

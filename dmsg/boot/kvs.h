@@ -14,9 +14,10 @@ typedef enum { DMSG_KVS_PMI, DMSG_KVS_PMIX } dmsg_kvs_proto;
 
 /* Connects; sets this process's rank and the job size. pmix_library: the
  * libpmix to open for DMSG_KVS_PMIX (DMSG_PMIX_LIBRARY). Every wait is
- * bounded by timeout seconds. On failure why says what went wrong. */
+ * bounded by timeout seconds. On failure the detail (dmsg_last_error) says
+ * what went wrong. */
 dmsg_status dmsg_kvs_open(dmsg_kvs_proto proto, const char *pmix_library, dmsg_kvs **out,
-                          int *rank, int *size, double timeout, char *why, size_t whylen);
+                          int *rank, int *size, double timeout);
 
 /* Publishes key=val (val: a string without spaces or '='). */
 dmsg_status dmsg_kvs_put(dmsg_kvs *k, const char *key, const char *val);

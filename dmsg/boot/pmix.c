@@ -21,16 +21,15 @@ struct dmsg_pmix {
     __typeof__(PMIx_Error_string) *error_string;
 };
 
-static dmsg_status load(dmsg_pmix *p, const char *library, char *why, size_t whylen)
+static dmsg_status load(dmsg_pmix *p, const char *library)
 {
     /* RTLD_GLOBAL: libpmix opens its own plugins, which look for its symbols. */
     p->lib = dlopen(library, RTLD_NOW | RTLD_GLOBAL);
-    if (!p->lib) {
-        snprintf(why, whylen,
-                 "cannot load the PMIx library %s (DMSG_PMIX_LIBRARY; Debian package libpmix2): %s",
-                 library, dlerror());
-        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s", why);
-    }
+    if (!p->lib)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT,
+                         "cannot load the PMIx library %s (DMSG_PMIX_LIBRARY; Debian package "
+                         "libpmix2): %s",
+                         library, dlerror());
     struct {
         const char *name;
         void **fn;
@@ -46,11 +45,11 @@ static dmsg_status load(dmsg_pmix *p, const char *library, char *why, size_t why
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         *syms[i].fn = dlsym(p->lib, syms[i].name);
-        if (!*syms[i].fn) {
-            snprintf(why, whylen, "the PMIx library %s (DMSG_PMIX_LIBRARY) has no %s (PMIx 4 or "
-                     "later is needed)", library, syms[i].name);
-            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s", why);
-        }
+        if (!*syms[i].fn)
+            return DMSG_FAIL(DMSG_ERR_TRANSPORT,
+                             "the PMIx library %s (DMSG_PMIX_LIBRARY) has no %s (PMIx 4 or "
+                             "later is needed)",
+                             library, syms[i].name);
     }
     return DMSG_OK;
 }
@@ -80,31 +79,29 @@ static dmsg_status job_u32(dmsg_pmix *p, const char *key, uint32_t *out)
 }
 
 dmsg_status dmsg_pmix_init(dmsg_pmix **out, const char *library, int *rank, int *size,
-                           double timeout, char *why, size_t whylen)
+                           double timeout)
 {
     dmsg_pmix *p = calloc(1, sizeof *p);
-    if (!p) {
-        snprintf(why, whylen, "out of memory");
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "PMIx state");
-    }
+    if (!p)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "out of memory (PMIx state)");
     p->timeout = timeout > 0 && timeout < 1e6 ? (int)(timeout + 0.999) : 0;
-    dmsg_status st = load(p, library, why, whylen);
+    dmsg_status st = load(p, library);
     if (st)
         goto err_lib;
     pmix_status_t rc = p->init(&p->me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
-        snprintf(why, whylen, "PMIx_Init: %s", p->error_string(rc));
-        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s", why);
+        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "PMIx_Init: %s", p->error_string(rc));
         goto err_lib;
     }
     uint32_t n;
     if ((st = job_u32(p, PMIX_JOB_SIZE, &n))) {
-        snprintf(why, whylen, "the PMIx server does not say the job size (%s)", PMIX_JOB_SIZE);
+        st = DMSG_FAIL(st, "the PMIx server does not say the job size (%s: %s)", PMIX_JOB_SIZE,
+                       dmsg_last_error());
         goto err_init;
     }
     if (n < 1 || p->me.rank >= n) {
-        snprintf(why, whylen, "PMIx says rank %u of %u", (unsigned)p->me.rank, (unsigned)n);
-        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s", why);
+        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "PMIx says rank %u of %u", (unsigned)p->me.rank,
+                       (unsigned)n);
         goto err_init;
     }
     *out = p;

@@ -21,10 +21,10 @@ typedef struct dmsg_pmix dmsg_pmix;
 /* Opens library (libpmix: a name the dynamic loader searches, or a path;
  * DMSG_PMIX_LIBRARY) and connects to the launcher's PMIx server
  * (PMIx_Init); sets rank and job size. A fence may wait at most timeout
- * seconds. On failure why (whylen bytes) says what went wrong, naming the
- * library, for the user. */
+ * seconds. On failure the detail (dmsg_last_error) says what went wrong,
+ * naming the library, for the user. */
 dmsg_status dmsg_pmix_init(dmsg_pmix **out, const char *library, int *rank, int *size,
-                           double timeout, char *why, size_t whylen);
+                           double timeout);
 
 /* Stores key=val (a string) for every process of the job to read. */
 dmsg_status dmsg_pmix_put(dmsg_pmix *p, const char *key, const char *val);

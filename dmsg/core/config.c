@@ -20,10 +20,6 @@ static const dmsg_env_entry rows[] = {
      "seconds any single wait (await, sync, collective, init) may block before it returns "
      "DMSG_ERR_TIMEOUT; 0 = no limit",
      F(timeout)},
-    {"DMSG_STALL_REPORT", DMSG_ENV_SECONDS, "60",
-     "dmsgrun: seconds without progress (PEs waiting in dmsg, nobody's state changing) after "
-     "which dmsgrun says which PE waits where (again after twice as long, ...); 0 = never",
-     F(stall_report)},
     {"DMSG_SPIN", DMSG_ENV_LONG, "-1",
      "polls before a waiting PE sleeps (futex); -1 = automatic (short when PEs outnumber cores)",
      F(spin)},
@@ -121,19 +117,14 @@ dmsg_status dmsg_config_load(dmsg_config *cfg, char *err, size_t errlen)
     return DMSG_OK;
 }
 
-void dmsg_config_print(FILE *f)
+static dmsg_status core_check(char *err, size_t errlen)
 {
-    int wname = 0, wdef = 0;
-    dmsg_env_widths(&dmsg_config_table, &wname, &wdef);
-    for (size_t i = 0; i < dmsg_tp_count; i++)
-        if (dmsg_tp_all[i]->settings)
-            dmsg_env_widths(dmsg_tp_all[i]->settings, &wname, &wdef);
-    fprintf(f, "dmsg environment settings (read by every PE at dmsg_init):\n\n");
-    dmsg_env_print(f, &dmsg_config_table, wname, wdef);
-    for (size_t i = 0; i < dmsg_tp_count; i++)
-        if (dmsg_tp_all[i]->settings)
-            dmsg_env_print(f, dmsg_tp_all[i]->settings, wname, wdef);
+    dmsg_config c;
+    return dmsg_config_load(&c, err, errlen);
 }
+
+const dmsg_env_owner dmsg_config_owner = {"core", "every PE, at dmsg_init", &dmsg_config_table,
+                                          core_check};
 
 int dmsg_transport_known(const char *name)
 {

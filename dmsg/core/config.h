@@ -1,8 +1,8 @@
 /* The core's settings (DMSG_TRANSPORT, segment size, counters, timeout, ...)
  * and the functions that read or print every settings table of this build:
  * the core's rows, then each registered transport's, in registration order.
- * dmsg_init and dmsgrun (the launcher, which checks the settings before it
- * starts a job and prints them for --help-env) use it. */
+ * dmsg_init uses it; the settings registry (dmsg/plan/registry.h) names the
+ * core's and each transport's rows next to the other owners'. */
 #ifndef DMSG_CORE_CONFIG_H
 #define DMSG_CORE_CONFIG_H
 
@@ -15,7 +15,6 @@ typedef struct dmsg_config {
     uint64_t seg_size;     /* DMSG_SEGMENT_SIZE, bytes, page-rounded */
     uint32_t max_counters; /* DMSG_MAX_COUNTERS */
     double timeout;        /* DMSG_TIMEOUT, seconds per wait; 0 = forever */
-    double stall_report;   /* DMSG_STALL_REPORT: dmsgrun reports a job without progress; 0 = never */
     long spin;             /* DMSG_SPIN, polls before sleeping; -1 = automatic */
     long yield_us;         /* DMSG_YIELD_US, oversubscribed: yielding before sleeping; -1 = automatic */
     uint64_t tile_bytes;   /* DMSG_TILE_BYTES */
@@ -55,8 +54,9 @@ extern const dmsg_env_table dmsg_config_table;
  * only on success. */
 dmsg_status dmsg_config_load(dmsg_config *cfg, char *err, size_t errlen);
 
-/* Prints every table of this build (`dmsgrun --help-env`). */
-void dmsg_config_print(FILE *f);
+/* The core as an owner of the settings registry (dmsg/plan/registry.h):
+ * its check loads and checks the rows as dmsg_config_load. */
+extern const dmsg_env_owner dmsg_config_owner;
 
 /* 1 if this build has a transport of that name (for dmsgrun -t). */
 int dmsg_transport_known(const char *name);

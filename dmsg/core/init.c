@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/base/clock.h"
+#include "dmsg/boot/exchange.h"
 #include "dmsg/boot/job.h"
 #include "dmsg/boot/launcher.h"
+#include "dmsg/core/at_fini.h"
 #include "dmsg/core/checker.h"
 #include "dmsg/core/sigkeep.h"
 #include "dmsg/core/state.h"
@@ -47,13 +49,14 @@ int dmsg_init(void)
     /* About 10 KB, and dmsg_init runs once per process at a time. */
     static dmsg_sigkeep sigs;
     dmsg_sigkeep_save(&sigs);
+    unsigned long errors = dmsg_error_count(); /* a detail after this is this init's */
     st = dmsg_boot_start(&g->boot, g->cfg.seg_size, DMSG_CTR_TABLE(&g->cfg),
                          g->cfg.pmix_library);
     if (st) {
         dmsg_sigkeep_restore(&sigs);
         return st;
     }
-    g->boot.timeout = g->cfg.timeout;
+    g->boot.timeout = &g->tp.conf.timeout; /* the one home of the wait limit */
     g->tp.ops = ops;
     g->tp.boot = &g->boot;
     g->tp.conf = (dmsg_tp_conf){.seg_size = g->cfg.seg_size,
@@ -137,6 +140,9 @@ err_tables:
 err_tp:
     ops->finalize(&g->tp);
 err_boot:
+    /* The launcher prints why (once for the job); dmsg itself does not. */
+    if (dmsg_error_count() != errors)
+        dmsg_boot_note_failure(&g->boot, dmsg_last_error());
     dmsg_boot_end(&g->boot);
     return st;
 }
@@ -156,6 +162,7 @@ int dmsg_finalize(void)
         st = g->tp.ops->barrier(&g->tp);
     }
     dmsg_wait_leave();
+    dmsg_at_finalize_run(); /* the upper layers' per-job state ends here */
     g->wait_word = NULL;
     if (g->coll_fini)
         g->coll_fini(g->coll);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dmsg/base/env.h"
 #include "dmsg/model/machine.h"
 
 typedef struct {
@@ -656,6 +657,24 @@ static dmsg_status load_file(const char *path, dmsg_machine *m, char *err, size_
     return st;
 }
 
+/* The model's setting: where descriptions are found by name. A value too
+ * long for a path names no directory, as a path that finds no file. */
+typedef struct machine_settings {
+    char dir[1000]; /* DMSG_MACHINE_DIR */
+} machine_settings;
+
+static const dmsg_env_entry machine_rows[] = {
+    {"DMSG_MACHINE_DIR", DMSG_ENV_PATH, "",
+     "model: directory searched first for NAME.machine when a machine is named (DMSG_MACHINE, "
+     "DMSG_PLAN_MACHINE, dmsg-ctm --machine)",
+     DMSG_ENV_FIELD(machine_settings, dir)},
+};
+
+static const dmsg_env_table machine_table = {machine_rows, 1, sizeof(machine_settings)};
+
+const dmsg_env_owner dmsg_machine_owner = {"model", "wherever a machine is loaded by name",
+                                           &machine_table, NULL};
+
 dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m, char *err, size_t len)
 {
     parse_ctx pc = {"machine", 0, err, len};
@@ -665,8 +684,10 @@ dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m, char *e
     if (strchr(name_or_path, '/') || is_file(name_or_path))
         return load_file(name_or_path, m, err, len);
 
-    const char *dir = getenv("DMSG_MACHINE_DIR");
-    if (dir && *dir) {
+    machine_settings set;
+    char bad[256];
+    const char *dir = dmsg_env_load(&machine_table, &set, bad, sizeof bad) ? "" : set.dir;
+    if (*dir) {
         char path[4096];
         int n = snprintf(path, sizeof path, "%s/%s.machine", dir, name_or_path);
         if (n > 0 && (size_t)n < sizeof path && is_file(path))

@@ -113,6 +113,11 @@ typedef struct dmsg_machine {
  * file, line and key into err (if err) and leaves *m unchanged. */
 dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m, char *err, size_t len);
 
+/* DMSG_MACHINE_DIR, the directory dmsg_machine_load searches first, as an
+ * owner of the settings registry (dmsg/base/env.h). */
+struct dmsg_env_owner;
+extern const struct dmsg_env_owner dmsg_machine_owner;
+
 /* Parses a description held in memory; fname names it in error messages. */
 dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine *m, char *err,
                                size_t len);

@@ -13,7 +13,8 @@
  * Consistency: PE 0 alone reads or measures, then deposits the description's
  * text into every PE's text area; every PE parses the same text. The text
  * this job agreed on is kept (per process, the same on every PE) together
- * with the strides it covers, so later plans measure only what is new. */
+ * with the strides it covers, so later plans measure only what is new,
+ * until dmsg_finalize forgets it (a later dmsg_init is another job). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "dmsg/coll/agree.h"
+#include "dmsg/core/at_fini.h"
 #include "dmsg/model/machine.h"
 #include "dmsg/plan/calibrate.h"
 
@@ -370,19 +373,21 @@ dmsg_status dmsg_plan_cal_model(plan_t *pl, const plan_settings *set, uint32_t n
     /* PE 0 provides, every PE reads: the same text everywhere. */
     cal_hdr hdr;
     char *body = text + sizeof hdr;
-    int st = DMSG_OK;
+    /* What this job agrees on ends with it (the same on every PE: the same
+     * calls in the same order, so a failure here is everyone's). */
+    dmsg_status st = dmsg_at_finalize(dmsg_plan_cal_forget), mine = DMSG_OK;
+    if (st != DMSG_OK) return st;
     if (pl->me == 0) {
         provide(set, need, text, &hdr, body); /* overhead deposits: into the header */
-        st = dmsg_quiet(); /* they have landed before it is overwritten */
-        if (st != DMSG_OK) hdr.status = st;
+        mine = dmsg_quiet(); /* they have landed before it is overwritten */
+        if (mine == DMSG_OK) mine = (dmsg_status)hdr.status;
         memcpy(text, &hdr, sizeof hdr);
     }
-    /* The library's broadcast (docs/api.md, "Collectives"): the whole text
-     * area, since only PE 0 knows how much of it is used. */
-    st = dmsg_bcast(DMSG_TEAM_WORLD, text, text, PLAN_CAL_TEXT, 0);
+    /* The whole text area, since only PE 0 knows how much of it is used;
+     * its status travels in the header's first word. */
+    st = dmsg_agree_root(mine, text, PLAN_CAL_TEXT, 0);
     if (st != DMSG_OK) return st;
     memcpy(&hdr, text, sizeof hdr);
-    if (hdr.status != DMSG_OK) return (dmsg_status)hdr.status;
     *cal_s = hdr.cal_s;
     if (hdr.covers == 0) { /* calibration off, nothing cached */
         agreed.none = 1;

@@ -59,7 +59,9 @@ dmsg_status dmsg_plan_local_model(plan_t *pl, const plan_settings *set, const ch
                              plan_model **pm, uint32_t *need, int *unknown);
 
 /* Forgets the description this process agreed on, so that the next plan
- * behaves as the first of a new job (for tests; every PE must call it). */
+ * behaves as the first of a new job: dmsg_finalize runs it (registered
+ * with dmsg_at_finalize when a description is agreed on); tests call it
+ * too, on every PE, to start over within one job. */
 void dmsg_plan_cal_forget(void);
 
 /* The file a calibration writes: DIR/host-HOSTNAME-TRANSPORT.machine. */

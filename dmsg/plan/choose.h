@@ -46,8 +46,4 @@ void dmsg_plan_group_pats(const plan_group *g, long *x, long *y);
 void dmsg_plan_model_predict(const plan_model *pm, const dmsg_piece *pcs, size_t n, size_t elem,
                         int self, double *direct_mbs, double *pack_mbs);
 
-/* Collective: every PE's row (pl->rowsz bytes) lands at its place in
- * pl->xch on every PE (an all-gather; not a barrier). */
-dmsg_status dmsg_plan_exchange(plan_t *pl, const void *row);
-
 #endif

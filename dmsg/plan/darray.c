@@ -4,6 +4,7 @@
  * that is not distributed is one block of n on one "processor". */
 #include <limits.h>
 #include <string.h>
+#include "dmsg/coll/agree.h"
 #include "dmsg/plan/plan_impl.h"
 
 /* Rank stride of grid dimension g. */
@@ -163,23 +164,14 @@ int dmsg_darray_init(dmsg_darray *a, const dmsg_darray_desc *d)
 }
 
 /* After a failed collective allocation (the verdict is the same on every
- * PE): every PE's own status in one exchange, and the lowest ranked PE's
+ * PE): every PE's own status in one agreement, and the lowest ranked PE's
  * error, or `failed` where no PE had one of its own. */
 static int agree(int mine, int failed)
 {
-    int P = dmsg_npes(), me = dmsg_pe();
-    int64_t *row, st = mine;
-    int ast = dmsg_alloc((size_t)P * sizeof *row, (void **)&row);
-    if (ast != DMSG_OK) return ast;
-    for (int i = 0; i < P && ast == DMSG_OK; i++)
-        ast = dmsg_deposit(row + me, &st, sizeof st, (me + i) % P, DMSG_CTR_NONE);
-    int sst = dmsg_sync();
-    if (sst != DMSG_OK) return sst; /* out of step: nothing more to agree on */
-    int verdict = ast;
-    for (int p = 0; p < P && verdict == DMSG_OK; p++)
-        verdict = (int)row[p];
-    int fst = dmsg_free(row);
-    if (verdict == DMSG_OK) verdict = fst;
+    int64_t row = 0, all[dmsg_npes()]; /* a word per PE, at most DMSG_MAX_PES */
+    dmsg_status verdict = DMSG_OK;
+    int xst = dmsg_agree_rows(mine, &row, sizeof row, all, &verdict);
+    if (xst != DMSG_OK) return xst; /* out of step: nothing more to agree on */
     return verdict != DMSG_OK ? verdict : failed;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/coll/agree.h"
 #include "dmsg/plan/iplan_impl.h"
 #include "dmsg/plan/settings.h"
 
@@ -340,24 +341,16 @@ static dmsg_status exchange_counts(const iplan_t *ip, dmsg_status st, uint64_t *
     *mat = NULL;
     int ast = dmsg_alloc((size_t)P * rowsz, (void **)&m);
     if (ast != DMSG_OK) return ast;
-    /* A PE without a row still contributes one (status NOMEM), so nobody
-     * reads a stale row: on the stack, a word per PE. */
-    uint64_t fallback[rowlen];
-    if (row == NULL) {
-        memset(fallback, 0, sizeof fallback);
-        row = fallback;
-        st = DMSG_FAIL(DMSG_ERR_NOMEM, "iplan: out of memory");
-    }
-    row[0] = (uint64_t)(int64_t)st;
-    row[1] = ip->n == 0                                       ? BUF_NONE
-             : !dmsg_addr_is_symmetric(buf, ip->n * ip->elem) ? BUF_LOCAL
-                                                              : (uint64_t)((uintptr_t)buf - (uintptr_t)m);
-    int xst = dmsg_allgather(DMSG_TEAM_WORLD, m, row, rowsz);
+    /* A PE without a row still contributes one (dmsg_agree_rows). */
+    if (row == NULL && st == DMSG_OK) st = DMSG_FAIL(DMSG_ERR_NOMEM, "iplan: out of memory");
+    if (row != NULL)
+        row[1] = ip->n == 0                                       ? BUF_NONE
+                 : !dmsg_addr_is_symmetric(buf, ip->n * ip->elem) ? BUF_LOCAL
+                                                                  : (uint64_t)((uintptr_t)buf - (uintptr_t)m);
+    dmsg_status verdict;
+    int xst = dmsg_agree_rows(st, row, rowsz, m, &verdict);
     if (xst != DMSG_OK) return xst; /* out of step: report and leave */
     *mat = m;
-    dmsg_status verdict = DMSG_OK;
-    for (int p = 0; p < P && verdict == DMSG_OK; p++)
-        verdict = (dmsg_status)(int64_t)m[(size_t)p * rowlen];
     return verdict;
 }
 

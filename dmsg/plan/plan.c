@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/coll/agree.h"
 #include "dmsg/plan/calibrate.h"
 
 int dmsg_plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
@@ -102,9 +103,11 @@ static dmsg_status check_local(const dmsg_assign *as, const dmsg_plan_opts *opts
 /* One row of the create exchange: hash, status, the strides the host
  * model needs and whether this PE lacks a description that covers them,
  * then per receiver the bytes this PE packs for it (0: direct). */
+/* A PE's row of the create exchange; the status first, where the
+ * agreement (dmsg/coll/agree.h) carries it. */
 typedef struct xrow {
-    uint64_t hash;
     int64_t status;
+    uint64_t hash;
     uint64_t need;
     uint64_t unknown;
     uint64_t packed[];
@@ -115,54 +118,33 @@ static xrow *row_of(const plan_t *pl, int pe)
     return (xrow *)(pl->xch + (size_t)pe * pl->rowsz);
 }
 
-/* Every PE's row (pl->rowsz bytes at row) lands at its place in pl->xch on
- * every PE: the library's all-gather (docs/api.md, "Collectives"). */
-dmsg_status dmsg_plan_exchange(plan_t *pl, const void *row)
-{
-    return dmsg_allgather(DMSG_TEAM_WORLD, pl->xch, row, pl->rowsz);
-}
-
 /* The create exchange: this PE's row (its status st, the statement's
  * hash, the host model's needs, the bytes it packs per receiver) to every
- * PE. Returns the deposits' or barrier's error (the PEs are then out of
- * step), else DMSG_OK: every row is readable. */
+ * PE. Returns the all-gather's error (the PEs are then out of step), else
+ * DMSG_OK with every row readable and *verdict the same on every PE: the
+ * lowest-ranked PE's error, then a PE that passed another assignment. */
 static dmsg_status create_exchange(plan_t *pl, dmsg_status st, uint64_t hash, uint32_t need,
-                                   int unknown)
+                                   int unknown, dmsg_status *verdict)
 {
     xrow *row = calloc(1, pl->rowsz);
-    if (row == NULL && st == DMSG_OK) st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
     if (row != NULL) {
-        row->status = st;
         row->hash = hash;
         row->need = need;
         row->unknown = (uint64_t)unknown;
         for (int i = 0; st == DMSG_OK && i < pl->nto; i++)
             if (pl->to[i].packable) row->packed[pl->to[i].pe] = pl->to[i].bytes;
+    } else if (st == DMSG_OK) {
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan_create: out of memory");
     }
-    if (row != NULL) {
-        int xst = dmsg_plan_exchange(pl, row);
-        free(row);
-        return xst;
-    }
-    /* A PE without a row still contributes one (status NOMEM) so nobody
-     * waits: on the stack, rowsz is a few words per PE. */
-    uint64_t fallback[pl->rowsz / sizeof(uint64_t) + 1];
-    memset(fallback, 0, sizeof fallback);
-    ((xrow *)fallback)->status = DMSG_ERR_NOMEM;
-    return dmsg_plan_exchange(pl, fallback);
-}
-
-/* The verdict of the exchange, the same on every PE. */
-static dmsg_status verdict(const plan_t *pl)
-{
-    for (int p = 0; p < pl->npes; p++)
-        if (row_of(pl, p)->status != DMSG_OK) return (dmsg_status)row_of(pl, p)->status;
+    dmsg_status xst = dmsg_agree_rows(st, row, pl->rowsz, pl->xch, verdict);
+    free(row);
+    if (xst != DMSG_OK || *verdict != DMSG_OK) return xst;
     for (int p = 1; p < pl->npes; p++)
-        if (row_of(pl, p)->hash != row_of(pl, 0)->hash)
-            return DMSG_FAIL(DMSG_ERR_COLLECTIVE,
-                             "plan_create: PE %d passed another "
-                             "assignment than PE 0",
-                             p);
+        if (row_of(pl, p)->hash != row_of(pl, 0)->hash) {
+            *verdict = DMSG_FAIL(DMSG_ERR_COLLECTIVE,
+                                 "plan_create: PE %d passed another assignment than PE 0", p);
+            break;
+        }
     return DMSG_OK;
 }
 
@@ -254,12 +236,11 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
     if (st == DMSG_OK) st = dmsg_plan_local_model(pl, &set, machine, &pm, &need, &unknown);
     if (st == DMSG_OK) dmsg_plan_choose(pl, pm);
     dmsg_plan_model_close(pm);
-    int xst = create_exchange(pl, st, hash, need, unknown);
+    int xst = create_exchange(pl, st, hash, need, unknown, &st);
     if (xst != DMSG_OK) { /* a failed barrier leaves the PEs out of step */
         free_local(pl);
         return xst;
     }
-    st = verdict(pl);
     /* The first plan of a job that needs the host's model (or strides it has
      * not seen): every PE learns that from the rows, PE 0 provides the
      * description for the union of the needs, and the PEs choose again. */
@@ -273,13 +254,12 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
         st = dmsg_plan_cal_model(pl, &set, all, dmsg_plan_cal_text(pl), &pm, &pl->model_source, &pl->cal_s);
         if (st == DMSG_OK) {
             dmsg_plan_choose(pl, pm);
-            xst = create_exchange(pl, st, hash, 0, 0);
+            xst = create_exchange(pl, st, hash, 0, 0, &st);
             if (xst != DMSG_OK) {
                 dmsg_plan_model_close(pm);
                 free_local(pl);
                 return xst;
             }
-            st = verdict(pl);
         }
         dmsg_plan_model_close(pm);
     }

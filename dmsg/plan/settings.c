@@ -1,10 +1,9 @@
 /* The plan layer's settings rows. */
 #include <stdlib.h>
 #include <string.h>
-#include "dmsg/core/config.h"
+#include "dmsg/base/env.h"
 #include "dmsg/model/machine.h"
 #include "dmsg/plan/settings.h"
-#include "dmsg/transport/transport.h"
 #include "dmsg_plan.h"
 
 #define F(field) DMSG_ENV_FIELD(dmsg_plan_config, field)
@@ -88,12 +87,5 @@ dmsg_status dmsg_plan_config_check(char *err, size_t errlen)
     return dmsg_plan_settings_load(&s, err, errlen);
 }
 
-void dmsg_plan_config_print(FILE *f)
-{
-    int wname = 0, wdef = 0;
-    dmsg_env_widths(&dmsg_config_table, &wname, &wdef);
-    for (size_t i = 0; i < dmsg_tp_count; i++)
-        if (dmsg_tp_all[i]->settings) dmsg_env_widths(dmsg_tp_all[i]->settings, &wname, &wdef);
-    dmsg_env_widths(&table, &wname, &wdef);
-    dmsg_env_print(f, &table, wname, wdef);
-}
+const dmsg_env_owner dmsg_plan_owner = {"plan", "dmsg_plan_create and dmsg_iplan_create", &table,
+                                        dmsg_plan_config_check};

@@ -1,6 +1,6 @@
 /* The settings of the plan layer: its own rows (DMSG_PLAN_*), read by
- * dmsg_plan_create and checked and printed by dmsgrun next to the core's
- * (--help-env). */
+ * dmsg_plan_create; the settings registry (dmsg/plan/registry.h) lists them
+ * for dmsgrun's check and --help-env. */
 #ifndef DMSG_PLAN_SETTINGS_H
 #define DMSG_PLAN_SETTINGS_H
 
@@ -35,7 +35,8 @@ dmsg_status dmsg_plan_settings_load(plan_settings *s, char *err, size_t errlen);
 /* The launcher's check: DMSG_ERR_ENV and err as dmsg_plan_settings_load. */
 dmsg_status dmsg_plan_config_check(char *err, size_t errlen);
 
-/* Prints the rows (name, default, help), in the columns of the core's table. */
-void dmsg_plan_config_print(FILE *f);
+/* The plan layer as an owner of the settings registry. */
+struct dmsg_env_owner;
+extern const struct dmsg_env_owner dmsg_plan_owner;
 
 #endif

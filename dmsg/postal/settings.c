@@ -1,8 +1,7 @@
 /* The postal layer's settings rows. */
 #include <stddef.h>
-#include "dmsg/core/config.h"
+#include "dmsg/base/env.h"
 #include "dmsg/postal/settings.h"
-#include "dmsg/transport/transport.h"
 
 #define F(field) DMSG_ENV_FIELD(dmsg_postal_config, field)
 
@@ -35,14 +34,11 @@ dmsg_status dmsg_postal_config_load(dmsg_postal_config *c, char *err, size_t err
     return DMSG_OK;
 }
 
-/* In the columns of the tables dmsg_config_print prints before these rows. */
-void dmsg_postal_config_print(FILE *f)
+static dmsg_status postal_check(char *err, size_t errlen)
 {
-    int wname = 0, wdef = 0;
-    dmsg_env_widths(&dmsg_config_table, &wname, &wdef);
-    for (size_t i = 0; i < dmsg_tp_count; i++)
-        if (dmsg_tp_all[i]->settings)
-            dmsg_env_widths(dmsg_tp_all[i]->settings, &wname, &wdef);
-    dmsg_env_widths(&table, &wname, &wdef);
-    dmsg_env_print(f, &table, wname, wdef);
+    dmsg_postal_config c;
+    return dmsg_postal_config_load(&c, err, errlen);
 }
+
+const dmsg_env_owner dmsg_postal_owner = {"postal", "dmsg_postal_init", &table,
+                                          postal_check};

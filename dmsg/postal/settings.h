@@ -1,5 +1,6 @@
-/* The settings of the postal layer: its own rows, read by dmsg_postal_init
- * and checked and printed by dmsgrun next to the core's (--help-env). */
+/* The settings of the postal layer: its own rows, read by dmsg_postal_init;
+ * the settings registry (dmsg/plan/registry.h) lists them for dmsgrun's
+ * check and --help-env. */
 #ifndef DMSG_POSTAL_SETTINGS_H
 #define DMSG_POSTAL_SETTINGS_H
 
@@ -17,7 +18,8 @@ typedef struct dmsg_postal_config {
  * success. */
 dmsg_status dmsg_postal_config_load(dmsg_postal_config *c, char *err, size_t errlen);
 
-/* Prints the rows (name, default, help), as the core's table. */
-void dmsg_postal_config_print(FILE *f);
+/* The postal layer as an owner of the settings registry. */
+struct dmsg_env_owner;
+extern const struct dmsg_env_owner dmsg_postal_owner;
 
 #endif

@@ -129,6 +129,18 @@ ParameterizedTest(int *npes, plan, calibrate, .timeout = 2 * JOB_WATCHDOG)
     expect_case_ok("plan_calibrate", *npes, NULL);
 }
 
+/* The agreed host model ends with dmsg_finalize: init, finalize, init in
+ * one process, which only a program started without a launcher may do. */
+Test(plan, model_ends_at_finalize, .timeout = 2 * JOB_WATCHDOG)
+{
+    const char *argv[] = {job_path("tests/pe_prog"), "plan_model_ends_at_finalize", NULL};
+    static const char *const env[] = {JOB_DMSG_TIMEOUT, NULL};
+    job_result r;
+    cr_assert(job_run(argv, env, JOB_WATCHDOG, &r) == 0, "could not start pe_prog");
+    cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 3000));
+    job_free(&r);
+}
+
 /* dmsgrun refuses a bad plan setting before it starts anything. */
 Test(plan, settings_refused_by_dmsgrun)
 {

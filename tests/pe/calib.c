@@ -172,7 +172,58 @@ static int plan_calibrate(void)
     return 0;
 }
 
+/* One job's plan with a model, with the layout a transpose of 24 columns
+ * per PE gives; returns the model's source. */
+static int job_plan_source(int *source)
+{
+    dmsg_darray A, B;
+    dmsg_assign as;
+    PE_TRY(pe_plan_transpose(&A, &B, &as, 24 * (size_t)pe_n(), 8));
+    dmsg_plan_info info;
+    PE_TRY(plan_info(&as, NULL, &info));
+    *source = info.model_source;
+    PE_OK(dmsg_darray_free(&B));
+    PE_OK(dmsg_darray_free(&A));
+    return 0;
+}
+
+/* The host model a job agreed on ends with dmsg_finalize: a later
+ * dmsg_init in the same process (started without a launcher: one joined
+ * job per process is all a launcher allows) with calibration off and an
+ * empty cache has no model, as any new job. Before that state ended at finalize, the second job reused the
+ * first one's description. */
+static int plan_model_ends_at_finalize(void)
+{
+    const char *base = getenv("DMSG_PLAN_CACHE");
+    PE_CHECK(base != NULL && base[0] == '/', "DMSG_PLAN_CACHE must name a fresh directory");
+    char dir[600], none[600];
+    snprintf(dir, sizeof dir, "%s/first", base);
+    snprintf(none, sizeof none, "%s/none", base);
+    PE_OK(dmsg_init());
+    PE_CHECK(strcmp(dmsg_transport_name(), "sim") != 0, "the sim transport has its machine");
+    setenv("DMSG_PLAN_CACHE", dir, 1);
+    unsetenv("DMSG_PLAN_CALIBRATE");
+    int source = -1;
+    PE_TRY(job_plan_source(&source));
+    PE_CHECK(source == DMSG_PLAN_SRC_CALIBRATED || source == DMSG_PLAN_SRC_CACHED,
+             "first job: model source %d, expected a calibrated or cached one", source);
+    PE_OK(dmsg_finalize());
+
+    setenv("DMSG_PLAN_CACHE", none, 1);
+    setenv("DMSG_PLAN_CALIBRATE", "off", 1);
+    PE_OK(dmsg_init());
+    PE_TRY(job_plan_source(&source));
+    PE_CHECK(source == DMSG_PLAN_SRC_NONE,
+             "second job: model source %d, expected none (the first job's model outlived it)",
+             source);
+    PE_OK(dmsg_finalize());
+    unsetenv("DMSG_PLAN_CALIBRATE");
+    setenv("DMSG_PLAN_CACHE", base, 1);
+    return 0;
+}
+
 const pe_case pe_calib_cases[] = {
     {"plan_calibrate", plan_calibrate, 0},
+    {"plan_model_ends_at_finalize", plan_model_ends_at_finalize, PE_MANUAL_INIT},
     {NULL, NULL, 0},
 };

@@ -85,7 +85,33 @@ Test(boot, timeout_ends_a_start_up_barrier)
 {
     int fd;
     cr_assert_eq(dmsg_job_create(2, 1 << 16, 4, &fd), DMSG_OK);
-    dmsg_boot b = {.kind = DMSG_BOOT_LOCAL, .rank = 1, .npes = 2, .fd = fd, .timeout = 0.2};
+    static const double limit = 0.2;
+    dmsg_boot b = {.kind = DMSG_BOOT_LOCAL, .rank = 1, .npes = 2, .fd = fd, .timeout = &limit};
     cr_assert_eq(dmsg_boot_barrier(&b), DMSG_ERR_TIMEOUT);
     dmsg_boot_end(&b);
+}
+
+/* A failed start-up's detail reaches the launcher once: the first PE to
+ * record one keeps the slot, a second (failing alike) adds nothing. */
+Test(boot, first_failure_is_kept_for_the_launcher)
+{
+    int fd;
+    dmsg_job_hdr *h;
+    cr_assert_eq(dmsg_job_create(2, 1 << 16, 4, &fd), DMSG_OK);
+    cr_assert_eq(dmsg_job_map(fd, &h), DMSG_OK);
+    dmsg_boot b1 = {.kind = DMSG_BOOT_LOCAL, .rank = 1, .npes = 2, .fd = fd};
+    dmsg_boot b0 = {.kind = DMSG_BOOT_LOCAL, .rank = 0, .npes = 2, .fd = fd};
+    cr_assert_eq(dmsg_boot_join(&b1), DMSG_OK);
+    cr_assert_eq(dmsg_boot_join(&b0), DMSG_OK);
+    cr_assert_eq(atomic_load(&h->fail_ready), 0, "no failure yet");
+    dmsg_boot_note_failure(&b1, "");
+    cr_assert_eq(atomic_load(&h->fail_ready), 0, "an empty detail is no detail");
+    dmsg_boot_note_failure(&b1, "ofi: provider \"x\" is not available");
+    dmsg_boot_note_failure(&b0, "ofi: something else");
+    cr_assert_eq(atomic_load(&h->fail_ready), 1);
+    cr_assert_eq(h->fail_pe, 1);
+    cr_assert_str_eq(h->fail_text, "ofi: provider \"x\" is not available");
+    dmsg_boot_end(&b0);
+    dmsg_boot_end(&b1);
+    dmsg_job_unmap(h);
 }

@@ -29,8 +29,6 @@ static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count 
     dmsg_status st = dmsg_env_load(&dmsg_ofi_env_table, &s->set, err, sizeof err);
     if (st)
         return st;
-    /* DMSG_TIMEOUT alone bounds a wait, as on every transport. */
-    s->timeout = tp->conf.timeout;
     dmsg_status bad_mech = dmsg_env_choose("DMSG_OFI_MECH", s->set.mech, mechs, 3, loud, &mech);
     dmsg_status bad_count = dmsg_env_choose("DMSG_OFI_COUNT", s->set.count, counts, 3, loud, &cnt);
     dmsg_status bad_amo = dmsg_env_choose("DMSG_OFI_ATOMICS", s->set.atomics, amos, 4, loud, &amo);
@@ -47,51 +45,44 @@ static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count 
  * follows from it. Counting by remote counters needs an endpoint opened
  * with FI_RMA_EVENT, which the real one was not (it may cost where it is
  * not used): it is then opened again. */
-static dmsg_status probe(ofi_state *s, const char *iface, ofi_count count, ofi_plan *plan,
-                         char *why, size_t whylen)
+static dmsg_status probe(ofi_state *s, const char *iface, ofi_count count, ofi_plan *plan)
 {
     ofi_fab pf;
     ofi_caps pc;
-    dmsg_status st = dmsg_ofi_fab_open(s->caps.prov, iface, OFI_OPEN_PROBE, &pf, &pc, why, whylen);
-    plan->say = 2;
+    dmsg_status st = dmsg_ofi_fab_open(s->caps.prov, iface, OFI_OPEN_PROBE, &pf, &pc);
     if (st)
-        return DMSG_FAIL(st, "ofi probe: %s", why);
-    st = dmsg_ofi_probe(&pf, &pc, why, whylen);
+        return st;
+    st = dmsg_ofi_probe(&pf, &pc);
     dmsg_ofi_fab_close(&pf);
     if (st)
         return st;
     dmsg_ofi_caps_merge(&s->caps, &pc);
-    if ((st = dmsg_ofi_plan_make(&s->caps, count, s->mech, plan, why, whylen)))
+    if ((st = dmsg_ofi_plan_make(&s->caps, count, s->mech, plan)))
         return st;
     if (plan->by_counter && !s->fab.rma_event) {
         char prov[sizeof s->caps.prov];
         snprintf(prov, sizeof prov, "%s", s->caps.prov);
         dmsg_ofi_fab_close(&s->fab);
-        plan->say = 2;
-        if ((st = dmsg_ofi_fab_open(prov, iface, OFI_OPEN_RMA_EVENT, &s->fab, &s->caps, why, whylen)))
-            return DMSG_FAIL(st, "%s", why);
+        if ((st = dmsg_ofi_fab_open(prov, iface, OFI_OPEN_RMA_EVENT, &s->fab, &s->caps)))
+            return st;
         dmsg_ofi_caps_merge(&s->caps, &pc);
-        return dmsg_ofi_plan_make(&s->caps, count, s->mech, plan, why, whylen);
+        return dmsg_ofi_plan_make(&s->caps, count, s->mech, plan);
     }
     return DMSG_OK;
 }
 
 /* libfabric, the provider (DMSG_OFI_PROVIDER, or the best that works), its
  * probe, and the plan. */
-static dmsg_status open_endpoint(ofi_state *s, ofi_count count, int local, ofi_plan *plan,
-                                 char *why, size_t whylen)
+static dmsg_status open_endpoint(ofi_state *s, ofi_count count, int local, ofi_plan *plan)
 {
     const char *iface = strcmp(s->set.iface, "auto") ? s->set.iface : local ? "lo" : "auto-net";
-    plan->say = 2;
-    dmsg_status st = dmsg_ofi_lib_load(s->set.library, why, whylen);
+    dmsg_status st = dmsg_ofi_lib_load(s->set.library);
     if (!st)
-        st = dmsg_ofi_choose(s->set.provider, iface, local, &s->fab, &s->caps, why, whylen);
+        st = dmsg_ofi_choose(s->set.provider, iface, local, &s->fab, &s->caps);
     if (!st)
-        st = probe(s, iface, count, plan, why, whylen);
-    if (!st) {
-        plan->say = 2;
-        st = dmsg_ofi_plan_atomics(&s->caps, s->amo.path, plan, why, whylen);
-    }
+        st = probe(s, iface, count, plan);
+    if (!st)
+        st = dmsg_ofi_plan_atomics(&s->caps, s->amo.path, plan);
     return st;
 }
 
@@ -140,7 +131,7 @@ static dmsg_status start_services(ofi_state *s, const ofi_plan *plan)
         st = dmsg_ofi_engine_start(s);
     if (!st)
         st = dmsg_ofi_bell_start(s, dmsg_ofi_sleeps_on_fd(s));
-    if (!st && s->rank == 0 && dmsg_debug_level)
+    if (!st && s->tp->rank == 0 && dmsg_debug_level)
         dmsg_log_line("dmsg: ofi: provider %s: atomics and signals %s%s%s%s", s->caps.prov,
                       dmsg_ofi_amo_path_name(plan->amo), plan->amo_why[0] ? " (natively not: " : "",
                       plan->amo_why, plan->amo_why[0] ? ")" : "");
@@ -164,23 +155,8 @@ static void close_all(ofi_state *s)
     free(s->peer);
 }
 
-/* A provider that cannot serve is a configuration error: nothing can run,
- * so it is reported even without DMSG_DEBUG, once (rank 0); the launcher
- * stops the job at the first exit, so the others let rank 0 say why: they
- * wait until it has left (10 s at most: under a heavy load saying why may
- * take long; rank 0 may also have got further), or 0.3 s where that cannot
- * be seen (under a PMI launcher). */
-static void say_why(dmsg_boot *boot, int say, const char *why)
-{
-    if (say && boot->rank == 0 && why[0])
-        fprintf(stderr, "dmsg: ofi: %s\n", why);
-    else if (say == 2 && boot->rank != 0)
-        dmsg_boot_wait_left(boot, 0, 10.0, 0.3);
-}
-
 static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
 {
-    char why[512] = "";
     ofi_plan plan = {0};
     ofi_count count;
     dmsg_status st;
@@ -192,15 +168,15 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
     tp->priv = s;
     if ((st = read_settings(tp, s, boot->rank == 0, &count)) || (st = dmsg_ofi_join_job(tp, boot)))
         goto out_free;
-    s->rank = tp->rank;
-    s->npes = tp->npes;
     /* Counted against this host's cores even when PEs are spread over
      * hosts: sleeping early costs a wake-up, spinning on a shared core
      * starves the PE we wait for. */
-    s->oversubscribed = dmsg_tp_oversubscribed(s->npes);
+    s->oversubscribed = dmsg_tp_oversubscribed(s->tp->npes);
     s->yield_s = dmsg_tp_yield_s(&tp->conf, OFI_YIELD_S);
-    if ((st = open_endpoint(s, count, boot->kind != DMSG_BOOT_PMI, &plan, why, sizeof why))) {
-        say_why(boot, plan.say, why);
+    /* A provider that cannot serve is the failure's detail, "ofi: ...":
+     * dmsg_init returns it (dmsg_last_error), dmsgrun prints it once. */
+    if ((st = open_endpoint(s, count, boot->kind != DMSG_BOOT_PMI, &plan))) {
+        st = DMSG_FAIL(st, "ofi: %s", dmsg_last_error());
         goto out_close;
     }
     if ((st = map_segment(s, tp->seg_size)) ||
@@ -243,7 +219,7 @@ static void ofi_finalize(dmsg_tp *tp)
     ofi_backoff b = {0};
     double spin_until = 0;
     for (long i = 0; dmsg_clock_now() < until && dmsg_ofi_progress(s) == DMSG_OK; i++) {
-        if (s->tx_pending == 0 && s->npes == 1)
+        if (s->tx_pending == 0 && s->tp->npes == 1)
             break;
         if (dmsg_ofi_spun(s, i, &spin_until))
             dmsg_ofi_idle(s, &b, NULL, NULL);

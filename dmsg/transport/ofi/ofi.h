@@ -57,8 +57,9 @@ typedef struct ofi_lib {
 } ofi_lib;
 extern ofi_lib dmsg_ofi_fn;
 /* Loads libfabric once from name (DMSG_OFI_LIBRARY); later calls do
- * nothing. DMSG_ERR_UNSUPPORTED with the reason in why. */
-dmsg_status dmsg_ofi_lib_load(const char *name, char *why, size_t whylen);
+ * nothing. DMSG_ERR_UNSUPPORTED with the reason as the detail
+ * (dmsg_last_error), as every failure below. */
+dmsg_status dmsg_ofi_lib_load(const char *name);
 #define fi_getinfo dmsg_ofi_fn.getinfo
 #define fi_freeinfo dmsg_ofi_fn.freeinfo
 #define fi_dupinfo dmsg_ofi_fn.dupinfo
@@ -210,8 +211,6 @@ typedef struct ofi_plan {
     char counter_why[200];  /* ... or why not */
     ofi_amo_path amo;       /* how atomics and signals travel ... */
     char amo_why[160];      /* ... and why not natively (empty: native) */
-    int say;                /* on failure: 2 the provider cannot serve (rank 0 says why,
-                             * the others give it time), 1 rank 0 says why, 0 logged only */
 } ofi_plan;
 
 /* The probe's findings (pc, from the probe endpoint) into the caps of the
@@ -220,14 +219,13 @@ typedef struct ofi_plan {
 void dmsg_ofi_caps_merge(ofi_caps *c, const ofi_caps *pc);
 
 /* Decides from merged caps, DMSG_OFI_COUNT and DMSG_OFI_MECH. Errors
- * (DMSG_ERR_UNSUPPORTED): the provider cannot serve dmsg as asked; why
- * says so for the user where p->say. */
-dmsg_status dmsg_ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,
-                          char *why, size_t whylen);
+ * (DMSG_ERR_UNSUPPORTED): the provider cannot serve dmsg as asked; the
+ * detail says so for the user. */
+dmsg_status dmsg_ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p);
 /* The atomics path (want: DMSG_OFI_ATOMICS) into p->amo and p->amo_why;
- * DMSG_ERR_UNSUPPORTED where a forced path is not available (why says so). */
-dmsg_status dmsg_ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, char *why,
-                             size_t whylen);
+ * DMSG_ERR_UNSUPPORTED where a forced path is not available (the detail
+ * says so). */
+dmsg_status dmsg_ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p);
 
 /* The fabric objects of one open endpoint. */
 typedef struct ofi_fab {
@@ -356,9 +354,7 @@ typedef struct ofi_state {
         int tree;              /* rounds by gather/release tree, else dissemination */
         uint64_t count;        /* barriers so far (parity) */
     } bar;                     /* the barrier (ofi_bar.c) */
-    double timeout;           /* DMSG_TIMEOUT: seconds per wait; 0 = no limit */
     dmsg_status failed;       /* first asynchronous error */
-    int rank, npes;
     int oversubscribed;       /* more PEs than cores: waits sleep almost at once */
     double yield_s;           /* then: seconds a wait without a descriptor yields (OFI_YIELD_S) */
     struct {
@@ -371,7 +367,7 @@ typedef struct ofi_state {
         int an;
         uint64_t events;      /* CQ entries read so far (a sleeper's re-check) */
     } bell;                   /* doorbells (ofi_bell.c) */
-    dmsg_tp *tp;
+    dmsg_tp *tp; /* its rank, npes and conf (DMSG_TIMEOUT ...) are this PE's: read there */
 } ofi_state;
 
 /* The remote iov of len bytes at offset roff of pe's symmetric segment. */
@@ -397,15 +393,15 @@ void dmsg_ofi_unlink_shm_names(void);
  * can be bound to MRs (counting by remote counters), without an endpoint
  * counter. Call dmsg_ofi_lib_load first (ofi_init and dmsg-info do). */
 enum { OFI_OPEN_PLAIN, OFI_OPEN_PROBE, OFI_OPEN_RMA_EVENT };
-dmsg_status dmsg_ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
-                         char *why, size_t whylen);
+dmsg_status dmsg_ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f,
+                              ofi_caps *c);
 dmsg_status dmsg_ofi_fab_register(ofi_fab *f, char *base, size_t len);
 void dmsg_ofi_fab_close(ofi_fab *f);
-dmsg_status dmsg_ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
-                       char *why, size_t whylen);
+dmsg_status dmsg_ofi_choose(const char *want, const char *iface, int local, ofi_fab *f,
+                            ofi_caps *c);
 
 /* ofi_probe.c */
-dmsg_status dmsg_ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen);
+dmsg_status dmsg_ofi_probe(ofi_fab *f, ofi_caps *c);
 
 /* ofi_progress.c */
 dmsg_status dmsg_ofi_progress(ofi_state *s);
@@ -555,6 +551,9 @@ dmsg_status dmsg_ofi_flush_signals(ofi_state *s, int pe);
 uint64_t dmsg_ofi_sig_deposit(uint32_t slot, uint64_t bytes);
 
 /* ofi_rcount.c: counting by remote counters. */
+/* 1 if counting by remote counters works with these caps; else 0 with
+ * why (whylen bytes) saying what is missing: a reason shown next to a
+ * choice that stands (dmsg-info, a plan's counter_why), not an error. */
 int dmsg_ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen);
 dmsg_status dmsg_ofi_rcount_start(ofi_state *s);
 void dmsg_ofi_rcount_stop(ofi_state *s);

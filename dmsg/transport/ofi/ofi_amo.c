@@ -233,7 +233,7 @@ static dmsg_status software(ofi_state *s, const dmsg_amo *a, ofi_amo_ctx *x)
         i++;
     uint32_t gen = ++s->amo.gen & 0xffffff;
     ofi_amo_msg m = {.magic = OFI_AMO_REQ, .op = (uint8_t)a->op, .size = (uint8_t)a->size,
-                     .src = (uint32_t)s->rank, .id = i | gen << 8, .roff = a->roff,
+                     .src = (uint32_t)s->tp->rank, .id = i | gen << 8, .roff = a->roff,
                      .operand = a->operand, .compare = a->compare};
     if ((st = send_msg(s, a->pe, &m)))
         return st;
@@ -285,7 +285,7 @@ void dmsg_ofi_amo_send_queued(ofi_state *s)
     for (; k < s->amo.outn; k++) {
         ofi_amo_msg m = s->amo.outq[k];
         int pe = (int)m.src;
-        m.src = (uint32_t)s->rank;
+        m.src = (uint32_t)s->tp->rank;
         ssize_t rc = fi_inject(s->fab.ep, &m, sizeof m, (fi_addr_t)pe);
         if (rc == -FI_EAGAIN) {
             dmsg_ofi_bell_ring_now(s, pe); /* its progress frees the queue */
@@ -305,13 +305,13 @@ void dmsg_ofi_amo_send_queued(ofi_state *s)
  * one is answered with an error and changes nothing), applied, answered. */
 static void on_request(ofi_state *s, const ofi_amo_msg *m)
 {
-    if (m->src >= (uint32_t)s->npes) {
+    if (m->src >= (uint32_t)s->tp->npes) {
         if (!s->failed)
             s->failed = DMSG_FAIL(DMSG_ERR_TRANSPORT, "atomic request from unknown PE %u", m->src);
         return;
     }
     ofi_amo_msg r = {.magic = OFI_AMO_REP, .op = m->op, .size = m->size,
-                     .src = (uint32_t)s->rank, .id = m->id};
+                     .src = (uint32_t)s->tp->rank, .id = m->id};
     if ((m->size != 4 && m->size != 8) || m->op < DMSG_AMO_FETCH || m->op > DMSG_AMO_FETCH_XOR)
         r.status = DMSG_ERR_ARG;
     else if (m->roff % m->size || m->roff > s->tp->seg_size - m->size)
@@ -388,7 +388,7 @@ dmsg_status dmsg_ofi_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result,
     /* Done before returning: emulated ops (a loop of round trips), and
      * software ops on this PE's own words (its CPU is the target's). */
     if (s->amo.path == OFI_AMO_EMULATED ||
-        (s->amo.path == OFI_AMO_SOFTWARE && a->pe == s->rank)) {
+        (s->amo.path == OFI_AMO_SOFTWARE && a->pe == s->tp->rank)) {
         if (s->amo.path == OFI_AMO_EMULATED)
             st = emulate(s, a, &old);
         else
@@ -434,7 +434,7 @@ dmsg_status dmsg_ofi_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, in
 {
     ofi_state *s = tp->priv;
     dmsg_status st;
-    if (pe != s->rank) {
+    if (pe != s->tp->rank) {
         if (s->tx_pending && (st = dmsg_ofi_wait_pred(s, all_done, NULL, "deposits before a signal")))
             return st;
         if (s->flush && s->dirty[pe] && (st = dmsg_ofi_flush(s, pe)))

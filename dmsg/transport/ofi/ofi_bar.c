@@ -102,12 +102,12 @@ static dmsg_status dissemination_round(ofi_state *s, int parity, int round, int 
     ofi_batch b = {0};
     dmsg_status st = DMSG_OK;
     ofi_eng_hdr h[OFI_BAR_STEPS]; /* live until b is done */
-    for (int k = 0; (1 << k) < s->npes && !st; k++) {
-        int pe = (s->rank + (1 << k)) % s->npes;
+    for (int k = 0; (1 << k) < s->tp->npes && !st; k++) {
+        int pe = (s->tp->rank + (1 << k)) % s->tp->npes;
         st = post_token(s, pe, parity, round, k, mine, &h[k], &b);
         /* After a failed post, wait for what was posted before leaving. */
         dmsg_status w = st ? dmsg_ofi_wait_batch(s, &b, "barrier tokens")
-                           : await_tokens(s, &b, parity, round, k, (2 << k) >= s->npes, 1);
+                           : await_tokens(s, &b, parity, round, k, (2 << k) >= s->tp->npes, 1);
         if (st || (st = w))
             return st;
     }
@@ -121,14 +121,14 @@ static dmsg_status tree_round(ofi_state *s, int parity, int round, int mine)
 {
     ofi_batch b = {0};
     ofi_eng_hdr h[1 + OFI_BAR_FAN]; /* live until b is done */
-    long first = (long)s->rank * OFI_BAR_FAN + 1;
-    int kids = first >= s->npes ? 0 : (int)(s->npes - first);
+    long first = (long)s->tp->rank * OFI_BAR_FAN + 1;
+    int kids = first >= s->tp->npes ? 0 : (int)(s->tp->npes - first);
     if (kids > OFI_BAR_FAN)
         kids = OFI_BAR_FAN;
     dmsg_status st =
         kids ? await_tokens(s, &b, parity, round, TREE_UP, 0, (uint32_t)kids) : DMSG_OK;
-    if (!st && s->rank > 0) {
-        st = post_token(s, (s->rank - 1) / OFI_BAR_FAN, parity, round, TREE_UP, mine, &h[0], &b);
+    if (!st && s->tp->rank > 0) {
+        st = post_token(s, (s->tp->rank - 1) / OFI_BAR_FAN, parity, round, TREE_UP, mine, &h[0], &b);
         if (!st)
             st = await_tokens(s, &b, parity, round, TREE_DOWN, 0, 1);
     }

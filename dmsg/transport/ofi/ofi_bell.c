@@ -46,18 +46,18 @@ static ofi_bell *bell_at(const ofi_state *s, int pe)
 dmsg_status dmsg_ofi_bell_start(ofi_state *s, int sleeps_on_fd)
 {
     dmsg_job_hdr *h = s->boot->hdr;
-    if (!h || s->npes < 2 || sleeps_on_fd || s->boot->kind == DMSG_BOOT_PMI)
+    if (!h || s->tp->npes < 2 || sleeps_on_fd || s->boot->kind == DMSG_BOOT_PMI)
         return DMSG_OK;
     /* The region's control areas are dmsgrun's size, which has room for
      * the counters the shm transport keeps there plus a spare page. */
-    if (h->npes != (uint32_t)s->npes ||
+    if (h->npes != (uint32_t)s->tp->npes ||
         h->ctl_size < (uint64_t)h->max_counters * DMSG_CTR_SLOT_BYTES + DMSG_JOB_PE_INFO_BYTES +
                           sizeof(ofi_bell))
         return DMSG_OK;
-    s->bell.owed = calloc((size_t)s->npes, 1);
-    s->bell.list = calloc((size_t)s->npes, sizeof *s->bell.list);
-    s->bell.asked = calloc((size_t)s->npes, 1);
-    s->bell.alist = calloc((size_t)s->npes, sizeof *s->bell.alist);
+    s->bell.owed = calloc((size_t)s->tp->npes, 1);
+    s->bell.list = calloc((size_t)s->tp->npes, sizeof *s->bell.list);
+    s->bell.asked = calloc((size_t)s->tp->npes, 1);
+    s->bell.alist = calloc((size_t)s->tp->npes, sizeof *s->bell.alist);
     if (!s->bell.owed || !s->bell.list || !s->bell.asked || !s->bell.alist) {
         dmsg_ofi_bell_stop(s);
         return DMSG_FAIL(DMSG_ERR_NOMEM, "doorbell tables");
@@ -94,7 +94,7 @@ static void ring(const ofi_state *s, int pe)
 
 void dmsg_ofi_bell_ring(ofi_state *s, int pe)
 {
-    if (!s->bell.hdr || pe == s->rank)
+    if (!s->bell.hdr || pe == s->tp->rank)
         return;
     ring(s, pe);
     if (!s->bell.owed[pe]) {
@@ -109,7 +109,7 @@ void dmsg_ofi_bell_ring(ofi_state *s, int pe)
 
 void dmsg_ofi_bell_ring_now(ofi_state *s, int pe)
 {
-    if (s->bell.hdr && pe != s->rank)
+    if (s->bell.hdr && pe != s->tp->rank)
         ring(s, pe);
 }
 
@@ -118,18 +118,18 @@ void dmsg_ofi_bell_ring_now(ofi_state *s, int pe)
  * again. */
 static void answer(ofi_state *s)
 {
-    ofi_bell *me = bell_at(s, s->rank);
+    ofi_bell *me = bell_at(s, s->tp->rank);
     if (!atomic_load_explicit(&me->want_any, memory_order_relaxed) ||
         !atomic_exchange(&me->want_any, 0))
         return;
-    for (int w = 0; w < (s->npes + 63) / 64; w++) {
+    for (int w = 0; w < (s->tp->npes + 63) / 64; w++) {
         uint64_t bits = atomic_load_explicit(&me->want[w], memory_order_relaxed)
                             ? atomic_exchange(&me->want[w], 0)
                             : 0;
         while (bits) {
             int pe = w * 64 + __builtin_ctzll(bits);
             bits &= bits - 1;
-            if (pe < s->npes && pe != s->rank)
+            if (pe < s->tp->npes && pe != s->tp->rank)
                 ring(s, pe);
         }
     }
@@ -164,13 +164,13 @@ static void ask_answers(ofi_state *s)
         s->bell.an = 0;
         return;
     }
-    uint64_t bit = UINT64_C(1) << (s->rank % 64);
+    uint64_t bit = UINT64_C(1) << (s->tp->rank % 64);
     for (int i = 0; i < s->bell.an; i++) {
         ofi_bell *b = bell_at(s, s->bell.alist[i]);
         /* seq_cst loads: a bit or flag seen set is taken after them, so
          * the ring that follows finds this PE counted as a sleeper. */
-        if (!(atomic_load(&b->want[s->rank / 64]) & bit))
-            atomic_fetch_or(&b->want[s->rank / 64], bit);
+        if (!(atomic_load(&b->want[s->tp->rank / 64]) & bit))
+            atomic_fetch_or(&b->want[s->tp->rank / 64], bit);
         if (!atomic_load(&b->want_any))
             atomic_store(&b->want_any, 1);
     }
@@ -179,7 +179,7 @@ static void ask_answers(ofi_state *s)
 int dmsg_ofi_bell_sleep(ofi_state *s, long ns, int (*ready)(ofi_state *, const void *),
                    const void *arg)
 {
-    ofi_bell *b = bell_at(s, s->rank);
+    ofi_bell *b = bell_at(s, s->tp->rank);
     atomic_fetch_add(&b->sleepers, 1);
     uint32_t v = atomic_load(&b->seq);
     ask_answers(s);

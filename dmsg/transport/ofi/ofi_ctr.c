@@ -165,20 +165,20 @@ dmsg_status dmsg_ofi_allgather(dmsg_tp *tp, const void *mine, size_t len, void *
     if (len > OFI_GATHER_LEN)
         return DMSG_FAIL(DMSG_ERR_ARG, "allgather of %zu bytes", len);
     char *rows = s->fab.base; /* gather rows start the control area */
-    memcpy(rows + (size_t)s->rank * OFI_GATHER_LEN, mine, len);
+    memcpy(rows + (size_t)s->tp->rank * OFI_GATHER_LEN, mine, len);
     ofi_batch b = {0};
     dmsg_status st;
-    for (int i = 1; i < s->npes; i++) {
-        int pe = (s->rank + i) % s->npes;
-        struct iovec iov = {.iov_base = rows + (size_t)s->rank * OFI_GATHER_LEN, .iov_len = len};
-        struct fi_rma_iov r = {.addr = s->peer[pe].addr + (uint64_t)s->rank * OFI_GATHER_LEN,
+    for (int i = 1; i < s->tp->npes; i++) {
+        int pe = (s->tp->rank + i) % s->tp->npes;
+        struct iovec iov = {.iov_base = rows + (size_t)s->tp->rank * OFI_GATHER_LEN, .iov_len = len};
+        struct fi_rma_iov r = {.addr = s->peer[pe].addr + (uint64_t)s->tp->rank * OFI_GATHER_LEN,
                                .len = len, .key = s->peer[pe].key};
         if ((st = dmsg_ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, 0, 0, &b)))
             return st;
     }
     if ((st = dmsg_ofi_wait_batch(s, &b, "all-gather writes")) || (st = dmsg_ofi_barrier(tp)))
         return st;
-    for (int p = 0; p < s->npes; p++)
+    for (int p = 0; p < s->tp->npes; p++)
         memcpy((char *)all + (size_t)p * len, rows + (size_t)p * OFI_GATHER_LEN, len);
     /* Nobody may overwrite its row before everyone has read it. */
     return dmsg_ofi_barrier(tp);

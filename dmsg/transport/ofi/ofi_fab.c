@@ -43,19 +43,18 @@ static struct fi_info *make_hints(const char *prov, uint64_t extra)
     return h;
 }
 
-/* Says which required capability the provider lacks, for the error message. */
-static void explain_missing(const char *prov, char *why, size_t whylen)
+/* Says which required capability the provider lacks: the failure's detail. */
+static dmsg_status explain_missing(const char *prov)
 {
     struct fi_info *h = ofi_allocinfo(), *all = NULL;
-    if (!h) {
-        snprintf(why, whylen, "out of memory");
-        return;
-    }
+    if (!h)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "out of memory");
+    dmsg_status st = DMSG_ERR_UNSUPPORTED;
     h->fabric_attr->prov_name = strdup(prov);
     int rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, &all);
     if (rc || !all) {
-        snprintf(why, whylen, "provider \"%s\" is not available on this host (%s)", prov,
-                 fi_strerror(-rc));
+        st = DMSG_FAIL(st, "provider \"%s\" is not available on this host (%s)", prov,
+                       fi_strerror(-rc));
         goto out;
     }
     uint64_t have = 0;
@@ -65,23 +64,23 @@ static void explain_missing(const char *prov, char *why, size_t whylen)
         rdm |= i->ep_attr->type == FI_EP_RDM;
     }
     if (!rdm) {
-        snprintf(why, whylen, "provider \"%s\" lacks reliable datagram endpoints (FI_EP_RDM)",
-                 prov);
+        st = DMSG_FAIL(st, "provider \"%s\" lacks reliable datagram endpoints (FI_EP_RDM)", prov);
         goto out;
     }
     for (size_t k = 0; k < sizeof need_caps / sizeof need_caps[0]; k++)
         if (!(have & need_caps[k].cap)) {
-            snprintf(why, whylen, "provider \"%s\" lacks %s (RMA and messages are required)", prov,
-                     need_caps[k].name);
+            st = DMSG_FAIL(st, "provider \"%s\" lacks %s (RMA and messages are required)", prov,
+                           need_caps[k].name);
             goto out;
         }
-    snprintf(why, whylen,
-             "provider \"%s\" offers no RDM endpoint with RMA and remote CQ data that dmsg can use "
-             "(memory registration mode or address vector type)",
-             prov);
+    st = DMSG_FAIL(st,
+                   "provider \"%s\" offers no RDM endpoint with RMA and remote CQ data that dmsg "
+                   "can use (memory registration mode or address vector type)",
+                   prov);
 out:
     fi_freeinfo(all);
     fi_freeinfo(h);
+    return st;
 }
 
 /* Picks the entry of the list for the wanted interface; IPv4 for IP providers. */
@@ -102,25 +101,22 @@ static struct fi_info *pick(struct fi_info *list, const char *iface)
     return NULL;
 }
 
-static dmsg_status fab_fail(char *why, size_t whylen, const char *prov, const char *call, int rc)
+static dmsg_status fab_fail(const char *prov, const char *call, int rc)
 {
-    snprintf(why, whylen, "provider \"%s\": %s failed: %s", prov, call, fi_strerror(-rc));
-    return DMSG_ERR_TRANSPORT;
+    return DMSG_FAIL(DMSG_ERR_TRANSPORT, "provider \"%s\": %s failed: %s", prov, call,
+                     fi_strerror(-rc));
 }
 
 /* The provider's best fi_info for an endpoint opened `how`, duplicated
  * into *out: asks with FI_RMA_EVENT again where it is advertised and
  * wanted (some providers list it only when asked). */
-static dmsg_status find_info(const char *prov, const char *iface, int how, struct fi_info **out,
-                             char *why, size_t whylen)
+static dmsg_status find_info(const char *prov, const char *iface, int how, struct fi_info **out)
 {
     struct fi_info *hints = make_hints(prov, FI_ATOMIC), *list = NULL, *info;
     dmsg_status st = DMSG_ERR_UNSUPPORTED;
     uint64_t atomic = FI_ATOMIC;
-    if (!hints) {
-        snprintf(why, whylen, "out of memory");
-        return DMSG_ERR_NOMEM;
-    }
+    if (!hints)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "out of memory");
     /* Atomics are asked for, and done without where the provider has none
      * (dmsg's software atomics then serve, ofi_amo.c). */
     if (fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &list) || !list || !pick(list, iface)) {
@@ -129,26 +125,26 @@ static dmsg_status find_info(const char *prov, const char *iface, int how, struc
         atomic = 0;
         hints->caps &= ~(uint64_t)FI_ATOMIC;
         if (fi_getinfo(OFI_VERSION, NULL, NULL, 0, hints, &list) || !list) {
-            explain_missing(prov, why, whylen);
+            st = explain_missing(prov);
             goto out_hints;
         }
     }
     info = pick(list, iface);
     if (!info) {
-        snprintf(why, whylen, "provider \"%s\" has no IPv4 endpoint on interface \"%s\"", prov,
-                 iface);
+        st = DMSG_FAIL(st, "provider \"%s\" has no IPv4 endpoint on interface \"%s\"", prov,
+                       iface);
         goto out_list;
     }
     if (info->domain_attr->cq_data_size < 8) {
-        snprintf(why, whylen, "provider \"%s\" lacks 8 bytes of remote CQ data (has %zu)", prov,
-                 info->domain_attr->cq_data_size);
+        st = DMSG_FAIL(st, "provider \"%s\" lacks 8 bytes of remote CQ data (has %zu)", prov,
+                       info->domain_attr->cq_data_size);
         goto out_list;
     }
     /* A remote write counter is only asked for when advertised: the probe
      * then checks whether it really counts. */
     int rma_event = (info->caps & FI_RMA_EVENT) != 0;
     if (how == OFI_OPEN_RMA_EVENT && !rma_event) {
-        snprintf(why, whylen, "provider \"%s\" lacks remote write counters (FI_RMA_EVENT)", prov);
+        st = DMSG_FAIL(st, "provider \"%s\" lacks remote write counters (FI_RMA_EVENT)", prov);
         goto out_list;
     }
     if (how != OFI_OPEN_PLAIN && rma_event) {
@@ -165,16 +161,15 @@ static dmsg_status find_info(const char *prov, const char *iface, int how, struc
         fi_freeinfo(l2);
         fi_freeinfo(h2);
         if (how == OFI_OPEN_RMA_EVENT && !(info->caps & FI_RMA_EVENT)) {
-            snprintf(why, whylen,
-                     "provider \"%s\" gives no endpoint with remote write counters (FI_RMA_EVENT)",
-                     prov);
+            st = DMSG_FAIL(st,
+                           "provider \"%s\" gives no endpoint with remote write counters "
+                           "(FI_RMA_EVENT)",
+                           prov);
             goto out_list;
         }
     }
     *out = fi_dupinfo(info);
-    st = *out ? DMSG_OK : DMSG_ERR_NOMEM;
-    if (!*out)
-        snprintf(why, whylen, "out of memory");
+    st = *out ? DMSG_OK : DMSG_FAIL(DMSG_ERR_NOMEM, "out of memory");
 out_list:
     fi_freeinfo(list);
 out_hints:
@@ -242,7 +237,7 @@ static int open_cq(ofi_fab *f)
 /* Fabric, domain, address table, CQ, endpoint, bindings, name. One
  * failure path: `call` names the step that failed, and dmsg_ofi_fab_close
  * closes whatever was opened. */
-static dmsg_status open_objects(ofi_fab *f, int how, const char *prov, char *why, size_t whylen)
+static dmsg_status open_objects(ofi_fab *f, int how, const char *prov)
 {
     struct fi_info *info = f->info;
     int rc;
@@ -283,20 +278,20 @@ static dmsg_status open_objects(ofi_fab *f, int how, const char *prov, char *why
         goto fail;
     return DMSG_OK;
 fail:
-    return fab_fail(why, whylen, prov, call, rc);
+    return fab_fail(prov, call, rc);
 }
 
-dmsg_status dmsg_ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f, ofi_caps *c,
-                         char *why, size_t whylen)
+dmsg_status dmsg_ofi_fab_open(const char *prov, const char *iface, int how, ofi_fab *f,
+                              ofi_caps *c)
 {
     memset(f, 0, sizeof *f);
     memset(c, 0, sizeof *c);
-    dmsg_status st = find_info(prov, iface, how, &f->info, why, whylen);
+    dmsg_status st = find_info(prov, iface, how, &f->info);
     if (st)
         return st;
     caps_from_info(f->info, c);
     f->rma_event = (f->info->caps & FI_RMA_EVENT) != 0;
-    if ((st = open_objects(f, how, prov, why, whylen)))
+    if ((st = open_objects(f, how, prov)))
         dmsg_ofi_fab_close(f);
     return st;
 }
@@ -348,16 +343,14 @@ void dmsg_ofi_fab_close(ofi_fab *f)
 static const char *const auto_local[] = {"shm", "tcp;ofi_rxm", "udp;ofi_rxd"};
 static const char *const auto_net[] = {"tcp;ofi_rxm", "udp;ofi_rxd"};
 
-dmsg_status dmsg_ofi_choose(const char *want, const char *iface, int local, ofi_fab *f, ofi_caps *c,
-                       char *why, size_t whylen)
+dmsg_status dmsg_ofi_choose(const char *want, const char *iface, int local, ofi_fab *f,
+                            ofi_caps *c)
 {
     char last[256] = "";
     if (strcmp(want, "auto") != 0) {
-        dmsg_status st = dmsg_ofi_fab_open(want, iface, OFI_OPEN_PLAIN, f, c, last, sizeof last);
-        if (st) {
-            snprintf(why, whylen, "DMSG_OFI_PROVIDER=%s: %s", want, last);
-            return DMSG_FAIL(st, "%s", why);
-        }
+        dmsg_status st = dmsg_ofi_fab_open(want, iface, OFI_OPEN_PLAIN, f, c);
+        if (st)
+            return DMSG_FAIL(st, "DMSG_OFI_PROVIDER=%s: %s", want, dmsg_last_error());
         return DMSG_OK;
     }
     const char *const *list = local ? auto_local : auto_net;
@@ -367,15 +360,15 @@ dmsg_status dmsg_ofi_choose(const char *want, const char *iface, int local, ofi_
      * a few tries before the next is taken. */
     for (size_t i = 0; i < n; i++)
         for (int t = 0; t < OFI_OPEN_TRIES; t++) {
-            dmsg_status st =
-                dmsg_ofi_fab_open(list[i], iface, OFI_OPEN_PLAIN, f, c, last, sizeof last);
+            dmsg_status st = dmsg_ofi_fab_open(list[i], iface, OFI_OPEN_PLAIN, f, c);
             if (st == DMSG_OK)
                 return DMSG_OK;
+            snprintf(last, sizeof last, "%s", dmsg_last_error());
             (void)DMSG_FAIL(st, "auto: try %d of %s: %s", t + 1, list[i], last);
             if (st != DMSG_ERR_TRANSPORT)
                 break; /* not on this host, or lacking a capability: final */
             usleep(20000);
         }
-    snprintf(why, whylen, "DMSG_OFI_PROVIDER=auto: no provider works; last: %s", last);
-    return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "DMSG_OFI_PROVIDER=auto: no provider works; last: %s",
+                     last);
 }

@@ -81,7 +81,7 @@ dmsg_status dmsg_ofi_get_span(ofi_state *s, const dmsg_op *op, int *done)
 dmsg_status dmsg_ofi_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
 {
     ofi_state *s = tp->priv;
-    if (op->pe == s->rank) {
+    if (op->pe == s->tp->rank) {
         dmsg_status st = dmsg_ofi_move(tp, op, UINT32_MAX);
         req->priv[0] = NULL;
         return st;
@@ -112,12 +112,12 @@ dmsg_status dmsg_ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
     if (b->pending && !st) {
         /* dmsg_wait polls this without a limit: bound it here by
          * DMSG_TIMEOUT, where one is set. */
-        if (s->timeout <= 0) {
+        if (s->tp->conf.timeout <= 0) {
             *done = 0;
             return DMSG_OK;
         }
         if (!req->priv[1]) {
-            double t = dmsg_clock_now() + s->timeout;
+            double t = dmsg_clock_now() + s->tp->conf.timeout;
             memcpy(&req->priv[1], &t, sizeof t < sizeof(void *) ? sizeof t : sizeof(void *));
             *done = 0;
             return DMSG_OK;
@@ -129,7 +129,7 @@ dmsg_status dmsg_ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
             return DMSG_OK;
         }
         st = DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: fetch not complete after %g s", s->caps.prov,
-                       s->timeout);
+                       s->tp->conf.timeout);
         /* The reads still refer to b: it is leaked rather than freed under them. */
         req->priv[0] = NULL;
         *done = 1;

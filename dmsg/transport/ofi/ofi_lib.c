@@ -17,15 +17,14 @@ static void *sym(void *h, const char *name, const char *version)
     return p ? p : dlsym(h, name);
 }
 
-dmsg_status dmsg_ofi_lib_load(const char *name, char *why, size_t whylen)
+dmsg_status dmsg_ofi_lib_load(const char *name)
 {
     if (dmsg_ofi_fn.getinfo)
         return DMSG_OK;
     void *h = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
-    if (!h) {
-        snprintf(why, whylen, "cannot load libfabric (DMSG_OFI_LIBRARY=%s): %s", name, dlerror());
-        return DMSG_ERR_UNSUPPORTED;
-    }
+    if (!h)
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "cannot load libfabric (DMSG_OFI_LIBRARY=%s): %s",
+                         name, dlerror());
     ofi_lib l = {
         .getinfo = (ofi_getinfo_fn)sym(h, "fi_getinfo", "FABRIC_1.3"),
         .freeinfo = (ofi_freeinfo_fn)sym(h, "fi_freeinfo", "FABRIC_1.3"),
@@ -35,10 +34,11 @@ dmsg_status dmsg_ofi_lib_load(const char *name, char *why, size_t whylen)
         .version = (ofi_version_fn)sym(h, "fi_version", "FABRIC_1.0"),
     };
     if (!l.getinfo || !l.freeinfo || !l.dupinfo || !l.fabric || !l.strerror || !l.version) {
-        snprintf(why, whylen, "%s lacks a function dmsg calls (fi_getinfo, fi_freeinfo, fi_dupinfo, "
-                 "fi_fabric, fi_strerror, fi_version)", name);
         dlclose(h);
-        return DMSG_ERR_UNSUPPORTED;
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                         "%s lacks a function dmsg calls (fi_getinfo, fi_freeinfo, fi_dupinfo, "
+                         "fi_fabric, fi_strerror, fi_version)",
+                         name);
     }
     dmsg_ofi_fn = l; /* kept loaded until the process ends: providers keep threads */
     return DMSG_OK;

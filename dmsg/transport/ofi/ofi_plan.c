@@ -35,30 +35,23 @@ void dmsg_ofi_caps_merge(ofi_caps *c, const ofi_caps *pc)
  * per deposit: the count travels with the data), remote counters bound to
  * memory regions where it does not (two operations: the data, then a
  * signal write). */
-static dmsg_status plan_count(const ofi_caps *c, ofi_count want, ofi_plan *p, char *why,
-                              size_t whylen)
+static dmsg_status plan_count(const ofi_caps *c, ofi_count want, ofi_plan *p)
 {
     int cq_ok = c->cqdata_works == 1;
     p->counter_ok = dmsg_ofi_rcount_usable(c, p->counter_why, sizeof p->counter_why);
-    if (want == OFI_COUNT_CQDATA && !cq_ok) {
-        snprintf(why, whylen,
-                 "DMSG_OFI_COUNT=cqdata: provider \"%s\" lacks working remote CQ data "
-                 "(fi_writedata), which counts deposits",
-                 c->prov);
-        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
-    }
-    if (want == OFI_COUNT_COUNTER && !p->counter_ok) {
-        snprintf(why, whylen, "DMSG_OFI_COUNT=counter: provider \"%s\" %s", c->prov,
-                 p->counter_why);
-        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
-    }
-    if (!cq_ok && !p->counter_ok) {
-        snprintf(why, whylen,
-                 "provider \"%s\" lacks working remote CQ data (fi_writedata), and it %s: dmsg "
-                 "needs one of the two to count deposits",
-                 c->prov, p->counter_why);
-        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
-    }
+    if (want == OFI_COUNT_CQDATA && !cq_ok)
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                         "DMSG_OFI_COUNT=cqdata: provider \"%s\" lacks working remote CQ data "
+                         "(fi_writedata), which counts deposits",
+                         c->prov);
+    if (want == OFI_COUNT_COUNTER && !p->counter_ok)
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "DMSG_OFI_COUNT=counter: provider \"%s\" %s",
+                         c->prov, p->counter_why);
+    if (!cq_ok && !p->counter_ok)
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                         "provider \"%s\" lacks working remote CQ data (fi_writedata), and it "
+                         "%s: dmsg needs one of the two to count deposits",
+                         c->prov, p->counter_why);
     p->by_counter = want == OFI_COUNT_COUNTER || (want == OFI_COUNT_AUTO && !cq_ok);
     p->msg_tokens = !cq_ok;
     return DMSG_OK;
@@ -68,18 +61,17 @@ static dmsg_status plan_count(const ofi_caps *c, ofi_count want, ofi_plan *p, ch
  * to cost much more than a plain write (tcp;ofi_rxm: an extra round trip
  * each) and the provider orders reads after writes and sends; then one
  * flushing read per written peer at quiet time instead. */
-static dmsg_status plan_visibility(const ofi_caps *c, ofi_plan *p, char *why, size_t whylen)
+static dmsg_status plan_visibility(const ofi_caps *c, ofi_plan *p)
 {
     p->flush = c->order_raw && c->order_ras &&
                (c->delivery_complete != 1 || c->t_write8_dc_us > c->t_write8_us + 0.5);
     if (p->flush || c->delivery_complete == 1)
         return DMSG_OK;
-    snprintf(why, whylen,
-             "provider \"%s\" lacks both delivery completion (FI_DELIVERY_COMPLETE) and "
-             "read-after-write order (FI_ORDER_RAW, FI_ORDER_RAS): deposits could not be "
-             "completed at their targets",
-             c->prov);
-    return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
+    return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                     "provider \"%s\" lacks both delivery completion (FI_DELIVERY_COMPLETE) and "
+                     "read-after-write order (FI_ORDER_RAW, FI_ORDER_RAS): deposits could not be "
+                     "completed at their targets",
+                     c->prov);
 }
 
 const char *dmsg_ofi_amo_path_name(ofi_amo_path p)
@@ -97,8 +89,7 @@ const char *dmsg_ofi_amo_path_name(ofi_amo_path p)
  * Native where every op's fetch form is valid for both word sizes and
  * worked in the probe; emulated where compare-swap alone did; else
  * software, which needs nothing but messages. */
-dmsg_status dmsg_ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p, char *why,
-                             size_t whylen)
+dmsg_status dmsg_ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan *p)
 {
     uint32_t fetch = c->amo_fetch[0] & c->amo_fetch[1];
     int cswap = (c->amo_cswap[0] & c->amo_cswap[1]) != 0;
@@ -112,11 +103,9 @@ dmsg_status dmsg_ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan
                      : !native      ? "some fetching op is missing (fi_fetch_atomicvalid)"
                                     : "";
     snprintf(p->amo_why, sizeof p->amo_why, "%s", no);
-    if ((want == OFI_AMO_NATIVE && !native) || (want == OFI_AMO_EMULATED && !emulated)) {
-        snprintf(why, whylen, "DMSG_OFI_ATOMICS=%s: provider \"%s\": %s",
-                 dmsg_ofi_amo_path_name(want), c->prov, no);
-        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
-    }
+    if ((want == OFI_AMO_NATIVE && !native) || (want == OFI_AMO_EMULATED && !emulated))
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "DMSG_OFI_ATOMICS=%s: provider \"%s\": %s",
+                         dmsg_ofi_amo_path_name(want), c->prov, no);
     p->amo = want != OFI_AMO_AUTO ? want
              : native             ? OFI_AMO_NATIVE
              : emulated           ? OFI_AMO_EMULATED
@@ -124,18 +113,12 @@ dmsg_status dmsg_ofi_plan_atomics(const ofi_caps *c, ofi_amo_path want, ofi_plan
     return DMSG_OK;
 }
 
-dmsg_status dmsg_ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p,
-                          char *why, size_t whylen)
+dmsg_status dmsg_ofi_plan_make(const ofi_caps *c, ofi_count count, dmsg_mech mech, ofi_plan *p)
 {
     ofi_plan q = {.mech = mech};
     dmsg_status st;
-    p->say = 2;
-    if ((st = plan_count(c, count, &q, why, whylen)))
+    if ((st = plan_count(c, count, &q)) || (st = plan_visibility(c, &q)))
         return st;
-    p->say = 1;
-    if ((st = plan_visibility(c, &q, why, whylen)))
-        return st;
-    p->say = 0;
     if (!c->engine && mech == DMSG_MECH_PACKED)
         return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
                          "DMSG_OFI_MECH=packed: provider \"%s\" lacks delivery completion "

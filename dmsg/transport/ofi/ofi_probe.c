@@ -246,7 +246,7 @@ static void probe_delivery(probe_ctx *p)
 }
 
 /* fi_write above the inject size: RMA must work at all. */
-static dmsg_status probe_write(probe_ctx *p, char *why, size_t whylen)
+static dmsg_status probe_write(probe_ctx *p)
 {
     ofi_caps *c = p->c;
     size_t n = c->inject + 4096 < PROBE_BUF ? c->inject + 4096 : PROBE_BUF;
@@ -255,14 +255,14 @@ static dmsg_status probe_write(probe_ctx *p, char *why, size_t whylen)
     ssize_t rc;
     PROBE_POST(rc, p->f, &p->q, fi_write(p->f->ep, p->src, n, NULL, p->self, p->base, p->key, NULL));
     int w = rc ? -2 : wait_cq(p->f, &p->q, ++p->want, 0);
-    if (rc || w || memcmp(p->dst, p->src, n)) {
-        snprintf(why, whylen,
-                 "provider \"%s\" lacks working RMA writes (fi_write of %zu bytes to itself: %s)",
-                 c->prov, n,
-                 rc ? fi_strerror((int)-rc)
-                    : w ? (p->q.why[0] ? p->q.why : "no completion in 2 s") : "data wrong");
-        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "%s", why);
-    }
+    if (rc || w || memcmp(p->dst, p->src, n))
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                         "provider \"%s\" lacks working RMA writes (fi_write of %zu bytes to "
+                         "itself: %s)",
+                         c->prov, n,
+                         rc  ? fi_strerror((int)-rc)
+                         : w ? (p->q.why[0] ? p->q.why : "no completion in 2 s")
+                             : "data wrong");
     c->rcntr_write = counted(p->f, before);
     /* fi_shm(7): above the inject size, "tx completions are not generated
      * until the receiving side has processed the message" (with CMA the
@@ -421,7 +421,7 @@ static void probe_atomics(probe_ctx *p)
     c->amo_works = 1;
 }
 
-dmsg_status dmsg_ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
+dmsg_status dmsg_ofi_probe(ofi_fab *f, ofi_caps *c)
 {
     dmsg_status st;
     char *mem = aligned_alloc(4096, 2 * PROBE_BUF);
@@ -430,18 +430,19 @@ dmsg_status dmsg_ofi_probe(ofi_fab *f, ofi_caps *c, char *why, size_t whylen)
     memset(mem, 0, 2 * PROBE_BUF);
     probe_ctx p = {.f = f, .c = c, .dst = mem, .src = mem + PROBE_BUF, .key = 0};
     if ((st = dmsg_ofi_fab_register(f, p.dst, PROBE_BUF))) {
-        snprintf(why, whylen, "provider \"%s\" cannot register memory for RMA", c->prov);
+        st = DMSG_FAIL(st, "provider \"%s\" cannot register memory for RMA (%s)", c->prov,
+                       dmsg_last_error());
         goto out_mem;
     }
     if (fi_av_insert(f->av, f->name, 1, &p.self, 0, NULL) != 1) {
-        snprintf(why, whylen, "provider \"%s\" cannot address its own endpoint", c->prov);
-        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "%s", why);
+        st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "provider \"%s\" cannot address its own endpoint",
+                       c->prov);
         goto out_mr;
     }
     p.base = c->virt_addr ? (uint64_t)(uintptr_t)p.dst : 0;
     p.key = f->key;
     probe_delivery(&p);
-    if ((st = probe_write(&p, why, whylen)))
+    if ((st = probe_write(&p)))
         goto out_mr;
     probe_chain(&p);
     probe_inject(&p);

@@ -217,14 +217,14 @@ dmsg_status dmsg_ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const voi
         int idle = dmsg_ofi_spun(s, i, &spin_until);
         if ((i & 255) == 255 || idle) {
             double t = dmsg_clock_now();
-            if (s->timeout <= 0)
+            if (s->tp->conf.timeout <= 0)
                 ; /* no limit (DMSG_TIMEOUT=0) */
             else if (deadline == 0)
-                deadline = t + s->timeout;
+                deadline = t + s->tp->conf.timeout;
             else if (t > deadline)
                 return DMSG_FAIL(DMSG_ERR_TIMEOUT,
                                  "%s: waited %g s for %s (DMSG_TIMEOUT); a peer may have died",
-                                 s->caps.prov, s->timeout, what);
+                                 s->caps.prov, s->tp->conf.timeout, what);
             if (dmsg_boot_aborted(s->boot))
                 return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         }
@@ -290,10 +290,10 @@ dmsg_status dmsg_ofi_retry(ofi_state *s, int pe, double *deadline)
     if (st)
         return st;
     double t = dmsg_clock_now();
-    if (s->timeout <= 0)
+    if (s->tp->conf.timeout <= 0)
         ; /* no limit (DMSG_TIMEOUT=0) */
     else if (!*deadline)
-        *deadline = t + s->timeout;
+        *deadline = t + s->tp->conf.timeout;
     else if (t > *deadline)
         return DMSG_FAIL(DMSG_ERR_TIMEOUT, "%s: send queue to PE %d stayed full", s->caps.prov,
                          pe);
@@ -310,7 +310,7 @@ dmsg_status dmsg_ofi_quiet(dmsg_tp *tp)
                                    : DMSG_OK;
     if (st)
         return st;
-    for (int pe = 0; pe < s->npes; pe++) {
+    for (int pe = 0; pe < s->tp->npes; pe++) {
         if (s->flush && s->dirty[pe] && (st = dmsg_ofi_flush(s, pe)))
             return st;
         if (s->sigpend[pe] && (st = dmsg_ofi_flush_signals(s, pe)))

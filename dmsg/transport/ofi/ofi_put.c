@@ -178,7 +178,7 @@ static int use_engine(const ofi_state *s, const dmsg_op *op, size_t lim)
 dmsg_status dmsg_ofi_move(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
 {
     ofi_state *s = tp->priv;
-    if (op->pe == s->rank) {
+    if (op->pe == s->tp->rank) {
         dmsg_copy_op(op, s->seg + op->roff, &s->tp->conf.xp); /* a transfer with oneself: a local copy */
         if (op->dir == DMSG_DIR_PUT && slot != UINT32_MAX)
             dmsg_ofi_on_signal(s, dmsg_ofi_sig_deposit(slot, op->payload));

@@ -48,7 +48,7 @@ int dmsg_ofi_rcount_usable(const ofi_caps *c, char *why, size_t whylen)
  * possible counters do not mean 256 MRs at start-up. */
 dmsg_status dmsg_ofi_rcount_start(ofi_state *s)
 {
-    s->rc.cells_len = (size_t)s->nslots * (size_t)s->npes * sizeof(uint64_t);
+    s->rc.cells_len = (size_t)s->nslots * (size_t)s->tp->npes * sizeof(uint64_t);
     s->rc.cells = mmap(NULL, s->rc.cells_len, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (s->rc.cells == MAP_FAILED) {
@@ -56,7 +56,7 @@ dmsg_status dmsg_ofi_rcount_start(ofi_state *s)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "mapping %zu bytes of counter cells", s->rc.cells_len);
     }
     s->rc.cs = calloc(s->nslots, sizeof *s->rc.cs);
-    s->rc.sigb = calloc((size_t)s->npes, sizeof *s->rc.sigb);
+    s->rc.sigb = calloc((size_t)s->tp->npes, sizeof *s->rc.sigb);
     if (!s->rc.cs || !s->rc.sigb) {
         dmsg_ofi_rcount_stop(s);
         return DMSG_FAIL(DMSG_ERR_NOMEM, "counter slot table");
@@ -85,7 +85,7 @@ void dmsg_ofi_rcount_stop(ofi_state *s)
 
 static uint64_t *row(ofi_state *s, uint32_t slot)
 {
-    return s->rc.cells + (size_t)slot * (size_t)s->npes;
+    return s->rc.cells + (size_t)slot * (size_t)s->tp->npes;
 }
 
 static dmsg_status slot_open(ofi_state *s, uint32_t slot)
@@ -95,12 +95,12 @@ static dmsg_status slot_open(ofi_state *s, uint32_t slot)
     uint64_t key = s->fab.key + 1 + slot;
     const char *call = "fi_cntr_open";
     int rc;
-    if (!c->sent && !(c->sent = calloc((size_t)s->npes, sizeof *c->sent)))
+    if (!c->sent && !(c->sent = calloc((size_t)s->tp->npes, sizeof *c->sent)))
         return DMSG_FAIL(DMSG_ERR_NOMEM, "counter %u: sender totals", slot);
     if ((rc = fi_cntr_open(s->fab.domain, &ca, &c->cntr, NULL)))
         goto fail;
     call = "fi_mr_reg";
-    if ((rc = fi_mr_reg(s->fab.domain, row(s, slot), (size_t)s->npes * sizeof(uint64_t),
+    if ((rc = fi_mr_reg(s->fab.domain, row(s, slot), (size_t)s->tp->npes * sizeof(uint64_t),
                         FI_REMOTE_WRITE, 0, key, 0, &c->mr, NULL)))
         goto fail;
     call = "fi_mr_bind (counter)";
@@ -138,8 +138,8 @@ dmsg_status dmsg_ofi_rcount_reset(ofi_state *s, uint32_t slot)
     ofi_cslot *c = &s->rc.cs[slot];
     c->failed = c->mr ? DMSG_OK : slot_open(s, slot);
     if (c->sent)
-        memset(c->sent, 0, (size_t)s->npes * sizeof *c->sent);
-    memset(row(s, slot), 0, (size_t)s->npes * sizeof(uint64_t));
+        memset(c->sent, 0, (size_t)s->tp->npes * sizeof *c->sent);
+    memset(row(s, slot), 0, (size_t)s->tp->npes * sizeof(uint64_t));
     c->base = c->cntr ? fi_cntr_read(c->cntr) : 0;
     c->seen = 0;
     return c->failed;
@@ -149,9 +149,9 @@ static dmsg_status post(ofi_state *s, int pe, uint32_t slot, uint64_t total, ofi
 {
     /* 8 bytes are always injected (dmsg_ofi_rcount_usable): total may go away. */
     struct iovec iov = {.iov_base = &total, .iov_len = sizeof total};
-    uint64_t off = ((uint64_t)slot * (uint64_t)s->npes + (uint64_t)s->rank) * sizeof total;
+    uint64_t off = ((uint64_t)slot * (uint64_t)s->tp->npes + (uint64_t)s->tp->rank) * sizeof total;
     struct fi_rma_iov r = {.addr = s->caps.virt_addr ? s->peer[pe].cells + off
-                                                     : (uint64_t)s->rank * sizeof total,
+                                                     : (uint64_t)s->tp->rank * sizeof total,
                            .len = sizeof total,
                            .key = s->peer[pe].key + 1 + slot};
     return dmsg_ofi_post_rma(s, 0, pe, &iov, 1, &r, 1, 0, 0, b);
@@ -214,7 +214,7 @@ dmsg_status dmsg_ofi_rcount_read(ofi_state *s, uint32_t slot, uint64_t *msgs, ui
     atomic_thread_fence(memory_order_acquire);
     const volatile uint64_t *r = row(s, slot);
     uint64_t sum = 0;
-    for (int p = 0; p < s->npes; p++)
+    for (int p = 0; p < s->tp->npes; p++)
         sum += r[p];
     if (sum > c->seen)
         c->seen = sum;

@@ -106,7 +106,7 @@ dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
     s->spin = tp->conf.spin >= 0 ? tp->conf.spin : auto_spin(npes);
     s->spin_auto = tp->conf.spin < 0;
     s->yield_s = dmsg_tp_oversubscribed(npes) ? dmsg_tp_yield_s(&tp->conf, SHM_YIELD_S) : 0.0;
-    s->timeout = tp->conf.timeout;
+    s->conf = &tp->conf;
     s->xp = tp->conf.xp;
     tp->seg = s->seg[rank];
     tp->priv = s;

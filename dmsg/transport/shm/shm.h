@@ -93,7 +93,7 @@ typedef struct shm_state {
     uint64_t *taken;   /* per slot, 2 words: messages and bytes consumed by awaits.
                         * Private, so an await never writes the shared counter line
                         * (a write would cost the next sender a cache-line transfer). */
-    double timeout;    /* seconds, 0 = none */
+    const dmsg_tp_conf *conf; /* the core's settings, read there: conf->timeout (DMSG_TIMEOUT) */
     char **seg;        /* every PE's segment, mapped in this process */
     dmsg_xfer_params xp;
 } shm_state;

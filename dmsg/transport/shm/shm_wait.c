@@ -59,7 +59,7 @@ dmsg_status dmsg_shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _At
                 return DMSG_OK;
         } while (dmsg_clock_now() < until);
     }
-    double deadline = s->timeout > 0 ? dmsg_clock_now() + s->timeout : 0;
+    double deadline = s->conf->timeout > 0 ? dmsg_clock_now() + s->conf->timeout : 0;
     for (;;) {
         if (dmsg_boot_aborted(s->boot))
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
@@ -77,7 +77,7 @@ dmsg_status dmsg_shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _At
         if (ready(arg))
             return DMSG_OK;
         if (deadline && dmsg_clock_now() > deadline)
-            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s", s->timeout);
+            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s", s->conf->timeout);
     }
 }
 

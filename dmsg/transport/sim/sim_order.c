@@ -190,7 +190,7 @@ dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t)
     dmsg_sim_log_unlock(l);
     if (ob < nb)
         raised(s, ob, nb);
-    double deadline = s->shm.timeout > 0 ? dmsg_clock_now() + s->shm.timeout : 0;
+    double deadline = s->shm.conf->timeout > 0 ? dmsg_clock_now() + s->shm.conf->timeout : 0;
     for (;;) {
         uint32_t v = atomic_load(&l->inbox);
         double b = bitsd(atomic_load(&l->lb));
@@ -208,7 +208,7 @@ dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t)
         }
         if (deadline && dmsg_clock_now() > deadline) {
             st = DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s",
-                           s->shm.timeout);
+                           s->shm.conf->timeout);
             break;
         }
         atomic_fetch_add(&l->sleepers, 1);

@@ -1,0 +1,100 @@
+/* The settings registry (registry.h). */
+#include <string.h>
+#include "dmsg/boot/run_env.h"
+#include "dmsg/core/config.h"
+#include "dmsg/model/machine.h"
+#include "dmsg/plan/registry.h"
+#include "dmsg/plan/settings.h"
+#include "dmsg/postal/settings.h"
+#include "dmsg/transport/transport.h"
+
+/* Variables that tools read with getenv, outside any layer's struct: they
+ * are listed here so that --help-env shows them and the registry test
+ * finds every DMSG_ variable. Their fields are never filled. */
+typedef struct bench_settings {
+    char mpiexec[256];
+    char oshrun[256];
+} bench_settings;
+
+static const dmsg_env_entry bench_rows[] = {
+    {"DMSG_BENCH_MPIEXEC", DMSG_ENV_PATH, "",
+     "dmsg-bench: the launcher of the MPI variants, a command; none = mpiexec.mpich where it is "
+     "on PATH, else mpiexec",
+     DMSG_ENV_FIELD(bench_settings, mpiexec)},
+    {"DMSG_BENCH_OSHRUN", DMSG_ENV_PATH, "",
+     "dmsg-bench: the launcher of the OpenSHMEM variants, a command; none = oshrun "
+     "--allow-run-as-root --oversubscribe",
+     DMSG_ENV_FIELD(bench_settings, oshrun)},
+};
+static const dmsg_env_table bench_table = {bench_rows, sizeof bench_rows / sizeof bench_rows[0],
+                                           sizeof(bench_settings)};
+static const dmsg_env_owner bench_owner = {"dmsg-bench", "dmsg-bench", &bench_table, NULL};
+
+/* The owners below and above the transports, in --help-env's order. */
+static const dmsg_env_owner *const before[] = {&dmsg_config_owner};
+static const dmsg_env_owner *const after[] = {&dmsg_machine_owner, &dmsg_postal_owner,
+                                              &dmsg_plan_owner, &dmsg_run_owner, &bench_owner};
+#define NBEFORE (sizeof before / sizeof before[0])
+#define NAFTER (sizeof after / sizeof after[0])
+
+size_t dmsg_settings_count(void)
+{
+    return NBEFORE + dmsg_tp_count + NAFTER;
+}
+
+int dmsg_settings_owner(size_t i, dmsg_env_owner *o)
+{
+    if (i < NBEFORE) {
+        *o = *before[i];
+    } else if (i - NBEFORE < dmsg_tp_count) {
+        const dmsg_tp_ops *tp = dmsg_tp_all[i - NBEFORE];
+        *o = (dmsg_env_owner){tp->name, "every PE on this transport, at dmsg_init; checked on any",
+                              tp->settings, NULL};
+    } else if (i - NBEFORE - dmsg_tp_count < NAFTER) {
+        *o = *after[i - NBEFORE - dmsg_tp_count];
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+dmsg_status dmsg_settings_check(char *err, size_t errlen)
+{
+    char scratch[1024]; /* rows whose values only get checked here */
+    dmsg_env_owner o;
+    for (size_t i = 0; dmsg_settings_owner(i, &o) == 0; i++) {
+        dmsg_status st = DMSG_OK;
+        if (o.check)
+            st = o.check(err, errlen);
+        else if (o.table)
+            st = dmsg_env_load(o.table, scratch, err, errlen);
+        if (st) return st;
+    }
+    return DMSG_OK;
+}
+
+void dmsg_settings_print(FILE *f)
+{
+    int wname = 0, wdef = 0;
+    dmsg_env_owner o;
+    for (size_t i = 0; dmsg_settings_owner(i, &o) == 0; i++)
+        if (o.table) dmsg_env_widths(o.table, &wname, &wdef);
+    fprintf(f, "dmsg environment settings, by owner (and who reads them):\n");
+    for (size_t i = 0; dmsg_settings_owner(i, &o) == 0; i++) {
+        if (!o.table || o.table->n == 0) continue;
+        fprintf(f, "\n%s (%s):\n", o.owner, o.reader);
+        dmsg_env_print(f, o.table, wname, wdef);
+    }
+}
+
+int dmsg_settings_find(const char *name, dmsg_env_owner *o)
+{
+    dmsg_env_owner c;
+    for (size_t i = 0; dmsg_settings_owner(i, &c) == 0; i++)
+        for (size_t r = 0; c.table && r < c.table->n; r++)
+            if (!strcmp(c.table->rows[r].name, name)) {
+                *o = c;
+                return 0;
+            }
+    return -1;
+}
