@@ -30,10 +30,33 @@ static const dmsg_env_table bench_table = {bench_rows, sizeof bench_rows / sizeo
                                            sizeof(bench_settings)};
 static const dmsg_env_owner bench_owner = {"dmsg-bench", "dmsg-bench", &bench_table, NULL};
 
+/* What dmsgrun's MPMD form (dmsgrun -n 1 ./a : -n 3 ./b) tells each PE;
+ * the PVM front end reads it (dmsg/front/pvm/pvm_task.c). */
+typedef struct mpmd_settings {
+    long appnum;
+    char sizes[256];
+} mpmd_settings;
+
+static const dmsg_env_entry mpmd_rows[] = {
+    {"DMSG_APPNUM", DMSG_ENV_LONG, "-1",
+     "set by dmsgrun for every PE of an MPMD launch: the program block this PE runs, from 0; "
+     "-1 = one program",
+     DMSG_ENV_FIELD(mpmd_settings, appnum)},
+    {"DMSG_APP_SIZES", DMSG_ENV_PATH, "",
+     "set by dmsgrun for every PE of an MPMD launch: the PEs of each program block, comma "
+     "separated; none = one program",
+     DMSG_ENV_FIELD(mpmd_settings, sizes)},
+};
+static const dmsg_env_table mpmd_table = {mpmd_rows, sizeof mpmd_rows / sizeof mpmd_rows[0],
+                                          sizeof(mpmd_settings)};
+static const dmsg_env_owner mpmd_owner = {"dmsgrun MPMD", "the PVM front end (pvm_spawn)",
+                                          &mpmd_table, NULL};
+
 /* The owners below and above the transports, in --help-env's order. */
 static const dmsg_env_owner *const before[] = {&dmsg_config_owner};
 static const dmsg_env_owner *const after[] = {&dmsg_machine_owner, &dmsg_postal_owner,
-                                              &dmsg_plan_owner, &dmsg_run_owner, &bench_owner};
+                                              &dmsg_plan_owner, &dmsg_run_owner, &mpmd_owner,
+                                              &bench_owner};
 #define NBEFORE (sizeof before / sizeof before[0])
 #define NAFTER (sizeof after / sizeof after[0])
 
