@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@
 #include "dmsg_plan.h"
 #include "dmsg_postal.h"
 #include "dmsg_rr.h"
+#include "dmsg/boot/job.h"
 #include "dmsg/xfer/xfer.h"
 #include "bench_coll.h"
 #include "bench_sizes.h"
@@ -2036,6 +2038,51 @@ static double other_cores_busy(void)
 
 static double g_busy_before;
 
+/* The bracketed choice of a sysfs setting ("always [madvise] never"). */
+static void sysfs_choice(const char *path, char *buf, size_t len)
+{
+    char line[256] = "";
+    snprintf(buf, len, "unknown");
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    if (fgets(line, sizeof line, f)) {
+        char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+        if (a && b) {
+            *b = 0;
+            snprintf(buf, len, "%s", a + 1);
+        }
+    }
+    fclose(f);
+}
+
+/* What the figures were measured on: the CPU and its caches, the kernel,
+ * its huge-page settings and what a job segment gets from them, and the
+ * copy engine's blocking (host profile or built-in). A figure from this
+ * report holds for this kind of host only. */
+static void print_host(void)
+{
+    char key[256], anon[32], shm[32], pages[512], tune[1400];
+    struct utsname u;
+    dmsg_xfer_host_key(key, sizeof key);
+    sysfs_choice("/sys/kernel/mm/transparent_hugepage/enabled", anon, sizeof anon);
+    sysfs_choice("/sys/kernel/mm/transparent_hugepage/shmem_enabled", shm, sizeof shm);
+    printf("# host: %s\n", key);
+    if (uname(&u) == 0) printf("# kernel: %s %s %s\n", u.sysname, u.release, u.machine);
+    printf("# transparent huge pages: anonymous memory %s, shared memory %s\n", anon, shm);
+    dmsg_job_hdr *jh = NULL;
+    int jfd = -1;
+    if (dmsg_job_create(1, (uint64_t)8 << 20, 64, &jfd) == DMSG_OK &&
+        dmsg_job_map(jfd, &jh) == DMSG_OK)
+        memset(dmsg_job_ctl(jh, 0), 1, (size_t)8 << 20);
+    dmsg_job_huge_report(jfd, jh, pages, sizeof pages);
+    dmsg_job_unmap(jh);
+    if (jfd >= 0) close(jfd);
+    printf("# job segment pages: %s\n", pages);
+    dmsg_xfer_params xp = {0};
+    dmsg_xfer_params_tune(&xp, tune, sizeof tune);
+    printf("# copy engine: %s\n", tune);
+}
+
 static void print_tables(const struct opts *o, size_t bw_max)
 {
     time_t now = time(NULL);
@@ -2045,6 +2092,7 @@ static void print_tables(const struct opts *o, size_t bw_max)
     printf("# dmsg-bench %d.%d.%d  %s  transport %s  %ld cores  %s\n", DMSG_VERSION_MAJOR,
            DMSG_VERSION_MINOR, DMSG_VERSION_PATCH, date, g_transport, cores,
            o->quick ? "quick" : "full");
+    print_host();
     double busy_after = other_cores_busy();
     printf("# other work on the machine (cores busy, sampled 0.5 s): before %.2f, after %.2f\n",
            g_busy_before, busy_after);
