@@ -89,6 +89,18 @@ static double time_shape(char *dst, const char *src, size_t n, size_t nb, size_t
     return best;
 }
 
+/* Median of n <= 5 samples (sorted in place). */
+static double median(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick)
 {
     static const uint32_t tiles[] = {2048, 4096, 16384, 65536, 262144};
@@ -111,27 +123,27 @@ dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick)
          * round after round, so that a slow moment of the host (or the
          * first copies' warm-up) does not fall on one of them only. */
         dmsg_xfer_params xp[NC] = {{0}};
-        double best[NC];
+        double t[NC][5], med[NC];
         for (int k = 0; k < NC; k++) {
-            best[k] = 1e30;
             if (k > 0)
                 xp[k].tune[c] = (dmsg_xfer_choice){
                     tiles[(k - 1) / 2],
                     (uint8_t)((k - 1) % 2 ? DMSG_XFER_BLOCKS_OFF : DMSG_XFER_BLOCKS_ON)};
         }
         for (int r = 0; r < rounds; r++)
-            for (int k = 0; k < NC; k++) {
-                double t = time_shape(b, a, n, nb, elem, &xp[k], 1);
-                if (t < best[k])
-                    best[k] = t;
-            }
+            for (int k = 0; k < NC; k++)
+                t[k][r] = time_shape(b, a, n, nb, elem, &xp[k], 1);
+        /* Medians, not best times: with eleven candidates the best of a
+         * few runs each would often crown a lucky one on a busy host. */
+        for (int k = 0; k < NC; k++)
+            med[k] = median(t[k], rounds);
         int win = 0;
         for (int k = 1; k < NC; k++)
-            if (best[k] < best[win] && best[k] < 0.97 * best[0])
+            if (med[k] < med[win] && med[k] < 0.95 * med[0])
                 win = k;
         p->tune[c] = xp[win].tune[c];
-        p->mbs[c] = (double)moved / best[win] / 1e6;
-        p->default_mbs[c] = (double)moved / best[0] / 1e6;
+        p->mbs[c] = (double)moved / med[win] / 1e6;
+        p->default_mbs[c] = (double)moved / med[0] / 1e6;
     }
     free(a);
     free(b);

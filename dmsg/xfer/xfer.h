@@ -85,17 +85,18 @@ void dmsg_xfer_host_key(char *buf, size_t len);
 typedef struct dmsg_xfer_profile {
     char key[256];
     dmsg_xfer_choice tune[DMSG_XFER_CLASSES];
-    double mbs[DMSG_XFER_CLASSES];      /* the chosen shape's rate, MB/s */
-    double default_mbs[DMSG_XFER_CLASSES]; /* the built-in choice's rate, MB/s */
+    double mbs[DMSG_XFER_CLASSES];         /* the chosen shape's median rate, MB/s */
+    double default_mbs[DMSG_XFER_CLASSES]; /* the built-in choice's median rate, MB/s */
 } dmsg_xfer_profile;
 
 /* Times every candidate (tile working sets 2K..256K per side, line blocks
- * on and off) on a transpose of n x n/2 elements of 4, 8 and 16 bytes
- * (quick: n = 1024, best of 3; else n = 2048, best of 5; the candidates
- * take turns) and fills the
- * fastest per class; a candidate must beat the built-in choice by 3% to
- * replace it (the rest is noise). Single-threaded; allocates 2 x n*n/2*16
- * bytes. Errors: DMSG_ERR_NOMEM. */
+ * on and off) and the built-in choice on a transpose of an n/2 x n
+ * half-matrix of 4-, 8- and 16-byte elements (quick: n = 1024, 3 rounds;
+ * else n = 2048, 5 rounds; the candidates take turns in each round) and
+ * fills, per class, the candidate of the smallest median time if that is
+ * at least 5% below the built-in choice's (else the built-in one stays:
+ * tile 0). Single-threaded; allocates 2 x n*n/2*16 bytes. Errors:
+ * DMSG_ERR_NOMEM. */
 dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick);
 
 /* Writes/reads a profile as text ("key = ...", one "elem E tile T blocks
