@@ -20,7 +20,17 @@
  * from 16-byte elements on and 64 KiB below (dmsg_xfer_tile_auto);
  * DMSG_TILE_BYTES overrides it. Line blocks inside the tiles won clearly for
  * 4-byte elements (about 1.4x at 2048), were even for 8, and lost for 16
- * bytes at the power-of-two size, so 16-byte elements use plain tiles. */
+ * bytes at the power-of-two size, so 16-byte elements use plain tiles.
+ * A host profile (copy_tune.c, `dmsg-ctm tune`) may choose another tile and
+ * line blocks on or off per element class, 16-byte blocks included.
+ *
+ * Contiguous runs stay glibc's memcpy. Non-temporal stores (SSE2 streaming
+ * stores, 64 bytes a step, then sfence) measured against it on the Intel
+ * Xeon host of docs/performance.md (2026-11-26, best of 7, loaded): 8.2 /
+ * 12.6 / 10.0 / 2.4 / 2.8 GB/s at 1 / 4 / 16 / 64 / 256 MiB against
+ * memcpy's 11.1 / 9.7 / 8.7 / 2.5 / 3.3: no win for the large runs they are
+ * meant for (memcpy switches to them itself above its own threshold), and
+ * hardware prefetch already follows contiguous runs, so neither is used. */
 #include <string.h>
 #include "dmsg/xfer/xfer_impl.h"
 
