@@ -925,12 +925,16 @@ static int cmd_tune(int argc, char **argv)
     printf("host: %s\n", p.key);
     static const int elems[] = {4, 8, 16};
     for (int c = 0; c < DMSG_XFER_CLASSES; c++)
-        printf("  %2d-byte elements: tile %6u bytes/side, line blocks %s: %7.0f MB/s "
-               "(built-in %7.0f MB/s)\n",
-               elems[c], p.tune[c].tile_bytes, p.tune[c].blocks == DMSG_XFER_BLOCKS_ON ? "on "
-                                                : p.tune[c].blocks == DMSG_XFER_BLOCKS_OFF ? "off"
-                                                                                          : "auto",
-               p.mbs[c], p.default_mbs[c]);
+        for (int z = 0; z < DMSG_XFER_SIZES; z++) {
+            const dmsg_xfer_choice *ch = &p.tune[c][z];
+            printf("  %2d-byte elements, %s planes: tile %6u bytes/side, line blocks %s: %7.0f "
+                   "MB/s (built-in %7.0f MB/s)\n",
+                   elems[c], z ? "large" : "small", ch->tile_bytes,
+                   ch->blocks == DMSG_XFER_BLOCKS_ON    ? "on  "
+                   : ch->blocks == DMSG_XFER_BLOCKS_OFF ? "off "
+                                                        : "auto",
+                   p.mbs[c][z], p.default_mbs[c][z]);
+        }
     if (dmsg_xfer_profile_write(out, &p) != DMSG_OK)
         return fail("tune: cannot write %s", out);
     printf("wrote %s\n", out);

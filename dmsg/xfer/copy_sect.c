@@ -231,8 +231,9 @@ static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p)
     /* DMSG_TILE_BYTES first, then the host profile's choice for this
      * element class, then the built-in one. */
     dmsg_xfer_choice ch = {0};
-    if (p && !p->tile_bytes)
-        ch = p->tune[dmsg_xfer_class(w->elem)];
+    if (p && !p->tile_bytes && partner >= 0)
+        ch = p->tune[dmsg_xfer_class(w->elem)][dmsg_xfer_size_class(
+            w->count[inner] * w->count[partner] * w->elem)];
     size_t tb = p && p->tile_bytes ? p->tile_bytes
                 : ch.tile_bytes    ? ch.tile_bytes
                                    : dmsg_xfer_tile_auto(w->elem);

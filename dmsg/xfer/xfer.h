@@ -68,10 +68,19 @@ enum { DMSG_XFER_BLOCKS_AUTO, DMSG_XFER_BLOCKS_ON, DMSG_XFER_BLOCKS_OFF };
 enum { DMSG_XFER_CLASSES = 3 };
 int dmsg_xfer_class(size_t elem);
 
+/* Plane sizes of the tuning table: a transposed plane of at most
+ * DMSG_XFER_SMALL_PLANE bytes per side (calibrated at 2-8 MiB) or a larger
+ * one (calibrated at 16-32 MiB). The best blocking differs between them:
+ * on the Intel Xeon host of docs/performance.md line blocks made 8-byte
+ * transposes 1.7x faster at 1024 x 512 and 1.3x slower at 2048 x 1024. */
+enum { DMSG_XFER_SIZES = 2 };
+#define DMSG_XFER_SMALL_PLANE ((size_t)12 << 20)
+int dmsg_xfer_size_class(size_t plane_bytes);
+
 /* Tunables of the engine (from the environment table and the host profile). */
 typedef struct dmsg_xfer_params {
     size_t tile_bytes; /* bytes of one side of a square tile working set; 0 = automatic */
-    dmsg_xfer_choice tune[DMSG_XFER_CLASSES]; /* used where tile_bytes is 0 */
+    dmsg_xfer_choice tune[DMSG_XFER_CLASSES][DMSG_XFER_SIZES]; /* where tile_bytes is 0 */
 } dmsg_xfer_params;
 
 /* ------------------------------------------------- host tuning (copy_tune.c) */
@@ -84,23 +93,25 @@ void dmsg_xfer_host_key(char *buf, size_t len);
 /* A host profile: the key it was measured under and the tuning table. */
 typedef struct dmsg_xfer_profile {
     char key[256];
-    dmsg_xfer_choice tune[DMSG_XFER_CLASSES];
-    double mbs[DMSG_XFER_CLASSES];         /* the chosen shape's median rate, MB/s */
-    double default_mbs[DMSG_XFER_CLASSES]; /* the built-in choice's median rate, MB/s */
+    dmsg_xfer_choice tune[DMSG_XFER_CLASSES][DMSG_XFER_SIZES];
+    double mbs[DMSG_XFER_CLASSES][DMSG_XFER_SIZES];         /* the choice's median MB/s */
+    double default_mbs[DMSG_XFER_CLASSES][DMSG_XFER_SIZES]; /* the built-in one's */
 } dmsg_xfer_profile;
 
 /* Times every candidate (tile working sets 2K..256K per side, line blocks
  * on and off) and the built-in choice on a transpose of an n/2 x n
- * half-matrix of 4-, 8- and 16-byte elements (quick: n = 1024, 3 rounds;
- * else n = 2048, 5 rounds; the candidates take turns in each round) and
- * fills, per class, the candidate of the smallest median time if that is
- * at least 5% below the built-in choice's (else the built-in one stays:
- * tile 0). Single-threaded; allocates 2 x n*n/2*16 bytes. Errors:
- * DMSG_ERR_NOMEM. */
+ * half-matrix of 4-, 8- and 16-byte elements, for each plane size (small:
+ * n = 1024; large: n = 2048, 4096 for 4-byte elements), the candidates
+ * taking turns in each of 5 rounds (quick: 3), and fills, per class and
+ * size, the candidate of the smallest median time if that is at least 10%
+ * below the built-in choice's (else the built-in one stays: tile 0).
+ * Times are the thread's CPU time, so a busy host's scheduling does not
+ * decide.
+ * Single-threaded; allocates 2 x 32 MiB. Errors: DMSG_ERR_NOMEM. */
 dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick);
 
-/* Writes/reads a profile as text ("key = ...", one "elem E tile T blocks
- * B" line per class). Write errors: DMSG_ERR_ARG (the file cannot be
+/* Writes/reads a profile as text ("key = ...", one "elem E plane
+ * small|large tile T blocks B" line per class and size). Write errors: DMSG_ERR_ARG (the file cannot be
  * written). Read errors: DMSG_ERR_ARG when the file cannot be opened or is
  * not a profile, with the reason in err; *p is then unchanged. The caller
  * compares the key with dmsg_xfer_host_key's. */

@@ -405,13 +405,30 @@ Test(copy, transposes_with_profile_choices)
             for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
                 for (uint8_t b = DMSG_XFER_BLOCKS_AUTO; b <= DMSG_XFER_BLOCKS_OFF; b++) {
                     dmsg_xfer_params p = {0};
-                    p.tune[dmsg_xfer_class(elems[e])] = (dmsg_xfer_choice){tiles[t], b};
+                    for (int z = 0; z < DMSG_XFER_SIZES; z++)
+                        p.tune[dmsg_xfer_class(elems[e])][z] = (dmsg_xfer_choice){tiles[t], b};
                     dmsg_layout dl = contiguous(2, sizes[k], elems[e]);
                     size_t swapped[2] = {sizes[k][1], sizes[k][0]};
                     dmsg_layout sl = permuted(2, swapped, perm, elems[e]);
                     check_copy_p(&dl, &sl, elems[e], &p);
                     check_copy_p(&sl, &dl, elems[e], &p);
                 }
+}
+
+/* Planes up to DMSG_XFER_SMALL_PLANE bytes per side take the profile's
+ * small-plane choice, larger ones its large-plane choice; the calibrated
+ * sizes (2-8 MiB and 16-32 MiB) fall on their own sides. */
+Test(tune, plane_size_classes)
+{
+    cr_assert_eq(dmsg_xfer_size_class(0), 0);
+    cr_assert_eq(dmsg_xfer_size_class((size_t)8 << 20), 0);
+    cr_assert_eq(dmsg_xfer_size_class(DMSG_XFER_SMALL_PLANE), 0);
+    cr_assert_eq(dmsg_xfer_size_class(DMSG_XFER_SMALL_PLANE + 1), 1);
+    cr_assert_eq(dmsg_xfer_size_class((size_t)16 << 20), 1);
+    cr_assert_eq(dmsg_xfer_class(4), 0);
+    cr_assert_eq(dmsg_xfer_class(8), 1);
+    cr_assert_eq(dmsg_xfer_class(12), 1);
+    cr_assert_eq(dmsg_xfer_class(16), 2);
 }
 
 /* A profile reads back as written; a file that is not a profile is an
@@ -425,22 +442,39 @@ Test(tune, profile_round_trip_and_bad_files)
     dmsg_xfer_profile w = {0}, r = {0}, keep;
     dmsg_xfer_host_key(w.key, sizeof w.key);
     cr_assert_gt(strlen(w.key), 0);
-    w.tune[0] = (dmsg_xfer_choice){16384, DMSG_XFER_BLOCKS_ON};
-    w.tune[2] = (dmsg_xfer_choice){2048, DMSG_XFER_BLOCKS_OFF};
+    w.tune[0][0] = (dmsg_xfer_choice){16384, DMSG_XFER_BLOCKS_ON};
+    w.tune[2][1] = (dmsg_xfer_choice){2048, DMSG_XFER_BLOCKS_OFF};
     cr_assert_eq(dmsg_xfer_profile_write(path, &w), DMSG_OK);
     char err[256] = "";
     cr_assert_eq(dmsg_xfer_profile_read(path, &r, err, sizeof err), DMSG_OK, "%s", err);
     cr_assert_str_eq(r.key, w.key);
     cr_assert_eq(memcmp(r.tune, w.tune, sizeof r.tune), 0);
 
+#define ALL6(E4S)                                                                                  \
+    E4S "elem 4 plane large tile 0 blocks 0\nelem 8 plane small tile 0 blocks 0\n"              \
+        "elem 8 plane large tile 0 blocks 0\nelem 16 plane small tile 0 blocks 0\n"             \
+        "elem 16 plane large tile 0 blocks 0\n"
     static const char *const bad[] = {
-        "key = x\nelem 4 tile 0 blocks 0\nelem 8 tile 0 blocks 0\n",       /* class missing */
-        "elem 4 tile 0 blocks 0\nelem 8 tile 0 blocks 0\nelem 16 tile 0 blocks 0\n", /* no key */
-        "key = x\nelem 4 tile 100 blocks 0\nelem 8 tile 0 blocks 0\nelem 16 tile 0 blocks 0\n",
-        "key = x\nelem 5 tile 0 blocks 0\n",
-        "key = x\nelem 4 tile 4096 blocks 7\n",
-        "key = x\nelem 4 tile 4096 blocks 1 junk\n",
+        "key = x\n" ALL6(""),                                              /* a class missing */
+        ALL6("elem 4 plane small tile 0 blocks 0\n"),                      /* no key */
+        "key = x\n" ALL6("elem 4 plane small tile 100 blocks 0\n"),       /* tile too small */
+        "key = x\n" ALL6("elem 4 plane huge tile 0 blocks 0\n"),          /* no such plane */
+        "key = x\n" ALL6("elem 5 plane small tile 0 blocks 0\n"),
+        "key = x\n" ALL6("elem 4 plane small tile 4096 blocks 7\n"),
+        "key = x\n" ALL6("elem 4 plane small tile 4096 blocks 1 junk\n"),
+        "key = x\n" ALL6("elem 4 tile 4096 blocks 1\n"),                  /* no plane */
     };
+    /* The good case of the same text reads. */
+    {
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs("key = x\n" ALL6("elem 4 plane small tile 4096 blocks 1   # a comment\n"), f);
+        fclose(f);
+        dmsg_xfer_profile g;
+        cr_assert_eq(dmsg_xfer_profile_read(path, &g, err, sizeof err), DMSG_OK, "%s", err);
+        cr_assert_eq(g.tune[0][0].tile_bytes, 4096);
+        cr_assert_eq(g.tune[0][0].blocks, DMSG_XFER_BLOCKS_ON);
+    }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         FILE *f = fopen(path, "w");
         cr_assert(f);
@@ -467,7 +501,7 @@ Test(tune, profile_applies_only_to_its_host)
     close(fd);
     dmsg_xfer_profile w = {0};
     snprintf(w.key, sizeof w.key, "Some Other CPU | L1d 32K L2 512K L3 32768K");
-    w.tune[1] = (dmsg_xfer_choice){4096, DMSG_XFER_BLOCKS_OFF};
+    w.tune[1][1] = (dmsg_xfer_choice){4096, DMSG_XFER_BLOCKS_OFF};
     cr_assert_eq(dmsg_xfer_profile_write(path, &w), DMSG_OK);
     setenv("DMSG_HOST_PROFILE", path, 1);
     dmsg_xfer_params xp = {0}, zero = {0};
@@ -478,8 +512,9 @@ Test(tune, profile_applies_only_to_its_host)
     dmsg_xfer_host_key(w.key, sizeof w.key);
     cr_assert_eq(dmsg_xfer_profile_write(path, &w), DMSG_OK);
     cr_assert_eq(dmsg_xfer_params_tune(&xp, why, sizeof why), 1, "%s", why);
-    cr_assert_eq(xp.tune[1].tile_bytes, 4096);
-    cr_assert_eq(xp.tune[1].blocks, DMSG_XFER_BLOCKS_OFF);
+    cr_assert_eq(xp.tune[1][1].tile_bytes, 4096);
+    cr_assert_eq(xp.tune[1][1].blocks, DMSG_XFER_BLOCKS_OFF);
+    cr_assert_eq(xp.tune[1][0].tile_bytes, 0);
     unsetenv("DMSG_HOST_PROFILE");
     unlink(path);
 }
