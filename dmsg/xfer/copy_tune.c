@@ -166,7 +166,8 @@ dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick)
              * built-in blocking itself (the same tile and blocks) is no
              * candidate. */
             size_t bt = dmsg_xfer_tile_auto(elem);
-            int bb = elem == 16 ? DMSG_XFER_BLOCKS_OFF : DMSG_XFER_BLOCKS_ON;
+            int bb = elem == 16 || (elem == 8 && z == 1) ? DMSG_XFER_BLOCKS_OFF
+                                                         : DMSG_XFER_BLOCKS_ON;
             int win = 0;
             for (int k = 1; k < NC; k++)
                 if (!(xp[k].tune[c][z].tile_bytes == bt && xp[k].tune[c][z].blocks == bb) &&

@@ -54,8 +54,8 @@ int dmsg_sect_normalize(dmsg_sect *out, const dmsg_layout *dl, const dmsg_layout
  * element sizes: the tile's working set per side, and whether the tile is
  * copied in line blocks (a square of one 64-byte cache line of elements per
  * side) or row by row. Chosen per host by a calibration (copy_tune.c);
- * zeros mean the built-in choice (dmsg_xfer_tile_auto, line blocks for 4-
- * and 8-byte elements). */
+ * zeros mean the built-in choice (dmsg_xfer_tile_auto; line blocks for
+ * 4-byte elements and for 8-byte ones on small planes). */
 typedef struct dmsg_xfer_choice {
     uint32_t tile_bytes; /* 0 = built-in */
     uint8_t blocks;      /* DMSG_XFER_BLOCKS_* */
@@ -72,7 +72,8 @@ int dmsg_xfer_class(size_t elem);
  * DMSG_XFER_SMALL_PLANE bytes per side (calibrated at 2-8 MiB) or a larger
  * one (calibrated at 16-32 MiB). The best blocking differs between them:
  * on the Intel Xeon host of docs/performance.md line blocks made 8-byte
- * transposes 1.7x faster at 1024 x 512 and 1.3x slower at 2048 x 1024. */
+ * transposes 1.5x faster at 1024 x 512 and 1.2-1.35x slower from 2048 x
+ * 1024 on. */
 enum { DMSG_XFER_SIZES = 2 };
 #define DMSG_XFER_SMALL_PLANE ((size_t)12 << 20)
 int dmsg_xfer_size_class(size_t plane_bytes);
