@@ -223,7 +223,7 @@ check-tsan: | $(DEPS_OK)
 	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/tsan_threads
 
 bench: all
-	$(BUILD)/bin/dmsg-bench --all --csv $(BUILD)/bench.csv
+	$(BUILD)/bin/dmsg-bench --all --csv $(BUILD)/bench.csv > $(BUILD)/bench-report.txt; rc=$$?; cat $(BUILD)/bench-report.txt; exit $$rc
 
 # Collectives and atomics at 2-16 PEs, dmsg (shm, ofi) vs MPICH and OSHMEM;
 # QUICK=1: 2 and 4 PEs, short budgets (docs/performance.md).

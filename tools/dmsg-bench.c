@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@
 #include "dmsg_plan.h"
 #include "dmsg_postal.h"
 #include "dmsg_rr.h"
+#include "dmsg/boot/job.h"
 #include "dmsg/xfer/xfer.h"
 #include "bench_coll.h"
 #include "bench_sizes.h"
@@ -450,18 +452,34 @@ static void worker_bw(double budget_s, size_t max_bytes)
 
 /* ----------------------------------------------------------- transpose */
 
-/* The N x N matrix of complex doubles is distributed by blocks of nb = N/np
- * rows; element (r, c) holds the pair (r, c) so that the result can be
- * checked completely. */
+/* The N x N matrix of elem-byte elements (8: a double, 16: a complex
+ * double) is distributed by blocks of nb = N/np rows; element (r, c) holds
+ * the pair (r, c) (16 bytes: two words; 8 bytes: r << 32 | c) so that the
+ * result can be checked completely. */
 struct tr_arg {
-    size_t n, nb;
-    double *a; /* symmetric: my nb x n rows of A */
-    double *b; /* symmetric: my nb x n rows of B = A^T */
+    size_t n, nb, elem;
+    char *a; /* symmetric: my nb x n rows of A */
+    char *b; /* symmetric: my nb x n rows of B = A^T */
     dmsg_ctr ctr;
-    double *la; /* private, PE 0: nb x n source of the local reference */
-    double *lb; /* private, PE 0: n x nb destination of the local reference */
+    char *la; /* private: nb x n source of the local references */
+    char *lb; /* private: n x nb destination of the local references */
     dmsg_xfer_params xp;
+    size_t tile, inner; /* hand-tiled references: tile edge, inner block edge (0: none) */
 };
+
+static void tr_put(char *p, size_t elem, uint64_t r, uint64_t c)
+{
+    uint64_t w[2] = {r, c};
+    if (elem == 8) w[0] = r << 32 | c;
+    memcpy(p, w, elem);
+}
+
+static int tr_is(const char *p, size_t elem, uint64_t r, uint64_t c)
+{
+    uint64_t w[2] = {0, 0};
+    memcpy(w, p, elem);
+    return elem == 8 ? w[0] == (r << 32 | c) : w[0] == r && w[1] == c;
+}
 
 /* One step of the distributed transpose: one section deposit per partner
  * (my columns block q, transposed, into PE q's rows at my column offset),
@@ -471,15 +489,15 @@ struct tr_arg {
 static void tr_dmsg_step(void *arg)
 {
     struct tr_arg *t = arg;
-    size_t nb = t->nb;
-    ptrdiff_t row = (ptrdiff_t)(t->n * ELEM);
-    dmsg_layout sl = {2, {nb, nb}, {ELEM, row}};
-    dmsg_layout dl = {2, {nb, nb}, {row, ELEM}};
+    size_t nb = t->nb, e = t->elem;
+    ptrdiff_t row = (ptrdiff_t)(t->n * e);
+    dmsg_layout sl = {2, {nb, nb}, {(ptrdiff_t)e, row}};
+    dmsg_layout dl = {2, {nb, nb}, {row, (ptrdiff_t)e}};
     for (int k = 0; k < g_np; k++) {
         int q = (g_me + k) % g_np;
-        char *dst = (char *)t->b + (size_t)g_me * nb * ELEM;
-        const char *src = (const char *)t->a + (size_t)q * nb * ELEM;
-        CK(dmsg_deposit_section(dst, &dl, src, &sl, ELEM, q, t->ctr));
+        char *dst = t->b + (size_t)g_me * nb * e;
+        const char *src = t->a + (size_t)q * nb * e;
+        CK(dmsg_deposit_section(dst, &dl, src, &sl, e, q, t->ctr));
     }
     CK(dmsg_await(t->ctr, (uint64_t)g_np));
     CK(dmsg_sync());
@@ -487,13 +505,17 @@ static void tr_dmsg_step(void *arg)
 
 /* The reference: PE 0 transposes the same bytes locally (nb x n into
  * n x nb) with the copy engine's own tiled section copy. */
+static void tr_engine_local(struct tr_arg *t)
+{
+    size_t e = t->elem;
+    dmsg_layout sl = {2, {t->n, t->nb}, {(ptrdiff_t)e, (ptrdiff_t)(t->n * e)}};
+    dmsg_layout dl = {2, {t->n, t->nb}, {(ptrdiff_t)(t->nb * e), (ptrdiff_t)e}};
+    dmsg_copy_section(t->lb, &dl, t->la, &sl, e, &t->xp);
+}
+
 static void tr_engine_step(void *arg)
 {
-    struct tr_arg *t = arg;
-    if (g_me != 0) return;
-    dmsg_layout sl = {2, {t->n, t->nb}, {ELEM, (ptrdiff_t)(t->n * ELEM)}};
-    dmsg_layout dl = {2, {t->n, t->nb}, {(ptrdiff_t)(t->nb * ELEM), ELEM}};
-    dmsg_copy_section((char *)t->lb, &dl, (const char *)t->la, &sl, ELEM, &t->xp);
+    if (g_me == 0) tr_engine_local(arg);
 }
 
 /* Not a reference but a diagnosis: every PE runs the engine's local
@@ -502,71 +524,75 @@ static void tr_engine_step(void *arg)
  * system (and the machine with other jobs) costs, not what dmsg costs. */
 static void tr_engine_all_step(void *arg)
 {
-    struct tr_arg *t = arg;
-    dmsg_layout sl = {2, {t->n, t->nb}, {ELEM, (ptrdiff_t)(t->n * ELEM)}};
-    dmsg_layout dl = {2, {t->n, t->nb}, {(ptrdiff_t)(t->nb * ELEM), ELEM}};
-    dmsg_copy_section((char *)t->lb, &dl, (const char *)t->la, &sl, ELEM, &t->xp);
+    tr_engine_local(arg);
 }
 
-/* The reference again, as a plain hand-tiled loop (T x T element tiles,
- * 16 KiB per side for T = 32), in case it beats the engine here. */
+/* The plain local transposes the targets compare with: T x T element
+ * tiles, and inside each tile, when inner > 0, inner x inner blocks (the
+ * two-level blocking of a hand-written transpose); fixed-size copies so the
+ * compiler emits plain moves. */
+#define TR_HAND(K)                                                                             \
+    static void tr_hand_##K(char *d, const char *s, size_t n, size_t nb, size_t T, size_t B)   \
+    {                                                                                          \
+        if (!B) B = T;                                                                         \
+        for (size_t i0 = 0; i0 < nb; i0 += T) {                                                \
+            size_t i1 = i0 + T < nb ? i0 + T : nb;                                             \
+            for (size_t j0 = 0; j0 < n; j0 += T) {                                             \
+                size_t j1 = j0 + T < n ? j0 + T : n;                                           \
+                for (size_t ib = i0; ib < i1; ib += B)                                         \
+                    for (size_t jb = j0; jb < j1; jb += B) {                                   \
+                        size_t ie = ib + B < i1 ? ib + B : i1, je = jb + B < j1 ? jb + B : j1; \
+                        for (size_t j = jb; j < je; j++)                                       \
+                            for (size_t i = ib; i < ie; i++)                                   \
+                                memcpy(d + (j * nb + i) * K, s + (i * n + j) * K, K);          \
+                    }                                                                          \
+            }                                                                                  \
+        }                                                                                      \
+    }
+TR_HAND(8)
+TR_HAND(16)
+
 static void tr_hand_step(void *arg)
 {
-    enum { T = 32 };
     struct tr_arg *t = arg;
     if (g_me != 0) return;
-    size_t n = t->n, nb = t->nb;
-    const char *s = (const char *)t->la;
-    char *d = (char *)t->lb;
-    for (size_t i0 = 0; i0 < nb; i0 += T) {
-        size_t i1 = i0 + T < nb ? i0 + T : nb;
-        for (size_t j0 = 0; j0 < n; j0 += T) {
-            size_t j1 = j0 + T < n ? j0 + T : n;
-            for (size_t i = i0; i < i1; i++)
-                for (size_t j = j0; j < j1; j++)
-                    memcpy(d + (j * nb + i) * ELEM, s + (i * n + j) * ELEM, ELEM);
-        }
-    }
+    if (t->elem == 8)
+        tr_hand_8(t->lb, t->la, t->n, t->nb, t->tile, t->inner);
+    else
+        tr_hand_16(t->lb, t->la, t->n, t->nb, t->tile, t->inner);
 }
 
 /* Fills my rows of A with their global indices, and my private source
  * with local indices (the local copies are checked alike on every PE). */
 static void tr_fill(struct tr_arg *t)
 {
+    size_t e = t->elem;
     for (size_t i = 0; i < t->nb; i++)
         for (size_t j = 0; j < t->n; j++) {
-            double *e = t->a + 2 * (i * t->n + j);
-            double *l = t->la + 2 * (i * t->n + j);
-            e[0] = (double)((size_t)g_me * t->nb + i);
-            e[1] = (double)j;
-            l[0] = (double)i;
-            l[1] = (double)j;
+            tr_put(t->a + (i * t->n + j) * e, e, (size_t)g_me * t->nb + i, j);
+            tr_put(t->la + (i * t->n + j) * e, e, i, j);
         }
-    memset(t->b, 0xff, t->nb * t->n * ELEM);
-    memset(t->lb, 0xff, t->nb * t->n * ELEM);
+    memset(t->b, 0xff, t->nb * t->n * e);
+    memset(t->lb, 0xff, t->nb * t->n * e);
 }
 
 /* Counts wrong elements of my rows of B: B(r, c) must hold A(c, r). */
 static size_t tr_check_dmsg(const struct tr_arg *t)
 {
-    size_t bad = 0;
+    size_t bad = 0, e = t->elem;
     for (size_t i = 0; i < t->nb; i++)
-        for (size_t j = 0; j < t->n; j++) {
-            const double *e = t->b + 2 * (i * t->n + j);
-            bad += e[0] != (double)j || e[1] != (double)((size_t)g_me * t->nb + i);
-        }
+        for (size_t j = 0; j < t->n; j++)
+            bad += !tr_is(t->b + (i * t->n + j) * e, e, j, (size_t)g_me * t->nb + i);
     return bad;
 }
 
 /* Counts wrong elements of the local reference's n x nb result. */
 static size_t tr_check_local(const struct tr_arg *t)
 {
-    size_t bad = 0;
+    size_t bad = 0, e = t->elem;
     for (size_t j = 0; j < t->n; j++)
-        for (size_t i = 0; i < t->nb; i++) {
-            const double *e = t->lb + 2 * (j * t->nb + i);
-            bad += e[0] != (double)i || e[1] != (double)j;
-        }
+        for (size_t i = 0; i < t->nb; i++)
+            bad += !tr_is(t->lb + (j * t->nb + i) * e, e, i, j);
     return bad;
 }
 
@@ -604,13 +630,28 @@ static size_t env_tile_bytes(void)
     return (size_t)v;
 }
 
-static void worker_transpose_n(size_t n, double budget_s)
+/* The hand-tiled local references: single-level tiles of 8..64 elements
+ * and the two-level 64 x 64 tiles of 8 x 8 blocks. The table's limit is
+ * the best of these and the engine, measured in the same run. */
+static const struct {
+    const char *name;
+    size_t tile, inner;
+} g_hand[] = {{"hand8", 8, 0},   {"hand16", 16, 0}, {"hand32", 32, 0},
+              {"hand64", 64, 0}, {"hand64x8", 64, 8}, {"hand128x16", 128, 16}};
+#define NHAND (sizeof g_hand / sizeof g_hand[0])
+
+static void worker_transpose_n(size_t n, size_t elem, double budget_s)
 {
-    struct tr_arg t = {0};
+    enum { NST = 3 + NHAND };
+    const char *test = elem == 8 ? "transpose8" : "transpose";
+    struct tr_arg t = {0}, h[NHAND];
     t.n = n;
     t.nb = n / (size_t)g_np;
+    t.elem = elem;
     t.xp.tile_bytes = env_tile_bytes();
-    size_t blk = t.nb * n * ELEM;
+    char why[1400];
+    dmsg_xfer_params_tune(&t.xp, why, sizeof why); /* as dmsg_init does */
+    size_t blk = t.nb * n * elem;
     CK(dmsg_alloc(blk, (void **)&t.a));
     CK(dmsg_alloc(blk, (void **)&t.b));
     CK(dmsg_ctr_create(&t.ctr));
@@ -618,20 +659,25 @@ static void worker_transpose_n(size_t n, double budget_s)
     t.lb = xmalloc(blk);
     tr_verify(&t, tr_dmsg_step, "dmsg", 0);
     tr_verify(&t, tr_engine_step, "engine", 1);
-    tr_verify(&t, tr_hand_step, "hand-tiled", 1);
     tr_verify(&t, tr_engine_all_step, "engine on all PEs", 2);
-
-    struct step st[4] = {{tr_dmsg_step, &t, 0, 0},
-                         {tr_engine_step, &t, 0, 1},
-                         {tr_hand_step, &t, 0, 1},
-                         {tr_engine_all_step, &t, 0, 1}};
-    static const char *names[4] = {"dmsg", "engine", "hand", "engine-allpes"};
-    double s[4][MAX_REPS];
-    int reps = measure_single(st, 4, 1, budget_s, s);
-    for (int i = 0; i < 4; i++) {
+    struct step st[NST] = {{tr_dmsg_step, &t, 0, 0},
+                           {tr_engine_step, &t, 0, 1},
+                           {tr_engine_all_step, &t, 0, 1}};
+    const char *names[NST] = {"dmsg", "engine", "engine-allpes"};
+    for (size_t k = 0; k < NHAND; k++) {
+        h[k] = t;
+        h[k].tile = g_hand[k].tile;
+        h[k].inner = g_hand[k].inner;
+        tr_verify(&h[k], tr_hand_step, g_hand[k].name, 1);
+        st[3 + k] = (struct step){tr_hand_step, &h[k], 0, 1};
+        names[3 + k] = g_hand[k].name;
+    }
+    static double s[NST][MAX_REPS];
+    int reps = measure_single(st, NST, 1, budget_s, s);
+    for (int i = 0; i < NST; i++) {
         for (int r = 0; r < reps; r++)
             s[i][r] = (double)blk / s[i][r] / 1e6;
-        report("transpose", (long)n, names[i], s[i], reps, 1, "MB/s");
+        report(test, (long)n, names[i], s[i], reps, 1, "MB/s");
     }
     free(t.la);
     free(t.lb);
@@ -1003,9 +1049,9 @@ static int worker_main(int argc, char **argv)
         worker_pingpong(budget_s);
     } else if (strcmp(test, "bw") == 0) {
         worker_bw(budget_s, argc > 4 ? (size_t)atol(argv[4]) : (size_t)4 << 20);
-    } else if (strcmp(test, "transpose") == 0) {
+    } else if (strcmp(test, "transpose") == 0 || strcmp(test, "transpose8") == 0) {
         for (int i = 4; i < argc; i++)
-            worker_transpose_n((size_t)atol(argv[i]), budget_s);
+            worker_transpose_n((size_t)atol(argv[i]), test[9] == '8' ? 8 : 16, budget_s);
     } else if (strcmp(test, "barrier") == 0) {
         worker_barrier(budget_s);
     } else if (strcmp(test, "plantr") == 0) {
@@ -1532,44 +1578,62 @@ static void table_baselines(int pingpong, size_t bw_max)
     }
 }
 
-/* The local limit is the faster of the copy engine and the hand loop. The
+/* The local limit is the best, in this run, of the copy engine's local
+ * transpose and the hand-tiled loops (tiles of 8..128 elements, one or two
+ * levels) on the same half-matrix (one PE's share) in one process. The
  * last column is a diagnosis, not a reference: the engine's local transpose
- * run by both PEs at once (what the memory system gives each of two copies). */
+ * run by all PEs at once (what the memory system gives each copy). */
 static void table_transpose(const long *ns, int count)
 {
-    struct target t = {0, 0.85};
-    printf("\n# transpose: N x N complex doubles, 2 PEs; MB/s per PE = N*N*16/2 / time;\n"
-           "# limit = one process transposing the same bytes locally, best of copy engine and "
-           "hand-tiled loop;\n# both-PEs = that local copy run by 2 PEs at once "
+    struct target t = {0, 0.9};
+    static const int pes[] = {2, 4};
+    printf("\n# transpose: N x N elements of 8 (double) and 16 bytes (complex double), 2 and 4 "
+           "PEs;\n# MB/s per PE = N*N*elem/P / time; limit = the best local transpose of the "
+           "same N/P x N\n# half-matrix in one process, measured in the same run: the copy "
+           "engine or a hand-tiled\n# loop (handT: T x T tiles; handTxB: with B x B blocks "
+           "inside); all-PEs = the engine's\n# local copy run by every PE at once "
            "(diagnosis, not a target)\n");
-    row_printf("%-10s %14s %14s %9s %10s %9s %14s %8s %4s", "# N", "dmsg(MB/s/PE)", "limit(MB/s)",
-               "ratio", "ratio(med)", "limit-by", "both-PEs(MB/s)", "target", "met");
-    for (int i = 0; i < count; i++) {
-        const struct result *d = find_result("transpose", 2, ns[i], "dmsg");
-        const struct result *e = find_result("transpose", 2, ns[i], "engine");
-        const struct result *h = find_result("transpose", 2, ns[i], "hand");
-        const struct result *lim = !e ? h : !h ? e : (h->best > e->best ? h : e);
-        const char *by = !lim ? "none" : lim == e ? "engine" : "hand";
-        /* The median limit is the better median of the two ways, as for the best. */
-        double lim_med = fmax(median_of(e), median_of(h));
-        double dv = value_of(d), ratio = dv / value_of(lim), mratio = median_of(d) / lim_med;
-        double par = value_of(find_result("transpose", 2, ns[i], "engine-allpes"));
-        char a[32], b[32], c[32], m[32], pv[32], tt[32];
-        fmt_val(a, sizeof a, dv);
-        fmt_val(b, sizeof b, value_of(lim));
-        fmt_val(pv, sizeof pv, par);
-        fmt_ratio(c, sizeof c, ratio);
-        fmt_ratio(m, sizeof m, mratio);
-        const struct target *tp = ns[i] >= 2048 ? &t : NULL;
-        row_printf("%-10ld %14s %14s %9s %10s %9s %14s %8s %4s", ns[i], a, b, c, m, by, pv,
-                   target_text(tp, tt, sizeof tt), verdict(tp, ratio, mratio));
-        if (g_csv) {
-            fprintf(g_csv, "transpose,2,%ld,%.6g,%.6g,local-%s,%.6g,%.6g,MB/s,%.6g,%.6g,%s,%s\n",
-                    ns[i], dv, median_of(d), by, value_of(lim), lim_med, ratio, mratio,
-                    tp ? target_text(tp, tt, sizeof tt) : "", verdict(tp, ratio, mratio));
-            fprintf(g_csv, "transpose-both-pes-local,2,%ld,%.6g,,,,,MB/s,,,,\n", ns[i], par);
-        }
-    }
+    row_printf("%-6s %3s %6s %14s %12s %7s %10s %11s %14s %8s %4s", "# N", "P", "elem",
+               "dmsg(MB/s/PE)", "limit(MB/s)", "ratio", "ratio(med)", "limit-by", "all-PEs(MB/s)",
+               "target", "met");
+    for (int e = 0; e < 2; e++)
+        for (int p = 0; p < 2; p++)
+            for (int i = 0; i < count; i++) {
+                const char *test = e == 0 ? "transpose8" : "transpose";
+                int np = pes[p];
+                const struct result *d = find_result(test, np, ns[i], "dmsg");
+                if (!d) continue;
+                const struct result *lim = find_result(test, np, ns[i], "engine");
+                const char *by = lim ? "engine" : "none";
+                double lim_med = median_of(lim);
+                for (size_t k = 0; k < NHAND; k++) {
+                    const struct result *h = find_result(test, np, ns[i], g_hand[k].name);
+                    if (h && (!lim || h->best > lim->best)) {
+                        lim = h;
+                        by = g_hand[k].name;
+                    }
+                    lim_med = fmax(lim_med, median_of(h));
+                }
+                double dv = value_of(d), ratio = dv / value_of(lim),
+                       mratio = median_of(d) / lim_med;
+                double par = value_of(find_result(test, np, ns[i], "engine-allpes"));
+                char a[32], b[32], c[32], m[32], pv[32], tt[32];
+                fmt_val(a, sizeof a, dv);
+                fmt_val(b, sizeof b, value_of(lim));
+                fmt_val(pv, sizeof pv, par);
+                fmt_ratio(c, sizeof c, ratio);
+                fmt_ratio(m, sizeof m, mratio);
+                row_printf("%-6ld %3d %6d %14s %12s %7s %10s %11s %14s %8s %4s", ns[i], np,
+                           e == 0 ? 8 : 16, a, b, c, m, by, pv, target_text(&t, tt, sizeof tt),
+                           verdict(&t, ratio, mratio));
+                if (g_csv) {
+                    fprintf(g_csv, "%s,%d,%ld,%.6g,%.6g,local-%s,%.6g,%.6g,MB/s,%.6g,%.6g,%s,%s\n",
+                            test, np, ns[i], dv, median_of(d), by, value_of(lim), lim_med, ratio,
+                            mratio, target_text(&t, tt, sizeof tt), verdict(&t, ratio, mratio));
+                    fprintf(g_csv, "%s-all-pes-local,%d,%ld,%.6g,,,,,MB/s,,,,\n", test, np, ns[i],
+                            par);
+                }
+            }
 }
 
 static void table_barrier(void)
@@ -1721,6 +1785,10 @@ static void table_coll(int quick)
 
 /* -------------------------------------------------------------- driver */
 
+/* 8192 only with --big: 1 GiB a matrix of complex doubles, minutes a round. */
+static const long g_tr_sizes[] = {1024, 2048, 4096, 8192};
+static int g_tr_count = 3;
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -1730,6 +1798,7 @@ static void usage(FILE *f)
             "  --test NAME    pingpong | bw | transpose | barrier | plan | coll (repeatable;\n"
             "                 coll: collectives and atomics at 2-16 PEs vs MPICH and OSHMEM)\n"
             "  --quick        short run (fewer rounds, smaller budgets; under 30 s)\n"
+            "  --big          transposes up to 8192 x 8192 (else up to 4096; needs ~8 GiB)\n"
             "  --csv FILE     also write the figures as CSV\n"
             "  -v             show the launched commands and the workers' raw lines\n"
             "  --help         this text\n"
@@ -1756,6 +1825,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             o->tests = TEST_ALL;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
+        } else if (!strcmp(a, "--big")) {
+            g_tr_count = 4;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             o->verbose = 1;
         } else if (!strcmp(a, "--test") && i + 1 < argc) {
@@ -1880,7 +1951,6 @@ static void run_pair(const struct opts *o, int round, int np, const char *test, 
     }
 }
 
-static const long g_tr_sizes[] = {1024, 2048, 4096};
 
 static void run_plan(const struct opts *o, int round)
 {
@@ -1907,10 +1977,11 @@ static void run_all(const struct opts *o, size_t bw_max)
     char maxb[32];
     snprintf(maxb, sizeof maxb, "%zu", bw_max);
     const char *bw_extra[] = {maxb, NULL};
-    const char *tr_extra[] = {"1024", "2048", "4096", NULL};
+    const char *tr_extra[] = {"1024", "2048", "4096", "8192", NULL};
+    tr_extra[g_tr_count] = NULL;
     /* Per PE: A and B of N * N * 16 / 2 bytes each (2 PEs), plus room for the rest. */
     static char seg_env[64];
-    long nmax = g_tr_sizes[2];
+    long nmax = g_tr_sizes[g_tr_count - 1];
     snprintf(seg_env, sizeof seg_env, "DMSG_SEGMENT_SIZE=%ldM",
              (2 * nmax * nmax * ELEM / 2 >> 20) + 64);
     for (int r = 0; r < rounds; r++) {
@@ -1923,7 +1994,10 @@ static void run_all(const struct opts *o, size_t bw_max)
         }
         if (o->tests & TEST_BW) run_pair(o, r, 2, "bw", o->quick ? 40 : 150, bw_extra, maxb);
         if ((o->tests & TEST_TRANSPOSE) && (r < 3 || o->quick))
-            run_dmsg(o, 2, "transpose", o->quick ? 400 : 1500, tr_extra, seg_env);
+            for (int np = 2; np <= 4; np += 2) {
+                run_dmsg(o, np, "transpose8", o->quick ? 400 : 1500, tr_extra, seg_env);
+                run_dmsg(o, np, "transpose", o->quick ? 400 : 1500, tr_extra, seg_env);
+            }
         if (o->tests & TEST_PLAN) run_plan(o, r);
         if ((o->tests & TEST_COLL) && r < 2) run_coll(o, r);
     }
@@ -1964,6 +2038,51 @@ static double other_cores_busy(void)
 
 static double g_busy_before;
 
+/* The bracketed choice of a sysfs setting ("always [madvise] never"). */
+static void sysfs_choice(const char *path, char *buf, size_t len)
+{
+    char line[256] = "";
+    snprintf(buf, len, "unknown");
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    if (fgets(line, sizeof line, f)) {
+        char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+        if (a && b) {
+            *b = 0;
+            snprintf(buf, len, "%s", a + 1);
+        }
+    }
+    fclose(f);
+}
+
+/* What the figures were measured on: the CPU and its caches, the kernel,
+ * its huge-page settings and what a job segment gets from them, and the
+ * copy engine's blocking (host profile or built-in). A figure from this
+ * report holds for this kind of host only. */
+static void print_host(void)
+{
+    char key[256], anon[32], shm[32], pages[512], tune[1400];
+    struct utsname u;
+    dmsg_xfer_host_key(key, sizeof key);
+    sysfs_choice("/sys/kernel/mm/transparent_hugepage/enabled", anon, sizeof anon);
+    sysfs_choice("/sys/kernel/mm/transparent_hugepage/shmem_enabled", shm, sizeof shm);
+    printf("# host: %s\n", key);
+    if (uname(&u) == 0) printf("# kernel: %s %s %s\n", u.sysname, u.release, u.machine);
+    printf("# transparent huge pages: anonymous memory %s, shared memory %s\n", anon, shm);
+    dmsg_job_hdr *jh = NULL;
+    int jfd = -1;
+    if (dmsg_job_create(1, (uint64_t)8 << 20, 64, &jfd) == DMSG_OK &&
+        dmsg_job_map(jfd, &jh) == DMSG_OK)
+        memset(dmsg_job_ctl(jh, 0), 1, (size_t)8 << 20);
+    dmsg_job_huge_report(jfd, jh, pages, sizeof pages);
+    dmsg_job_unmap(jh);
+    if (jfd >= 0) close(jfd);
+    printf("# job segment pages: %s\n", pages);
+    dmsg_xfer_params xp = {0};
+    dmsg_xfer_params_tune(&xp, tune, sizeof tune);
+    printf("# copy engine: %s\n", tune);
+}
+
 static void print_tables(const struct opts *o, size_t bw_max)
 {
     time_t now = time(NULL);
@@ -1973,6 +2092,7 @@ static void print_tables(const struct opts *o, size_t bw_max)
     printf("# dmsg-bench %d.%d.%d  %s  transport %s  %ld cores  %s\n", DMSG_VERSION_MAJOR,
            DMSG_VERSION_MINOR, DMSG_VERSION_PATCH, date, g_transport, cores,
            o->quick ? "quick" : "full");
+    print_host();
     double busy_after = other_cores_busy();
     printf("# other work on the machine (cores busy, sampled 0.5 s): before %.2f, after %.2f\n",
            g_busy_before, busy_after);
@@ -1987,7 +2107,7 @@ static void print_tables(const struct opts *o, size_t bw_max)
     if (o->tests & TEST_BW) table_bw(bw_max);
     if (o->tests & (TEST_PINGPONG | TEST_BW))
         table_baselines(o->tests & TEST_PINGPONG, o->tests & TEST_BW ? bw_max : 0);
-    if (o->tests & TEST_TRANSPOSE) table_transpose(g_tr_sizes, 3);
+    if (o->tests & TEST_TRANSPOSE) table_transpose(g_tr_sizes, g_tr_count);
     if (o->tests & TEST_BARRIER) table_barrier();
     if (o->tests & TEST_PLAN) table_plan();
     if (o->tests & TEST_COLL) table_coll(o->quick);

@@ -8,6 +8,7 @@
  *   dmsg-ctm calc vscap [--machine M] [--K K] [--L L] [--latency NS] [--tn NS] [--tv NS]
  *                       [--tvL NS] [--tz NS] [--tzL NS] [--ts NS] [--window CV]
  *   dmsg-ctm measure [--csv FILE] [--png FILE] [--machine-out FILE] [--quick]
+ *   dmsg-ctm tune [--out FILE] [--quick] [--show]
  *   dmsg-ctm builtins FILE.machine...   (prints dmsg/model/machines_builtin.c)
  *
  * calc evaluates the model of dmsg/model/ctm.c for a machine
@@ -27,6 +28,7 @@
 
 #include "dmsg/model/ctm.h"
 #include "dmsg/model/machine.h"
+#include "dmsg/xfer/xfer.h"
 
 static void usage(FILE *f)
 {
@@ -43,6 +45,11 @@ static void usage(FILE *f)
           "  dmsg-ctm measure [--csv FILE] [--png FILE] [--machine-out FILE] [--quick]\n"
           "      characterize this host: loads xC0, gathers xC1, scatters 1Cx over strides\n"
           "      1..1024 and indexed, working sets 4 KiB..512 MiB (--quick: ..64 MiB)\n"
+          "  dmsg-ctm tune [--out FILE] [--quick] [--show]\n"
+          "      time the copy engine's transpose blockings on this host and write the host\n"
+          "      profile dmsg_init reads (default: $DMSG_HOST_PROFILE, else\n"
+          "      $XDG_CACHE_HOME/dmsg/host.profile, else ~/.cache/dmsg/host.profile);\n"
+          "      --show: print what the library would use now, measure nothing\n"
           "  dmsg-ctm builtins FILE.machine...   print machines_builtin.c for these files\n"
           "MACHINE: iwarp, t3d, t3e-scap, t3e-vscap, paragon, a NAME in $DMSG_MACHINE_DIR, or a\n"
           "file path.\n",
@@ -873,6 +880,67 @@ static int cmd_measure(int argc, char **argv)
     return rc;
 }
 
+/* ================================================================ tune */
+
+static int cmd_tune(int argc, char **argv)
+{
+    const char *out = NULL;
+    int quick = 0, show = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--show"))
+            show = 1;
+        else
+            return fail("tune: unknown option '%s'", argv[i]);
+    }
+    char path[1024], why[1400];
+    if (show) {
+        dmsg_xfer_params xp = {0};
+        dmsg_xfer_host_key(path, sizeof path);
+        printf("host: %s\n", path);
+        dmsg_xfer_params_tune(&xp, why, sizeof why);
+        printf("copy engine: %s\n", why);
+        return 0;
+    }
+    if (!out) {
+        if (!dmsg_xfer_profile_path(path, sizeof path))
+            return fail("tune: no profile path (set HOME or use --out)%s", "");
+        /* The default place is a cache folder that may not exist yet. */
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", path);
+        for (char *sl = strchr(dir + 1, '/'); sl; sl = strchr(sl + 1, '/')) {
+            *sl = 0;
+            if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+                return fail("tune: cannot create %s", dir);
+            *sl = '/';
+        }
+        out = path;
+    }
+    dmsg_xfer_profile p;
+    if (dmsg_xfer_calibrate(&p, quick) != DMSG_OK)
+        return fail("tune: out of memory%s", "");
+    printf("host: %s\n", p.key);
+    static const int elems[] = {4, 8, 16};
+    for (int c = 0; c < DMSG_XFER_CLASSES; c++)
+        for (int z = 0; z < DMSG_XFER_SIZES; z++) {
+            const dmsg_xfer_choice *ch = &p.tune[c][z];
+            printf("  %2d-byte elements, %s planes: tile %6u bytes/side, line blocks %s: %7.0f "
+                   "MB/s (built-in %7.0f MB/s)\n",
+                   elems[c], z ? "large" : "small", ch->tile_bytes,
+                   ch->blocks == DMSG_XFER_BLOCKS_ON    ? "on  "
+                   : ch->blocks == DMSG_XFER_BLOCKS_OFF ? "off "
+                                                        : "auto",
+                   p.mbs[c][z], p.default_mbs[c][z]);
+        }
+    if (dmsg_xfer_profile_write(out, &p) != DMSG_OK)
+        return fail("tune: cannot write %s", out);
+    printf("wrote %s\n", out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -887,6 +955,8 @@ int main(int argc, char **argv)
         return cmd_calc(argc - 2, argv + 2);
     if (!strcmp(argv[1], "measure"))
         return cmd_measure(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "tune"))
+        return cmd_tune(argc - 2, argv + 2);
     if (!strcmp(argv[1], "builtins"))
         return cmd_builtins(argc - 2, argv + 2);
     fprintf(stderr, "dmsg-ctm: unknown command '%s'\n", argv[1]);

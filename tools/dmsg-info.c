@@ -2,14 +2,20 @@
  * ofi transport's start-up probe finds it (a loopback endpoint writing to
  * itself), and which mechanisms dmsg picks on each, as the transport's own
  * plan decides them. Reaches below the public header on purpose: it uses
- * the ofi transport's probe and plan (dmsg/transport/ofi/ofi.h).
+ * the ofi transport's probe and plan (dmsg/transport/ofi/ofi.h). First it
+ * says which pages a job segment gets on this host and why (a small job
+ * region made and touched as dmsgrun makes one: dmsg/boot/job.c), and which
+ * transpose blocking the copy engine uses (the host profile, copy_tune.c).
  *
  *   dmsg-info [-i IFACE] [PROVIDER ...]     (default: the usual providers, IFACE lo) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "dmsg/boot/job.h"
 #include "dmsg/transport/ofi/ofi.h"
+#include "dmsg/xfer/xfer.h"
 
 static const char *yn(int v)
 {
@@ -150,6 +156,22 @@ int main(int argc, char **argv)
         printf("usage: dmsg-info [-i IFACE] [PROVIDER ...]\n");
         return 0;
     }
+    /* This host's pages and copy blocking first: they hold without libfabric. */
+    char pages[512], tune[1400];
+    dmsg_job_hdr *jh = NULL;
+    int jfd = -1;
+    if (dmsg_job_create(1, (uint64_t)8 << 20, 64, &jfd) == DMSG_OK &&
+        dmsg_job_map(jfd, &jh) == DMSG_OK)
+        memset(dmsg_job_ctl(jh, 0), 1, (size_t)8 << 20); /* touch it: what does it get? */
+    dmsg_job_huge_report(jfd, jh, pages, sizeof pages);
+    dmsg_job_unmap(jh);
+    if (jfd >= 0)
+        close(jfd);
+    printf("job segment pages: %s\n", pages);
+    dmsg_xfer_params xp = {0};
+    dmsg_xfer_params_tune(&xp, tune, sizeof tune);
+    printf("copy engine: %s\n", tune);
+
     char why[256];
     ofi_settings cfg; /* the transport's settings table: DMSG_OFI_LIBRARY */
     if (dmsg_env_load(&dmsg_ofi_env_table, &cfg, why, sizeof why)) {

@@ -93,6 +93,12 @@ dmsg_status dmsg_job_map(int fd, dmsg_job_hdr **hdr_out);
 
 void dmsg_job_unmap(dmsg_job_hdr *hdr);
 
+/* One line saying which pages the job region got and why (hugetlb pages,
+ * transparent huge pages and how many are resident now, or none and the
+ * kernel settings that refuse them); for dmsg-info and DMSG_DEBUG. fd may
+ * be -1 and hdr NULL (then only the host's settings are described). */
+void dmsg_job_huge_report(int fd, const dmsg_job_hdr *hdr, char *buf, size_t len);
+
 static inline char *dmsg_job_area(dmsg_job_hdr *h)
 {
     return (char *)h + DMSG_JOB_AREA_OFF;

@@ -65,6 +65,13 @@ int dmsg_init(void)
                                 .spin = g->cfg.spin,
                                 .yield_us = g->cfg.yield_us,
                                 .xp = {.tile_bytes = (size_t)g->cfg.tile_bytes}};
+    char tune_why[1400]; /* the copy engine's blocking from this host's profile (dmsg-ctm tune) */
+    dmsg_xfer_params_tune(&g->tp.conf.xp, tune_why, sizeof tune_why);
+    if (dmsg_debug_level && g->boot.rank == 0) {
+        char pages[512];
+        dmsg_job_huge_report(g->boot.fd, g->boot.hdr, pages, sizeof pages);
+        dmsg_log_line("copy engine: %s; job segment pages: %s", tune_why, pages);
+    }
     st = ops->init(&g->tp, &g->boot);
     dmsg_sigkeep_restore(&sigs);
     if (st)

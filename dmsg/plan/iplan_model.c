@@ -3,7 +3,8 @@
  * against fetching (each owner reads every holder's values by index, as the
  * machine fetches: vector or pipelined prefetches where it has them, else
  * one request answered by a block; then a closing barrier lets the holders
- * reuse src). Both ways every element is also copied once locally (the
+ * reuse src); both open with execute's clearance barrier, so the
+ * prediction is the time of one dmsg_iplan_execute. Both ways every element is also copied once locally (the
  * holder's gather into the send buffer, or the owner's placement), so that
  * copy does not tell them apart and is left out. The costs are the
  * copy-transfer model's (docs/ctm.md), composed as the simulated machine
@@ -77,6 +78,11 @@ void dmsg_iplan_model_predict(const iplan_t *ip, const plan_model *pm, const uin
     /* The last deposit lands one one-way latency after it left (half a
      * blocking round trip, as the simulator charges it). */
     if (sends) dep += 0.5e-6 * (m->write_us > 0 ? m->write_us : m->read_us);
-    *deposit = dep;
-    *fetch = fmax(done, busy) + dmsg_ctm_barrier_seconds(m, ip->npes);
+    /* Both ways open with the clearance barrier (dmsg_iplan_execute's
+     * dmsg_sync); fetching also closes with one. Leaving the opening one out
+     * made both predictions one barrier short of the execution's time (on
+     * the simulated T3D at 4 PEs: 1.0 us low every time). */
+    double barrier = dmsg_ctm_barrier_seconds(m, ip->npes);
+    *deposit = barrier + dep;
+    *fetch = barrier + fmax(done, busy) + barrier;
 }

@@ -30,6 +30,24 @@ static const dmsg_env_table bench_table = {bench_rows, sizeof bench_rows / sizeo
                                            sizeof(bench_settings)};
 static const dmsg_env_owner bench_owner = {"dmsg-bench", "dmsg-bench", &bench_table, NULL};
 
+/* The copy engine's host profile: read by dmsg_init and by dmsg-ctm, which
+ * runs without a job, so it is looked up where it is used
+ * (dmsg/xfer/copy_tune.c). */
+typedef struct profile_settings {
+    char path[1024];
+} profile_settings;
+
+static const dmsg_env_entry profile_rows[] = {
+    {"DMSG_HOST_PROFILE", DMSG_ENV_PATH, "",
+     "the host profile (dmsg-ctm tune writes it): the copy engine's transpose blocking, used only "
+     "on a host of the same CPU model and caches; none = $XDG_CACHE_HOME/dmsg/host.profile, else "
+     "~/.cache/dmsg/host.profile",
+     DMSG_ENV_FIELD(profile_settings, path)},
+};
+static const dmsg_env_table profile_table = {profile_rows, 1, sizeof(profile_settings)};
+static const dmsg_env_owner profile_owner = {"copy engine", "every PE at dmsg_init, and dmsg-ctm",
+                                             &profile_table, NULL};
+
 /* What dmsgrun's MPMD form (dmsgrun -n 1 ./a : -n 3 ./b) tells each PE;
  * the PVM front end reads it (dmsg/front/pvm/pvm_task.c). */
 typedef struct mpmd_settings {
@@ -53,7 +71,7 @@ static const dmsg_env_owner mpmd_owner = {"dmsgrun MPMD", "the PVM front end (pv
                                           &mpmd_table, NULL};
 
 /* The owners below and above the transports, in --help-env's order. */
-static const dmsg_env_owner *const before[] = {&dmsg_config_owner};
+static const dmsg_env_owner *const before[] = {&dmsg_config_owner, &profile_owner};
 static const dmsg_env_owner *const after[] = {&dmsg_machine_owner, &dmsg_postal_owner,
                                               &dmsg_plan_owner, &dmsg_run_owner, &mpmd_owner,
                                               &bench_owner};

@@ -20,7 +20,17 @@
  * from 16-byte elements on and 64 KiB below (dmsg_xfer_tile_auto);
  * DMSG_TILE_BYTES overrides it. Line blocks inside the tiles won clearly for
  * 4-byte elements (about 1.4x at 2048), were even for 8, and lost for 16
- * bytes at the power-of-two size, so 16-byte elements use plain tiles. */
+ * bytes at the power-of-two size, so 16-byte elements use plain tiles.
+ * A host profile (copy_tune.c, `dmsg-ctm tune`) may choose another tile and
+ * line blocks on or off per element class, 16-byte blocks included.
+ *
+ * Contiguous runs stay glibc's memcpy. Non-temporal stores (SSE2 streaming
+ * stores, 64 bytes a step, then sfence) measured against it on the Intel
+ * Xeon host of docs/performance.md (2026-11-26, best of 7, loaded): 8.2 /
+ * 12.6 / 10.0 / 2.4 / 2.8 GB/s at 1 / 4 / 16 / 64 / 256 MiB against
+ * memcpy's 11.1 / 9.7 / 8.7 / 2.5 / 3.3: no win for the large runs they are
+ * meant for (memcpy switches to them itself above its own threshold), and
+ * hardware prefetch already follows contiguous runs, so neither is used. */
 #include <string.h>
 #include "dmsg/xfer/xfer_impl.h"
 
@@ -79,13 +89,26 @@ static vec_fn pick_vec(size_t elem)
     }
 XFER_BLOCK(4)
 XFER_BLOCK(8)
+XFER_BLOCK(16)
 
-static block_fn pick_block(size_t elem)
+/* The built-in choice (mode AUTO): line blocks for 4-byte elements, and
+ * for 8-byte elements on small planes (up to DMSG_XFER_SMALL_PLANE bytes
+ * per side); 16-byte blocks measured slower than plain tiles on the Xeon and
+ * the EPYC of the notes above, so they are used only where a host profile
+ * chose them. 8-byte planes: on the Intel Xeon host of docs/performance.md
+ * (2026-11-26, CPU time, medians of 11, the same destination, alternating
+ * order) line blocks made a 1024 x 512 plane 1.5x faster, were even at 1448
+ * x 724, and made 2048 x 1024 and 4096 x 2048 1.2-1.35x slower; on the EPYC
+ * they were even at 2048, so large planes go without them. */
+static block_fn pick_block(size_t elem, int mode, int large)
 {
+    if (mode == DMSG_XFER_BLOCKS_OFF)
+        return NULL;
     switch (elem) {
     case 4: return block_4;
-    case 8: return block_8;
-    default: return NULL; /* 16-byte blocks measured slower than plain tiles */
+    case 8: return mode == DMSG_XFER_BLOCKS_ON || !large ? block_8 : NULL;
+    case 16: return mode == DMSG_XFER_BLOCKS_ON ? block_16 : NULL;
+    default: return NULL;
     }
 }
 
@@ -211,7 +234,16 @@ static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p)
 {
     int used[XFER_WORK_DIMS] = {0};
     int inner = pick_inner(w), partner = pick_partner(w, inner);
-    size_t tb = p && p->tile_bytes ? p->tile_bytes : dmsg_xfer_tile_auto(w->elem);
+    /* DMSG_TILE_BYTES first, then the host profile's choice for this
+     * element class, then the built-in one. */
+    dmsg_xfer_choice ch = {0};
+    int large = partner >= 0 &&
+                dmsg_xfer_size_class(w->count[inner] * w->count[partner] * w->elem) == 1;
+    if (p && !p->tile_bytes && partner >= 0)
+        ch = p->tune[dmsg_xfer_class(w->elem)][large];
+    size_t tb = p && p->tile_bytes ? p->tile_bytes
+                : ch.tile_bytes    ? ch.tile_bytes
+                                   : dmsg_xfer_tile_auto(w->elem);
     pl->nd = 0;
     pl->elem = w->elem;
     pl->vec = pick_vec(w->elem);
@@ -223,7 +255,7 @@ static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p)
         plan_push(pl, w, partner);
         used[partner] = 1;
         if (pl->ds[0] == (ptrdiff_t)pl->elem && pl->ss[1] == (ptrdiff_t)pl->elem)
-            pl->block = pick_block(pl->elem);
+            pl->block = pick_block(pl->elem, ch.blocks, large);
     }
     pl->tile = tile_edge(tb, w->elem, pl->block ? 64 / w->elem : 1);
     while (pl->nd < w->nd) { /* outer loops: next smallest destination stride */

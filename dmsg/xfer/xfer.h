@@ -50,10 +50,86 @@ typedef struct dmsg_sect {
 int dmsg_sect_normalize(dmsg_sect *out, const dmsg_layout *dl, const dmsg_layout *sl,
                         size_t elem_size);
 
-/* Tunables of the engine (from the environment table). */
+/* How a transposing section copy is blocked for one class of (folded)
+ * element sizes: the tile's working set per side, and whether the tile is
+ * copied in line blocks (a square of one 64-byte cache line of elements per
+ * side) or row by row. Chosen per host by a calibration (copy_tune.c);
+ * zeros mean the built-in choice (dmsg_xfer_tile_auto; line blocks for
+ * 4-byte elements and for 8-byte ones on small planes). */
+typedef struct dmsg_xfer_choice {
+    uint32_t tile_bytes; /* 0 = built-in */
+    uint8_t blocks;      /* DMSG_XFER_BLOCKS_* */
+} dmsg_xfer_choice;
+
+enum { DMSG_XFER_BLOCKS_AUTO, DMSG_XFER_BLOCKS_ON, DMSG_XFER_BLOCKS_OFF };
+
+/* Element classes of the tuning table: below 8 bytes, 8-15, 16 and more
+ * (calibrated at 4, 8 and 16 bytes). */
+enum { DMSG_XFER_CLASSES = 3 };
+int dmsg_xfer_class(size_t elem);
+
+/* Plane sizes of the tuning table: a transposed plane of at most
+ * DMSG_XFER_SMALL_PLANE bytes per side (calibrated at 2-8 MiB) or a larger
+ * one (calibrated at 16-32 MiB). The best blocking differs between them:
+ * on the Intel Xeon host of docs/performance.md line blocks made 8-byte
+ * transposes 1.5x faster at 1024 x 512 and 1.2-1.35x slower from 2048 x
+ * 1024 on. */
+enum { DMSG_XFER_SIZES = 2 };
+#define DMSG_XFER_SMALL_PLANE ((size_t)12 << 20)
+int dmsg_xfer_size_class(size_t plane_bytes);
+
+/* Tunables of the engine (from the environment table and the host profile). */
 typedef struct dmsg_xfer_params {
     size_t tile_bytes; /* bytes of one side of a square tile working set; 0 = automatic */
+    dmsg_xfer_choice tune[DMSG_XFER_CLASSES][DMSG_XFER_SIZES]; /* where tile_bytes is 0 */
 } dmsg_xfer_params;
+
+/* ------------------------------------------------- host tuning (copy_tune.c) */
+
+/* This host's identity for a profile: the CPU model and its cache sizes, as
+ * one line ("Intel(R) Xeon(R) ... | L1d 48K L2 2048K L3 307200K"). A profile
+ * measured on another kind of host does not apply here. */
+void dmsg_xfer_host_key(char *buf, size_t len);
+
+/* A host profile: the key it was measured under and the tuning table. */
+typedef struct dmsg_xfer_profile {
+    char key[256];
+    dmsg_xfer_choice tune[DMSG_XFER_CLASSES][DMSG_XFER_SIZES];
+    double mbs[DMSG_XFER_CLASSES][DMSG_XFER_SIZES];         /* the choice's median MB/s */
+    double default_mbs[DMSG_XFER_CLASSES][DMSG_XFER_SIZES]; /* the built-in one's */
+} dmsg_xfer_profile;
+
+/* Times every candidate (tile working sets 2K..256K per side, line blocks
+ * on and off) and the built-in choice on a transpose of an n/2 x n
+ * half-matrix of 4-, 8- and 16-byte elements, for each plane size (small:
+ * n = 1024; large: n = 2048, 4096 for 4-byte elements), the candidates
+ * taking turns in each of 5 rounds (quick: 3), and fills, per class and
+ * size, the candidate of the smallest median time if that is at least 10%
+ * below the built-in choice's (else the built-in one stays: tile 0).
+ * Times are the thread's CPU time, so a busy host's scheduling does not
+ * decide.
+ * Single-threaded; allocates 2 x 32 MiB. Errors: DMSG_ERR_NOMEM. */
+dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick);
+
+/* Writes/reads a profile as text ("key = ...", one "elem E plane
+ * small|large tile T blocks B" line per class and size). Write errors: DMSG_ERR_ARG (the file cannot be
+ * written). Read errors: DMSG_ERR_ARG when the file cannot be opened or is
+ * not a profile, with the reason in err; *p is then unchanged. The caller
+ * compares the key with dmsg_xfer_host_key's. */
+dmsg_status dmsg_xfer_profile_write(const char *path, const dmsg_xfer_profile *p);
+dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p, char *err,
+                                   size_t errlen);
+
+/* Where the library looks for this host's profile: $DMSG_HOST_PROFILE if
+ * set, else $XDG_CACHE_HOME/dmsg/host.profile, else
+ * $HOME/.cache/dmsg/host.profile. Returns 0 when no path can be formed. */
+int dmsg_xfer_profile_path(char *buf, size_t len);
+
+/* Fills the tuning table of *xp from the host profile when one exists and
+ * its key is this host's; leaves the built-in choices otherwise. Writes
+ * what it did into why (one line, for dmsg-info and DMSG_DEBUG). Returns 1
+ * when a profile was applied. */
+int dmsg_xfer_params_tune(dmsg_xfer_params *xp, char *why, size_t whylen);
 
 /* The tile used when params is NULL or its tile_bytes is 0: chosen by the
  * element size of the folded section (measured: see the notes at the top of

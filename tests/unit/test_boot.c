@@ -115,3 +115,25 @@ Test(boot, first_failure_is_kept_for_the_launcher)
     dmsg_boot_end(&b1);
     dmsg_job_unmap(h);
 }
+
+/* The job region maps and works whatever pages it got, and the page report
+ * says what it got by the host's own settings: hugetlb pages, or the
+ * transparent-huge-page setting for shared memory that decided. */
+Test(boot, job_region_pages_reported)
+{
+    int fd = -1;
+    dmsg_job_hdr *h = NULL;
+    cr_assert_eq(dmsg_job_create(2, (uint64_t)4 << 20, 16, &fd), DMSG_OK);
+    cr_assert_eq(dmsg_job_map(fd, &h), DMSG_OK);
+    cr_assert_eq(h->npes, 2);
+    cr_assert_geq(h->total_size, DMSG_JOB_HDR_BYTES + 2 * h->pe_stride);
+    memset(dmsg_job_ctl(h, 1), 7, (size_t)(4 << 20));
+    char line[512] = "";
+    dmsg_job_huge_report(fd, h, line, sizeof line);
+    cr_assert(strstr(line, "hugetlb") || strstr(line, "shmem_enabled = "), "%s", line);
+    char none[512] = "";
+    dmsg_job_huge_report(-1, NULL, none, sizeof none);
+    cr_assert_gt(strlen(none), 0);
+    dmsg_job_unmap(h);
+    close(fd);
+}

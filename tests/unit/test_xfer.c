@@ -3,7 +3,9 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "dmsg/xfer/xfer.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -60,9 +62,20 @@ static uint32_t rnd(void)
 /* Copies with the engine and with the reference walk into two destination
  * buffers prefilled alike; they must match byte for byte (also outside the
  * section, so stray writes are caught). */
+static void check_copy_p(const dmsg_layout *dl, const dmsg_layout *sl, size_t elem,
+                         const dmsg_xfer_params *p);
+
 static void check_copy(const dmsg_layout *dl, const dmsg_layout *sl, size_t elem,
                        size_t tile_bytes)
 {
+    dmsg_xfer_params p = {.tile_bytes = tile_bytes};
+    check_copy_p(dl, sl, elem, &p);
+}
+
+static void check_copy_p(const dmsg_layout *dl, const dmsg_layout *sl, size_t elem,
+                         const dmsg_xfer_params *p)
+{
+    size_t tile_bytes = p->tile_bytes;
     size_t dn, sn;
     dmsg_extent de, se;
     cr_assert_eq(dmsg_layout_check(dl, elem, &dn, &de), DMSG_OK);
@@ -83,9 +96,8 @@ static void check_copy(const dmsg_layout *dl, const dmsg_layout *sl, size_t elem
     element_offsets(sl, soff);
     for (size_t k = 0; k < dn; k++)
         memcpy(wb + doff[k], sb + soff[k], elem);
-    dmsg_xfer_params p = {.tile_bytes = tile_bytes};
     if (dn > 0)
-        dmsg_copy_section(gb, dl, sb, sl, elem, &p);
+        dmsg_copy_section(gb, dl, sb, sl, elem, p);
 
     size_t bad = dbytes;
     for (size_t i = 0; i < dbytes && bad == dbytes; i++)
@@ -378,6 +390,133 @@ Test(copy, tile_auto_by_element_size)
     cr_assert_eq(dmsg_xfer_tile_auto(16), DMSG_XFER_TILE_WIDE_ELEM);
     cr_assert_eq(dmsg_xfer_tile_auto(48), DMSG_XFER_TILE_WIDE_ELEM);
     cr_assert_lt(DMSG_XFER_TILE_WIDE_ELEM, DMSG_XFER_TILE_SMALL_ELEM);
+}
+
+/* Every blocking a host profile can choose (tile working set, line blocks
+ * on or off, per element class; 16-byte line blocks exist only for
+ * profiles) copies transposes exactly, ragged edges included. */
+Test(copy, transposes_with_profile_choices)
+{
+    static const size_t sizes[][2] = {{17, 33}, {64, 64}, {129, 65}, {255, 257}};
+    static const uint32_t tiles[] = {0, 256, 2048, 65536};
+    const int perm[] = {1, 0};
+    for (size_t e = 0; e < NELEMS; e++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+            for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
+                for (uint8_t b = DMSG_XFER_BLOCKS_AUTO; b <= DMSG_XFER_BLOCKS_OFF; b++) {
+                    dmsg_xfer_params p = {0};
+                    for (int z = 0; z < DMSG_XFER_SIZES; z++)
+                        p.tune[dmsg_xfer_class(elems[e])][z] = (dmsg_xfer_choice){tiles[t], b};
+                    dmsg_layout dl = contiguous(2, sizes[k], elems[e]);
+                    size_t swapped[2] = {sizes[k][1], sizes[k][0]};
+                    dmsg_layout sl = permuted(2, swapped, perm, elems[e]);
+                    check_copy_p(&dl, &sl, elems[e], &p);
+                    check_copy_p(&sl, &dl, elems[e], &p);
+                }
+}
+
+/* Planes up to DMSG_XFER_SMALL_PLANE bytes per side take the profile's
+ * small-plane choice, larger ones its large-plane choice; the calibrated
+ * sizes (2-8 MiB and 16-32 MiB) fall on their own sides. */
+Test(tune, plane_size_classes)
+{
+    cr_assert_eq(dmsg_xfer_size_class(0), 0);
+    cr_assert_eq(dmsg_xfer_size_class((size_t)8 << 20), 0);
+    cr_assert_eq(dmsg_xfer_size_class(DMSG_XFER_SMALL_PLANE), 0);
+    cr_assert_eq(dmsg_xfer_size_class(DMSG_XFER_SMALL_PLANE + 1), 1);
+    cr_assert_eq(dmsg_xfer_size_class((size_t)16 << 20), 1);
+    cr_assert_eq(dmsg_xfer_class(4), 0);
+    cr_assert_eq(dmsg_xfer_class(8), 1);
+    cr_assert_eq(dmsg_xfer_class(12), 1);
+    cr_assert_eq(dmsg_xfer_class(16), 2);
+}
+
+/* A profile reads back as written; a file that is not a profile is an
+ * error with a reason and leaves the caller's profile as it was. */
+Test(tune, profile_round_trip_and_bad_files)
+{
+    char path[] = "/tmp/dmsg-test-profile-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    dmsg_xfer_profile w = {0}, r = {0}, keep;
+    dmsg_xfer_host_key(w.key, sizeof w.key);
+    cr_assert_gt(strlen(w.key), 0);
+    w.tune[0][0] = (dmsg_xfer_choice){16384, DMSG_XFER_BLOCKS_ON};
+    w.tune[2][1] = (dmsg_xfer_choice){2048, DMSG_XFER_BLOCKS_OFF};
+    cr_assert_eq(dmsg_xfer_profile_write(path, &w), DMSG_OK);
+    char err[256] = "";
+    cr_assert_eq(dmsg_xfer_profile_read(path, &r, err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_str_eq(r.key, w.key);
+    cr_assert_eq(memcmp(r.tune, w.tune, sizeof r.tune), 0);
+
+#define ALL6(E4S)                                                                                  \
+    E4S "elem 4 plane large tile 0 blocks 0\nelem 8 plane small tile 0 blocks 0\n"              \
+        "elem 8 plane large tile 0 blocks 0\nelem 16 plane small tile 0 blocks 0\n"             \
+        "elem 16 plane large tile 0 blocks 0\n"
+    static const char *const bad[] = {
+        "key = x\n" ALL6(""),                                              /* a class missing */
+        ALL6("elem 4 plane small tile 0 blocks 0\n"),                      /* no key */
+        "key = x\n" ALL6("elem 4 plane small tile 100 blocks 0\n"),       /* tile too small */
+        "key = x\n" ALL6("elem 4 plane huge tile 0 blocks 0\n"),          /* no such plane */
+        "key = x\n" ALL6("elem 5 plane small tile 0 blocks 0\n"),
+        "key = x\n" ALL6("elem 4 plane small tile 4096 blocks 7\n"),
+        "key = x\n" ALL6("elem 4 plane small tile 4096 blocks 1 junk\n"),
+        "key = x\n" ALL6("elem 4 tile 4096 blocks 1\n"),                  /* no plane */
+    };
+    /* The good case of the same text reads. */
+    {
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs("key = x\n" ALL6("elem 4 plane small tile 4096 blocks 1   # a comment\n"), f);
+        fclose(f);
+        dmsg_xfer_profile g;
+        cr_assert_eq(dmsg_xfer_profile_read(path, &g, err, sizeof err), DMSG_OK, "%s", err);
+        cr_assert_eq(g.tune[0][0].tile_bytes, 4096);
+        cr_assert_eq(g.tune[0][0].blocks, DMSG_XFER_BLOCKS_ON);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(bad[i], f);
+        fclose(f);
+        keep = r;
+        err[0] = 0;
+        cr_assert_eq(dmsg_xfer_profile_read(path, &r, err, sizeof err), DMSG_ERR_ARG, "case %zu",
+                     i);
+        cr_assert_gt(strlen(err), 0, "case %zu: no reason given", i);
+        cr_assert_eq(memcmp(&keep, &r, sizeof r), 0, "case %zu changed the profile", i);
+    }
+    unlink(path);
+    cr_assert_eq(dmsg_xfer_profile_read(path, &r, err, sizeof err), DMSG_ERR_ARG);
+}
+
+/* The library applies a profile only when it was measured on this kind of
+ * host (same CPU model and caches). */
+Test(tune, profile_applies_only_to_its_host)
+{
+    char path[] = "/tmp/dmsg-test-profile-XXXXXX", why[1400];
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    dmsg_xfer_profile w = {0};
+    snprintf(w.key, sizeof w.key, "Some Other CPU | L1d 32K L2 512K L3 32768K");
+    w.tune[1][1] = (dmsg_xfer_choice){4096, DMSG_XFER_BLOCKS_OFF};
+    cr_assert_eq(dmsg_xfer_profile_write(path, &w), DMSG_OK);
+    setenv("DMSG_HOST_PROFILE", path, 1);
+    dmsg_xfer_params xp = {0}, zero = {0};
+    cr_assert_eq(dmsg_xfer_params_tune(&xp, why, sizeof why), 0);
+    cr_assert_eq(memcmp(&xp, &zero, sizeof xp), 0);
+    cr_assert(strstr(why, "another host"), "%s", why);
+
+    dmsg_xfer_host_key(w.key, sizeof w.key);
+    cr_assert_eq(dmsg_xfer_profile_write(path, &w), DMSG_OK);
+    cr_assert_eq(dmsg_xfer_params_tune(&xp, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(xp.tune[1][1].tile_bytes, 4096);
+    cr_assert_eq(xp.tune[1][1].blocks, DMSG_XFER_BLOCKS_OFF);
+    cr_assert_eq(xp.tune[1][0].tile_bytes, 0);
+    unsetenv("DMSG_HOST_PROFILE");
+    unlink(path);
 }
 
 Test(copy, transpose_with_padding_and_reversal)
