@@ -176,4 +176,7 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
     .amo = dmsg_shm_amo,
     .signal = dmsg_shm_signal,
     .word_wait = dmsg_shm_word_wait,
+    .caps = DMSG_TP_CAP_PUT_DONE | DMSG_TP_CAP_ORDERED | DMSG_TP_CAP_ASYNC |
+            DMSG_TP_CAP_REMOTE_CTR | DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL |
+            DMSG_TP_CAP_WORD_WAIT,
 };

@@ -2,9 +2,11 @@
  * shared-memory transport, but each PE keeps a virtual clock that every
  * operation advances by the cost model of a historical machine (machine.h,
  * ctm.h). Only communication, and the local work that upper layers book as
- * modelled (packing, matching: ops->work), advances the clock: other local
+ * modelled (packing, matching: the vtime work op), advances the clock: other local
  * computation is free, so the virtual time of a run is the time its
- * communication steps would have taken on that machine. */
+ * communication steps would have taken on that machine. The clock and the
+ * ordered delivery reach the core as the transport's virtual-time
+ * extension (dmsg_tp_vtime_ops, sim.c). */
 #ifndef DMSG_SIM_H
 #define DMSG_SIM_H
 
@@ -107,8 +109,8 @@ typedef struct sim_rec {
     uint64_t bytes;  /* bytes not yet taken by bytes awaits */
 } sim_rec;
 
-/* Takes (the bytes_mode of the ctr ops): messages, bytes, and on the sim
- * only, zero-byte deposits alone (dmsg_order_await_empty). */
+/* Takes (the bytes_mode of the ctr ops): messages, bytes, and zero-byte
+ * deposits alone (the vtime extension's ctr_wait_empty). */
 enum { SIM_TAKE_MSGS, SIM_TAKE_BYTES, SIM_TAKE_EMPTY };
 /* A record's slot field flags a zero-byte deposit in its top bit. */
 #define SIM_REC_EMPTY 0x80000000u
