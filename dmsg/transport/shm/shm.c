@@ -8,7 +8,9 @@
 _Static_assert(sizeof(shm_job_area) <= DMSG_JOB_BOOT_OFF - DMSG_JOB_AREA_OFF,
                "shm job area must fit the job header block");
 _Static_assert(sizeof(dmsg_job_hdr) <= DMSG_JOB_AREA_OFF, "job header too large");
-_Static_assert(sizeof(shm_ctr) == DMSG_CTR_SLOT_BYTES, "counter size agrees with the job region");
+_Static_assert(sizeof(shm_ctr) + SHM_LINE == DMSG_CTR_SLOT_BYTES,
+               "a counter and one spare line fill a slot of the job region");
+_Static_assert(offsetof(shm_ctr, bytes) == 2 * SHM_LINE, "bytes two lines from msgs");
 /* The control area's spare page (dmsg_job_ctl_size) holds the doorbell. */
 _Static_assert(SHM_CTL_TAIL_BYTES <= 4096, "doorbell fits the control area's spare page");
 

@@ -108,14 +108,14 @@ static dmsg_status clock_collective(dmsg_tp *tp, double mine, double cost, const
                                     size_t len, void *all)
 {
     sim_state *s = tp->priv;
-    shm_job_area *a = s->shm.area;
+    sim_job_words *a = sim_job(s);
     int row = (int)(s->barriers++ & 1);
-    a->aux[row][tp->rank] = dbits(mine);
+    a->clock[row][tp->rank] = dbits(mine);
     dmsg_sim_order_coll_enter(s);
     dmsg_status st = in ? dmsg_shm_allgather(tp, in, len, all) : dmsg_shm_barrier(tp);
     double t = 0;
     for (int p = 0; !st && p < tp->npes; p++)
-        t = fmax(t, bitsd(a->aux[row][p]));
+        t = fmax(t, bitsd(a->clock[row][p]));
     if (!st)
         sim_advance_to(s, t + cost, SIM_T_SYNC);
     dmsg_sim_order_coll_leave(s);

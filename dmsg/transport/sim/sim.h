@@ -100,6 +100,30 @@ static inline double bitsd(uint64_t u)
     return d;
 }
 
+/* The simulator's own shared words, in room shm leaves to a layered
+ * transport (shm.h): the barrier clocks in the job area, and a floor per
+ * counter in the counter's slot (sim_arrive.c). */
+typedef struct sim_job_words {
+    uint64_t clock[2][DMSG_MAX_PES]; /* bits of each PE's clock at a barrier; two rows
+                                      * used alternately by consecutive barriers */
+} sim_job_words;
+_Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "barrier clocks fit the job area");
+
+typedef struct sim_ctr_words {
+    _Atomic uint64_t floor; /* bits of the latest arrival that overflowed the log */
+} sim_ctr_words;
+_Static_assert(sizeof(sim_ctr_words) <= SHM_CTR_SPARE_BYTES, "counter floor fits its slot");
+
+static inline sim_job_words *sim_job(sim_state *s)
+{
+    return (sim_job_words *)shm_job_spare(&s->shm);
+}
+
+static inline sim_ctr_words *sim_ctr(sim_state *s, int pe, uint32_t slot)
+{
+    return (sim_ctr_words *)shm_ctr_spare(&s->shm, pe, slot);
+}
+
 /* Arrival times of counted deposits (sim_arrive.c), and in the same shared
  * header each PE's part of the ordered delivery (sim_order.c). */
 typedef struct sim_rec {
