@@ -195,9 +195,10 @@ typedef struct dmsg_tp_vtime_ops {
      * (and checked) at init, for a layer that costs with the same model. */
     const char *(*machine)(dmsg_tp *tp);
     /* Delivery in virtual-time order (docs/simulator.md).
-     * ctr_due: the time an await of n (bytes_mode: bytes) on this PE's slot
-     * would move the clock to, without consuming; call when the counts are
-     * there. ctr_wait_empty: ctr_wait for n messages which the caller knows
+     * ctr_due: the time an await of n (bytes_mode 1: bytes; 2: zero-byte
+     * deposits, as ctr_wait_empty takes them) on this PE's slot would move
+     * the clock to, without consuming; call when the counts are there.
+     * ctr_wait_empty: ctr_wait for n messages which the caller knows
      * to be zero-byte deposits, whose arrivals the clock takes rather than
      * those of the earliest deposits. horizon: no deposit not yet counted
      * at this PE can arrive before it. order_wait: waits until the horizon
