@@ -70,6 +70,7 @@ enum { CAF_REG_STATIC, CAF_REG_ALLOC, CAF_REG_LOCK_STATIC, CAF_REG_LOCK_ALLOC, C
 
 /* Fortran's STAT values (ISO_FORTRAN_ENV as gfortran defines them). */
 enum { CAF_STAT_UNLOCKED = 0, CAF_STAT_LOCKED = 1, CAF_STAT_LOCKED_OTHER_IMAGE = 2,
+       CAF_STAT_DUP_SYNC_IMAGES = 3, /* OpenCoarrays' value (its libcaf.h) */
        CAF_STAT_STOPPED_IMAGE = 6000, CAF_STAT_FAILED_IMAGE = 6001 };
 
 /* A coarray's token: where its data lives in the symmetric heap. */

@@ -64,7 +64,7 @@ void _gfortran_caf_sync_images(int count, int images[], int *stat, char *errmsg,
         }
         for (int j = 0; j < i; j++)
             if (images[j] == images[i]) {
-                dmsg_caf_fail(stat, errmsg, errmsg_len, 1,
+                dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_DUP_SYNC_IMAGES,
                               "SYNC IMAGES: image %d appears twice in the list", images[i]);
                 return;
             }
