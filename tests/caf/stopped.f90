@@ -1,11 +1,14 @@
 ! Waiting for an image that has stopped: SYNC IMAGES and SYNC ALL with a
 ! partner that executed STOP end with STAT_STOPPED_IMAGE instead of hanging,
+! so do EVENT POST and LOCK on its variables,
 ! the other images still synchronize among themselves and end normally, and
 ! a duplicate image in SYNC IMAGES is an error (not a stopped image) that
 ! synchronizes with nobody. images: 4
 program stopped_test
-  use, intrinsic :: iso_fortran_env, only: stat_stopped_image
+  use, intrinsic :: iso_fortran_env, only: stat_stopped_image, event_type, lock_type
   implicit none
+  type(event_type) :: ev[*]
+  type(lock_type) :: lk[*]
   integer :: me, st
   integer, allocatable :: s(:)
   me = this_image()
@@ -16,6 +19,12 @@ program stopped_test
   end if
   sync all (stat=st)
   call report('sync all with a stopped image', st == stat_stopped_image)
+  if (me == 2) then
+    event post (ev[4], stat=st)
+    call report('event post to a stopped image', st == stat_stopped_image)
+    lock (lk[4], stat=st)
+    call report('lock on a stopped image', st == stat_stopped_image)
+  end if
   if (me == 1) then
     sync images ([2, 2], stat=st)
     call report('duplicate image in sync images', st /= 0 .and. st /= stat_stopped_image)

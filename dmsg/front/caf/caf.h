@@ -108,6 +108,8 @@ int dmsg_caf_world_sync(void);
 /* The lowest image (1-based, world) whose status word says it had stopped
  * by world barrier `epoch`, or 0. */
 int dmsg_caf_stopped_by(uint64_t epoch);
+/* Whether the image on job PE `pe` has stopped. */
+int dmsg_caf_has_stopped(int pe);
 
 /* Starts the job (once; later calls return at once). */
 void _gfortran_caf_init(int *argc, char ***argv);

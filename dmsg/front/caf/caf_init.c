@@ -126,6 +126,11 @@ static uint64_t status_of(int pe)
     return v;
 }
 
+int dmsg_caf_has_stopped(int pe)
+{
+    return status_of(pe) != 0;
+}
+
 int dmsg_caf_stopped_by(uint64_t epoch)
 {
     for (int pe = 0; pe < dmsg_npes(); pe++) {

@@ -121,6 +121,11 @@ void _gfortran_caf_lock(void *token, size_t index, int image, int *acquired, int
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "LOCK: image %d does not exist", image);
         return;
     }
+    if (pe != dmsg_pe() && dmsg_caf_has_stopped(pe)) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                      "LOCK: image %d has stopped", image);
+        return;
+    }
     for (;;) {
         int rc = dmsg_atomic(word(token, index), DMSG_AMO_CSWAP, DMSG_TYPE_UINT64, &mine, &zero,
                              &old, pe);
@@ -188,6 +193,11 @@ void _gfortran_caf_event_post(void *token, size_t index, int image, int *stat, c
     int pe = target(image);
     if (pe < 0) {
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "EVENT POST: image %d does not exist", image);
+        return;
+    }
+    if (pe != dmsg_pe() && dmsg_caf_has_stopped(pe)) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                      "EVENT POST: image %d has stopped", image);
         return;
     }
     /* The poster's earlier accesses to any image complete before the count moves. */
