@@ -90,7 +90,8 @@ typedef struct dmsg_caf_team {
 extern dmsg_caf_team *dmsg_caf_cur;   /* the current team */
 /* symmetric: per image, 0 running, else the image stopped (STOP or the end
  * of the program) and this is the number of the first world barrier it
- * entered stopped (dmsg_caf_barriers + 1 then) */
+ * entered stopped (dmsg_caf_barriers + 1 then); word [npes] counts the
+ * stopped images */
 extern uint64_t *dmsg_caf_status;
 extern uint64_t *dmsg_caf_sync_cnt;   /* symmetric: SYNC IMAGES arrivals, one per image */
 extern uint64_t *dmsg_caf_sync_seen;  /* local: SYNC IMAGES waits done, one per image */

@@ -100,7 +100,8 @@ void _gfortran_caf_init(int *argc, char ***argv)
     }
     size_t n = (size_t)dmsg_npes();
     void *p = NULL, *q = NULL;
-    if ((rc = dmsg_alloc(n * sizeof(uint64_t), &p)) != DMSG_OK ||
+    /* status: one word per image, then how many have stopped */
+    if ((rc = dmsg_alloc((n + 1) * sizeof(uint64_t), &p)) != DMSG_OK ||
         (rc = dmsg_alloc(n * sizeof(uint64_t), &q)) != DMSG_OK ||
         !(dmsg_caf_sync_seen = calloc(n, sizeof(uint64_t)))) {
         fprintf(stderr, "libcaf_dmsg: start-up failed: %s\n", rc ? dmsg_strerror(rc) : "no memory");
@@ -133,6 +134,9 @@ int dmsg_caf_has_stopped(int pe)
 
 int dmsg_caf_stopped_by(uint64_t epoch)
 {
+    /* one word while no image has stopped (every SYNC ALL asks) */
+    if (status_of(dmsg_npes()) == 0)
+        return 0;
     for (int pe = 0; pe < dmsg_npes(); pe++) {
         uint64_t v = status_of(pe);
         if (v && v <= epoch)
@@ -155,11 +159,13 @@ static void wait_all_stopped(void)
     if (!dmsg_caf_status)
         return;
     int me = dmsg_pe(), n = dmsg_npes();
-    uint64_t epoch = dmsg_caf_barriers + 1, wake = DMSG_CAF_STOP_WAKE;
+    uint64_t epoch = dmsg_caf_barriers + 1, wake = DMSG_CAF_STOP_WAKE, one = 1;
     if (status_of(me) == 0) {
         (void)dmsg_quiet();
         for (int pe = 0; pe < n; pe++) {
             (void)dmsg_atomic(&dmsg_caf_status[me], DMSG_AMO_SET, DMSG_TYPE_UINT64, &epoch, NULL,
+                              NULL, pe);
+            (void)dmsg_atomic(&dmsg_caf_status[n], DMSG_AMO_ADD, DMSG_TYPE_UINT64, &one, NULL,
                               NULL, pe);
             if (pe != me)
                 (void)dmsg_signal(&dmsg_caf_sync_cnt[me], wake, DMSG_SIG_ADD, pe);
