@@ -64,6 +64,17 @@ verdict $? "static: dmsg_init inside the program, no libdmsg.so needed"
 runs_hello "$prefix/hello-static"
 verdict $? "static: hello on 2 PEs"
 
+# Fortran coarrays (docs/coarrays.md): the installed dmsg-caf and dmsg-cafrun.
+if command -v gfortran >/dev/null 2>&1; then
+    printf 'program p\n  integer :: x[*]\n  x = this_image()\n  sync all\n' >"$prefix/caf.f90"
+    printf '  if (this_image() == 1) print *, "caf", x[num_images()], num_images()\nend program\n' \
+        >>"$prefix/caf.f90"
+    "$prefix/bin/dmsg-caf" "$prefix/caf.f90" -o "$prefix/caf" >"$out" 2>&1 &&
+        timeout 300 "$prefix/bin/dmsg-cafrun" -n 2 "$prefix/caf" >"$out" 2>&1 &&
+        grep -q "caf *2 *2" "$out"
+    verdict $? "coarrays: installed dmsg-caf builds, dmsg-cafrun runs 2 images"
+fi
+
 rm -rf "$prefix"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -38,3 +38,20 @@ $(BUILD)/bin/kern-mpi: $(KERN_COMMON) $(KERN_DIR)/mpi/lib_mpi.c $(KERN_HDRS) | $
 $(BUILD)/bin/kern-shmem: $(KERN_COMMON) $(KERN_DIR)/shmem/lib_shmem.c $(KERN_HDRS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(OSHCC) $(KERN_WRAP_CFLAGS) $(CFLAGS) $(LDFLAGS) -I$(KERN_DIR) -o $@ $(filter %.c,$^) $(KERN_LIBS)
+
+# The coarray kernels (kern_caf.F90, transpose and SOR): one Fortran source,
+# built with dmsg-caf (variant caf-dmsg) and with OpenCoarrays' caf over
+# MPICH (variant caf-opencoarrays), each where its compiler is installed.
+GFORTRAN      ?= $(shell command -v gfortran 2>/dev/null)
+CAF_MPICH     ?= $(shell command -v caf.mpich 2>/dev/null)
+KERN_FFLAGS   ?= -O2 -g
+KERN_CAF_PROGS := $(if $(GFORTRAN),$(BUILD)/bin/kern-caf-dmsg $(if $(CAF_MPICH),$(BUILD)/bin/kern-caf-oc))
+kernels: $(KERN_CAF_PROGS)
+
+$(BUILD)/bin/kern-caf-dmsg: $(KERN_DIR)/kern_caf.F90 $(BUILD)/bin/dmsg-caf $(BUILD)/lib/libcaf_dmsg.a $(LIB_A)
+	@mkdir -p $(@D)
+	$(BUILD)/bin/dmsg-caf $(KERN_FFLAGS) -o $@ $<
+
+$(BUILD)/bin/kern-caf-oc: $(KERN_DIR)/kern_caf.F90 | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CAF_MPICH) $(KERN_FFLAGS) -DKERN_CAF_OC -o $@ $<

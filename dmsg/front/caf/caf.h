@@ -70,6 +70,7 @@ enum { CAF_REG_STATIC, CAF_REG_ALLOC, CAF_REG_LOCK_STATIC, CAF_REG_LOCK_ALLOC, C
 
 /* Fortran's STAT values (ISO_FORTRAN_ENV as gfortran defines them). */
 enum { CAF_STAT_UNLOCKED = 0, CAF_STAT_LOCKED = 1, CAF_STAT_LOCKED_OTHER_IMAGE = 2,
+       CAF_STAT_DUP_SYNC_IMAGES = 3, /* OpenCoarrays' value (its libcaf.h) */
        CAF_STAT_STOPPED_IMAGE = 6000, CAF_STAT_FAILED_IMAGE = 6001 };
 
 /* A coarray's token: where its data lives in the symmetric heap. */
@@ -87,9 +88,29 @@ typedef struct dmsg_caf_team {
 
 /* State of this image (caf_init.c). */
 extern dmsg_caf_team *dmsg_caf_cur;   /* the current team */
-extern uint64_t *dmsg_caf_status;     /* symmetric: per image, 0 running, 1 stopped */
+/* symmetric: per image, 0 running, else the image stopped (STOP or the end
+ * of the program) and this is the number of the first world barrier it
+ * entered stopped (dmsg_caf_barriers + 1 then); word [npes] counts the
+ * stopped images */
+extern uint64_t *dmsg_caf_status;
 extern uint64_t *dmsg_caf_sync_cnt;   /* symmetric: SYNC IMAGES arrivals, one per image */
 extern uint64_t *dmsg_caf_sync_seen;  /* local: SYNC IMAGES waits done, one per image */
+/* World barriers (dmsg_sync) this image has passed. Every image passes the
+ * same ones in the same order, so at a matched barrier the counts agree:
+ * a stopped image's status word names the barrier from which on it only
+ * waits for the others to stop, and SYNC ALL tells who had stopped. */
+extern uint64_t dmsg_caf_barriers;
+/* Added to a stopping image's SYNC IMAGES word on every image, so that a
+ * wait for it ends; the count stays in the bits below. */
+#define DMSG_CAF_STOP_WAKE (UINT64_C(1) << 62)
+
+/* dmsg_sync, counted in dmsg_caf_barriers. */
+int dmsg_caf_world_sync(void);
+/* The lowest image (1-based, world) whose status word says it had stopped
+ * by world barrier `epoch`, or 0. */
+int dmsg_caf_stopped_by(uint64_t epoch);
+/* Whether the image on job PE `pe` has stopped. */
+int dmsg_caf_has_stopped(int pe);
 
 /* Starts the job (once; later calls return at once). */
 void _gfortran_caf_init(int *argc, char ***argv);

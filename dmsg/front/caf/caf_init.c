@@ -15,6 +15,7 @@
 static dmsg_caf_team initial_team = {DMSG_TEAM_WORLD, -1, NULL};
 dmsg_caf_team *dmsg_caf_cur = &initial_team;
 uint64_t *dmsg_caf_status;
+uint64_t dmsg_caf_barriers;
 uint64_t *dmsg_caf_sync_cnt;
 uint64_t *dmsg_caf_sync_seen;
 
@@ -84,7 +85,7 @@ void _gfortran_caf_init(int *argc, char ***argv)
         /* Started by a static coarray's registration: the constructors have
          * since stored the coarrays' initial values, which every image must
          * see in place before any image runs the program. */
-        int rc = dmsg_sync();
+        int rc = dmsg_caf_world_sync();
         if (rc != DMSG_OK) {
             fprintf(stderr, "libcaf_dmsg: start-up barrier: %s\n", dmsg_strerror(rc));
             die(1);
@@ -99,7 +100,8 @@ void _gfortran_caf_init(int *argc, char ***argv)
     }
     size_t n = (size_t)dmsg_npes();
     void *p = NULL, *q = NULL;
-    if ((rc = dmsg_alloc(n * sizeof(uint64_t), &p)) != DMSG_OK ||
+    /* status: one word per image, then how many have stopped */
+    if ((rc = dmsg_alloc((n + 1) * sizeof(uint64_t), &p)) != DMSG_OK ||
         (rc = dmsg_alloc(n * sizeof(uint64_t), &q)) != DMSG_OK ||
         !(dmsg_caf_sync_seen = calloc(n, sizeof(uint64_t)))) {
         fprintf(stderr, "libcaf_dmsg: start-up failed: %s\n", rc ? dmsg_strerror(rc) : "no memory");
@@ -109,10 +111,85 @@ void _gfortran_caf_init(int *argc, char ***argv)
     dmsg_caf_sync_cnt = q;
 }
 
+int dmsg_caf_world_sync(void)
+{
+    int rc = dmsg_sync();
+    if (rc == DMSG_OK)
+        dmsg_caf_barriers++;
+    return rc;
+}
+
+static uint64_t status_of(int pe)
+{
+    uint64_t v = 0;
+    (void)dmsg_atomic(&dmsg_caf_status[pe], DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL, &v,
+                      dmsg_pe());
+    return v;
+}
+
+int dmsg_caf_has_stopped(int pe)
+{
+    return status_of(pe) != 0;
+}
+
+int dmsg_caf_stopped_by(uint64_t epoch)
+{
+    /* one word while no image has stopped (every SYNC ALL asks) */
+    if (status_of(dmsg_npes()) == 0)
+        return 0;
+    for (int pe = 0; pe < dmsg_npes(); pe++) {
+        uint64_t v = status_of(pe);
+        if (v && v <= epoch)
+            return pe + 1;
+    }
+    return 0;
+}
+
+/* This image has stopped: it says so to every image (its status word holds
+ * the first barrier it will enter stopped, and its SYNC IMAGES word wakes
+ * whoever waits for it), then takes part in world barriers until every
+ * image has stopped. A SYNC ALL of the others thus still completes and
+ * reports STAT_STOPPED_IMAGE, instead of meeting dmsg_finalize's barrier and
+ * leaving the job out of step. Every image leaves the loop after the same
+ * barrier: a status word <= that barrier's number was stored before its
+ * image entered it, so every image sees it afterwards; one stored later
+ * holds a larger number. */
+static void wait_all_stopped(void)
+{
+    if (!dmsg_caf_status)
+        return;
+    int me = dmsg_pe(), n = dmsg_npes();
+    uint64_t epoch = dmsg_caf_barriers + 1, wake = DMSG_CAF_STOP_WAKE, one = 1;
+    if (status_of(me) == 0) {
+        (void)dmsg_quiet();
+        for (int pe = 0; pe < n; pe++) {
+            (void)dmsg_atomic(&dmsg_caf_status[me], DMSG_AMO_SET, DMSG_TYPE_UINT64, &epoch, NULL,
+                              NULL, pe);
+            (void)dmsg_atomic(&dmsg_caf_status[n], DMSG_AMO_ADD, DMSG_TYPE_UINT64, &one, NULL,
+                              NULL, pe);
+            if (pe != me)
+                (void)dmsg_signal(&dmsg_caf_sync_cnt[me], wake, DMSG_SIG_ADD, pe);
+        }
+        (void)dmsg_quiet();
+    }
+    for (;;) {
+        if (dmsg_caf_world_sync() != DMSG_OK)
+            return;
+        int all = 1;
+        for (int pe = 0; pe < n && all; pe++) {
+            uint64_t v = status_of(pe);
+            all = v != 0 && v <= dmsg_caf_barriers;
+        }
+        if (all)
+            return;
+    }
+}
+
 void _gfortran_caf_finalize(void);
 void _gfortran_caf_finalize(void)
 {
     fflush(stdout);
+    wait_all_stopped();
     int rc = dmsg_finalize();
     if (rc != DMSG_OK && rc != DMSG_ERR_NOT_INIT) {
         fprintf(stderr, "libcaf_dmsg: image %d: dmsg_finalize: %s\n", dmsg_pe() + 1,
@@ -145,11 +222,6 @@ int _gfortran_caf_num_images(int distance, int failed)
 static void stop_image(int code) __attribute__((noreturn));
 static void stop_image(int code)
 {
-    uint64_t one = 1;
-    int me = dmsg_pe();
-    for (int pe = 0; pe < dmsg_npes(); pe++)
-        (void)dmsg_atomic(&dmsg_caf_status[me], DMSG_AMO_SET, DMSG_TYPE_UINT64, &one, NULL, NULL,
-                          pe);
     _gfortran_caf_finalize();
     die(code);
 }
@@ -167,7 +239,7 @@ void _gfortran_caf_stop_numeric(int code, bool quiet)
 void _gfortran_caf_stop_str(const char *s, size_t len, bool quiet) __attribute__((noreturn));
 void _gfortran_caf_stop_str(const char *s, size_t len, bool quiet)
 {
-    if (!quiet) {
+    if (!quiet && len > 0) { /* a plain STOP prints nothing, as without coarrays */
         fflush(stdout);
         fprintf(stderr, "STOP %.*s\n", (int)len, s);
     }
@@ -214,10 +286,7 @@ int _gfortran_caf_image_status(int image, void **team)
     int pe = dmsg_caf_pe(image);
     if (pe < 0)
         dmsg_caf_fail(NULL, NULL, 0, 1, "IMAGE_STATUS: image %d does not exist", image);
-    uint64_t v = 0;
-    (void)dmsg_atomic(&dmsg_caf_status[pe], DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL, &v,
-                      dmsg_pe());
-    return v ? CAF_STAT_STOPPED_IMAGE : 0;
+    return status_of(pe) ? CAF_STAT_STOPPED_IMAGE : 0;
 }
 
 /* Fills an unallocated rank-1 integer result with the listed images. */

@@ -20,11 +20,21 @@ static void check(int rc, int *stat, char *errmsg, size_t errmsg_len, const char
                       dmsg_last_error());
 }
 
-void _gfortran_caf_sync_all(int *stat, char *errmsg, size_t errmsg_len);
 void _gfortran_caf_sync_all(int *stat, char *errmsg, size_t errmsg_len)
 {
-    int rc = dmsg_caf_cur->team == DMSG_TEAM_WORLD ? dmsg_sync() : dmsg_team_sync(dmsg_caf_cur->team);
-    check(rc, stat, errmsg, errmsg_len, "SYNC ALL");
+    if (dmsg_caf_cur->team != DMSG_TEAM_WORLD) {
+        check(dmsg_team_sync(dmsg_caf_cur->team), stat, errmsg, errmsg_len, "SYNC ALL");
+        return;
+    }
+    /* A stopped image takes part in world barriers until all have stopped
+     * (caf_init.c): the barrier completes, and its status says whether it
+     * had stopped by this barrier. */
+    int rc = dmsg_caf_world_sync(), gone = rc == DMSG_OK ? dmsg_caf_stopped_by(dmsg_caf_barriers) : 0;
+    if (gone)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                      "SYNC ALL: image %d has stopped", gone);
+    else
+        check(rc, stat, errmsg, errmsg_len, "SYNC ALL");
 }
 
 void _gfortran_caf_sync_memory(int *stat, char *errmsg, size_t errmsg_len);
@@ -45,25 +55,49 @@ void _gfortran_caf_sync_images(int count, int images[], int *stat, char *errmsg,
 {
     int me = dmsg_pe(), n = dmsg_team_npes(dmsg_caf_cur->team);
     int all = count < 0, cnt = all ? n : count;
-    int rc = dmsg_quiet();
-    for (int i = 0; i < cnt && rc == DMSG_OK; i++) {
-        int pe = dmsg_caf_pe(all ? i + 1 : images[i]);
-        if (pe < 0) {
+    /* The list is checked whole first: a bad one synchronizes with nobody. */
+    for (int i = 0; i < cnt && !all; i++) {
+        if (dmsg_caf_pe(images[i]) < 0) {
             dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "SYNC IMAGES: image %d does not exist",
                           images[i]);
             return;
         }
+        for (int j = 0; j < i; j++)
+            if (images[j] == images[i]) {
+                dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_DUP_SYNC_IMAGES,
+                              "SYNC IMAGES: image %d appears twice in the list", images[i]);
+                return;
+            }
+    }
+    int rc = dmsg_quiet();
+    for (int i = 0; i < cnt && rc == DMSG_OK; i++) {
+        int pe = dmsg_caf_pe(all ? i + 1 : images[i]);
         if (pe != me)
             rc = dmsg_signal(&dmsg_caf_sync_cnt[me], 1, DMSG_SIG_ADD, pe);
     }
+    /* A stopping image adds DMSG_CAF_STOP_WAKE to its word: the wait ends,
+     * and the count below it says whether it came here before stopping. */
+    int gone = 0;
     for (int i = 0; i < cnt && rc == DMSG_OK; i++) {
         int pe = dmsg_caf_pe(all ? i + 1 : images[i]);
         if (pe == me)
             continue;
-        uint64_t want = ++dmsg_caf_sync_seen[pe];
+        uint64_t want = ++dmsg_caf_sync_seen[pe], v = 0;
         rc = dmsg_wait_until(&dmsg_caf_sync_cnt[pe], DMSG_TYPE_UINT64, DMSG_CMP_GE, &want);
+        if (rc == DMSG_OK)
+            rc = dmsg_atomic(&dmsg_caf_sync_cnt[pe], DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL,
+                             &v, me);
+        if (rc == DMSG_OK && (v & (DMSG_CAF_STOP_WAKE - 1)) < want) {
+            dmsg_caf_sync_seen[pe]--;
+            if (!gone)
+                gone = all ? i + 1 : images[i];
+        }
     }
-    check(rc, stat, errmsg, errmsg_len, "SYNC IMAGES");
+    if (gone)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                      "SYNC IMAGES: image %d has stopped", gone);
+    else
+        check(rc, stat, errmsg, errmsg_len, "SYNC IMAGES");
 }
 
 static uint64_t *word(void *token, size_t index)
@@ -85,6 +119,11 @@ void _gfortran_caf_lock(void *token, size_t index, int image, int *acquired, int
     uint64_t mine = (uint64_t)dmsg_pe() + 1, zero = 0, old = 0;
     if (pe < 0) {
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "LOCK: image %d does not exist", image);
+        return;
+    }
+    if (pe != dmsg_pe() && dmsg_caf_has_stopped(pe)) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                      "LOCK: image %d has stopped", image);
         return;
     }
     for (;;) {
@@ -154,6 +193,11 @@ void _gfortran_caf_event_post(void *token, size_t index, int image, int *stat, c
     int pe = target(image);
     if (pe < 0) {
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "EVENT POST: image %d does not exist", image);
+        return;
+    }
+    if (pe != dmsg_pe() && dmsg_caf_has_stopped(pe)) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                      "EVENT POST: image %d has stopped", image);
         return;
     }
     /* The poster's earlier accesses to any image complete before the count moves. */

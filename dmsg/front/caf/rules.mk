@@ -25,3 +25,19 @@ $(BUILD)/bin/dmsg-caf: tools/dmsg-caf.in
 $(BUILD)/bin/dmsg-cafrun: tools/dmsg-cafrun.in
 	@mkdir -p $(@D)
 	sed 's|@BINDIR@|$(abspath $(BUILD)/bin)|g' $< > $@ && chmod 755 $@
+
+# make install / uninstall (the Makefile's PREFIX and DESTDIR): the library
+# beside libdmsg, and the wrappers pointing at the installed copies.
+.PHONY: install-caf uninstall-caf
+install: install-caf
+uninstall: uninstall-caf
+install-caf: $(CAF_LIB) $(CAF_SO) tools/dmsg-caf.in tools/dmsg-cafrun.in
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(CAF_LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(CAF_SO) $(DESTDIR)$(PREFIX)/lib/
+	sed 's|@LIBDIR@|$(PREFIX)/lib|g' tools/dmsg-caf.in > $(DESTDIR)$(PREFIX)/bin/dmsg-caf
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' tools/dmsg-cafrun.in > $(DESTDIR)$(PREFIX)/bin/dmsg-cafrun
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/dmsg-caf $(DESTDIR)$(PREFIX)/bin/dmsg-cafrun
+uninstall-caf:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libcaf_dmsg.a $(DESTDIR)$(PREFIX)/lib/libcaf_dmsg.so \
+	      $(DESTDIR)$(PREFIX)/bin/dmsg-caf $(DESTDIR)$(PREFIX)/bin/dmsg-cafrun
