@@ -206,6 +206,13 @@ check-asan: | $(DEPS_OK)
 	@echo "== the kernels' dmsg, postal and RRMSG variants under ASan+UBSan (shm, 2 and 4 PEs)"
 	@$(call san_logged,kernels,$(SAN_ENV) sh tools/dmsg-ab --check -B $(ASAN_BUILD) -T 900 -t shm -p 2$(comma)4 \
 	    -V dmsg$(comma)postal$(comma)rr -o $(ASAN_BUILD)/ab-check/shm,2)
+	@echo "== the PVM and coarray front ends under ASan+UBSan (own tests, PVM's examples)"
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SAN=address,undefined $(ASAN_BUILD)/lib/libdmsg-pvm.a \
+	    $(patsubst tests/pvm/%.c,$(ASAN_BUILD)/tests/pvm/%,$(wildcard tests/pvm/*.c)) \
+	    $(ASAN_BUILD)/lib/libcaf_dmsg.a $(ASAN_BUILD)/bin/dmsg-caf $(ASAN_BUILD)/bin/dmsg-cafrun
+	@$(call san_logged,pvm,$(SAN_ENV) CC="$(CC) -fsanitize=address$(comma)undefined" sh tests/pvm/run.sh $(ASAN_BUILD))
+	@$(call san_logged,caf,$(SAN_ENV) CAF_REF=none DMSG_CAF_FC="gfortran -fsanitize=address$(comma)undefined" \
+	    sh tests/caf/run.sh $(ASAN_BUILD))
 
 # ThreadSanitizer where it applies: dmsg starts no threads of its own and a
 # PE's calls are one thread's, so tests/tsan/threads.c calls what a threaded
