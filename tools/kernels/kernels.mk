@@ -38,3 +38,19 @@ $(BUILD)/bin/kern-mpi: $(KERN_COMMON) $(KERN_DIR)/mpi/lib_mpi.c $(KERN_HDRS) | $
 $(BUILD)/bin/kern-shmem: $(KERN_COMMON) $(KERN_DIR)/shmem/lib_shmem.c $(KERN_HDRS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(OSHCC) $(KERN_WRAP_CFLAGS) $(CFLAGS) $(LDFLAGS) -I$(KERN_DIR) -o $@ $(filter %.c,$^) $(KERN_LIBS)
+
+# pvm-real: the kernels' postal variant written with PVM 3's API (lib_pvm.c)
+# and linked with the real PVM 3.4.6 (Debian pvm-dev: pvm3.h, libpvm3). Built
+# without -Iinclude, so that the system's pvm3.h is the one used; skipped
+# where it is missing. tools/dmsg-ab starts and halts the pvmd it runs in.
+PVM_REAL_CFLAGS ?=
+PVM_REAL_LIBS   ?= -lpvm3
+PVM_REAL_OK     := $(shell printf '\043include <pvm3.h>\nint main(void){return pvm_mytid()<0;}\n' | \
+                     $(CC) $(PVM_REAL_CFLAGS) -x c -o /dev/null - $(PVM_REAL_LIBS) >/dev/null 2>&1 && echo 1)
+KERN_PVM_REAL   := $(if $(PVM_REAL_OK),$(BUILD)/bin/pvm-kern)
+kernels: $(KERN_PVM_REAL)
+
+$(BUILD)/bin/pvm-kern: $(KERN_COMMON) $(KERN_DIR)/lib_pvm.c $(KERN_HDRS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(KERN_WRAP_CFLAGS) $(PVM_REAL_CFLAGS) $(CFLAGS) $(LDFLAGS) -I$(KERN_DIR) -o $@ \
+	    $(filter %.c,$^) $(KERN_LIBS) $(PVM_REAL_LIBS)
