@@ -54,3 +54,17 @@ $(BUILD)/bin/pvm-kern: $(KERN_COMMON) $(KERN_DIR)/lib_pvm.c $(KERN_HDRS) | $(DEP
 	@mkdir -p $(@D)
 	$(CC) $(KERN_WRAP_CFLAGS) $(PVM_REAL_CFLAGS) $(CFLAGS) $(LDFLAGS) -I$(KERN_DIR) -o $@ \
 	    $(filter %.c,$^) $(KERN_LIBS) $(PVM_REAL_LIBS)
+
+# tools/bench-pvm.sh's two programs: the ping-pong and the strided exchange on
+# the real PVM 3 (pvm-bench, libpvm3) and on postal, RRMSG and deposits
+# (postal-bench, libdmsg).
+PVM_BENCH := $(BUILD)/bin/postal-bench $(if $(PVM_REAL_OK),$(BUILD)/bin/pvm-bench)
+kernels: $(PVM_BENCH)
+
+$(BUILD)/bin/pvm-bench: tools/pvm/pvm-bench.c tools/pvm/bench.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(KERN_WRAP_CFLAGS) $(PVM_REAL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PVM_REAL_LIBS)
+
+$(BUILD)/bin/postal-bench: $(BUILD)/obj/tools/pvm/postal-bench.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
