@@ -30,6 +30,27 @@ int dmsg_postal_init(void)
     st = dmsg_chan_open(&n.ch, cfg.mailbox, cfg.queue);
     if (st)
         return st;
+    /* The landing window of large messages and its counter (collective). */
+    if (cfg.window) {
+        /* A segment without room for it (the same verdict on every PE):
+         * large messages travel as fragments. */
+        if ((st = dmsg_alloc((size_t)cfg.window, (void **)&n.win)) == DMSG_ERR_NOMEM) {
+            n.win = NULL;
+            cfg.window = 0;
+        } else if (st) {
+            dmsg_chan_close(&n.ch);
+            return st;
+        }
+    }
+    if (cfg.window) {
+        if ((st = dmsg_ctr_create(&n.bulk))) {
+            dmsg_free(n.win);
+            dmsg_chan_close(&n.ch);
+            return st;
+        }
+        n.winsize = (size_t)cfg.window;
+        n.ch.serve = dmsg_postal_serve;
+    }
     n.started = 1;
     *g = n;
     return DMSG_OK;
@@ -45,8 +66,13 @@ int dmsg_postal_finalize(void)
         g->ch.held = NULL;
     }
     dmsg_status st = dmsg_chan_close(&g->ch); /* frees messages being reassembled too */
-    free(g->sbuf.p);
-    free(g->pbuf.p);
+    if (g->win) {
+        dmsg_status s2 = dmsg_ctr_destroy(g->bulk);
+        st = st ? st : s2;
+        s2 = dmsg_free(g->win);
+        st = st ? st : s2;
+    }
+    dmsg_postal_bulk_free();
     memset(g, 0, sizeof *g);
     return st;
 }

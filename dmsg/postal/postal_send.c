@@ -8,16 +8,78 @@
 #include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
 
+/* Drops one reference to lent memory; the last one keeps the memory as the
+ * spare of the next send buffer that needs as much (large messages come
+ * in series: no fresh pages to fault in for each), or frees it. */
+static void lend_put(postal_lend *l)
+{
+    postal_state *g = &dmsg_postal_g;
+    if (--l->refs > 0)
+        return;
+    if (l->cap > g->spare_cap) {
+        free(g->spare);
+        g->spare = l->p;
+        g->spare_cap = l->cap;
+    } else {
+        free(l->p);
+    }
+    free(l);
+}
+
+/* The send buffer stops sharing its memory with pending large messages
+ * before anything writes to it: it takes other memory, with a copy of the
+ * first `keep` packed bytes (packing more after a send appends). */
+static dmsg_status buf_detach(postal_buf *b, size_t keep)
+{
+    postal_state *g = &dmsg_postal_g;
+    postal_lend *l = b->lent;
+    if (!l)
+        return DMSG_OK;
+    if (l->refs == 1) { /* every large message is gone: the memory is the buffer's again */
+        free(l);
+        b->lent = NULL;
+        return DMSG_OK;
+    }
+    char *p;
+    size_t cap = b->cap;
+    if (g->spare && g->spare_cap >= cap) {
+        p = g->spare;
+        cap = g->spare_cap;
+        g->spare = NULL;
+        g->spare_cap = 0;
+    } else if (!(p = malloc(CHAN_HDR + cap))) {
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "send buffer of %zu bytes", cap);
+    }
+    if (keep)
+        memcpy(p + CHAN_HDR, b->p + CHAN_HDR, keep);
+    b->p = p;
+    b->cap = cap;
+    b->lent = NULL;
+    lend_put(l);
+    return DMSG_OK;
+}
+
 /* Makes room for `more` packed bytes after the used ones. A message may
  * not exceed the queue limit (it may all have to wait in the queue). */
 static dmsg_status buf_room(postal_buf *b, size_t more)
 {
-    size_t need, most = (size_t)dmsg_postal_g.ch.qlimit;
+    postal_state *g = &dmsg_postal_g;
+    size_t need, most = (size_t)g->ch.qlimit;
     if (__builtin_add_overflow(b->used, more, &need) || need > most)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "message of %zu + %zu bytes exceeds %zu (DMSG_POSTAL_QUEUE)",
                          b->used, more, most);
+    dmsg_status st = buf_detach(b, b->used);
+    if (st)
+        return st;
     if (need <= b->cap && b->p)
         return DMSG_OK;
+    if (!b->p && g->spare && g->spare_cap >= need) {
+        b->p = g->spare;
+        b->cap = g->spare_cap;
+        g->spare = NULL;
+        g->spare_cap = 0;
+        return DMSG_OK;
+    }
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < need)
         cap = cap > PTRDIFF_MAX / 2 ? need : 2 * cap;
@@ -32,8 +94,9 @@ static dmsg_status buf_room(postal_buf *b, size_t more)
 int dmsg_postal_initsend(void)
 {
     POSTAL_REQUIRE();
-    dmsg_postal_g.sbuf.used = 0;
-    return DMSG_OK;
+    postal_buf *b = &dmsg_postal_g.sbuf;
+    b->used = 0;
+    return buf_detach(b, 0);
 }
 
 int dmsg_postal_pk(const void *data, long n, long stride, size_t elem_size)
@@ -80,6 +143,95 @@ static dmsg_status check_dest(int pe, int tag)
     return DMSG_OK;
 }
 
+/* Announces the packed bytes of b as a large message: an RTS to pe, and
+ * b's memory lent to the message until the receiver's grants have been
+ * served (no copy; a later pack into b detaches it). */
+static dmsg_status send_bulk(postal_buf *b, int pe, int tag)
+{
+    postal_state *g = &dmsg_postal_g;
+    postal_bulk *e = malloc(sizeof *e);
+    if (!e)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "a large message's record");
+    if (!b->lent) {
+        if (!(b->lent = malloc(sizeof *b->lent))) {
+            free(e);
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "a large message's record");
+        }
+        *b->lent = (postal_lend){.refs = 1, .p = b->p, .cap = b->cap};
+    }
+    char hbuf[CHAN_HDR];
+    chan_hdr h = {.type = POSTAL_T_RTS, .tag = tag};
+    h.aux[POSTAL_AUX_TOTAL] = b->used;
+    h.aux[POSTAL_AUX_BULK_ID] = ++g->bulk_ids;
+    dmsg_status st = dmsg_chan_send(&g->ch, pe, &h, hbuf, 0);
+    if (st) {
+        free(e);
+        return st;
+    }
+    *e = (postal_bulk){.pe = pe, .id = g->bulk_ids, .data = b->p + CHAN_HDR, .len = b->used,
+                       .lend = b->lent, .next = g->pending};
+    b->lent->refs++;
+    g->pending = e;
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_postal_serve(chan *c)
+{
+    postal_state *g = &dmsg_postal_g;
+    dmsg_status st = DMSG_OK;
+    for (chan_msg *m = c->head, *next; m && !st; m = next) {
+        next = m->next;
+        if (m->h.type != POSTAL_T_CTS)
+            continue;
+        uint64_t id = m->h.aux[POSTAL_AUX_BULK_ID], off = m->h.aux[POSTAL_AUX_BULK_OFF],
+                 n = m->h.aux[POSTAL_AUX_BULK_LEN];
+        postal_bulk **pp = &g->pending;
+        while (*pp && !((*pp)->pe == m->src && (*pp)->id == id))
+            pp = &(*pp)->next;
+        postal_bulk *e = *pp;
+        if ((st = dmsg_chan_take(c, m)))
+            break;
+        dmsg_chan_consume(c, m);
+        if (!e || off > e->len || n > e->len - off || n > g->winsize) {
+            st = DMSG_FAIL(DMSG_ERR_STATE, "grant of %llu bytes at %llu of large message %llu from PE %d",
+                           (unsigned long long)n, (unsigned long long)off, (unsigned long long)id,
+                           m->src);
+            break;
+        }
+        if ((st = dmsg_deposit(g->win, e->data + off, (size_t)n, e->pe, g->bulk)))
+            break;
+        c->touched[e->pe] = 1; /* the bell rings once the deposit is complete */
+        c->st.transfer_bytes += n;
+        if (off + n == e->len) {
+            *pp = e->next;
+            lend_put(e->lend);
+            free(e);
+        }
+    }
+    return st;
+}
+
+void dmsg_postal_bulk_free(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    while (g->pending) {
+        postal_bulk *e = g->pending;
+        g->pending = e->next;
+        lend_put(e->lend);
+        free(e);
+    }
+    postal_buf *bufs[2] = {&g->sbuf, &g->pbuf};
+    for (int i = 0; i < 2; i++) {
+        if (bufs[i]->lent) /* the last reference: its memory is the buffer's */
+            free(bufs[i]->lent);
+        free(bufs[i]->p);
+        *bufs[i] = (postal_buf){0};
+    }
+    free(g->spare);
+    g->spare = NULL;
+    g->spare_cap = 0;
+}
+
 /* Sends the packed bytes of b as one message: one channel message, or
  * fragments in order. A fragment's header goes in the CHAN_HDR bytes before
  * its payload, which belong to the previous fragment: they are kept aside
@@ -92,6 +244,12 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag)
     double t0 = dmsg_wtime();
     size_t len = b->used, frag = dmsg_chan_max_len(&g->ch);
     dmsg_status st = DMSG_OK;
+    if (len > frag && g->win) {
+        if (!(st = send_bulk(b, pe, tag)))
+            g->st.sent++;
+        g->st.send_time += dmsg_wtime() - t0;
+        return st;
+    }
     if (len > frag)
         st = dmsg_chan_reserve(&g->ch, pe, len);
     if (!st && !b->p)
@@ -137,7 +295,7 @@ int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes)
     if (!buf && bytes)
         return DMSG_FAIL(DMSG_ERR_NULL, "buf is NULL");
     g->pbuf.used = 0;
-    if ((st = buf_room(&g->pbuf, bytes)))
+    if ((st = buf_detach(&g->pbuf, 0)) || (st = buf_room(&g->pbuf, bytes)))
         return st;
     if (bytes) {
         double t0 = dmsg_wtime();
