@@ -18,8 +18,11 @@
  * or polling) makes room by moving unmatched messages, and its active
  * receive buffer, out of a full mailbox and reports it. Nothing is lost or
  * overwritten. Messages may have any size up to DMSG_POSTAL_QUEUE: one
- * longer than half a mailbox travels as fragments, which the receiver
- * reassembles in its own memory as they land (as PVM does).
+ * longer than half a mailbox is only announced in the mailbox, and a
+ * receive that matches it fetches it from the sender's out-window, or
+ * grants its landing window, which the sender fills in its next postal
+ * call (DMSG_POSTAL_WINDOW; with no windows it travels as fragments, which
+ * the receiver reassembles in its own memory as they land, as PVM does).
  *
  * Progress. Queued messages move, and mailbox room is reported, only while
  * the PE is inside a postal call: every blocking call (recv, recv_bytes,

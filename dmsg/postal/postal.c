@@ -34,8 +34,11 @@ int dmsg_postal_init(void)
     if (cfg.window) {
         /* A segment without room for it (the same verdict on every PE):
          * large messages travel as fragments. */
-        if ((st = dmsg_alloc((size_t)cfg.window, (void **)&n.win)) == DMSG_ERR_NOMEM) {
-            n.win = NULL;
+        st = dmsg_alloc((size_t)cfg.window, (void **)&n.win);
+        if (!st && (st = dmsg_alloc(CHAN_HDR + (size_t)cfg.window, (void **)&n.owin)))
+            dmsg_free(n.win);
+        if (st == DMSG_ERR_NOMEM) {
+            n.win = n.owin = NULL;
             cfg.window = 0;
         } else if (st) {
             dmsg_chan_close(&n.ch);
@@ -44,12 +47,14 @@ int dmsg_postal_init(void)
     }
     if (cfg.window) {
         if ((st = dmsg_ctr_create(&n.bulk))) {
+            dmsg_free(n.owin);
             dmsg_free(n.win);
             dmsg_chan_close(&n.ch);
             return st;
         }
         n.winsize = (size_t)cfg.window;
         n.ch.serve = dmsg_postal_serve;
+        n.olend = (postal_lend){.p = n.owin, .cap = (size_t)cfg.window, .fixed = 1};
     }
     n.started = 1;
     *g = n;
@@ -70,6 +75,8 @@ int dmsg_postal_finalize(void)
         dmsg_status s2 = dmsg_ctr_destroy(g->bulk);
         st = st ? st : s2;
         s2 = dmsg_free(g->win);
+        st = st ? st : s2;
+        s2 = dmsg_free(g->owin);
         st = st ? st : s2;
     }
     dmsg_postal_bulk_free();

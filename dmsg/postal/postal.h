@@ -9,8 +9,10 @@
  * large message (RTS: no payload; aux[TOTAL] its length, aux[BULK_ID] the
  * sender's number for it), a receiver's grant of its window for a piece of
  * one (CTS: aux[BULK_ID], aux[BULK_OFF] the piece's offset, aux[BULK_LEN]
- * its length). */
-enum { POSTAL_T_MSG = 1, POSTAL_T_RTS = 2, POSTAL_T_CTS = 3 };
+ * its length); the announcement of a large message the receiver fetches
+ * itself from the sender's out-window (PULL: as RTS), and its report that
+ * it has (DONE: aux[BULK_ID]). */
+enum { POSTAL_T_MSG = 1, POSTAL_T_RTS = 2, POSTAL_T_CTS = 3, POSTAL_T_PULL = 4, POSTAL_T_DONE = 5 };
 
 /* Memory of a send buffer that pending large messages still read from
  * (postal_bulk), shared with the buffer until it is packed again. */
@@ -18,6 +20,7 @@ typedef struct postal_lend {
     int refs;  /* the send buffer (while it still points here) and each pending message */
     char *p;   /* CHAN_HDR bytes of header room, then the packed bytes */
     size_t cap;
+    int fixed; /* the out-window (postal_state.olend): never freed; free to use when refs == 0 */
 } postal_lend;
 
 /* A send buffer: CHAN_HDR bytes of room, then the packed message. Private
@@ -65,7 +68,14 @@ typedef struct postal_state {
     char *win;         /* symmetric: the landing window, winsize bytes */
     size_t winsize;
     dmsg_ctr bulk;
-    postal_bulk *pending;  /* announced by this PE, not yet deposited whole */
+    postal_bulk *pending;  /* announced by this PE, not yet deposited whole or fetched */
+    /* The out-window: symmetric memory of CHAN_HDR + winsize bytes that a
+     * send buffer moves into once it outgrows a fragment (when no earlier
+     * message still uses it). A large message sent from there is fetched by
+     * its receiver (PULL, then DONE): no grant, and recv_bytes fetches
+     * straight into the user's buffer. */
+    char *owin;
+    postal_lend olend;
     uint64_t bulk_ids;
     char *spare;       /* memory of a finished large message, for the next send buffer */
     size_t spare_cap;
@@ -104,7 +114,8 @@ void dmsg_postal_bulk_free(void);
  * message's whole length. */
 static inline size_t dmsg_postal_len(const chan_msg *m)
 {
-    return (size_t)(m->h.type == POSTAL_T_RTS ? m->h.aux[POSTAL_AUX_TOTAL] : m->h.len);
+    int announced = m->h.type == POSTAL_T_RTS || m->h.type == POSTAL_T_PULL;
+    return (size_t)(announced ? m->h.aux[POSTAL_AUX_TOTAL] : m->h.len);
 }
 
 #endif

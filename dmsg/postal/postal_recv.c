@@ -16,7 +16,7 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
     uint64_t total = m->h.aux[POSTAL_AUX_TOTAL], off = m->h.aux[POSTAL_AUX_OFF];
     chan_msg *first = c->rx[m->src].open;
     m->user = POSTAL_SEEN;
-    if (m->h.type == POSTAL_T_RTS) {
+    if (m->h.type == POSTAL_T_RTS || m->h.type == POSTAL_T_PULL) {
         m->user = POSTAL_READY; /* fetched when a receive takes it */
         return DMSG_OK;
     }
@@ -67,7 +67,7 @@ dmsg_status dmsg_postal_progress(void)
         for (chan_msg *m = c->head, *next; !st && m; m = next) {
             next = m->next;
             if (!m->user) {
-                took |= (m->h.type != POSTAL_T_RTS && m->h.aux[POSTAL_AUX_TOTAL] != m->h.len) ||
+                took |= (m->h.type == POSTAL_T_MSG && m->h.aux[POSTAL_AUX_TOTAL] != m->h.len) ||
                         c->rx[m->src].open;
                 st = reassemble(c, m);
             }
@@ -206,6 +206,42 @@ static dmsg_status bulk_fetch(chan_msg *m)
     return DMSG_OK;
 }
 
+/* Fetches the large message m announces from its sender's out-window
+ * (PULL; m taken and unlinked): into dst when given (recv_bytes: the
+ * user's buffer), else into the window, which m then borrows (the active
+ * buffer, as bulk_fetch leaves it). Then tells the sender (DONE), whose
+ * out-window is free again once every receiver has. */
+static dmsg_status pull_fetch(chan_msg *m, void *dst)
+{
+    postal_state *g = &dmsg_postal_g;
+    chan *c = &g->ch;
+    size_t total = (size_t)m->h.aux[POSTAL_AUX_TOTAL];
+    dmsg_status st;
+    if (total > g->winsize)
+        return DMSG_FAIL(DMSG_ERR_STATE, "large message of %zu bytes from PE %d, window %zu",
+                         total, m->src, g->winsize);
+    chan_msg *a = g->active;
+    if (!dst && a && a->borrowed && (st = dmsg_chan_own(c, a, (size_t)a->h.len)))
+        return st;
+    if ((st = dmsg_chan_own(c, m, 0)))
+        return st;
+    if (total && (st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR, total, m->src)))
+        return st;
+    char hbuf[CHAN_HDR];
+    chan_hdr h = {.type = POSTAL_T_DONE};
+    h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_BULK_ID];
+    if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)))
+        return st;
+    if (!dst) {
+        free(m->data);
+        m->data = g->win;
+        m->borrowed = 1;
+    }
+    m->h.type = POSTAL_T_MSG;
+    m->h.len = total;
+    return DMSG_OK;
+}
+
 static void release_active(void)
 {
     postal_state *g = &dmsg_postal_g;
@@ -232,7 +268,8 @@ static dmsg_status take(int src, int tag, int block, int *found, dmsg_postal_inf
         goto out;
     if (m) {
         dmsg_chan_unlink(&g->ch, m);
-        if (m->h.type == POSTAL_T_RTS && (st = bulk_fetch(m))) {
+        if ((m->h.type == POSTAL_T_RTS && (st = bulk_fetch(m))) ||
+            (m->h.type == POSTAL_T_PULL && (st = pull_fetch(m, NULL)))) {
             dmsg_chan_release(&g->ch, m);
             goto out;
         }
@@ -373,13 +410,15 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
     if ((st = dmsg_chan_take(&g->ch, m)))
         goto out;
     dmsg_chan_unlink(&g->ch, m);
-    if (m->h.type == POSTAL_T_RTS && (st = bulk_fetch(m))) {
+    int fetched = m->h.type == POSTAL_T_PULL; /* straight into buf: nothing to unpack */
+    if ((m->h.type == POSTAL_T_RTS && (st = bulk_fetch(m))) ||
+        (fetched && (st = pull_fetch(m, buf)))) {
         dmsg_chan_release(&g->ch, m);
         goto out;
     }
     g->st.recv_time += dmsg_wtime() - t0;
     t0 = dmsg_wtime();
-    if (m->h.len)
+    if (m->h.len && !fetched)
         st = unpack(m, 0, buf, (long)m->h.len, 1, 1);
     if (!st) {
         g->st.received++;

@@ -14,7 +14,7 @@
 static void lend_put(postal_lend *l)
 {
     postal_state *g = &dmsg_postal_g;
-    if (--l->refs > 0)
+    if (--l->refs > 0 || l->fixed)
         return;
     if (l->cap > g->spare_cap) {
         free(g->spare);
@@ -36,8 +36,10 @@ static dmsg_status buf_detach(postal_buf *b, size_t keep)
     if (!l)
         return DMSG_OK;
     if (l->refs == 1) { /* every large message is gone: the memory is the buffer's again */
-        free(l);
-        b->lent = NULL;
+        if (!l->fixed) {
+            free(l);
+            b->lent = NULL;
+        }
         return DMSG_OK;
     }
     char *p;
@@ -59,6 +61,51 @@ static dmsg_status buf_detach(postal_buf *b, size_t keep)
     return DMSG_OK;
 }
 
+/* Keeps private memory of a send buffer as the spare, or frees it. */
+static void buf_drop_private(char *p, size_t cap)
+{
+    postal_state *g = &dmsg_postal_g;
+    if (p && cap > g->spare_cap) {
+        free(g->spare);
+        g->spare = p;
+        g->spare_cap = cap;
+    } else {
+        free(p);
+    }
+}
+
+/* A send buffer about to outgrow a fragment moves into the out-window if
+ * no earlier message uses it (its large message is then fetched by the
+ * receiver); one about to outgrow the out-window moves out of it. */
+static dmsg_status buf_place(postal_buf *b, size_t need)
+{
+    postal_state *g = &dmsg_postal_g;
+    int in = b->lent == &g->olend;
+    if (!in && g->owin && g->olend.refs == 0 && need > dmsg_chan_max_len(&g->ch) &&
+        need <= g->winsize) {
+        if (b->used)
+            memcpy(g->owin + CHAN_HDR, b->p + CHAN_HDR, b->used);
+        buf_drop_private(b->p, b->cap);
+        b->p = g->owin;
+        b->cap = g->winsize;
+        b->lent = &g->olend;
+        g->olend.refs = 1;
+        return DMSG_OK;
+    }
+    if (in && need > g->winsize) {
+        size_t cap = need;
+        char *p = malloc(CHAN_HDR + cap);
+        if (!p)
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "send buffer of %zu bytes", cap);
+        memcpy(p + CHAN_HDR, b->p + CHAN_HDR, b->used);
+        b->p = p;
+        b->cap = cap;
+        b->lent = NULL;
+        g->olend.refs = 0;
+    }
+    return DMSG_OK;
+}
+
 /* Makes room for `more` packed bytes after the used ones. A message may
  * not exceed the queue limit (it may all have to wait in the queue). */
 static dmsg_status buf_room(postal_buf *b, size_t more)
@@ -69,7 +116,7 @@ static dmsg_status buf_room(postal_buf *b, size_t more)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "message of %zu + %zu bytes exceeds %zu (DMSG_POSTAL_QUEUE)",
                          b->used, more, most);
     dmsg_status st = buf_detach(b, b->used);
-    if (st)
+    if (st || (st = buf_place(b, need)))
         return st;
     if (need <= b->cap && b->p)
         return DMSG_OK;
@@ -149,6 +196,7 @@ static dmsg_status check_dest(int pe, int tag)
 static dmsg_status send_bulk(postal_buf *b, int pe, int tag)
 {
     postal_state *g = &dmsg_postal_g;
+    int pull = b->lent == &g->olend; /* fetched by the receiver from the out-window */
     postal_bulk *e = malloc(sizeof *e);
     if (!e)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "a large message's record");
@@ -160,7 +208,7 @@ static dmsg_status send_bulk(postal_buf *b, int pe, int tag)
         *b->lent = (postal_lend){.refs = 1, .p = b->p, .cap = b->cap};
     }
     char hbuf[CHAN_HDR];
-    chan_hdr h = {.type = POSTAL_T_RTS, .tag = tag};
+    chan_hdr h = {.type = pull ? POSTAL_T_PULL : POSTAL_T_RTS, .tag = tag};
     h.aux[POSTAL_AUX_TOTAL] = b->used;
     h.aux[POSTAL_AUX_BULK_ID] = ++g->bulk_ids;
     dmsg_status st = dmsg_chan_send(&g->ch, pe, &h, hbuf, 0);
@@ -181,7 +229,7 @@ dmsg_status dmsg_postal_serve(chan *c)
     dmsg_status st = DMSG_OK;
     for (chan_msg *m = c->head, *next; m && !st; m = next) {
         next = m->next;
-        if (m->h.type != POSTAL_T_CTS)
+        if (m->h.type != POSTAL_T_CTS && m->h.type != POSTAL_T_DONE)
             continue;
         uint64_t id = m->h.aux[POSTAL_AUX_BULK_ID], off = m->h.aux[POSTAL_AUX_BULK_OFF],
                  n = m->h.aux[POSTAL_AUX_BULK_LEN];
@@ -189,10 +237,22 @@ dmsg_status dmsg_postal_serve(chan *c)
         while (*pp && !((*pp)->pe == m->src && (*pp)->id == id))
             pp = &(*pp)->next;
         postal_bulk *e = *pp;
+        int done = m->h.type == POSTAL_T_DONE;
         if ((st = dmsg_chan_take(c, m)))
             break;
         dmsg_chan_consume(c, m);
-        if (!e || off > e->len || n > e->len - off || n > g->winsize) {
+        if (!e) {
+            st = DMSG_FAIL(DMSG_ERR_STATE, "report on unknown large message %llu from PE %d",
+                           (unsigned long long)id, m->src);
+            break;
+        }
+        if (done) { /* the receiver has fetched it from the out-window */
+            *pp = e->next;
+            lend_put(e->lend);
+            free(e);
+            continue;
+        }
+        if (off > e->len || n > e->len - off || n > g->winsize) {
             st = DMSG_FAIL(DMSG_ERR_STATE, "grant of %llu bytes at %llu of large message %llu from PE %d",
                            (unsigned long long)n, (unsigned long long)off, (unsigned long long)id,
                            m->src);
@@ -222,11 +282,14 @@ void dmsg_postal_bulk_free(void)
     }
     postal_buf *bufs[2] = {&g->sbuf, &g->pbuf};
     for (int i = 0; i < 2; i++) {
-        if (bufs[i]->lent) /* the last reference: its memory is the buffer's */
-            free(bufs[i]->lent);
-        free(bufs[i]->p);
+        postal_lend *l = bufs[i]->lent;
+        if (!l || !l->fixed) /* the out-window is symmetric memory, freed with the layer */
+            free(bufs[i]->p);
+        if (l && !l->fixed) /* the last reference: its memory was the buffer's */
+            free(l);
         *bufs[i] = (postal_buf){0};
     }
+    g->olend.refs = 0;
     free(g->spare);
     g->spare = NULL;
     g->spare_cap = 0;

@@ -9,7 +9,8 @@
 static const dmsg_env_entry rows[] = {
     {"DMSG_POSTAL_MAILBOX", DMSG_ENV_SIZE, "256K",
      "postal: mailbox bytes each PE keeps for each sender (1K .. 4G); a message longer than "
-     "half of it minus 64 bytes travels as fragments",
+     "half of it minus 64 bytes is large: it goes through the windows (DMSG_POSTAL_WINDOW), "
+     "or as fragments",
      F(mailbox)},
     {"DMSG_POSTAL_QUEUE", DMSG_ENV_SIZE, "64M",
      "postal: bytes a sender may hold queued for one receiver whose mailbox is full, and the "
