@@ -51,6 +51,8 @@ enum { POSTAL_AUX_BULK_ID = 2, POSTAL_AUX_BULK_OFF = 0, POSTAL_AUX_BULK_LEN = 1 
 /* chan_msg.user: examined by the reassembly; complete and receivable. */
 enum { POSTAL_SEEN = 1, POSTAL_READY = 2 };
 
+enum { POSTAL_SPARES = 4 };
+
 typedef struct postal_state {
     int started;
     chan ch;
@@ -77,8 +79,10 @@ typedef struct postal_state {
     char *owin;
     postal_lend olend;
     uint64_t bulk_ids;
-    char *spare;       /* memory of a finished large message, for the next send buffer */
-    size_t spare_cap;
+    /* Memory of finished large messages, for the next send buffers (large
+     * messages come in series: no fresh pages to fault in for each). */
+    char *spare[POSTAL_SPARES];
+    size_t spare_cap[POSTAL_SPARES];
 } postal_state;
 
 extern postal_state dmsg_postal_g;

@@ -8,21 +8,47 @@
 #include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
 
-/* Drops one reference to lent memory; the last one keeps the memory as the
- * spare of the next send buffer that needs as much (large messages come
- * in series: no fresh pages to fault in for each), or frees it. */
-static void lend_put(postal_lend *l)
+/* Keeps private memory of a send buffer as a spare (replacing the smallest
+ * when all are taken), or frees it. */
+static void buf_drop_private(char *p, size_t cap)
 {
     postal_state *g = &dmsg_postal_g;
+    int k = 0;
+    for (int i = 1; i < POSTAL_SPARES; i++)
+        if (g->spare_cap[i] < g->spare_cap[k])
+            k = i;
+    if (p && cap > g->spare_cap[k]) {
+        free(g->spare[k]);
+        g->spare[k] = p;
+        g->spare_cap[k] = cap;
+    } else {
+        free(p);
+    }
+}
+
+/* A spare of at least `need` bytes (the smallest such), or NULL. */
+static char *spare_take(size_t need, size_t *cap)
+{
+    postal_state *g = &dmsg_postal_g;
+    int k = -1;
+    for (int i = 0; i < POSTAL_SPARES; i++)
+        if (g->spare[i] && g->spare_cap[i] >= need && (k < 0 || g->spare_cap[i] < g->spare_cap[k]))
+            k = i;
+    if (k < 0)
+        return NULL;
+    char *p = g->spare[k];
+    *cap = g->spare_cap[k];
+    g->spare[k] = NULL;
+    g->spare_cap[k] = 0;
+    return p;
+}
+
+/* Drops one reference to lent memory; the last one keeps it as a spare. */
+static void lend_put(postal_lend *l)
+{
     if (--l->refs > 0 || l->fixed)
         return;
-    if (l->cap > g->spare_cap) {
-        free(g->spare);
-        g->spare = l->p;
-        g->spare_cap = l->cap;
-    } else {
-        free(l->p);
-    }
+    buf_drop_private(l->p, l->cap);
     free(l);
 }
 
@@ -31,7 +57,6 @@ static void lend_put(postal_lend *l)
  * first `keep` packed bytes (packing more after a send appends). */
 static dmsg_status buf_detach(postal_buf *b, size_t keep)
 {
-    postal_state *g = &dmsg_postal_g;
     postal_lend *l = b->lent;
     if (!l)
         return DMSG_OK;
@@ -42,16 +67,10 @@ static dmsg_status buf_detach(postal_buf *b, size_t keep)
         }
         return DMSG_OK;
     }
-    char *p;
-    size_t cap = b->cap;
-    if (g->spare && g->spare_cap >= cap) {
-        p = g->spare;
-        cap = g->spare_cap;
-        g->spare = NULL;
-        g->spare_cap = 0;
-    } else if (!(p = malloc(CHAN_HDR + cap))) {
+    size_t cap = keep > 4096 ? keep : 4096;
+    char *p = spare_take(cap, &cap);
+    if (!p && !(p = malloc(CHAN_HDR + cap)))
         return DMSG_FAIL(DMSG_ERR_NOMEM, "send buffer of %zu bytes", cap);
-    }
     if (keep)
         memcpy(p + CHAN_HDR, b->p + CHAN_HDR, keep);
     b->p = p;
@@ -59,19 +78,6 @@ static dmsg_status buf_detach(postal_buf *b, size_t keep)
     b->lent = NULL;
     lend_put(l);
     return DMSG_OK;
-}
-
-/* Keeps private memory of a send buffer as the spare, or frees it. */
-static void buf_drop_private(char *p, size_t cap)
-{
-    postal_state *g = &dmsg_postal_g;
-    if (p && cap > g->spare_cap) {
-        free(g->spare);
-        g->spare = p;
-        g->spare_cap = cap;
-    } else {
-        free(p);
-    }
 }
 
 /* A send buffer about to outgrow a fragment moves into the out-window if
@@ -120,13 +126,8 @@ static dmsg_status buf_room(postal_buf *b, size_t more)
         return st;
     if (need <= b->cap && b->p)
         return DMSG_OK;
-    if (!b->p && g->spare && g->spare_cap >= need) {
-        b->p = g->spare;
-        b->cap = g->spare_cap;
-        g->spare = NULL;
-        g->spare_cap = 0;
+    if (!b->p && (b->p = spare_take(need, &b->cap)))
         return DMSG_OK;
-    }
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < need)
         cap = cap > PTRDIFF_MAX / 2 ? need : 2 * cap;
@@ -290,9 +291,11 @@ void dmsg_postal_bulk_free(void)
         *bufs[i] = (postal_buf){0};
     }
     g->olend.refs = 0;
-    free(g->spare);
-    g->spare = NULL;
-    g->spare_cap = 0;
+    for (int i = 0; i < POSTAL_SPARES; i++) {
+        free(g->spare[i]);
+        g->spare[i] = NULL;
+        g->spare_cap[i] = 0;
+    }
 }
 
 /* Sends the packed bytes of b as one message: one channel message, or
