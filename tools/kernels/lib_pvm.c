@@ -34,10 +34,25 @@
 #include <string.h>
 #include <time.h>
 
-enum { TAG_TIDS = 900, TAG_BAR, TAG_RED, TAG_BC };
+enum { TAG_TIDS = 900, TAG_BAR, TAG_RED, TAG_BC, TAG_EXIT };
 enum { TAG_XPOSE = 1, TAG_HALO = 2, TAG_FEM = 3 };
 
 static int g_me, g_np, *g_tid;
+
+/* PE 0 learns of a spawned task that exits early (kern_die, a crash): pvmd
+ * sends a TAG_EXIT message (pvm_notify), which PE 0's receives accept
+ * besides the one they wait for (pvm_recvf), so PE 0 stops at once and the
+ * harness halts the pvmd, instead of waiting for its time limit. Off for
+ * the final barrier, after which the tasks exit normally. */
+static int g_watch;
+
+static int match_or_exit(int bufid, int tid, int tag)
+{
+    int bytes, mtag, mtid;
+    if (pvm_bufinfo(bufid, &bytes, &mtag, &mtid) < 0) return 0;
+    if (g_watch && mtag == TAG_EXIT) return 1;
+    return (tid == -1 || tid == mtid) && (tag == -1 || tag == mtag);
+}
 
 #define PVK(call)                                                                                  \
     do {                                                                                           \
@@ -64,6 +79,17 @@ static int take_np(int *argc, char **argv)
             return n;
         }
     return 0;
+}
+
+static void recv(int tid, int tag)
+{
+    int rc = pvm_recv(tid, tag), bytes, mtag, mtid;
+    if (rc < 0) kern_die("pvm_recv(t%x, %d): PVM error %d", tid, tag, rc);
+    if (g_watch && pvm_bufinfo(rc, &bytes, &mtag, &mtid) >= 0 && mtag == TAG_EXIT) {
+        int who = 0;
+        pvm_upkint(&who, 1, 1);
+        kern_die("task t%x exited before the end", who);
+    }
 }
 
 void kl_init(int *argc, char ***argv)
@@ -94,12 +120,18 @@ void kl_init(int *argc, char ***argv)
             PVK(pvm_pkint(&g_np, 1, 1));
             PVK(pvm_pkint(g_tid, g_np, 1));
             PVK(pvm_mcast(g_tid + 1, g_np - 1, TAG_TIDS));
+            /* Where the PVM offers no notification, failures wait for the
+             * harness's time limit instead. */
+            if (pvm_notify(PvmTaskExit, TAG_EXIT, g_np - 1, g_tid + 1) >= 0) {
+                pvm_recvf(match_or_exit);
+                g_watch = 1;
+            }
         }
         g_me = 0;
         return;
     }
     if (parent < 0) kern_die("pvm_parent: PVM error %d", parent);
-    PVK(pvm_recv(parent, TAG_TIDS));
+    recv(parent, TAG_TIDS);
     PVK(pvm_upkint(&g_np, 1, 1));
     g_tid = kern_malloc((size_t)g_np * sizeof(int));
     PVK(pvm_upkint(g_tid, g_np, 1));
@@ -111,6 +143,7 @@ void kl_init(int *argc, char ***argv)
 
 void kl_finalize(void)
 {
+    g_watch = 0;
     kl_barrier();
     /* PE 0 collects its children's output: pvm_exit waits for them. */
     pvm_exit();
@@ -152,7 +185,7 @@ void kl_barrier(void)
     for (int d = 1; d < g_np; d *= 2) {
         PVK(pvm_initsend(PvmDataRaw));
         PVK(pvm_send(g_tid[(g_me + d) % g_np], TAG_BAR));
-        PVK(pvm_recv(g_tid[(g_me + g_np - d) % g_np], TAG_BAR));
+        recv(g_tid[(g_me + g_np - d) % g_np], TAG_BAR);
     }
 }
 
@@ -163,13 +196,13 @@ void kl_allreduce(double *v, int n, int op)
         PVK(pvm_initsend(PvmDataRaw));
         PVK(pvm_pkdouble(v, n, 1));
         PVK(pvm_send(g_tid[0], TAG_RED));
-        PVK(pvm_recv(g_tid[0], TAG_RED));
+        recv(g_tid[0], TAG_RED);
         PVK(pvm_upkdouble(v, n, 1));
         return;
     }
     double *w = kern_malloc((size_t)n * sizeof(double));
     for (int p = 1; p < g_np; p++) {
-        PVK(pvm_recv(g_tid[p], TAG_RED));
+        recv(g_tid[p], TAG_RED);
         PVK(pvm_upkdouble(w, n, 1));
         for (int i = 0; i < n; i++)
             v[i] = op == KL_SUM ? v[i] + w[i] : (w[i] > v[i] ? w[i] : v[i]);
@@ -188,7 +221,7 @@ void kl_bcast(void *buf, size_t bytes)
         PVK(pvm_pkbyte(buf, (int)bytes, 1));
         PVK(pvm_mcast(g_tid + 1, g_np - 1, TAG_BC));
     } else {
-        PVK(pvm_recv(g_tid[0], TAG_BC));
+        recv(g_tid[0], TAG_BC);
         PVK(pvm_upkbyte(buf, (int)bytes, 1));
     }
 }
@@ -255,7 +288,7 @@ void kl_xpose_run(kl_xpose *p)
     for (int k = 0; k < np; k++) {
         int s = (me + np - k) % np;
         KERN_TIC(t0);
-        PVK(pvm_recv(g_tid[s], TAG_XPOSE));
+        recv(g_tid[s], TAG_XPOSE);
         KERN_TOC(t0, sync);
         KERN_TIC(t1);
         for (size_t c = 0; c < b; c++)
@@ -299,7 +332,7 @@ void kl_halo_run(kl_halo *h, int par)
     for (int s = 0; s < 2; s++) {
         if (to[s] < 0 || to[s] >= g_np) continue;
         KERN_TIC(t0);
-        PVK(pvm_recv(g_tid[to[s]], TAG_HALO));
+        recv(g_tid[to[s]], TAG_HALO);
         KERN_TOC(t0, sync);
         KERN_TIC(t1);
         PVK(pvm_upkdouble(into[s], (int)(w * n), 1));
@@ -348,7 +381,7 @@ void kl_fem_run(kl_fem *f, int par)
     for (int i = 0; i < f->nnbr; i++) {
         const kern_nbr *nb = &f->nbr[i];
         KERN_TIC(t0);
-        PVK(pvm_recv(g_tid[nb->pe], TAG_FEM));
+        recv(g_tid[nb->pe], TAG_FEM);
         KERN_TOC(t0, sync);
         KERN_TIC(t1);
         double *r = f->rbuf + nb->recv_off;
