@@ -139,12 +139,24 @@ static dmsg_status buf_room(postal_buf *b, size_t more)
     return DMSG_OK;
 }
 
+/* Empties a send buffer. One that sits alone in the out-window leaves it,
+ * so that the next large message of either buffer can take it. */
+static dmsg_status buf_reset(postal_buf *b)
+{
+    postal_state *g = &dmsg_postal_g;
+    b->used = 0;
+    dmsg_status st = buf_detach(b, 0);
+    if (!st && b->lent == &g->olend) {
+        *b = (postal_buf){0};
+        g->olend.refs = 0;
+    }
+    return st;
+}
+
 int dmsg_postal_initsend(void)
 {
     POSTAL_REQUIRE();
-    postal_buf *b = &dmsg_postal_g.sbuf;
-    b->used = 0;
-    return buf_detach(b, 0);
+    return buf_reset(&dmsg_postal_g.sbuf);
 }
 
 int dmsg_postal_pk(const void *data, long n, long stride, size_t elem_size)
@@ -360,8 +372,7 @@ int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes)
         return st;
     if (!buf && bytes)
         return DMSG_FAIL(DMSG_ERR_NULL, "buf is NULL");
-    g->pbuf.used = 0;
-    if ((st = buf_detach(&g->pbuf, 0)) || (st = buf_room(&g->pbuf, bytes)))
+    if ((st = buf_reset(&g->pbuf)) || (st = buf_room(&g->pbuf, bytes)))
         return st;
     if (bytes) {
         double t0 = dmsg_wtime();
