@@ -64,8 +64,11 @@ typedef struct dmsg_postal_info {
 /**
  * Starts the postal layer. Collective (every PE, after dmsg_init): allocates
  * the mailboxes (DMSG_POSTAL_MAILBOX bytes per PE of the job) and npes + 2
- * deposit counters (one per sender, a wake-up and a finish counter), and ends
- * with a barrier, so every PE may send as soon as it returns.
+ * deposit counters (one per sender, a wake-up and a finish counter), then
+ * two windows of DMSG_POSTAL_WINDOW bytes and one more counter for large
+ * messages (left out, and large messages sent as fragments, where the
+ * segment or DMSG_MAX_COUNTERS has no room for them), and ends with a
+ * barrier, so every PE may send as soon as it returns.
  * Errors: DMSG_ERR_NOT_INIT, DMSG_ERR_STATE (already started), DMSG_ERR_NOMEM
  * (segment too small for the mailboxes, or DMSG_MAX_COUNTERS too low), and
  * the errors of the collectives.

@@ -45,13 +45,19 @@ int dmsg_postal_init(void)
             return st;
         }
     }
-    if (cfg.window) {
-        if ((st = dmsg_ctr_create(&n.bulk))) {
-            dmsg_free(n.owin);
-            dmsg_free(n.win);
+    if (cfg.window && (st = dmsg_ctr_create(&n.bulk))) {
+        /* No counter left for it (DMSG_MAX_COUNTERS, the same verdict on
+         * every PE): fragments too, as before windows existed. */
+        dmsg_free(n.owin);
+        dmsg_free(n.win);
+        n.win = n.owin = NULL;
+        if (st != DMSG_ERR_NOMEM) {
             dmsg_chan_close(&n.ch);
             return st;
         }
+        cfg.window = 0;
+    }
+    if (cfg.window) {
         n.winsize = (size_t)cfg.window;
         n.ch.serve = dmsg_postal_serve;
         n.olend = (postal_lend){.p = n.owin, .cap = (size_t)cfg.window, .fixed = 1};
