@@ -18,8 +18,11 @@
  * or polling) makes room by moving unmatched messages, and its active
  * receive buffer, out of a full mailbox and reports it. Nothing is lost or
  * overwritten. Messages may have any size up to DMSG_POSTAL_QUEUE: one
- * longer than half a mailbox travels as fragments, which the receiver
- * reassembles in its own memory as they land (as PVM does).
+ * longer than half a mailbox is only announced in the mailbox, and a
+ * receive that matches it fetches it from the sender's out-window, or
+ * grants its landing window, which the sender fills in its next postal
+ * call (DMSG_POSTAL_WINDOW; with no windows it travels as fragments, which
+ * the receiver reassembles in its own memory as they land, as PVM does).
  *
  * Progress. Queued messages move, and mailbox room is reported, only while
  * the PE is inside a postal call: every blocking call (recv, recv_bytes,
@@ -61,8 +64,11 @@ typedef struct dmsg_postal_info {
 /**
  * Starts the postal layer. Collective (every PE, after dmsg_init): allocates
  * the mailboxes (DMSG_POSTAL_MAILBOX bytes per PE of the job) and npes + 2
- * deposit counters (one per sender, a wake-up and a finish counter), and ends
- * with a barrier, so every PE may send as soon as it returns.
+ * deposit counters (one per sender, a wake-up and a finish counter), then
+ * two windows of DMSG_POSTAL_WINDOW bytes and one more counter for large
+ * messages (left out, and large messages sent as fragments, where the
+ * segment or DMSG_MAX_COUNTERS has no room for them), and ends with a
+ * barrier, so every PE may send as soon as it returns.
  * Errors: DMSG_ERR_NOT_INIT, DMSG_ERR_STATE (already started), DMSG_ERR_NOMEM
  * (segment too small for the mailboxes, or DMSG_MAX_COUNTERS too low), and
  * the errors of the collectives.

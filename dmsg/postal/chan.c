@@ -446,6 +446,7 @@ static dmsg_status walk(chan *c, int src)
         m->src = src;
         m->data = ring + (h.wrap ? 0 : pos + CHAN_HDR);
         m->spilled = 0;
+        m->borrowed = 0;
         m->idx = idx;
         m->user = 0;
         r->cum_walked += CHAN_HDR + h.len;
@@ -532,6 +533,8 @@ dmsg_status dmsg_chan_progress(chan *c)
         if ((st = report_room(c, p)))
             return st;
     }
+    if (c->serve && (st = c->serve(c)))
+        return st;
     return ring_bells(c);
 }
 
@@ -576,12 +579,13 @@ dmsg_status dmsg_chan_own(chan *c, chan_msg *m, size_t cap)
         free(copy);
         return st;
     }
-    if (m->spilled)
-        free(m->data);
-    else
+    if (!m->spilled)
         ring_done(c, m->src, m->idx);
+    else if (!m->borrowed)
+        free(m->data);
     m->data = copy;
     m->spilled = 1;
+    m->borrowed = 0;
     c->st.spill_bytes += m->h.len;
     c->st.t_manage += dmsg_wtime() - t0;
     return DMSG_OK;
@@ -645,8 +649,10 @@ void dmsg_chan_unlink(chan *c, chan_msg *m)
 
 void dmsg_chan_release(chan *c, chan_msg *m)
 {
-    if (m->spilled)
-        free(m->data);
+    if (m->spilled) {
+        if (!m->borrowed)
+            free(m->data);
+    }
     else
         ring_done(c, m->src, m->idx);
     free(m);

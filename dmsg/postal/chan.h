@@ -52,7 +52,8 @@ typedef struct chan_msg {
     chan_hdr h;
     int src;
     char *data;      /* payload: in the ring (symmetric memory) or in spill memory */
-    int spilled;
+    int spilled;     /* data is not in the ring (its ring room is freed) */
+    int borrowed;    /* spilled, and data is the channel user's memory: never freed here */
     uint64_t idx;    /* ring order within its pair */
     int user;        /* for the channel's user (0 when the message is found) */
     uint64_t cum;    /* the pair counter's deposit bytes up to and with this message */
@@ -122,6 +123,12 @@ typedef struct chan {
     uint64_t nmsgs;       /* entries in that list */
     uint8_t *touched;     /* per PE: deposits issued since the last bell */
     chan_stats st;
+    /* The user's handler of the control messages it sends itself (postal's
+     * grants of large messages), run by every progress pass after the walk
+     * and before the bells: so a PE serves them in every wait, the drains of
+     * barrier and close included. Deposits it makes set touched[pe]. NULL:
+     * none. */
+    dmsg_status (*serve)(struct chan *c);
 } chan;
 
 /* Copies bytes from src to dst (local memory) and books the copy as
@@ -173,8 +180,8 @@ dmsg_status dmsg_chan_wait(chan *c);
 dmsg_status dmsg_chan_spill(chan *c, chan_msg *m);
 
 /* Moves m's payload into private memory of cap bytes (cap >= its length;
- * from the ring, or from its spill copy) and frees its ring room. For a
- * message the caller will grow (reassembly of fragments). */
+ * from the ring, its spill copy or borrowed memory) and frees its ring room.
+ * For a message the caller will grow (reassembly of fragments). */
 dmsg_status dmsg_chan_own(chan *c, chan_msg *m, size_t cap);
 
 /* Collective: drives progress until no PE has messages queued, making room

@@ -30,6 +30,38 @@ int dmsg_postal_init(void)
     st = dmsg_chan_open(&n.ch, cfg.mailbox, cfg.queue);
     if (st)
         return st;
+    /* The landing window of large messages and its counter (collective). */
+    if (cfg.window) {
+        /* A segment without room for it (the same verdict on every PE):
+         * large messages travel as fragments. */
+        st = dmsg_alloc((size_t)cfg.window, (void **)&n.win);
+        if (!st && (st = dmsg_alloc(CHAN_HDR + (size_t)cfg.window, (void **)&n.owin)))
+            dmsg_free(n.win);
+        if (st == DMSG_ERR_NOMEM) {
+            n.win = n.owin = NULL;
+            cfg.window = 0;
+        } else if (st) {
+            dmsg_chan_close(&n.ch);
+            return st;
+        }
+    }
+    if (cfg.window && (st = dmsg_ctr_create(&n.bulk))) {
+        /* No counter left for it (DMSG_MAX_COUNTERS, the same verdict on
+         * every PE): fragments too, as before windows existed. */
+        dmsg_free(n.owin);
+        dmsg_free(n.win);
+        n.win = n.owin = NULL;
+        if (st != DMSG_ERR_NOMEM) {
+            dmsg_chan_close(&n.ch);
+            return st;
+        }
+        cfg.window = 0;
+    }
+    if (cfg.window) {
+        n.winsize = (size_t)cfg.window;
+        n.ch.serve = dmsg_postal_serve;
+        n.olend = (postal_lend){.p = n.owin, .cap = (size_t)cfg.window, .fixed = 1};
+    }
     n.started = 1;
     *g = n;
     return DMSG_OK;
@@ -45,8 +77,15 @@ int dmsg_postal_finalize(void)
         g->ch.held = NULL;
     }
     dmsg_status st = dmsg_chan_close(&g->ch); /* frees messages being reassembled too */
-    free(g->sbuf.p);
-    free(g->pbuf.p);
+    if (g->win) {
+        dmsg_status s2 = dmsg_ctr_destroy(g->bulk);
+        st = st ? st : s2;
+        s2 = dmsg_free(g->win);
+        st = st ? st : s2;
+        s2 = dmsg_free(g->owin);
+        st = st ? st : s2;
+    }
+    dmsg_postal_bulk_free();
     memset(g, 0, sizeof *g);
     return st;
 }

@@ -5,14 +5,41 @@
 #include "dmsg_postal.h"
 #include "dmsg/postal/chan.h"
 
-enum { POSTAL_T_MSG = 1 };
+/* Channel message types: a message (or fragment), the announcement of a
+ * large message (RTS: no payload; aux[TOTAL] its length, aux[BULK_ID] the
+ * sender's number for it), a receiver's grant of its window for a piece of
+ * one (CTS: aux[BULK_ID], aux[BULK_OFF] the piece's offset, aux[BULK_LEN]
+ * its length); the announcement of a large message the receiver fetches
+ * itself from the sender's out-window (PULL: as RTS), and its report that
+ * it has (DONE: aux[BULK_ID]). */
+enum { POSTAL_T_MSG = 1, POSTAL_T_RTS = 2, POSTAL_T_CTS = 3, POSTAL_T_PULL = 4, POSTAL_T_DONE = 5 };
+
+/* Memory of a send buffer that pending large messages still read from
+ * (postal_bulk), shared with the buffer until it is packed again. */
+typedef struct postal_lend {
+    int refs;  /* the send buffer (while it still points here) and each pending message */
+    char *p;   /* CHAN_HDR bytes of header room, then the packed bytes */
+    size_t cap;
+    int fixed; /* the out-window (postal_state.olend): never freed; free to use when refs == 0 */
+} postal_lend;
 
 /* A send buffer: CHAN_HDR bytes of room, then the packed message. Private
  * memory that grows as it is packed (deposit sources may be any memory). */
 typedef struct postal_buf {
     char *p;
-    size_t used, cap; /* packed bytes; bytes after the header room */
+    size_t used, cap;   /* packed bytes; bytes after the header room */
+    postal_lend *lent;  /* p is read by pending large messages (NULL: not) */
 } postal_buf;
+
+/* A large message announced and not yet deposited whole (sender side). */
+typedef struct postal_bulk {
+    struct postal_bulk *next;
+    int pe;
+    uint64_t id;
+    const char *data;   /* the packed bytes, in lent memory */
+    size_t len;
+    postal_lend *lend;
+} postal_bulk;
 
 /* Message fragments. A message longer than a channel message goes as
  * consecutive fragments (messages of one pair stay in order); the header's
@@ -20,8 +47,11 @@ typedef struct postal_buf {
  * The receiver copies fragments into one private buffer as they land, so
  * they never hold mailbox room (postal_recv.c). */
 enum { POSTAL_AUX_TOTAL = 0, POSTAL_AUX_OFF = 1 };
+enum { POSTAL_AUX_BULK_ID = 2, POSTAL_AUX_BULK_OFF = 0, POSTAL_AUX_BULK_LEN = 1 };
 /* chan_msg.user: examined by the reassembly; complete and receivable. */
 enum { POSTAL_SEEN = 1, POSTAL_READY = 2 };
+
+enum { POSTAL_SPARES = 4 };
 
 typedef struct postal_state {
     int started;
@@ -31,6 +61,28 @@ typedef struct postal_state {
     chan_msg *active;  /* the active receive buffer, or NULL */
     size_t upos;       /* unpack position in it */
     dmsg_postal_stats st;
+    /* Large messages (docs/baselines.md, "Large messages"): a message longer
+     * than a fragment is announced (RTS) and the send buffer lent to it;
+     * when a receive matches the announcement the receiver grants its
+     * window (CTS) and the sender, in its next progress pass, deposits the
+     * message there, counted on `bulk`. One grant at a time per receiver,
+     * so the counter names it. win == NULL: off (fragments). */
+    char *win;         /* symmetric: the landing window, winsize bytes */
+    size_t winsize;
+    dmsg_ctr bulk;
+    postal_bulk *pending;  /* announced by this PE, not yet deposited whole or fetched */
+    /* The out-window: symmetric memory of CHAN_HDR + winsize bytes that a
+     * send buffer moves into once it outgrows a fragment (when no earlier
+     * message still uses it). A large message sent from there is fetched by
+     * its receiver (PULL, then DONE): no grant, and recv_bytes fetches
+     * straight into the user's buffer. */
+    char *owin;
+    postal_lend olend;
+    uint64_t bulk_ids;
+    /* Memory of finished large messages, for the next send buffers (large
+     * messages come in series: no fresh pages to fault in for each). */
+    char *spare[POSTAL_SPARES];
+    size_t spare_cap[POSTAL_SPARES];
 } postal_state;
 
 extern postal_state dmsg_postal_g;
@@ -54,5 +106,20 @@ dmsg_status dmsg_postal_copy(void *dst, ptrdiff_t dstride, const void *src, ptrd
 
 /* Finds landed messages and reassembles fragments (postal_recv.c). */
 dmsg_status dmsg_postal_progress(void);
+
+/* The channel's serve hook: deposits the pieces of this PE's large messages
+ * that receivers granted (postal_send.c). */
+dmsg_status dmsg_postal_serve(chan *c);
+
+/* Frees every pending large message and lent memory (finalize). */
+void dmsg_postal_bulk_free(void);
+
+/* The bytes of a landed message: its payload, or an announced large
+ * message's whole length. */
+static inline size_t dmsg_postal_len(const chan_msg *m)
+{
+    int announced = m->h.type == POSTAL_T_RTS || m->h.type == POSTAL_T_PULL;
+    return (size_t)(announced ? m->h.aux[POSTAL_AUX_TOTAL] : m->h.len);
+}
 
 #endif

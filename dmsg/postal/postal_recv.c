@@ -2,6 +2,7 @@
  * tag, the active receive buffer, unpacking. Unpacking copies out of this
  * PE's own mailbox (or the private copy of a spilled or reassembled
  * message) into the user's strided elements, booked as a local copy. */
+#include <stdlib.h>
 #include <string.h>
 #include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
@@ -15,6 +16,10 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
     uint64_t total = m->h.aux[POSTAL_AUX_TOTAL], off = m->h.aux[POSTAL_AUX_OFF];
     chan_msg *first = c->rx[m->src].open;
     m->user = POSTAL_SEEN;
+    if (m->h.type == POSTAL_T_RTS || m->h.type == POSTAL_T_PULL) {
+        m->user = POSTAL_READY; /* fetched when a receive takes it */
+        return DMSG_OK;
+    }
     if (!first && off == 0 && total == m->h.len) {
         m->user = POSTAL_READY; /* taken when a receive matches it */
         return DMSG_OK;
@@ -62,7 +67,8 @@ dmsg_status dmsg_postal_progress(void)
         for (chan_msg *m = c->head, *next; !st && m; m = next) {
             next = m->next;
             if (!m->user) {
-                took |= m->h.aux[POSTAL_AUX_TOTAL] != m->h.len || c->rx[m->src].open;
+                took |= (m->h.type == POSTAL_T_MSG && m->h.aux[POSTAL_AUX_TOTAL] != m->h.len) ||
+                        c->rx[m->src].open;
                 st = reassemble(c, m);
             }
         }
@@ -99,7 +105,7 @@ static chan_msg *find(int src, int tag)
 static void describe(const chan_msg *m, dmsg_postal_info *info)
 {
     if (info)
-        *info = (dmsg_postal_info){.src = m->src, .tag = m->h.tag, .bytes = (size_t)m->h.len};
+        *info = (dmsg_postal_info){.src = m->src, .tag = m->h.tag, .bytes = dmsg_postal_len(m)};
 }
 
 /* Finds a match, driving progress; waits for one only when `block`. A
@@ -130,6 +136,112 @@ static dmsg_status match(int src, int tag, int block, chan_msg **out)
     return DMSG_OK;
 }
 
+/* Waits until the piece of a large message this PE granted has landed in
+ * its window, serving everything else meanwhile (the sender may be waiting
+ * for this PE's own grant, or for room). */
+static dmsg_status bulk_wait(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    for (;;) {
+        uint64_t n;
+        dmsg_status st = dmsg_ctr_read(g->bulk, &n, NULL);
+        if (!st && n)
+            return dmsg_await(g->bulk, 1);
+        if (st || (st = dmsg_postal_progress()) || (st = dmsg_ctr_read(g->bulk, &n, NULL)))
+            return st;
+        if (n)
+            return dmsg_await(g->bulk, 1);
+        if ((st = dmsg_chan_wait(&g->ch)))
+            return st;
+    }
+}
+
+/* Fetches the large message m announces (taken, unlinked, its counts
+ * consumed): grants the window to its sender piece by piece and waits for
+ * each. A message that fits the window is then read from it (borrowed: the
+ * active buffer, until the next receive or grant); a longer one is copied
+ * piece by piece into private memory. m becomes an
+ * ordinary message of its whole length. */
+static dmsg_status bulk_fetch(chan_msg *m)
+{
+    postal_state *g = &dmsg_postal_g;
+    chan *c = &g->ch;
+    size_t total = (size_t)m->h.aux[POSTAL_AUX_TOTAL];
+    int whole = total <= g->winsize;
+    dmsg_status st;
+    /* The window may still hold the active buffer (recv_bytes does not
+     * release it): that one moves to private memory first. */
+    chan_msg *a = g->active;
+    if (a && a->borrowed && (st = dmsg_chan_own(c, a, (size_t)a->h.len)))
+        return st;
+    /* m's ring room (its header) is freed now, its payload goes to private
+     * memory of the whole length, or (a message that fits) to the window. */
+    if ((st = dmsg_chan_own(c, m, whole ? 0 : total)))
+        return st;
+    for (size_t off = 0; off < total;) {
+        size_t n = total - off < g->winsize ? total - off : g->winsize;
+        char hbuf[CHAN_HDR];
+        chan_hdr h = {.type = POSTAL_T_CTS};
+        h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_BULK_ID];
+        h.aux[POSTAL_AUX_BULK_OFF] = off;
+        h.aux[POSTAL_AUX_BULK_LEN] = n;
+        if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)) || (st = bulk_wait()))
+            return st;
+        if (!whole) {
+            double t0 = dmsg_wtime();
+            if ((st = dmsg_chan_copy(m->data + off, g->win, n)))
+                return st;
+            c->st.spill_bytes += n;
+            c->st.t_manage += dmsg_wtime() - t0;
+        }
+        off += n;
+    }
+    if (whole) {
+        free(m->data);
+        m->data = g->win;
+        m->borrowed = 1;
+    }
+    m->h.type = POSTAL_T_MSG;
+    m->h.len = total;
+    return DMSG_OK;
+}
+
+/* Fetches the large message m announces from its sender's out-window
+ * (PULL; m taken and unlinked): into dst when given (recv_bytes: the
+ * user's buffer), else into the window, which m then borrows (the active
+ * buffer, as bulk_fetch leaves it). Then tells the sender (DONE), whose
+ * out-window is free again once every receiver has. */
+static dmsg_status pull_fetch(chan_msg *m, void *dst)
+{
+    postal_state *g = &dmsg_postal_g;
+    chan *c = &g->ch;
+    size_t total = (size_t)m->h.aux[POSTAL_AUX_TOTAL];
+    dmsg_status st;
+    if (total > g->winsize)
+        return DMSG_FAIL(DMSG_ERR_STATE, "large message of %zu bytes from PE %d, window %zu",
+                         total, m->src, g->winsize);
+    chan_msg *a = g->active;
+    if (!dst && a && a->borrowed && (st = dmsg_chan_own(c, a, (size_t)a->h.len)))
+        return st;
+    if ((st = dmsg_chan_own(c, m, 0)))
+        return st;
+    if (total && (st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR, total, m->src)))
+        return st;
+    char hbuf[CHAN_HDR];
+    chan_hdr h = {.type = POSTAL_T_DONE};
+    h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_BULK_ID];
+    if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)))
+        return st;
+    if (!dst) {
+        free(m->data);
+        m->data = g->win;
+        m->borrowed = 1;
+    }
+    m->h.type = POSTAL_T_MSG;
+    m->h.len = total;
+    return DMSG_OK;
+}
+
 static void release_active(void)
 {
     postal_state *g = &dmsg_postal_g;
@@ -156,6 +268,11 @@ static dmsg_status take(int src, int tag, int block, int *found, dmsg_postal_inf
         goto out;
     if (m) {
         dmsg_chan_unlink(&g->ch, m);
+        if ((m->h.type == POSTAL_T_RTS && (st = bulk_fetch(m))) ||
+            (m->h.type == POSTAL_T_PULL && (st = pull_fetch(m, NULL)))) {
+            dmsg_chan_release(&g->ch, m);
+            goto out;
+        }
         g->active = m;
         g->ch.held = m; /* its room goes back to a stuck sender whenever this PE waits or polls */
         g->upos = 0;
@@ -285,17 +402,23 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
     chan_msg *m;
     if ((st = match(src, tag, 1, &m)))
         goto out;
-    if (m->h.len > cap) {
-        st = DMSG_FAIL(DMSG_ERR_SIZE, "message of %llu bytes, buffer of %zu",
-                       (unsigned long long)m->h.len, cap);
+    if (dmsg_postal_len(m) > cap) {
+        st = DMSG_FAIL(DMSG_ERR_SIZE, "message of %zu bytes, buffer of %zu", dmsg_postal_len(m),
+                       cap);
         goto out;
     }
     if ((st = dmsg_chan_take(&g->ch, m)))
         goto out;
     dmsg_chan_unlink(&g->ch, m);
+    int fetched = m->h.type == POSTAL_T_PULL; /* straight into buf: nothing to unpack */
+    if ((m->h.type == POSTAL_T_RTS && (st = bulk_fetch(m))) ||
+        (fetched && (st = pull_fetch(m, buf)))) {
+        dmsg_chan_release(&g->ch, m);
+        goto out;
+    }
     g->st.recv_time += dmsg_wtime() - t0;
     t0 = dmsg_wtime();
-    if (m->h.len)
+    if (m->h.len && !fetched)
         st = unpack(m, 0, buf, (long)m->h.len, 1, 1);
     if (!st) {
         g->st.received++;

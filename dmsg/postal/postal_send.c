@@ -8,15 +8,125 @@
 #include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
 
+/* Keeps private memory of a send buffer as a spare (replacing the smallest
+ * when all are taken), or frees it. */
+static void buf_drop_private(char *p, size_t cap)
+{
+    postal_state *g = &dmsg_postal_g;
+    int k = 0;
+    for (int i = 1; i < POSTAL_SPARES; i++)
+        if (g->spare_cap[i] < g->spare_cap[k])
+            k = i;
+    if (p && cap > g->spare_cap[k]) {
+        free(g->spare[k]);
+        g->spare[k] = p;
+        g->spare_cap[k] = cap;
+    } else {
+        free(p);
+    }
+}
+
+/* A spare of at least `need` bytes (the smallest such), or NULL. */
+static char *spare_take(size_t need, size_t *cap)
+{
+    postal_state *g = &dmsg_postal_g;
+    int k = -1;
+    for (int i = 0; i < POSTAL_SPARES; i++)
+        if (g->spare[i] && g->spare_cap[i] >= need && (k < 0 || g->spare_cap[i] < g->spare_cap[k]))
+            k = i;
+    if (k < 0)
+        return NULL;
+    char *p = g->spare[k];
+    *cap = g->spare_cap[k];
+    g->spare[k] = NULL;
+    g->spare_cap[k] = 0;
+    return p;
+}
+
+/* Drops one reference to lent memory; the last one keeps it as a spare. */
+static void lend_put(postal_lend *l)
+{
+    if (--l->refs > 0 || l->fixed)
+        return;
+    buf_drop_private(l->p, l->cap);
+    free(l);
+}
+
+/* The send buffer stops sharing its memory with pending large messages
+ * before anything writes to it: it takes other memory, with a copy of the
+ * first `keep` packed bytes (packing more after a send appends). */
+static dmsg_status buf_detach(postal_buf *b, size_t keep)
+{
+    postal_lend *l = b->lent;
+    if (!l)
+        return DMSG_OK;
+    if (l->refs == 1) { /* every large message is gone: the memory is the buffer's again */
+        if (!l->fixed) {
+            free(l);
+            b->lent = NULL;
+        }
+        return DMSG_OK;
+    }
+    size_t cap = keep > 4096 ? keep : 4096;
+    char *p = spare_take(cap, &cap);
+    if (!p && !(p = malloc(CHAN_HDR + cap)))
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "send buffer of %zu bytes", cap);
+    if (keep)
+        memcpy(p + CHAN_HDR, b->p + CHAN_HDR, keep);
+    b->p = p;
+    b->cap = cap;
+    b->lent = NULL;
+    lend_put(l);
+    return DMSG_OK;
+}
+
+/* A send buffer about to outgrow a fragment moves into the out-window if
+ * no earlier message uses it (its large message is then fetched by the
+ * receiver); one about to outgrow the out-window moves out of it. */
+static dmsg_status buf_place(postal_buf *b, size_t need)
+{
+    postal_state *g = &dmsg_postal_g;
+    int in = b->lent == &g->olend;
+    if (!in && g->owin && g->olend.refs == 0 && need > dmsg_chan_max_len(&g->ch) &&
+        need <= g->winsize) {
+        if (b->used)
+            memcpy(g->owin + CHAN_HDR, b->p + CHAN_HDR, b->used);
+        buf_drop_private(b->p, b->cap);
+        b->p = g->owin;
+        b->cap = g->winsize;
+        b->lent = &g->olend;
+        g->olend.refs = 1;
+        return DMSG_OK;
+    }
+    if (in && need > g->winsize) {
+        size_t cap = need;
+        char *p = malloc(CHAN_HDR + cap);
+        if (!p)
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "send buffer of %zu bytes", cap);
+        memcpy(p + CHAN_HDR, b->p + CHAN_HDR, b->used);
+        b->p = p;
+        b->cap = cap;
+        b->lent = NULL;
+        g->olend.refs = 0;
+    }
+    return DMSG_OK;
+}
+
 /* Makes room for `more` packed bytes after the used ones. A message may
  * not exceed the queue limit (it may all have to wait in the queue). */
 static dmsg_status buf_room(postal_buf *b, size_t more)
 {
-    size_t need, most = (size_t)dmsg_postal_g.ch.qlimit;
+    postal_state *g = &dmsg_postal_g;
+    size_t need, most = (size_t)g->ch.qlimit;
     if (__builtin_add_overflow(b->used, more, &need) || need > most)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "message of %zu + %zu bytes exceeds %zu (DMSG_POSTAL_QUEUE)",
                          b->used, more, most);
+    dmsg_status st = buf_detach(b, b->used);
+    if (st || (st = buf_place(b, need)))
+        return st;
     if (need <= b->cap && b->p)
+        return DMSG_OK;
+    if (!b->p && (b->p = spare_take(need, &b->cap)))
         return DMSG_OK;
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < need)
@@ -29,11 +139,24 @@ static dmsg_status buf_room(postal_buf *b, size_t more)
     return DMSG_OK;
 }
 
+/* Empties a send buffer. One that sits alone in the out-window leaves it,
+ * so that the next large message of either buffer can take it. */
+static dmsg_status buf_reset(postal_buf *b)
+{
+    postal_state *g = &dmsg_postal_g;
+    b->used = 0;
+    dmsg_status st = buf_detach(b, 0);
+    if (!st && b->lent == &g->olend) {
+        *b = (postal_buf){0};
+        g->olend.refs = 0;
+    }
+    return st;
+}
+
 int dmsg_postal_initsend(void)
 {
     POSTAL_REQUIRE();
-    dmsg_postal_g.sbuf.used = 0;
-    return DMSG_OK;
+    return buf_reset(&dmsg_postal_g.sbuf);
 }
 
 int dmsg_postal_pk(const void *data, long n, long stride, size_t elem_size)
@@ -80,6 +203,113 @@ static dmsg_status check_dest(int pe, int tag)
     return DMSG_OK;
 }
 
+/* Announces the packed bytes of b as a large message: an RTS to pe, and
+ * b's memory lent to the message until the receiver's grants have been
+ * served (no copy; a later pack into b detaches it). */
+static dmsg_status send_bulk(postal_buf *b, int pe, int tag)
+{
+    postal_state *g = &dmsg_postal_g;
+    int pull = b->lent == &g->olend; /* fetched by the receiver from the out-window */
+    postal_bulk *e = malloc(sizeof *e);
+    if (!e)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "a large message's record");
+    if (!b->lent) {
+        if (!(b->lent = malloc(sizeof *b->lent))) {
+            free(e);
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "a large message's record");
+        }
+        *b->lent = (postal_lend){.refs = 1, .p = b->p, .cap = b->cap};
+    }
+    char hbuf[CHAN_HDR];
+    chan_hdr h = {.type = pull ? POSTAL_T_PULL : POSTAL_T_RTS, .tag = tag};
+    h.aux[POSTAL_AUX_TOTAL] = b->used;
+    h.aux[POSTAL_AUX_BULK_ID] = ++g->bulk_ids;
+    dmsg_status st = dmsg_chan_send(&g->ch, pe, &h, hbuf, 0);
+    if (st) {
+        free(e);
+        return st;
+    }
+    *e = (postal_bulk){.pe = pe, .id = g->bulk_ids, .data = b->p + CHAN_HDR, .len = b->used,
+                       .lend = b->lent, .next = g->pending};
+    b->lent->refs++;
+    g->pending = e;
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_postal_serve(chan *c)
+{
+    postal_state *g = &dmsg_postal_g;
+    dmsg_status st = DMSG_OK;
+    for (chan_msg *m = c->head, *next; m && !st; m = next) {
+        next = m->next;
+        if (m->h.type != POSTAL_T_CTS && m->h.type != POSTAL_T_DONE)
+            continue;
+        uint64_t id = m->h.aux[POSTAL_AUX_BULK_ID], off = m->h.aux[POSTAL_AUX_BULK_OFF],
+                 n = m->h.aux[POSTAL_AUX_BULK_LEN];
+        postal_bulk **pp = &g->pending;
+        while (*pp && !((*pp)->pe == m->src && (*pp)->id == id))
+            pp = &(*pp)->next;
+        postal_bulk *e = *pp;
+        int done = m->h.type == POSTAL_T_DONE;
+        if ((st = dmsg_chan_take(c, m)))
+            break;
+        dmsg_chan_consume(c, m);
+        if (!e) {
+            st = DMSG_FAIL(DMSG_ERR_STATE, "report on unknown large message %llu from PE %d",
+                           (unsigned long long)id, m->src);
+            break;
+        }
+        if (done) { /* the receiver has fetched it from the out-window */
+            *pp = e->next;
+            lend_put(e->lend);
+            free(e);
+            continue;
+        }
+        if (off > e->len || n > e->len - off || n > g->winsize) {
+            st = DMSG_FAIL(DMSG_ERR_STATE, "grant of %llu bytes at %llu of large message %llu from PE %d",
+                           (unsigned long long)n, (unsigned long long)off, (unsigned long long)id,
+                           m->src);
+            break;
+        }
+        if ((st = dmsg_deposit(g->win, e->data + off, (size_t)n, e->pe, g->bulk)))
+            break;
+        c->touched[e->pe] = 1; /* the bell rings once the deposit is complete */
+        c->st.transfer_bytes += n;
+        if (off + n == e->len) {
+            *pp = e->next;
+            lend_put(e->lend);
+            free(e);
+        }
+    }
+    return st;
+}
+
+void dmsg_postal_bulk_free(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    while (g->pending) {
+        postal_bulk *e = g->pending;
+        g->pending = e->next;
+        lend_put(e->lend);
+        free(e);
+    }
+    postal_buf *bufs[2] = {&g->sbuf, &g->pbuf};
+    for (int i = 0; i < 2; i++) {
+        postal_lend *l = bufs[i]->lent;
+        if (!l || !l->fixed) /* the out-window is symmetric memory, freed with the layer */
+            free(bufs[i]->p);
+        if (l && !l->fixed) /* the last reference: its memory was the buffer's */
+            free(l);
+        *bufs[i] = (postal_buf){0};
+    }
+    g->olend.refs = 0;
+    for (int i = 0; i < POSTAL_SPARES; i++) {
+        free(g->spare[i]);
+        g->spare[i] = NULL;
+        g->spare_cap[i] = 0;
+    }
+}
+
 /* Sends the packed bytes of b as one message: one channel message, or
  * fragments in order. A fragment's header goes in the CHAN_HDR bytes before
  * its payload, which belong to the previous fragment: they are kept aside
@@ -92,6 +322,12 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag)
     double t0 = dmsg_wtime();
     size_t len = b->used, frag = dmsg_chan_max_len(&g->ch);
     dmsg_status st = DMSG_OK;
+    if (len > frag && g->win) {
+        if (!(st = send_bulk(b, pe, tag)))
+            g->st.sent++;
+        g->st.send_time += dmsg_wtime() - t0;
+        return st;
+    }
     if (len > frag)
         st = dmsg_chan_reserve(&g->ch, pe, len);
     if (!st && !b->p)
@@ -136,8 +372,7 @@ int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes)
         return st;
     if (!buf && bytes)
         return DMSG_FAIL(DMSG_ERR_NULL, "buf is NULL");
-    g->pbuf.used = 0;
-    if ((st = buf_room(&g->pbuf, bytes)))
+    if ((st = buf_reset(&g->pbuf)) || (st = buf_room(&g->pbuf, bytes)))
         return st;
     if (bytes) {
         double t0 = dmsg_wtime();

@@ -11,6 +11,7 @@
 typedef struct dmsg_postal_config {
     uint64_t mailbox; /* DMSG_POSTAL_MAILBOX: bytes per sender in each PE's mailbox */
     uint64_t queue;   /* DMSG_POSTAL_QUEUE: bytes queued at a sender per receiver */
+    uint64_t window;  /* DMSG_POSTAL_WINDOW: each PE's landing window of large messages (0: none) */
 } dmsg_postal_config;
 
 /* Fills c from the environment (defaults for unset or empty variables).

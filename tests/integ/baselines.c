@@ -76,6 +76,7 @@ BASE_CASE(postal_active_pins, NULL)
 BASE_CASE(postal_active_pingpong, late_env())
 BASE_CASE(postal_poll_full, NULL)
 BASE_CASE(postal_random, NULL)
+BASE_CASE(postal_window, NULL)
 BASE_CASE(rr_alltoall, NULL)
 BASE_CASE(rr_neighbour, late_env())
 BASE_CASE(rr_indexed_errors, NULL)
@@ -128,6 +129,30 @@ Test(baselines, tiny_mailbox, .timeout = 14 * JOB_WATCHDOG)
     static const char *const tiny_few[] = {"DMSG_POSTAL_MAILBOX=1K", "PE_BASELINE_ITERS=10",
                                            NULL};
     expect_case_ok("postal_active_pingpong", 2, tiny_few);
+}
+
+/* Large messages through landing windows smaller than they are (granted
+ * piece by piece), and without a window (DMSG_POSTAL_WINDOW=0: fragments
+ * through the mailbox, as before windows existed). */
+Test(baselines, windows, .timeout = 10 * JOB_WATCHDOG)
+{
+    if (job_over_ofi())
+        cr_skip_test("runs in the suite over shm");
+    static const char *const small[] = {"DMSG_POSTAL_WINDOW=4K", "DMSG_POSTAL_MAILBOX=1K", NULL};
+    static const char *const pieces[] = {"DMSG_POSTAL_WINDOW=1K", "DMSG_POSTAL_MAILBOX=1K",
+                                         NULL};
+    static const char *const none[] = {"DMSG_POSTAL_WINDOW=0", NULL};
+    static const char *const none_tiny[] = {"DMSG_POSTAL_WINDOW=0", "DMSG_POSTAL_MAILBOX=1K",
+                                            NULL};
+    expect_case_ok("postal_window", 2, small);
+    expect_case_ok("postal_window", 3, small);
+    expect_case_ok("postal_window", 2, none);
+    expect_case_ok("postal_window", 3, none_tiny);
+    expect_case_ok("postal_large", 3, pieces);
+    expect_case_ok("postal_random", 3, pieces);
+    expect_case_ok("postal_large", 2, none_tiny);
+    expect_case_ok("postal_random", 3, none_tiny);
+    expect_case_ok("postal_active_pins", 2, none);
 }
 
 /* Randomized sequences of postal calls under other seeds (PE_POSTAL_SEED),

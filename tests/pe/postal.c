@@ -763,6 +763,124 @@ static int random_mix(void)
     return 0;
 }
 
+/* DMSG_POSTAL_WINDOW in bytes (default 8M; 0: no window). */
+static long window(void)
+{
+    const char *v = getenv("DMSG_POSTAL_WINDOW");
+    if (!v)
+        return 8L << 20;
+    long w = atol(v);
+    return w * (strchr(v, 'M') ? 1048576 : strchr(v, 'K') ? 1024 : 1);
+}
+
+/* Receives the packed message k from `from` with tag and checks it. */
+static int window_check(unsigned char *got, size_t len, int from, int tag, long k)
+{
+    size_t i = bad_byte(got, len, from, pe_me(), tag, k);
+    PE_CHECK(i == len, "tag %d from %d (%zu bytes): byte %zu wrong", tag, from, len, i);
+    return 0;
+}
+
+/* Large messages through the receivers' landing windows (docs/baselines.md,
+ * "Large messages"):
+ * 1. A message of four mailboxes to a late receiver: with a window that
+ *    holds it, the sender queues nothing and the receiver copies nothing
+ *    out of its mailbox (before the window, it went as fragments through
+ *    the sender's queue and the receiver's reassembly).
+ * 2. Every PE sends every PE (itself too) before receiving anything: one
+ *    packed message sent to all from the same send buffer (lent to every
+ *    announcement), the buffer packed further and sent again (the append
+ *    must not disturb the pending ones), and a send_bytes message longer
+ *    than two windows (granted piece by piece). Receivers take them in
+ *    staggered order: recv kept active while recv_bytes fetches the long
+ *    one into the window (the active one must move out first).
+ * 3. A large message never received: finalize drops it (and frees it). */
+static int window_case(void)
+{
+    int n = pe_n(), me = pe_me();
+    long win = window(), box = mailbox();
+    size_t len1 = (size_t)(4 * box), lenm = (size_t)(win ? win / 2 : box) + 8 * (size_t)me + 3,
+           lenb = (size_t)(win ? 2 * win : 3 * box) + 100 + (size_t)me, most;
+    most = len1 > lenm + 100 ? len1 : lenm + 100;
+    most = (most > lenb ? most : lenb) + 200;
+    unsigned char *buf = malloc(most), *got = malloc(most);
+    PE_CHECK(buf && got, "malloc");
+    PE_OK(dmsg_postal_init());
+
+    /* 1. */
+    dmsg_postal_stats s0, s1;
+    PE_OK(dmsg_postal_stats_get(&s0));
+    int to = (me + 1) % n, from = (me - 1 + n) % n;
+    fill_msg(buf, len1, me, to, 7, 0);
+    PE_OK(dmsg_postal_initsend());
+    PE_OK(dmsg_postal_pk_byte((int8_t *)buf, (long)len1, 1));
+    PE_OK(dmsg_postal_send(to, 7));
+    PE_OK(dmsg_postal_barrier()); /* the receiver comes late: the message waits */
+    dmsg_postal_info info;
+    PE_OK(dmsg_postal_recv(from, 7, &info));
+    PE_CHECK(info.bytes == len1, "%zu bytes, expected %zu", info.bytes, len1);
+    PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)len1, 1));
+    if (window_check(got, len1, from, 7, 0))
+        return 1;
+    PE_OK(dmsg_postal_stats_get(&s1));
+    if (win >= (long)len1) {
+        PE_CHECK(s1.queued == s0.queued && s1.queue_bytes == s0.queue_bytes,
+                 "a message of %zu bytes was queued (%llu bytes) with a window of %ld", len1,
+                 (unsigned long long)(s1.queue_bytes - s0.queue_bytes), win);
+        PE_CHECK(s1.spill_bytes == s0.spill_bytes,
+                 "a message of %zu bytes was copied out of the mailbox (%llu bytes) with a "
+                 "window of %ld", len1, (unsigned long long)(s1.spill_bytes - s0.spill_bytes), win);
+    }
+    PE_OK(dmsg_postal_barrier());
+
+    /* 2. The packed message's bytes depend on the sender only (to = -1). */
+    fill_msg(buf, lenm + 100, me, -1, 1, 0);
+    PE_OK(dmsg_postal_initsend());
+    PE_OK(dmsg_postal_pk_byte((int8_t *)buf, (long)lenm, 1));
+    for (int k = 0; k < n; k++)
+        PE_OK(dmsg_postal_send((me + k) % n, 1));
+    PE_OK(dmsg_postal_pk_byte((int8_t *)buf + lenm, 100, 1));
+    PE_OK(dmsg_postal_send(to, 2));
+    for (int k = 0; k < n; k++) {
+        int dst = (me + k) % n;
+        fill_msg(buf, lenb, me, dst, 3, 0);
+        PE_OK(dmsg_postal_send_bytes(dst, 3, buf, lenb));
+    }
+    for (int k = 0; k < n; k++) {
+        int src = (me - k + n) % n;
+        size_t lm = (size_t)(win ? win / 2 : box) + 8 * (size_t)src + 3,
+               lb = (size_t)(win ? 2 * win : 3 * box) + 100 + (size_t)src;
+        PE_OK(dmsg_postal_recv(src, 1, &info));
+        PE_CHECK(info.bytes == lm, "tag 1 from %d: %zu bytes, expected %zu", src, info.bytes, lm);
+        PE_OK(dmsg_postal_recv_bytes(src, 3, got, lb, &info));
+        PE_CHECK(info.bytes == lb, "tag 3 from %d: %zu bytes, expected %zu", src, info.bytes, lb);
+        if (window_check(got, lb, src, 3, 0))
+            return 1;
+        memset(got, 0, lm);
+        PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)lm, 1));
+        size_t i = bad_byte(got, lm, src, -1, 1, 0);
+        PE_CHECK(i == lm, "tag 1 from %d, unpacked after a recv_bytes: byte %zu wrong", src, i);
+    }
+    size_t lf = (size_t)(win ? win / 2 : box) + 8 * (size_t)from + 3 + 100;
+    PE_OK(dmsg_postal_recv(from, 2, &info));
+    PE_CHECK(info.bytes == lf, "tag 2: %zu bytes, expected %zu", info.bytes, lf);
+    PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)lf, 1));
+    size_t i = bad_byte(got, lf, from, -1, 1, 0);
+    PE_CHECK(i == lf, "tag 2 (packed further after a send): byte %zu wrong", i);
+
+    /* 3. */
+    PE_OK(dmsg_postal_initsend());
+    PE_OK(dmsg_postal_pk_byte((int8_t *)buf, (long)len1, 1));
+    PE_OK(dmsg_postal_send(to, 9));
+    PE_OK(dmsg_postal_barrier());
+    PE_OK(dmsg_postal_stats_get(&s1));
+    PE_CHECK(s1.unreceived == 1, "%llu unreceived, expected 1", (unsigned long long)s1.unreceived);
+    PE_OK(dmsg_postal_finalize());
+    free(buf);
+    free(got);
+    return 0;
+}
+
 /* Every case above in one job (the integration suite over ofi, where
  * starting a job costs seconds). */
 static int all(void)
@@ -789,5 +907,6 @@ const pe_case pe_postal_cases[] = {
     {"postal_active_pingpong", active_pingpong, 0},
     {"postal_poll_full", poll_full, 0},
     {"postal_random", random_mix, 0},
+    {"postal_window", window_case, 0},
     {NULL, NULL, 0},
 };

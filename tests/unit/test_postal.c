@@ -305,11 +305,19 @@ Test(postal_tiny, out_of_order_spills)
         cr_assert_eq(recv_int(0, 1, NULL), k);
 }
 
-/* Messages longer than half the 1 KiB mailbox go as fragments: one
- * fragment (448 bytes), one byte more, and many mailboxes' worth, strided
- * across fragment boundaries, all queued before the first is received. */
-Test(postal_tiny, fragments)
+/* Messages longer than half the 1 KiB mailbox are large: one fragment (448
+ * bytes), one byte more, and many mailboxes' worth, strided across fragment
+ * boundaries, all sent before the first is received. Without windows they
+ * go as fragments, reassembled in private memory; with them (the default)
+ * they are pulled or pushed whole, and nothing is queued or reassembled. */
+static void large_messages(int windows)
 {
+    if (!windows) {
+        dmsg_postal_finalize();
+        dmsg_finalize();
+        setenv("DMSG_POSTAL_WINDOW", "0", 1);
+        start();
+    }
     static const long lens[] = {0, 447, 448, 449, 896, 897, 5000, 100000};
     enum { N = sizeof lens / sizeof lens[0] };
     int32_t *src = malloc(100000 * 3 * 4), *dst = malloc(100000 * 2 * 4 + 4);
@@ -343,7 +351,14 @@ Test(postal_tiny, fragments)
     cr_assert_eq(dmsg_postal_stats_get(&st), DMSG_OK);
     cr_assert_eq(st.sent, (uint64_t)N);
     cr_assert_eq(st.received, (uint64_t)N);
-    cr_assert_gt(st.spill_bytes, 100000u, "fragments are reassembled in private memory");
+    if (windows) {
+        /* Only the 448-byte message (one fragment) may wait behind the full
+         * mailbox; the announcements of large ones carry no payload. */
+        cr_assert_leq(st.queue_bytes, 448u, "large messages are not queued");
+        cr_assert_eq(st.spill_bytes, 0u, "large messages are not reassembled");
+    } else {
+        cr_assert_gt(st.spill_bytes, 100000u, "fragments are reassembled in private memory");
+    }
     /* contiguous pair, one fragment boundary exactly */
     cr_assert_eq(dmsg_postal_send_bytes(0, 9, src, 896), DMSG_OK);
     cr_assert_eq(dmsg_postal_recv_bytes(0, 9, dst, 895, NULL), DMSG_ERR_SIZE, "too small");
@@ -351,6 +366,16 @@ Test(postal_tiny, fragments)
     cr_assert_eq(memcmp(dst, src, 896), 0);
     free(src);
     free(dst);
+}
+
+Test(postal_tiny, fragments)
+{
+    large_messages(0);
+}
+
+Test(postal_tiny, windows)
+{
+    large_messages(1);
 }
 
 Test(postal_tiny, queue_limit)
@@ -396,6 +421,9 @@ Test(postal_states, bad_settings, .init = cr_redirect_stderr)
     setenv("DMSG_POSTAL_QUEUE", "-1", 1);
     cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV);
     unsetenv("DMSG_POSTAL_QUEUE");
+    setenv("DMSG_POSTAL_WINDOW", "100", 1);
+    cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV);
+    unsetenv("DMSG_POSTAL_WINDOW");
     cr_assert_eq(dmsg_postal_init(), DMSG_OK, "a corrected retry");
     cr_assert_eq(dmsg_postal_finalize(), DMSG_OK);
     cr_assert_eq(dmsg_finalize(), DMSG_OK);
@@ -406,6 +434,7 @@ Test(postal_states, bad_settings, .init = cr_redirect_stderr)
     said[n] = '\0';
     cr_assert(strstr(said, "DMSG_POSTAL_MAILBOX=\"lots\" is not valid") != NULL &&
                   strstr(said, "DMSG_POSTAL_QUEUE=\"-1\" is not valid") != NULL &&
-                  strstr(said, "DMSG_POSTAL_MAILBOX must be between") != NULL,
+                  strstr(said, "DMSG_POSTAL_MAILBOX must be between") != NULL &&
+                  strstr(said, "DMSG_POSTAL_WINDOW must be 0 or between") != NULL,
               "the refusals were not reported as expected:\n%s", said);
 }

@@ -55,3 +55,33 @@ $(BUILD)/bin/kern-caf-dmsg: $(KERN_DIR)/kern_caf.F90 $(BUILD)/bin/dmsg-caf $(BUI
 $(BUILD)/bin/kern-caf-oc: $(KERN_DIR)/kern_caf.F90 | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CAF_MPICH) $(KERN_FFLAGS) -DKERN_CAF_OC -o $@ $<
+
+# pvm-real: the kernels' postal variant written with PVM 3's API (lib_pvm.c)
+# and linked with the real PVM 3.4.6 (Debian pvm-dev: pvm3.h, libpvm3). Built
+# without -Iinclude, so that the system's pvm3.h is the one used; skipped
+# where it is missing. tools/dmsg-ab starts and halts the pvmd it runs in.
+PVM_REAL_CFLAGS ?=
+PVM_REAL_LIBS   ?= -lpvm3
+PVM_REAL_OK     := $(shell printf '\043include <pvm3.h>\nint main(void){return pvm_mytid()<0;}\n' | \
+                     $(CC) $(PVM_REAL_CFLAGS) -x c -o /dev/null - $(PVM_REAL_LIBS) >/dev/null 2>&1 && echo 1)
+KERN_PVM_REAL   := $(if $(PVM_REAL_OK),$(BUILD)/bin/pvm-kern)
+kernels: $(KERN_PVM_REAL)
+
+$(BUILD)/bin/pvm-kern: $(KERN_COMMON) $(KERN_DIR)/lib_pvm.c $(KERN_HDRS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(KERN_WRAP_CFLAGS) $(PVM_REAL_CFLAGS) $(CFLAGS) $(LDFLAGS) -I$(KERN_DIR) -o $@ \
+	    $(filter %.c,$^) $(KERN_LIBS) $(PVM_REAL_LIBS)
+
+# tools/bench-pvm.sh's two programs: the ping-pong and the strided exchange on
+# the real PVM 3 (pvm-bench, libpvm3) and on postal, RRMSG and deposits
+# (postal-bench, libdmsg).
+PVM_BENCH := $(BUILD)/bin/postal-bench $(if $(PVM_REAL_OK),$(BUILD)/bin/pvm-bench)
+kernels: $(PVM_BENCH)
+
+$(BUILD)/bin/pvm-bench: tools/pvm/pvm-bench.c tools/pvm/bench.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(KERN_WRAP_CFLAGS) $(PVM_REAL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PVM_REAL_LIBS)
+
+$(BUILD)/bin/postal-bench: $(BUILD)/obj/tools/pvm/postal-bench.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,0 +1,221 @@
+/*
+ * postal-bench.c - dmsg's side of tools/bench-pvm.sh: the same ping-pong and
+ * strided exchange as pvm-bench.c (bench.h), under dmsgrun, with the postal
+ * baseline (dmsg_postal.h), RRMSG (dmsg_rr.h) and deposits (dmsg.h).
+ *
+ *   postal-bench pingpong         2 PEs: "PP LIB MODE BYTES US" (half round trip)
+ *   postal-bench strided          any PEs: "SX LIB MODE NP US" (per exchange)
+ *
+ * Modes: postal pack (initsend, pk_byte, send; recv, upk_byte: PVM's way)
+ * and postal bytes (send_bytes / recv_bytes: psend / precv); rrmsg send /
+ * recv (request, response, data, acknowledgement) into a symmetric buffer;
+ * dmsg deposit (a deposit and an await of its counter; the ping-pong's
+ * answer is the next deposit's clearance). Strided: postal packs the block's
+ * rows and sends; RRMSG sends the block as a section into the posted
+ * receive; dmsg deposits the section after a barrier (the clearance) and
+ * awaits its counter.
+ */
+#include "bench.h"
+
+#include <dmsg.h>
+#include <dmsg_postal.h>
+#include <dmsg_rr.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_me, g_np;
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != DMSG_OK) {                                                                      \
+            fprintf(stderr, "postal-bench PE %d: %s: %s\n", g_me, #call, dmsg_strerror(rc_));      \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "postal-bench: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+enum { M_PACK, M_BYTES, M_RR, M_DMSG, M_COUNT };
+static const char *lib_name[M_COUNT] = {"postal", "postal", "rrmsg", "dmsg"};
+static const char *mode_name[M_COUNT] = {"pack", "bytes", "send", "deposit"};
+
+static dmsg_ctr g_ctr;
+
+static void pp_send(int mode, const char *buf, size_t bytes, int to, char *sym)
+{
+    switch (mode) {
+    case M_PACK:
+        CK(dmsg_postal_initsend());
+        CK(dmsg_postal_pk_byte((const int8_t *)buf, (long)bytes, 1));
+        CK(dmsg_postal_send(to, 1));
+        break;
+    case M_BYTES: CK(dmsg_postal_send_bytes(to, 1, buf, bytes)); break;
+    case M_RR: CK(dmsg_rr_send(to, 1, buf, bytes)); break;
+    default: CK(dmsg_deposit(sym, buf, bytes, to, g_ctr)); break;
+    }
+}
+
+static void pp_recv(int mode, char *buf, size_t bytes, int from, char *sym)
+{
+    switch (mode) {
+    case M_PACK:
+        CK(dmsg_postal_recv(from, 1, NULL));
+        CK(dmsg_postal_upk_byte((int8_t *)buf, (long)bytes, 1));
+        break;
+    case M_BYTES: CK(dmsg_postal_recv_bytes(from, 1, buf, bytes, NULL)); break;
+    case M_RR: CK(dmsg_rr_recv(from, 1, sym, bytes, NULL)); break;
+    default: CK(dmsg_await(g_ctr, 1)); break;
+    }
+}
+
+static void pingpong(void)
+{
+    char *sbuf = xmalloc(PB_MAX), *rbuf = xmalloc(PB_MAX), *sym;
+    CK(dmsg_alloc(PB_MAX, (void **)&sym));
+    memset(sbuf, 7, PB_MAX);
+    int peer = 1 - g_me;
+    for (size_t bytes = PB_MIN; bytes <= PB_MAX; bytes = pb_next(bytes))
+        for (int mode = 0; mode < M_COUNT; mode++) {
+            int reps = pb_reps(bytes);
+            double best = 1e30;
+            memset(rbuf, 0, bytes);
+            memset(sym, 0, bytes);
+            for (int bt = -1; bt < PB_BATCHES; bt++) {
+                CK(dmsg_postal_barrier());
+                double t0 = pb_now();
+                for (int i = 0; i < reps; i++) {
+                    if (g_me == 0) {
+                        pp_send(mode, sbuf, bytes, peer, sym);
+                        pp_recv(mode, rbuf, bytes, peer, sym);
+                    } else {
+                        pp_recv(mode, rbuf, bytes, peer, sym);
+                        pp_send(mode, sbuf, bytes, peer, sym);
+                    }
+                }
+                double t = (pb_now() - t0) / reps / 2;
+                if (bt >= 0 && t < best) best = t;
+            }
+            const char *got = mode == M_PACK || mode == M_BYTES ? rbuf : sym;
+            if (got[bytes - 1] != 7) {
+                fprintf(stderr, "postal-bench: ping-pong data wrong (%s)\n", lib_name[mode]);
+                exit(1);
+            }
+            if (g_me == 0)
+                printf("PP %s %s %zu %.3f\n", lib_name[mode], mode_name[mode], bytes, best * 1e6);
+        }
+    CK(dmsg_free(sym));
+    free(sbuf);
+    free(rbuf);
+}
+
+static void exchange(int mode, const double *src, double *res, size_t b, dmsg_rr_req *req)
+{
+    size_t n = SX_N;
+    int me = g_me, np = g_np, nreq = 0;
+    const ptrdiff_t e = sizeof(double);
+    dmsg_layout sl = {.ndims = 2, .count = {b, b}, .stride = {e, (ptrdiff_t)(n * sizeof(double))}};
+    dmsg_layout dl = {.ndims = 2, .count = {b, b}, .stride = {e, (ptrdiff_t)(b * sizeof(double))}};
+    if (mode == M_DMSG) CK(dmsg_sync()); /* clearance: every result buffer is free */
+    if (mode == M_RR)
+        for (int k = 1; k < np; k++) {
+            int s = (me + np - k) % np;
+            CK(dmsg_rr_irecv(s, 2, res + (size_t)s * b * b, b * b * sizeof(double), &req[nreq++]));
+        }
+    for (int k = 1; k < np; k++) {
+        int q = (me + k) % np;
+        const double *blk = src + (size_t)q * b;
+        if (mode == M_PACK) {
+            CK(dmsg_postal_initsend());
+            for (size_t r = 0; r < b; r++)
+                CK(dmsg_postal_pk_double(blk + r * n, (long)b, 1));
+            CK(dmsg_postal_send(q, 2));
+        } else if (mode == M_RR) {
+            CK(dmsg_rr_isend_section(q, 2, blk, &sl, sizeof(double), &req[nreq++]));
+        } else {
+            CK(dmsg_deposit_section(res + (size_t)me * b * b, &dl, blk, &sl, sizeof(double), q,
+                                    g_ctr));
+        }
+    }
+    for (size_t r = 0; r < b; r++) /* my own block */
+        memcpy(res + ((size_t)me * b + r) * b, src + r * n + (size_t)me * b, b * sizeof(double));
+    if (mode == M_PACK)
+        for (int k = 1; k < np; k++) {
+            int s = (me + np - k) % np;
+            CK(dmsg_postal_recv(s, 2, NULL));
+            CK(dmsg_postal_upk_double(res + (size_t)s * b * b, (long)(b * b), 1));
+        }
+    else if (mode == M_RR)
+        CK(dmsg_rr_waitall(nreq, req, NULL));
+    else if (np > 1)
+        CK(dmsg_await(g_ctr, (uint64_t)(np - 1)));
+}
+
+static void strided(void)
+{
+    size_t n = SX_N, b = n / (size_t)g_np;
+    double *src = xmalloc(b * n * sizeof(double)), *res;
+    dmsg_rr_req *req = xmalloc(2 * (size_t)g_np * sizeof *req);
+    CK(dmsg_alloc(n * b * sizeof(double), (void **)&res));
+    for (size_t r = 0; r < b; r++)
+        for (size_t c = 0; c < n; c++)
+            src[r * n + c] = sx_val((size_t)g_me * b + r, c);
+    static const int modes[] = {M_PACK, M_RR, M_DMSG};
+    for (int i = 0; i < 3; i++) {
+        int mode = modes[i];
+        double best = 1e30;
+        CK(dmsg_postal_barrier());
+        memset(res, 0, n * b * sizeof(double));
+        for (int it = 0; it < SX_WARM + SX_ITERS; it++) {
+            CK(dmsg_postal_barrier());
+            double t0 = pb_now();
+            exchange(mode, src, res, b, req);
+            CK(dmsg_postal_barrier());
+            double t = pb_now() - t0;
+            if (it >= SX_WARM && t < best) best = t;
+        }
+        if (!sx_check(res, b, g_me)) exit(1);
+        if (g_me == 0) printf("SX %s %s %d %.3f\n", lib_name[mode], mode_name[mode], g_np, best * 1e6);
+    }
+    CK(dmsg_free(res));
+    free(src);
+    free(req);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || (strcmp(argv[1], "pingpong") && strcmp(argv[1], "strided"))) {
+        fprintf(stderr, "usage: dmsgrun -n NP postal-bench pingpong | strided\n");
+        return 2;
+    }
+    CK(dmsg_init());
+    g_me = dmsg_pe();
+    g_np = dmsg_npes();
+    CK(dmsg_ctr_create(&g_ctr));
+    CK(dmsg_postal_init());
+    CK(dmsg_rr_init());
+    int pp = !strcmp(argv[1], "pingpong");
+    if ((pp && g_np != 2) || SX_N % g_np) {
+        fprintf(stderr, "postal-bench: %d PEs\n", g_np);
+        return 2;
+    }
+    if (pp)
+        pingpong();
+    else
+        strided();
+    fflush(stdout);
+    CK(dmsg_rr_finalize());
+    CK(dmsg_postal_finalize());
+    CK(dmsg_ctr_destroy(g_ctr));
+    CK(dmsg_finalize());
+    return 0;
+}
