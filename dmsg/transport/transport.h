@@ -154,6 +154,14 @@ typedef struct dmsg_tp_ops {
     dmsg_status (*ctr_due)(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n, double *t);
     double (*horizon)(dmsg_tp *tp);
     dmsg_status (*order_wait)(dmsg_tp *tp, double t);
+
+    /* Optional (NULL: DMSG_ERR_UNSUPPORTED), for the OpenSHMEM front end's
+     * static data: copies the len bytes at `at` into this PE's segment at
+     * off, then maps those segment pages at `at` (MAP_FIXED), so that both
+     * addresses name the same memory, which peers reach through off. off,
+     * len and at are page-aligned. Writes no global of the process between
+     * the copy and the mapping (`at` may hold them). */
+    dmsg_status (*seg_alias)(dmsg_tp *tp, size_t off, size_t len, void *at);
 } dmsg_tp_ops;
 
 /* What the core's settings ask of every transport. */

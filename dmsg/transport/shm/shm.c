@@ -1,7 +1,9 @@
 /* Native shared-memory transport: join, barrier, gather, ops table. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "dmsg/transport/shm/shm.h"
 
@@ -159,6 +161,20 @@ static void shm_finalize(dmsg_tp *tp)
     free(s);
 }
 
+/* transport.h, seg_alias: the job region's pages of our segment, mapped a
+ * second time from its file (also for sim, whose state begins with ours). */
+dmsg_status dmsg_shm_seg_alias(dmsg_tp *tp, size_t off, size_t len, void *at)
+{
+    shm_state *s = tp->priv;
+    char *seg = tp->seg + off;
+    memcpy(seg, at, len);
+    void *m = mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, s->boot->fd,
+                   (off_t)(seg - (char *)s->hdr));
+    if (m == MAP_FAILED)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "mapping segment pages at %p: %s", at, strerror(errno));
+    return DMSG_OK;
+}
+
 const dmsg_tp_ops dmsg_tp_shm_ops = {
     .name = "shm",
     .init = shm_init,
@@ -176,4 +192,5 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
     .amo = dmsg_shm_amo,
     .signal = dmsg_shm_signal,
     .word_wait = dmsg_shm_word_wait,
+    .seg_alias = dmsg_shm_seg_alias,
 };

@@ -316,4 +316,5 @@ const dmsg_tp_ops dmsg_tp_sim_ops = {
     .ctr_due = sim_ctr_due,
     .horizon = sim_horizon,
     .order_wait = dmsg_sim_order_wait,
+    .seg_alias = dmsg_shm_seg_alias,
 };
