@@ -208,6 +208,8 @@ int shmem_addr_accessible(const void *addr, int pe);
 /** A local pointer to dest on pe: dest itself for this PE; NULL for the
  *  others (dmsg gives no load/store access to a peer's memory). */
 void *shmem_ptr(const void *dest, int pe);
+/** Profiling control: accepted and ignored (dmsg has no profiling levels). */
+void shmem_pcontrol(const int level, ...);
 /** Version and name of this implementation. */
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
@@ -278,8 +280,11 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         long yaxis_mask, shmem_team_t *yaxis_team);
 /** Collective over the team: frees it; a later use is diagnosed. */
 void shmem_team_destroy(shmem_team_t team);
-/** Barrier over the team's PEs that also completes their puts (dmsg_team_sync). */
+/** Barrier over the team's PEs that also completes their puts (dmsg_team_sync).
+ *  shmem_sync(team) names it too (C11). */
 int shmem_team_sync(shmem_team_t team);
+/** shmem_ptr on a team: dest itself when pe (in the team) is this PE, else NULL. */
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 /** Contexts: one per thread is enough; all complete and order alike (quiet
  *  on any context quiets the PE). Operations on a team's context number
  *  PEs in that team. */
@@ -607,6 +612,8 @@ void dmsg_shmem_generic_bad(void);
              DMSG_SHMEM_P(unsigned short, pre, ushort, suf),                                       \
              DMSG_SHMEM_P(unsigned int, pre, uint, suf), DMSG_SHMEM_P(unsigned long, pre, ulong, suf), \
              DMSG_SHMEM_P(unsigned long long, pre, ulonglong, suf),                                \
+             DMSG_SHMEM_P(signed char, pre, int8, suf), DMSG_SHMEM_P(short, pre, int16, suf),      \
+             DMSG_SHMEM_P(int, pre, int32, suf), DMSG_SHMEM_P(long, pre, int64, suf),              \
              default: dmsg_shmem_generic_bad)
 #define DMSG_SHMEM_SEL_RCMP(e, pre, suf)                                                           \
     _Generic((e), DMSG_SHMEM_P(char, pre, char, suf), DMSG_SHMEM_P(signed char, pre, schar, suf),  \
@@ -699,6 +706,15 @@ void dmsg_shmem_generic_bad(void);
 #define shmem_test_any_vector(...) DMSG_SHMEM_GEN1(DMSG_SHMEM_SEL_P2P, _test_any_vector, __VA_ARGS__)
 #define shmem_test_some_vector(...)                                                                \
     DMSG_SHMEM_GEN1(DMSG_SHMEM_SEL_P2P, _test_some_vector, __VA_ARGS__)
+
+/* shmem_sync(team) (1.5) or shmem_sync(PE_start, logPE_stride, PE_size, pSync) (1.4). */
+#define DMSG_SHMEM_NARG(...) DMSG_SHMEM_NARG_(__VA_ARGS__, 4, 3, 2, 1, 0)
+#define DMSG_SHMEM_NARG_(a, b, c, d, n, ...) n
+#define DMSG_SHMEM_CAT(a, b) DMSG_SHMEM_CAT_(a, b)
+#define DMSG_SHMEM_CAT_(a, b) a##b
+#define DMSG_SHMEM_SYNC1(team) shmem_team_sync(team)
+#define DMSG_SHMEM_SYNC4(a, b, c, d) (shmem_sync)(a, b, c, d)
+#define shmem_sync(...) DMSG_SHMEM_CAT(DMSG_SHMEM_SYNC, DMSG_SHMEM_NARG(__VA_ARGS__))(__VA_ARGS__)
 
 #define shmem_broadcast(...) DMSG_SHMEM_GEN2(DMSG_SHMEM_SEL_RMA, _broadcast, __VA_ARGS__)
 #define shmem_collect(...) DMSG_SHMEM_GEN2(DMSG_SHMEM_SEL_RMA, _collect, __VA_ARGS__)

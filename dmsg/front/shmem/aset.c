@@ -82,7 +82,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
         aset_barrier(__func__, &a, pSync);
 }
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     shmem_barrier(PE_start, logPE_stride, PE_size, pSync);
 }

@@ -27,6 +27,12 @@ void dmsg_shmem_need_init(const char *call)
         dmsg_shmem_die(call, 0, "called before shmem_init (or after shmem_finalize)");
 }
 
+static void finalize_at_exit(void)
+{
+    if (dmsg_shmem_inited)
+        shmem_finalize();
+}
+
 void shmem_init(void)
 {
     if (dmsg_shmem_inited)
@@ -38,6 +44,10 @@ void shmem_init(void)
         dmsg_shmem_die("shmem_init", 0, "could not make SHMEM_TEAM_SHARED");
     dmsg_shmem_static_init();
     dmsg_shmem_inited = 1;
+    /* Programs written before OpenSHMEM 1.2 end without shmem_finalize. */
+    static int registered;
+    if (!registered && atexit(finalize_at_exit) == 0)
+        registered = 1;
 }
 
 int shmem_init_thread(int requested, int *provided)
@@ -123,4 +133,9 @@ void shmem_info_get_name(char *name)
 void dmsg_shmem_generic_bad(void)
 {
     dmsg_shmem_die("a shmem generic routine", 0, "no routine for this type");
+}
+
+void shmem_pcontrol(const int level, ...)
+{
+    (void)level;
 }

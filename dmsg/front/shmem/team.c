@@ -40,6 +40,17 @@ int dmsg_shmem_ctx_pe(shmem_ctx_t ctx, int pe, const char *call)
     return w;
 }
 
+/* Whether a split failed anywhere in the parent: dmsg reports a full team
+ * table to the new team's members only, while OpenSHMEM programs expect
+ * every parent member to see the failure. */
+static int failed_anywhere(dmsg_team parent, int st)
+{
+    int32_t mine = st != 0, any = 1;
+    if (dmsg_allreduce(parent, &any, &mine, 1, DMSG_TYPE_INT32, DMSG_OP_MAX))
+        return 1;
+    return any != 0;
+}
+
 static shmem_team_t make_team(dmsg_team t, const shmem_team_config_t *config, long mask)
 {
     if (t == DMSG_TEAM_INVALID)
@@ -99,8 +110,11 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     if (size == 1 && stride == 0)
         stride = 1;
     int st = dmsg_team_split_strided(p, start, stride, size, &t);
-    if (st)
+    if (failed_anywhere(p, st)) {
+        if (!st && t != DMSG_TEAM_INVALID)
+            dmsg_team_free(t);
         return -1;
+    }
     *new_team = make_team(t, config, config_mask);
     return 0;
 }
@@ -123,9 +137,16 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (xrange > n)
         xrange = n;
     /* Rows hold xrange consecutive PEs; columns the PEs of equal x. */
-    if (dmsg_team_split_color(p, me / xrange, me, &x))
+    int st = dmsg_team_split_color(p, me / xrange, me, &x);
+    if (failed_anywhere(p, st)) {
+        if (!st && x != DMSG_TEAM_INVALID)
+            dmsg_team_free(x);
         return -1;
-    if (dmsg_team_split_color(p, me % xrange, me, &y)) {
+    }
+    st = dmsg_team_split_color(p, me % xrange, me, &y);
+    if (failed_anywhere(p, st)) {
+        if (!st && y != DMSG_TEAM_INVALID)
+            dmsg_team_free(y);
         dmsg_team_free(x);
         return -1;
     }
@@ -200,4 +221,12 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     }
     *team = ctx->team;
     return 0;
+}
+
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    dmsg_team t = dmsg_shmem_team_of(team, __func__);
+    if (!t || dmsg_team_translate(t, pe, DMSG_TEAM_WORLD) != dmsg_pe())
+        return NULL;
+    return shmem_ptr(dest, dmsg_pe());
 }
