@@ -8,6 +8,7 @@
 b=${1:-build}
 t="$b/tests/shmem"
 run="$b/bin/dmsg-oshrun"
+[ -x "$run" ] || { echo "shmem: $run not built (make tests)"; exit 1; }
 for p in rma amo p2p coll static_data errors; do
     [ -x "$t/$p" ] || { echo "shmem: $t/$p not built (make tests)"; exit 1; }
 done

@@ -14,7 +14,7 @@ SHMEM_TESTS := $(SHMEM_TEST_SRCS:tests/shmem/%.c=$(BUILD)/tests/shmem/%)
 
 .PHONY: shmem install-shmem
 all: shmem
-tests: $(SHMEM_TESTS)
+tests: $(SHMEM_TESTS) $(BUILD)/bin/dmsg-oshrun
 shmem: $(SHMEM_LIB) $(SHMEM_SO) $(SHMEM_BIN) $(SHMEM_PC)
 
 $(SHMEM_LIB): $(SHMEM_OBJS)

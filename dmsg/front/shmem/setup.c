@@ -10,6 +10,7 @@ int dmsg_shmem_thread_level = SHMEM_THREAD_SINGLE;
 
 void dmsg_shmem_static_init(void); /* static.c */
 int dmsg_shmem_teams_init(void);   /* team.c */
+void dmsg_shmem_teams_fini(void);  /* team.c */
 
 _Noreturn void dmsg_shmem_die(const char *call, int st, const char *what)
 {
@@ -75,6 +76,7 @@ void shmem_finalize(void)
         return;
     int st = dmsg_finalize();
     dmsg_shmem_inited = 0;
+    dmsg_shmem_teams_fini();
     if (st)
         dmsg_shmem_die("shmem_finalize", st, NULL);
 }

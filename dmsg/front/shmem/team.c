@@ -6,6 +6,36 @@ struct dmsg_shmem_team dmsg_shmem_team_world = {.t = DMSG_TEAM_WORLD, .live = 1}
 struct dmsg_shmem_team dmsg_shmem_team_shared;
 struct dmsg_shmem_ctx dmsg_shmem_ctx_default = {.team = &dmsg_shmem_team_world, .live = 1};
 
+/* Every team and context record made: a destroyed one stays (so that a
+ * later use is diagnosed) until shmem_finalize frees them all. */
+static void **g_recs;
+static size_t g_nrecs, g_caprecs;
+
+static void *new_rec(size_t bytes)
+{
+    if (g_nrecs == g_caprecs) {
+        size_t cap = g_caprecs ? 2 * g_caprecs : 16;
+        void **r = realloc(g_recs, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        g_recs = r;
+        g_caprecs = cap;
+    }
+    void *p = calloc(1, bytes);
+    if (p)
+        g_recs[g_nrecs++] = p;
+    return p;
+}
+
+void dmsg_shmem_teams_fini(void)
+{
+    for (size_t i = 0; i < g_nrecs; i++)
+        free(g_recs[i]);
+    free(g_recs);
+    g_recs = NULL;
+    g_nrecs = g_caprecs = 0;
+}
+
 /* SHMEM_TEAM_SHARED is the PEs that shmem_ptr reaches: here only the PE
  * itself (dmsg gives no load/store access to peers), so each PE's own team. */
 int dmsg_shmem_teams_init(void)
@@ -55,7 +85,7 @@ static shmem_team_t make_team(dmsg_team t, const shmem_team_config_t *config, lo
 {
     if (t == DMSG_TEAM_INVALID)
         return SHMEM_TEAM_INVALID;
-    struct dmsg_shmem_team *r = calloc(1, sizeof *r);
+    struct dmsg_shmem_team *r = new_rec(sizeof *r);
     if (!r)
         dmsg_shmem_die("shmem_team_split", DMSG_ERR_NOMEM, NULL);
     r->t = t;
@@ -186,7 +216,7 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
         *ctx = SHMEM_CTX_INVALID;
     if (!ctx || !dmsg_shmem_team_of(team, __func__))
         return -1;
-    struct dmsg_shmem_ctx *c = calloc(1, sizeof *c);
+    struct dmsg_shmem_ctx *c = new_rec(sizeof *c);
     if (!c)
         return -1;
     c->team = team;

@@ -123,12 +123,23 @@ static dmsg_status map_segment(ofi_state *s, size_t seg_size)
     return dmsg_ofi_fab_register(&s->fab, s->mapped, s->mapped_len);
 }
 
+/* seg_alias's copy of the process's own data pages: every byte, also a
+ * sanitizer's redzones between globals, and never through memcpy (which
+ * AddressSanitizer checks); volatile keeps the loop a loop. */
+__attribute__((no_sanitize_address)) static void ofi_alias_copy(char *dst, const char *src, size_t n)
+{
+    volatile uint64_t *d = (volatile uint64_t *)(void *)dst;
+    const volatile uint64_t *s = (const volatile uint64_t *)(const void *)src;
+    for (size_t i = 0; i < n / sizeof *d; i++)
+        d[i] = s[i];
+}
+
 /* transport.h, seg_alias: the same file pages at `at`; the registered
  * mapping keeps serving peers, so their writes land there too. */
 static dmsg_status ofi_seg_alias(dmsg_tp *tp, size_t off, size_t len, void *at)
 {
     ofi_state *s = tp->priv;
-    memcpy(s->seg + off, at, len);
+    ofi_alias_copy(s->seg + off, at, len);
     void *m = mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, s->seg_fd,
                    (off_t)(OFI_CTL_BYTES + off));
     if (m == MAP_FAILED)
