@@ -62,3 +62,10 @@ install-shmem: shmem
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/dmsg-oshcc $(DESTDIR)$(PREFIX)/bin/dmsg-oshrun
 	sed -e 's|@INCDIR@|$(PREFIX)/include|g' -e 's|@LIBDIR@|$(PREFIX)/lib|g' \
 	    -e 's|@VERSION@|$(VERSION)|g' tools/dmsg-shmem.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmsg-shmem.pc
+
+uninstall: uninstall-shmem
+.PHONY: uninstall-shmem
+uninstall-shmem:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libdmsg-shmem.a $(DESTDIR)$(PREFIX)/lib/libdmsg-shmem.so \
+	      $(DESTDIR)$(PREFIX)/bin/dmsg-oshcc $(DESTDIR)$(PREFIX)/bin/dmsg-oshrun \
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmsg-shmem.pc $(DESTDIR)$(PREFIX)/include/shmem.h
