@@ -4,7 +4,7 @@
 #
 # Usage: sh tests/shmem/external.sh BUILD DIR [NPES]
 #   DIR holds the suites, fetched by the user (they are not part of dmsg):
-#     DIR/sos   openshmem-org/tests-sos (SOS's test/unit)
+#     DIR/sos   openshmem-org/tests-sos (SOS's test/unit, test/spec-example, test/apps)
 #     DIR/uh    openshmem-org/tests-uh (feature_tests/C)
 #     DIR/osu   OSU micro-benchmarks' openshmem/ folder
 #   Suites that are absent are skipped. NPES defaults to 2 (the suites' own
@@ -78,6 +78,8 @@ suite() {
 }
 
 suite sos "$dir/sos/test/unit" "-I$dir/sos/test/include" ""
+suite spec "$dir/sos/test/spec-example" "-I$dir/sos/test/include" ""
+suite apps "$dir/sos/test/apps" "-I$dir/sos/test/include" ""
 suite uh "$dir/uh/feature_tests/C" "" ""
 suite osu "$dir/osu/openshmem" "" "osu_common.c"
 exit 0

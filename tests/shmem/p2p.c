@@ -22,12 +22,14 @@
         if (me == 0) {                                                                             \
             shmem_##N##_wait_until(&w[7], SHMEM_CMP_EQ, (T)8);                                     \
             shmem_##N##_wait_until_all(w, 8, NULL, SHMEM_CMP_GT, (T)0);                            \
-            CHECK(shmem_##N##_wait_until_any(w, 8, NULL, SHMEM_CMP_GE, (T)3) == 2);                \
+            size_t k = shmem_##N##_wait_until_any(w, 8, NULL, SHMEM_CMP_GE, (T)3);                 \
+            CHECK(k >= 2 && k < 8);                                                                \
             CHECK(shmem_##N##_wait_until_some(w, 8, idx, NULL, SHMEM_CMP_LE, (T)2) == 2 &&          \
                   idx[1] == 1);                                                                    \
             shmem_##N##_wait_until_all_vector(w, 8, NULL, SHMEM_CMP_EQ, vals);                     \
             status[0] = 1;                                                                         \
-            CHECK(shmem_##N##_wait_until_any_vector(w, 8, status, SHMEM_CMP_EQ, vals) == 1);       \
+            k = shmem_##N##_wait_until_any_vector(w, 8, status, SHMEM_CMP_EQ, vals);               \
+            CHECK(k >= 1 && k < 8);                                                                \
             CHECK(shmem_##N##_wait_until_some_vector(w, 8, idx, status, SHMEM_CMP_EQ, vals) == 7);  \
             CHECK(shmem_##N##_test(&w[0], SHMEM_CMP_EQ, (T)1) == 1);                               \
             CHECK(shmem_##N##_test(&w[0], SHMEM_CMP_LT, (T)1) == 0);                               \
@@ -35,7 +37,8 @@
             CHECK(shmem_##N##_test_any(w, 8, status, SHMEM_CMP_GT, (T)100) == SIZE_MAX);           \
             CHECK(shmem_##N##_test_some(w, 8, idx, NULL, SHMEM_CMP_GT, (T)6) == 2 && idx[0] == 6); \
             CHECK(shmem_##N##_test_all_vector(w, 8, NULL, SHMEM_CMP_EQ, vals) == 1);               \
-            CHECK(shmem_##N##_test_any_vector(w, 8, status, SHMEM_CMP_EQ, vals) == 1);             \
+            k = shmem_##N##_test_any_vector(w, 8, status, SHMEM_CMP_EQ, vals);                     \
+            CHECK(k >= 1 && k < 8);                                                                \
             CHECK(shmem_##N##_test_some_vector(w, 8, idx, status, SHMEM_CMP_EQ, vals) == 7);       \
             for (int i = 0; i < 8; i++)                                                            \
                 status[i] = 1;                                                                     \
@@ -72,6 +75,25 @@ int main(void)
         shmem_wait_until(&flag, SHMEM_CMP_NE, 0L);
         CHECK(shmem_test(&flag, SHMEM_CMP_EQ, 1L));
     }
+    shmem_barrier_all();
+    /* _any is fair: with every word holding, n calls return every index */
+    static int fair[5] = {1, 1, 1, 1, 1};
+    int seen[5] = {0}, nseen = 0;
+    for (int i = 0; i < 5; i++) {
+        size_t k = shmem_int_test_any(fair, 5, NULL, SHMEM_CMP_EQ, 1);
+        if (k < 5 && !seen[k]++)
+            nseen++;
+    }
+    CHECK(nseen == 5);
+    nseen = 0;
+    for (int i = 0; i < 5; i++)
+        seen[i] = 0;
+    for (int i = 0; i < 5; i++) {
+        size_t k = shmem_int_wait_until_any(fair, 5, NULL, SHMEM_CMP_EQ, 1);
+        if (k < 5 && !seen[k]++)
+            nseen++;
+    }
+    CHECK(nseen == 5);
     shmem_barrier_all();
     /* signals: put_signal from every PE adds 1 */
     static uint64_t sig;

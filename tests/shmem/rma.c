@@ -109,6 +109,10 @@ int main(void)
     shmem_barrier_all();
     CHECK(s_l == 40 + left);
     shmem_ctx_destroy(ctx);
+    /* on SHMEM_CTX_INVALID (a PE outside a context's team) these do nothing */
+    shmem_ctx_quiet(SHMEM_CTX_INVALID);
+    shmem_ctx_fence(SHMEM_CTX_INVALID);
+    shmem_ctx_destroy(SHMEM_CTX_INVALID);
     shmem_team_t odd;
     shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, n / 2, NULL, 0, &odd);
     if (odd != SHMEM_TEAM_INVALID) {

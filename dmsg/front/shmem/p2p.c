@@ -1,6 +1,7 @@
 /* OpenSHMEM point-to-point synchronization, signals, ordering and locks on
  * dmsg's waits, atomics and dmsg_quiet. */
 #include <sched.h>
+#include <stdlib.h>
 #include "dmsg/front/shmem/shmem_impl.h"
 
 static dmsg_cmp cmp_of(const char *call, int cmp)
@@ -41,9 +42,30 @@ static size_t set(const char *call, int wait, dmsg_wait_mode mode, const void *i
         return 0;
     dmsg_wait_set ws = {.ivars = dmsg_shmem_sym(ivars), .n = n, .type = t, .cmp = c,
                         .values = values, .vector = vector, .status = status};
-    size_t *out = mode == DMSG_WAIT_ANY ? &idx : indices;
-    int st = wait ? dmsg_wait_until_set(&ws, mode, out, &nfound)
-                  : dmsg_test_until_set(&ws, mode, out, &nfound);
+    /* _any is fair, as the specification's examples expect: of the words
+     * that hold, the first at or after the one after the last returned. */
+    size_t small[64], *all = indices;
+    if (mode == DMSG_WAIT_ANY) {
+        all = n <= 64 ? small : malloc(n * sizeof *all);
+        if (!all)
+            dmsg_shmem_die(call, DMSG_ERR_NOMEM, NULL);
+    }
+    int st = wait ? dmsg_wait_until_set(&ws, mode == DMSG_WAIT_ANY ? DMSG_WAIT_SOME : mode, all,
+                                        &nfound)
+                  : dmsg_test_until_set(&ws, mode == DMSG_WAIT_ANY ? DMSG_WAIT_SOME : mode, all,
+                                        &nfound);
+    if (!st && mode == DMSG_WAIT_ANY && nfound) {
+        static size_t rotor;
+        idx = all[0];
+        for (size_t i = 0; i < nfound; i++)
+            if (all[i] >= rotor % n) {
+                idx = all[i];
+                break;
+            }
+        rotor = idx + 1;
+    }
+    if (mode == DMSG_WAIT_ANY && all != small)
+        free(all);
     if (st)
         dmsg_shmem_die(call, st, NULL);
     if (mode == DMSG_WAIT_ANY)
@@ -194,8 +216,10 @@ void shmem_quiet(void)
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
-    if (!ctx || !ctx->live)
-        dmsg_shmem_die(__func__, 0, "invalid or destroyed context");
+    if (!ctx)
+        return; /* SHMEM_CTX_INVALID: nothing to do (1.5) */
+    if (!ctx->live)
+        dmsg_shmem_die(__func__, 0, "context used after shmem_ctx_destroy");
     shmem_quiet();
 }
 
@@ -211,8 +235,10 @@ void shmem_fence(void)
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
-    if (!ctx || !ctx->live)
-        dmsg_shmem_die(__func__, 0, "invalid or destroyed context");
+    if (!ctx)
+        return; /* SHMEM_CTX_INVALID: nothing to do (1.5) */
+    if (!ctx->live)
+        dmsg_shmem_die(__func__, 0, "context used after shmem_ctx_destroy");
     shmem_fence();
 }
 
