@@ -177,6 +177,14 @@ typedef struct dmsg_tp_ops {
      * const table of its ops, or NULL where the transport has none. Every
      * call returns the same table. */
     const void *(*ext)(const char *name);
+
+    /* Optional (NULL: DMSG_ERR_UNSUPPORTED), for the OpenSHMEM front end's
+     * static data: copies the len bytes at `at` into this PE's segment at
+     * off, then maps those segment pages at `at` (MAP_FIXED), so that both
+     * addresses name the same memory, which peers reach through off. off,
+     * len and at are page-aligned. Writes no global of the process between
+     * the copy and the mapping (`at` may hold them). */
+    dmsg_status (*seg_alias)(dmsg_tp *tp, size_t off, size_t len, void *at);
 } dmsg_tp_ops;
 
 /* The extension of a transport that keeps virtual time (a simulated

@@ -12,6 +12,8 @@ OSHCC       ?= $(shell command -v oshcc 2>/dev/null)
 KERN_POSTAL := $(if $(wildcard include/dmsg_postal.h),$(BUILD)/bin/postal-kern)
 KERN_PROGS  := $(BUILD)/bin/dmsg-kern $(BUILD)/bin/kern-mpi $(if $(OSHCC),$(BUILD)/bin/kern-shmem) \
                $(KERN_POSTAL)
+# The same OpenSHMEM program on dmsg's front end (dmsg/front/shmem/rules.mk).
+KERN_PROGS  += $(if $(wildcard include/shmem.h),$(BUILD)/bin/kern-shmem-dmsg)
 
 .PHONY: kernels
 all: kernels
@@ -85,3 +87,10 @@ $(BUILD)/bin/pvm-bench: tools/pvm/pvm-bench.c tools/pvm/bench.h | $(DEPS_OK)
 $(BUILD)/bin/postal-bench: $(BUILD)/obj/tools/pvm/postal-bench.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(DMSG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# lib_shmem.c unchanged, built with dmsg-oshcc as users build OpenSHMEM programs.
+$(BUILD)/bin/kern-shmem-dmsg: $(KERN_COMMON) $(KERN_DIR)/shmem/lib_shmem.c $(KERN_HDRS) $(BUILD)/lib/libdmsg-shmem.a $(LIB_A) \
+                              $(BUILD)/bin/dmsg-oshcc
+	@mkdir -p $(@D)
+	$(BUILD)/bin/dmsg-oshcc $(KERN_WRAP_CFLAGS) $(CFLAGS) $(LDFLAGS) -I$(KERN_DIR) -o $@ \
+	    $(filter %.c,$^) $(KERN_LIBS)

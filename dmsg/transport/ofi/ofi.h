@@ -304,6 +304,7 @@ typedef struct ofi_state {
     char *seg;                /* this PE's segment (inside fab.base) */
     char *mapped;             /* PMI: our own mapping of control area + segment */
     size_t mapped_len;
+    int seg_fd;               /* the file behind mapped (memfd); -1: none */
     uint64_t sigsrc;          /* source word of signal writes (content unused) */
     uint32_t nslots;
     dmsg_mech mech;           /* how non-contiguous deposits move (DMSG_OFI_MECH) */

@@ -196,6 +196,7 @@ static inline void shm_ring_after_rmw(shm_state *s, int pe)
 dmsg_status dmsg_shm_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
 dmsg_status dmsg_shm_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
 dmsg_status dmsg_shm_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
+dmsg_status dmsg_shm_seg_alias(dmsg_tp *tp, size_t off, size_t len, void *at);
 /* The atomic itself, without ringing: returns the old value. */
 uint64_t dmsg_shm_amo_apply(shm_state *s, const dmsg_amo *a);
 

@@ -343,4 +343,5 @@ const dmsg_tp_ops dmsg_tp_sim_ops = {
             DMSG_TP_CAP_REMOTE_CTR | DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL |
             DMSG_TP_CAP_WORD_WAIT | DMSG_TP_CAP_PACK_MECH | DMSG_TP_CAP_VTIME,
     .ext = sim_ext,
+    .seg_alias = dmsg_shm_seg_alias,
 };

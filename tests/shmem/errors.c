@@ -1,0 +1,43 @@
+/* Bad input ends the job with one line naming the call (run.sh checks the
+ * line and the exit status). Usage: errors MODE, MODE one of pe, nonsym,
+ * team, ctx, cmp, exit (shmem_global_exit(7) on PE 0). */
+#include "shtest.h"
+#include <string.h>
+#include <unistd.h>
+
+static long s_x;
+
+int main(int argc, char **argv)
+{
+    const char *m = argc > 1 ? argv[1] : "";
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    long local = 1;
+    if (!strcmp(m, "pe") && me == 0)
+        shmem_long_p(&s_x, 1, n); /* PE n is out of range */
+    if (!strcmp(m, "nonsym") && me == 0)
+        shmem_long_put(&local, &local, 1, 0); /* a stack address */
+    if (!strcmp(m, "team")) {
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t);
+        shmem_team_destroy(t);
+        shmem_team_sync(t);
+    }
+    if (!strcmp(m, "ctx") && me == 0) {
+        shmem_ctx_t c;
+        shmem_ctx_create(0, &c);
+        shmem_ctx_destroy(c);
+        shmem_ctx_long_p(c, &s_x, 1, 0);
+    }
+    if (!strcmp(m, "cmp") && me == 0)
+        shmem_long_wait_until(&s_x, 42, 0);
+    if (!strcmp(m, "exit")) {
+        if (me == 0)
+            shmem_global_exit(7);
+        for (;;)
+            sleep(1); /* the others are stopped by dmsgrun */
+    }
+    shmem_barrier_all();
+    shmem_finalize();
+    return 0;
+}

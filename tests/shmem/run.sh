@@ -1,0 +1,59 @@
+#!/bin/sh
+# The OpenSHMEM front end's own tests (make test, step shmem): every routine
+# and type family (rma, amo, p2p, coll), static data (static_data) on shm,
+# sim and ofi (providers shm and tcp;ofi_rxm), and bad input (errors: one
+# line naming the call, the job's exit status). Programs written elsewhere
+# are run by tests/shmem/external.sh (docs/openshmem.md), not here.
+# Usage: sh tests/shmem/run.sh BUILD
+b=${1:-build}
+t="$b/tests/shmem"
+run="$b/bin/dmsg-oshrun"
+[ -x "$run" ] || { echo "shmem: $run not built (make tests)"; exit 1; }
+for p in rma amo p2p coll static_data errors; do
+    [ -x "$t/$p" ] || { echo "shmem: $t/$p not built (make tests)"; exit 1; }
+done
+fail=0
+# Each run is bounded only to catch a hang (generous: loaded hosts are slow).
+go() { # label, then the command
+    label=$1
+    shift
+    if ! out=$(timeout -k 5 300 "$@" 2>&1); then
+        echo "shmem: FAIL $label"
+        echo "$out" | tail -5 | sed 's/^/    /'
+        fail=1
+    else
+        echo "shmem: ok   $label: $(echo "$out" | tail -1)"
+    fi
+}
+progs="rma amo p2p coll static_data"
+for p in $progs; do go "shm 3 PEs $p" "$run" -n 3 -t shm "$t/$p"; done
+for p in $progs; do go "sim 3 PEs $p" "$run" -n 3 -t sim "$t/$p"; done
+go "shm 1 PE coll" "$run" -n 1 "$t/coll"
+go "shm 4 PEs coll" "$run" -n 4 "$t/coll"
+if [ "${OFI:-1}" != 0 ]; then
+    for prov in shm 'tcp;ofi_rxm'; do
+        for p in $progs; do
+            go "ofi $prov 2 PEs $p" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/$p"
+        done
+    done
+fi
+
+# Bad input: the call named, the job ended with status 1 (7 for global_exit(7)).
+expect() { # mode, status, text
+    out=$(timeout -k 5 120 "$run" -n 2 "$t/errors" "$1" 2>&1)
+    rc=$?
+    if [ $rc -ne "$2" ] || ! echo "$out" | grep -q "$3"; then
+        echo "shmem: FAIL errors $1: exit $rc (want $2), output:"
+        echo "$out" | sed 's/^/    /'
+        fail=1
+    else
+        echo "shmem: ok   errors $1: $(echo "$out" | grep -m1 "$3")"
+    fi
+}
+expect pe 1 'shmem_long_p: .*PE 2 is not in \[0, 2)'
+expect nonsym 1 'shmem_long_put: .*not in the symmetric segment'
+expect team 1 'shmem_team_sync: team used after shmem_team_destroy'
+expect ctx 1 'shmem_ctx_long_p: context used after shmem_ctx_destroy'
+expect cmp 1 'shmem_long_wait_until: cmp is not one of'
+expect exit 7 'exited with status 7'
+exit $fail
