@@ -284,7 +284,9 @@ int dmsg_postal_match(dmsg_postal_match_fn fn, void *arg, int mode, int *found,
  * without the active receive buffer (which stays as it is): its bytes from
  * offset `skip` on, at most cap of them; the rest is dropped (as pvm_precv
  * truncates). *copied (may be NULL) gets the bytes written, info (may be
- * NULL) the whole message's size. The message is consumed.
+ * NULL) the whole message's size. The message is consumed; a large one
+ * fetched from its sender's out-window lands straight in buf (only the
+ * bytes kept).
  * Errors: as dmsg_postal_match, DMSG_ERR_ARG (mode PROBE), DMSG_ERR_NULL
  * (buf NULL with cap > 0).
  */
