@@ -59,6 +59,7 @@ typedef struct dmsg_postal_info {
     int src;      /**< sending PE */
     int tag;      /**< the sender's tag */
     size_t bytes; /**< packed bytes in the message */
+    int ctx;      /**< the sender's context (dmsg_postal_send_ctx; 0 for the other sends) */
 } dmsg_postal_info;
 
 /**
@@ -146,12 +147,24 @@ int dmsg_postal_pk_dcplx(const double *data, long n, long stride);
 int dmsg_postal_send(int pe, int tag);
 
 /**
+ * As dmsg_postal_send, and the message carries the context ctx (any int) in
+ * its header: receives with a caller's matcher see it in
+ * dmsg_postal_info.ctx (a front end's message contexts, as PVM's), before
+ * any of the payload has arrived. The receives by source and tag ignore it.
+ * Errors: as dmsg_postal_send.
+ */
+int dmsg_postal_send_ctx(int pe, int tag, int ctx);
+
+/**
  * Sends `bytes` contiguous bytes from buf to pe with tag, without touching
  * the send buffer (as pvm_psend). The bytes are still copied into the
  * message. Errors: as dmsg_postal_send, DMSG_ERR_NULL (buf NULL with
  * bytes > 0).
  */
 int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes);
+
+/** dmsg_postal_send_bytes with a context, as dmsg_postal_send_ctx. */
+int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t bytes);
 
 /* ----------------------------------------------------------- receiving */
 
@@ -234,8 +247,10 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
 /* ------------------------------------- receives with a caller's matcher */
 
 /**
- * A match function: scores a receivable message (info: source, tag, size;
- * data: its packed bytes, readable during the call only). 0: not this one;
+ * A match function: scores a receivable message (info: source, tag, size,
+ * context; data: its packed bytes, readable during the call only, or NULL
+ * for a large message that is only announced so far: its bytes are fetched
+ * once a receive takes it, so choose by info). 0: not this one;
  * 1: this one, stop looking; > 1: a candidate (the first of the highest
  * score wins when no message scores 1); < 0: stop, the receive fails with
  * DMSG_ERR_ARG. It must not call the postal layer. (PVM's pvm_recvf.)
@@ -269,7 +284,9 @@ int dmsg_postal_match(dmsg_postal_match_fn fn, void *arg, int mode, int *found,
  * without the active receive buffer (which stays as it is): its bytes from
  * offset `skip` on, at most cap of them; the rest is dropped (as pvm_precv
  * truncates). *copied (may be NULL) gets the bytes written, info (may be
- * NULL) the whole message's size. The message is consumed.
+ * NULL) the whole message's size. The message is consumed; a large one
+ * fetched from its sender's out-window lands straight in buf (only the
+ * bytes kept).
  * Errors: as dmsg_postal_match, DMSG_ERR_ARG (mode PROBE), DMSG_ERR_NULL
  * (buf NULL with cap > 0).
  */
@@ -300,6 +317,7 @@ typedef struct dmsg_postal_stats {
     uint64_t transfer_bytes;/**< deposits into mailboxes, headers included */
     uint64_t spill_bytes;   /**< copy R.T: mailbox into receiver memory (spills, reassembly of fragments) */
     uint64_t unpack_bytes;  /**< copy R.U: receive buffer into user data */
+    uint64_t large;         /**< of sent: large messages announced, data through the windows */
     double pack_time;       /**< seconds (dmsg_wtime) in pack calls */
     double send_time;       /**< in sends and flushes: transfer, control, buffer management */
     double recv_time;       /**< in receives and probes: waiting, matching, control */

@@ -6,7 +6,7 @@
 #include "dmsg/postal/chan.h"
 
 /* Channel message types: a message (or fragment), the announcement of a
- * large message (RTS: no payload; aux[TOTAL] its length, aux[BULK_ID] the
+ * large message (RTS: no payload; aux[TOTAL] its length, aux[ANN_ID] the
  * sender's number for it), a receiver's grant of its window for a piece of
  * one (CTS: aux[BULK_ID], aux[BULK_OFF] the piece's offset, aux[BULK_LEN]
  * its length); the announcement of a large message the receiver fetches
@@ -48,6 +48,11 @@ typedef struct postal_bulk {
  * they never hold mailbox room (postal_recv.c). */
 enum { POSTAL_AUX_TOTAL = 0, POSTAL_AUX_OFF = 1 };
 enum { POSTAL_AUX_BULK_ID = 2, POSTAL_AUX_BULK_OFF = 0, POSTAL_AUX_BULK_LEN = 1 };
+/* Messages, fragments and announcements (MSG, RTS, PULL) carry the
+ * sender's context (dmsg_postal_send_ctx) in aux[CTX], so that a match
+ * function never needs the payload (an announcement has none yet); an
+ * announcement's number for its large message is in aux[ANN_ID]. */
+enum { POSTAL_AUX_CTX = 2, POSTAL_AUX_ANN_ID = 1 };
 /* chan_msg.user: examined by the reassembly; complete and receivable. */
 enum { POSTAL_SEEN = 1, POSTAL_READY = 2 };
 
@@ -110,6 +115,21 @@ dmsg_status dmsg_postal_progress(void);
 /* The channel's serve hook: deposits the pieces of this PE's large messages
  * that receivers granted (postal_send.c). */
 dmsg_status dmsg_postal_serve(chan *c);
+
+/* Fetches the large message m announces (RTS or PULL; taken, unlinked, its
+ * counts consumed), after which m is an ordinary message of its whole
+ * length: a PULL with dst != NULL fetches only its bytes [skip, skip + n)
+ * straight into dst and sets *into (m's data are then not there); else
+ * the message lands in this PE's memory (the window, borrowed, or private
+ * memory) and *into = 0. The active receive buffer moves out of the
+ * window first if it is there. */
+dmsg_status dmsg_postal_fetch(chan_msg *m, void *dst, size_t skip, size_t n, int *into);
+
+/* The context a message, fragment or announcement carries. */
+static inline int dmsg_postal_ctx(const chan_msg *m)
+{
+    return (int)(int64_t)m->h.aux[POSTAL_AUX_CTX];
+}
 
 /* Frees every pending large message and lent memory (finalize). */
 void dmsg_postal_bulk_free(void);

@@ -10,7 +10,8 @@
 static void describe(const chan_msg *m, dmsg_postal_info *info)
 {
     if (info)
-        *info = (dmsg_postal_info){.src = m->src, .tag = m->h.tag, .bytes = (size_t)m->h.len};
+        *info = (dmsg_postal_info){.src = m->src, .tag = m->h.tag, .bytes = dmsg_postal_len(m),
+                                   .ctx = dmsg_postal_ctx(m)};
 }
 
 /* Scans the receivable messages in arrival order: the first one scored 1,
@@ -29,7 +30,9 @@ static chan_msg *scan(dmsg_postal_match_fn fn, void *arg, int *err)
         w.n++;
         dmsg_postal_info info;
         describe(m, &info);
-        int s = fn(arg, &info, m->data);
+        /* an announced large message has no bytes here yet: info says it all */
+        int announced = m->h.type == POSTAL_T_RTS || m->h.type == POSTAL_T_PULL;
+        int s = fn(arg, &info, announced ? NULL : m->data);
         if (s < 0) {
             *err = s;
             best = NULL;
@@ -109,6 +112,11 @@ int dmsg_postal_match(dmsg_postal_match_fn fn, void *arg, int mode, int *found,
         if ((st = dmsg_chan_take(&g->ch, m)))
             goto out;
         dmsg_chan_unlink(&g->ch, m);
+        int into;
+        if ((st = dmsg_postal_fetch(m, NULL, 0, 0, &into))) {
+            dmsg_chan_release(&g->ch, m);
+            goto out;
+        }
         g->active = m;
         g->ch.held = m;
         g->upos = 0;
@@ -147,21 +155,27 @@ int dmsg_postal_match_copy(dmsg_postal_match_fn fn, void *arg, int mode, size_t 
         return st;
     }
     dmsg_chan_unlink(&g->ch, m);
-    g->st.recv_time += dmsg_wtime() - t0;
-    t0 = dmsg_wtime();
-    size_t len = (size_t)m->h.len, n = len > skip ? len - skip : 0;
+    size_t len = dmsg_postal_len(m), n = len > skip ? len - skip : 0;
     if (n > cap)
         n = cap; /* truncated, as pvm_precv */
-    st = dmsg_postal_copy(buf, 1, m->data + (len > skip ? skip : len), 1, n, 1);
+    dmsg_postal_info whole;
+    describe(m, &whole); /* before a fetch makes m an ordinary message */
+    int into; /* a large message fetched straight into buf */
+    st = dmsg_postal_fetch(m, buf, len > skip ? skip : len, n, &into);
+    g->st.recv_time += dmsg_wtime() - t0;
+    t0 = dmsg_wtime();
+    if (!st && !into)
+        st = dmsg_postal_copy(buf, 1, m->data + (len > skip ? skip : len), 1, n, 1);
     if (!st) {
         g->st.received++;
         g->st.unpack_bytes += n;
         *found = 1;
         if (copied)
             *copied = n;
-        describe(m, info);
+        if (info)
+            *info = whole;
     }
-    dmsg_chan_release(&g->ch, m); /* consumed even when the copy's booking failed */
+    dmsg_chan_release(&g->ch, m); /* consumed even when the copy or fetch failed */
     g->st.unpack_time += dmsg_wtime() - t0;
     return st;
 }

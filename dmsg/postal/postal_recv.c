@@ -105,7 +105,8 @@ static chan_msg *find(int src, int tag)
 static void describe(const chan_msg *m, dmsg_postal_info *info)
 {
     if (info)
-        *info = (dmsg_postal_info){.src = m->src, .tag = m->h.tag, .bytes = dmsg_postal_len(m)};
+        *info = (dmsg_postal_info){.src = m->src, .tag = m->h.tag, .bytes = dmsg_postal_len(m),
+                                   .ctx = dmsg_postal_ctx(m)};
 }
 
 /* Finds a match, driving progress; waits for one only when `block`. A
@@ -182,7 +183,7 @@ static dmsg_status bulk_fetch(chan_msg *m)
         size_t n = total - off < g->winsize ? total - off : g->winsize;
         char hbuf[CHAN_HDR];
         chan_hdr h = {.type = POSTAL_T_CTS};
-        h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_BULK_ID];
+        h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_ANN_ID];
         h.aux[POSTAL_AUX_BULK_OFF] = off;
         h.aux[POSTAL_AUX_BULK_LEN] = n;
         if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)) || (st = bulk_wait()))
@@ -207,11 +208,12 @@ static dmsg_status bulk_fetch(chan_msg *m)
 }
 
 /* Fetches the large message m announces from its sender's out-window
- * (PULL; m taken and unlinked): into dst when given (recv_bytes: the
- * user's buffer), else into the window, which m then borrows (the active
- * buffer, as bulk_fetch leaves it). Then tells the sender (DONE), whose
- * out-window is free again once every receiver has. */
-static dmsg_status pull_fetch(chan_msg *m, void *dst)
+ * (PULL; m taken and unlinked): its bytes [skip, skip + n) into dst when
+ * given (recv_bytes, match_copy: the user's buffer), else all of it into
+ * the window, which m then borrows (the active buffer, as bulk_fetch
+ * leaves it). Then tells the sender (DONE), whose out-window is free again
+ * once every receiver has. */
+static dmsg_status pull_fetch(chan_msg *m, void *dst, size_t skip, size_t n)
 {
     postal_state *g = &dmsg_postal_g;
     chan *c = &g->ch;
@@ -220,16 +222,23 @@ static dmsg_status pull_fetch(chan_msg *m, void *dst)
     if (total > g->winsize)
         return DMSG_FAIL(DMSG_ERR_STATE, "large message of %zu bytes from PE %d, window %zu",
                          total, m->src, g->winsize);
+    if (!dst) {
+        skip = 0;
+        n = total;
+    } else if (skip > total || n > total - skip) {
+        return DMSG_FAIL(DMSG_ERR_STATE, "fetching %zu bytes at %zu of a message of %zu", n, skip,
+                         total);
+    }
     chan_msg *a = g->active;
     if (!dst && a && a->borrowed && (st = dmsg_chan_own(c, a, (size_t)a->h.len)))
         return st;
     if ((st = dmsg_chan_own(c, m, 0)))
         return st;
-    if (total && (st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR, total, m->src)))
+    if (n && (st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR + skip, n, m->src)))
         return st;
     char hbuf[CHAN_HDR];
     chan_hdr h = {.type = POSTAL_T_DONE};
-    h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_BULK_ID];
+    h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_ANN_ID];
     if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)))
         return st;
     if (!dst) {
@@ -240,6 +249,19 @@ static dmsg_status pull_fetch(chan_msg *m, void *dst)
     m->h.type = POSTAL_T_MSG;
     m->h.len = total;
     return DMSG_OK;
+}
+
+dmsg_status dmsg_postal_fetch(chan_msg *m, void *dst, size_t skip, size_t n, int *into)
+{
+    *into = 0;
+    if (m->h.type == POSTAL_T_RTS)
+        return bulk_fetch(m);
+    if (m->h.type != POSTAL_T_PULL)
+        return DMSG_OK;
+    dmsg_status st = pull_fetch(m, dst, skip, n);
+    if (!st && dst)
+        *into = 1;
+    return st;
 }
 
 static void release_active(void)
@@ -268,8 +290,8 @@ static dmsg_status take(int src, int tag, int block, int *found, dmsg_postal_inf
         goto out;
     if (m) {
         dmsg_chan_unlink(&g->ch, m);
-        if ((m->h.type == POSTAL_T_RTS && (st = bulk_fetch(m))) ||
-            (m->h.type == POSTAL_T_PULL && (st = pull_fetch(m, NULL)))) {
+        int into;
+        if ((st = dmsg_postal_fetch(m, NULL, 0, 0, &into))) {
             dmsg_chan_release(&g->ch, m);
             goto out;
         }
@@ -410,9 +432,8 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
     if ((st = dmsg_chan_take(&g->ch, m)))
         goto out;
     dmsg_chan_unlink(&g->ch, m);
-    int fetched = m->h.type == POSTAL_T_PULL; /* straight into buf: nothing to unpack */
-    if ((m->h.type == POSTAL_T_RTS && (st = bulk_fetch(m))) ||
-        (fetched && (st = pull_fetch(m, buf)))) {
+    int fetched; /* straight into buf: nothing to unpack */
+    if ((st = dmsg_postal_fetch(m, buf, 0, dmsg_postal_len(m), &fetched))) {
         dmsg_chan_release(&g->ch, m);
         goto out;
     }

@@ -206,7 +206,7 @@ static dmsg_status check_dest(int pe, int tag)
 /* Announces the packed bytes of b as a large message: an RTS to pe, and
  * b's memory lent to the message until the receiver's grants have been
  * served (no copy; a later pack into b detaches it). */
-static dmsg_status send_bulk(postal_buf *b, int pe, int tag)
+static dmsg_status send_bulk(postal_buf *b, int pe, int tag, int ctx)
 {
     postal_state *g = &dmsg_postal_g;
     int pull = b->lent == &g->olend; /* fetched by the receiver from the out-window */
@@ -223,7 +223,8 @@ static dmsg_status send_bulk(postal_buf *b, int pe, int tag)
     char hbuf[CHAN_HDR];
     chan_hdr h = {.type = pull ? POSTAL_T_PULL : POSTAL_T_RTS, .tag = tag};
     h.aux[POSTAL_AUX_TOTAL] = b->used;
-    h.aux[POSTAL_AUX_BULK_ID] = ++g->bulk_ids;
+    h.aux[POSTAL_AUX_ANN_ID] = ++g->bulk_ids;
+    h.aux[POSTAL_AUX_CTX] = (uint64_t)(int64_t)ctx;
     dmsg_status st = dmsg_chan_send(&g->ch, pe, &h, hbuf, 0);
     if (st) {
         free(e);
@@ -316,15 +317,17 @@ void dmsg_postal_bulk_free(void)
  * and put back (dmsg_chan_send has copied or deposited them by then). The whole
  * message is checked against the queue limit first, so a refused message
  * sends no fragment. */
-static dmsg_status send_buf(postal_buf *b, int pe, int tag)
+static dmsg_status send_buf(postal_buf *b, int pe, int tag, int ctx)
 {
     postal_state *g = &dmsg_postal_g;
     double t0 = dmsg_wtime();
     size_t len = b->used, frag = dmsg_chan_max_len(&g->ch);
     dmsg_status st = DMSG_OK;
     if (len > frag && g->win) {
-        if (!(st = send_bulk(b, pe, tag)))
+        if (!(st = send_bulk(b, pe, tag, ctx))) {
             g->st.sent++;
+            g->st.large++;
+        }
         g->st.send_time += dmsg_wtime() - t0;
         return st;
     }
@@ -338,6 +341,7 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag)
         chan_hdr h = {.type = POSTAL_T_MSG, .tag = tag};
         h.aux[POSTAL_AUX_TOTAL] = len;
         h.aux[POSTAL_AUX_OFF] = off;
+        h.aux[POSTAL_AUX_CTX] = (uint64_t)(int64_t)ctx;
         /* A message buffer per fragment, taken and given its header before
          * the fragment leaves (and released by the receiver): booked first,
          * so that the fragment's arrival, and the receiver, wait for it. */
@@ -356,14 +360,24 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag)
     return st;
 }
 
-int dmsg_postal_send(int pe, int tag)
+int dmsg_postal_send_ctx(int pe, int tag, int ctx)
 {
     POSTAL_REQUIRE();
     dmsg_status st = check_dest(pe, tag);
-    return st ? st : send_buf(&dmsg_postal_g.sbuf, pe, tag);
+    return st ? st : send_buf(&dmsg_postal_g.sbuf, pe, tag, ctx);
+}
+
+int dmsg_postal_send(int pe, int tag)
+{
+    return dmsg_postal_send_ctx(pe, tag, 0);
 }
 
 int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes)
+{
+    return dmsg_postal_send_bytes_ctx(pe, tag, 0, buf, bytes);
+}
+
+int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t bytes)
 {
     postal_state *g = &dmsg_postal_g;
     POSTAL_REQUIRE();
@@ -382,5 +396,5 @@ int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes)
         g->st.pack_bytes += bytes;
         g->st.pack_time += dmsg_wtime() - t0;
     }
-    return send_buf(&g->pbuf, pe, tag);
+    return send_buf(&g->pbuf, pe, tag, ctx);
 }

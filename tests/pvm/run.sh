@@ -77,6 +77,25 @@ if [ -x "$tmp/bin/pvm_errors" ]; then
     check pvm_unclaimed 0 "pvm_errors: unclaimed ok" -- -n 1 ./pvm_errors none : -n 1 ./pvm_errors child
     DMSG_TIMEOUT=60
 fi
+# Large messages (postal's announcements and windows) with the default
+# windows, without them (fragments), with a window smaller than the
+# messages and a tiny mailbox, on the simulated machine and over ofi.
+large() {
+    name=$1
+    shift
+    ( export "$@"; check "$name" 0 "pvm_large: ok" -- -n 2 ./pvm_large; exit $fail ) || fail=1
+}
+if [ -x "$tmp/bin/pvm_large" ]; then
+    large pvm_large X=
+    large pvm_large-nowin DMSG_POSTAL_WINDOW=0
+    large pvm_large-4k DMSG_POSTAL_WINDOW=4K DMSG_POSTAL_MAILBOX=1K
+    large pvm_large-sim DMSG_TRANSPORT=sim
+    if command -v fi_info >/dev/null 2>&1 && fi_info -p tcp >/dev/null 2>&1; then
+        large pvm_large-ofi DMSG_TRANSPORT=ofi 'DMSG_OFI_PROVIDER=tcp;ofi_rxm'
+    else
+        echo "pvm: pvm_large-ofi: skipped (no libfabric tcp provider)"
+    fi
+fi
 
 # ------------------------------------------------------- PVM's examples
 if [ ! -f "$ex/examples.tar.gz" ] || [ ! -f "$ex/gexamples.tar.gz" ]; then

@@ -66,13 +66,12 @@ int dmsg_pvm_detach(pvm_buf *b)
         return PvmOk;
     const void *p;
     size_t n;
-    if (dmsg_postal_active(&p, &n) || n < PVM_PREFIX)
+    if (dmsg_postal_active(&p, &n))
         return PvmSysErr;
-    n -= PVM_PREFIX;
     char *d = malloc(n ? n : 1);
     if (!d)
         return PvmNoMem;
-    memcpy(d, (const char *)p + PVM_PREFIX, n);
+    memcpy(d, p, n);
     free(b->data);
     b->data = d;
     b->len = b->cap = n;
@@ -90,7 +89,7 @@ static const char *payload(pvm_buf *b)
     size_t n;
     if (dmsg_postal_active(&p, &n))
         return NULL;
-    return (const char *)p + PVM_PREFIX;
+    return p;
 }
 
 int pvm_mkbuf(int encoding)
@@ -327,13 +326,15 @@ int pvm_pack(void *p, int n, int stride, int type)
     return size ? pack(p, n, stride, size, 1) : dmsg_pvm_err(PvmBadParam);
 }
 
-/* Gathers an in-place buffer's pieces into one block (at send time). */
+/* Packs b into postal's send buffer and sends it with the context in the
+ * postal header. An in-place buffer's pieces are gathered from the user's
+ * memory now, so the program may change that memory once pvm_send
+ * returns: a large message's data leave later, from postal's send buffer,
+ * which postal lends to the message and leaves alone (the next
+ * dmsg_postal_initsend takes other memory) until they have. */
 int dmsg_pvm_send_buf(pvm_buf *b, int pe, int tag, int ctx)
 {
-    pvm_prefix pre = {.ctx = ctx};
     int st = dmsg_postal_initsend();
-    if (!st)
-        st = dmsg_postal_pk(&pre, (long)PVM_PREFIX, 1, 1);
     if (b->encoding != PvmDataInPlace || b->recvd) {
         const char *p = b->recvd ? payload(b) : b->data;
         if (!st && b->len)
@@ -352,7 +353,7 @@ int dmsg_pvm_send_buf(pvm_buf *b, int pe, int tag, int ctx)
         }
     }
     if (!st)
-        st = dmsg_postal_send(pe, tag);
+        st = dmsg_postal_send_ctx(pe, tag, ctx);
     return st ? dmsg_pvm_from_status(st) : PvmOk;
 }
 

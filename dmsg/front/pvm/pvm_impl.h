@@ -10,12 +10,9 @@
 #include "dmsg.h"
 #include "dmsg_postal.h"
 
-/* Every message starts with this prefix: the context it was sent in. */
-typedef struct pvm_prefix {
-    int32_t ctx;
-    int32_t pad;
-} pvm_prefix;
-#define PVM_PREFIX ((size_t)sizeof(pvm_prefix))
+/* Every message carries the context it was sent in in its postal header
+ * (dmsg_postal_send_ctx), not in its payload: receives match a large
+ * message by its announcement, before any of its bytes have arrived. */
 
 /* The context of the group collectives' own messages: never a user's
  * (pvm_newcontext hands out positive numbers, the base is 0). */
@@ -37,7 +34,7 @@ typedef struct pvm_buf {
     int recvd;       /* a received message (else packed here) */
     int attached;    /* its bytes are postal's active receive buffer */
     char *data;      /* packed bytes, or a received message's payload */
-    size_t len, cap; /* bytes in data (for a received one: the payload, prefix excluded) */
+    size_t len, cap; /* bytes in data (for a received one: the payload) */
     pvm_piece *pc;   /* in-place buffers: the pieces in order */
     size_t npc, pccap;
     size_t pos;      /* unpack position in the payload */

@@ -1,5 +1,5 @@
 /* PVM sending and receiving over postal: every message carries its context
- * in a small prefix; receives choose by tid, tag and context (or by the
+ * in its postal header; receives choose by tid, tag and context (or by the
  * program's own pvm_recvf function) through dmsg_postal_match. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,19 +21,10 @@ typedef struct want {
     int killed;           /* a kill notice was chosen */
 } want;
 
-static int msg_ctx(const dmsg_postal_info *info, const void *data)
-{
-    pvm_prefix pre;
-    if (info->bytes < PVM_PREFIX)
-        return -1000; /* not a PVM message: never matched */
-    memcpy(&pre, data, sizeof pre);
-    return pre.ctx;
-}
-
 static int matcher(void *arg, const dmsg_postal_info *info, const void *data)
 {
     want *w = arg;
-    int ctx = msg_ctx(info, data);
+    int ctx = info->ctx; /* data may be NULL: a large message only announced */
     if (ctx == PVM_CTX_KILL) {
         w->killed = 1;
         return 1;
@@ -47,7 +38,7 @@ static int matcher(void *arg, const dmsg_postal_info *info, const void *data)
     b->src = info->src;
     b->tag = info->tag;
     b->ctx = ctx;
-    b->len = info->bytes - PVM_PREFIX;
+    b->len = info->bytes;
     return w->fn(w->tmp, w->tid, w->tag);
 }
 
@@ -138,16 +129,13 @@ static int receive(want *w, int mode)
         dmsg_pvm_dropbuf(id);
         return st ? dmsg_pvm_from_status(st) : 0;
     }
-    const void *p;
-    size_t n;
-    dmsg_postal_active(&p, &n);
     pvm_buf *b = &g->bufs[id];
     b->recvd = 1;
     b->attached = 1;
     b->src = info.src;
     b->tag = info.tag;
-    b->ctx = msg_ctx(&info, p);
-    b->len = info.bytes - PVM_PREFIX;
+    b->ctx = info.ctx;
+    b->len = info.bytes;
     g->rbuf = id;
     return id;
 }
@@ -230,8 +218,8 @@ int pvm_probe(int tid, int msgtag)
     }
     pvm_buf *b = &g->bufs[probe_buf];
     free(b->data);
-    *b = (pvm_buf){.used = 1, .recvd = 1, .src = info.src, .tag = info.tag, .ctx = g->ctx,
-                   .len = info.bytes - PVM_PREFIX};
+    *b = (pvm_buf){.used = 1, .recvd = 1, .src = info.src, .tag = info.tag, .ctx = info.ctx,
+                   .len = info.bytes};
     return probe_buf;
 }
 
@@ -250,8 +238,7 @@ int pvm_precv(int tid, int msgtag, void *p, int n, int type, int *rtid, int *rta
     int found;
     size_t got = 0;
     dmsg_postal_info info;
-    int st = pcopy(&w, DMSG_POSTAL_WAIT, PVM_PREFIX, p, cap, &got,
-                                    &found, &info);
+    int st = pcopy(&w, DMSG_POSTAL_WAIT, 0, p, cap, &got, &found, &info);
     done_want(&w);
     if (st)
         return dmsg_pvm_err(dmsg_pvm_from_status(st));
@@ -318,15 +305,9 @@ int pvm_mcast(int *tids, int n, int msgtag)
 
 int dmsg_pvm_send_bytes(int pe, int tag, int ctx, const void *p, size_t bytes)
 {
-    pvm_prefix pre = {.ctx = ctx};
-    int st = dmsg_postal_initsend();
-    if (!st)
-        st = dmsg_postal_pk(&pre, (long)PVM_PREFIX, 1, 1);
-    if (!st && bytes)
-        st = dmsg_postal_pk(p, (long)bytes, 1, 1);
-    if (!st)
-        st = dmsg_postal_send(pe, tag);
-    return dmsg_pvm_from_status(st);
+    /* postal copies the bytes into its own send buffer (lent to a large
+     * message until its data have left): p may be reused on return */
+    return dmsg_pvm_from_status(dmsg_postal_send_bytes_ctx(pe, tag, ctx, p, bytes));
 }
 
 int dmsg_pvm_recv_bytes(int pe, int tag, int ctx, void *p, size_t cap, size_t *got,
@@ -334,7 +315,7 @@ int dmsg_pvm_recv_bytes(int pe, int tag, int ctx, void *p, size_t cap, size_t *g
 {
     want w = {.pe = pe, .tag = tag, .ctx = ctx};
     int found;
-    int st = pcopy(&w, DMSG_POSTAL_WAIT, PVM_PREFIX, p, cap, got, &found, info);
+    int st = pcopy(&w, DMSG_POSTAL_WAIT, 0, p, cap, got, &found, info);
     return dmsg_pvm_from_status(st);
 }
 
