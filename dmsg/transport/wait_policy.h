@@ -66,7 +66,8 @@ typedef struct dmsg_waiter {
     long polls;       /* polls so far */
     long limit;       /* polls of the spin phase, decided at the start */
     double spin_until; /* automatic spin by time: its end; 0: by count */
-    double t0;        /* automatic: when the wait started; 0: not read */
+    double t0;        /* the first look at the clock while spinning (0: none yet) */
+    long p0;          /* polls then */
     double t_end;     /* when the spin ended */
     double yield_until;
     double deadline;  /* 0: none, or not yet computed */
@@ -80,8 +81,9 @@ void dmsg_wait_policy_init(dmsg_wait_policy *p, const struct dmsg_tp_conf *conf,
                            const dmsg_wait_auto *a, struct dmsg_boot *boot);
 
 /* Starts a wait: decides how long it polls from what the host does now
- * (dmsg_tp_host_loaded) and how recent waits were answered. Cheap: no
- * clock read unless the host's load is due for a sample. */
+ * (dmsg_tp_host_loaded) and how recent waits were answered. Cheap: a
+ * coarse clock read (automatic spins by count); a wait that is answered
+ * within its first 128 polls reads no precise clock at all. */
 void dmsg_waiter_start(dmsg_waiter *w, const dmsg_wait_policy *p);
 
 /* The slow part of dmsg_waiter_next: phase changes, clock, deadline. */
@@ -118,11 +120,12 @@ int dmsg_tp_oversubscribed(int npes);
  * DMSG_YIELD_US where set, else the transport's own auto_s. */
 double dmsg_tp_yield_s(const struct dmsg_tp_conf *conf, double auto_s);
 /* Whether other work loads the host now: more runnable tasks than online
- * cores, sampled from the kernel every 10 ms at most and smoothed. An
+ * cores, sampled from the kernel every 10 ms at most (by the kernel's
+ * coarse clock) and smoothed. An
  * automatic wait then sleeps after a few polls, since a spinning PE keeps
  * a core from the PE it waits for, and yields only when its own job's PEs
  * outnumber the cores (a yield would hand the core to another job for a
- * whole time slice). Cheap: a clock read per call. */
+ * whole time slice). Cheap: a coarse clock read per call. */
 int dmsg_tp_host_loaded(void);
 
 #endif
