@@ -519,6 +519,14 @@ void dmsg_ofi_engine_recv(ofi_state *s, void *buf, size_t len);
 void dmsg_ofi_engine_repost(ofi_state *s, void *buf);
 dmsg_status dmsg_ofi_engine_start(ofi_state *s);
 void dmsg_ofi_engine_stop(ofi_state *s);
+/* The ofi transport's row of each transfer kind (DMSG_OP_KIND_LIST;
+ * ofi_engine.c): the pieces, contiguous at both ends, a transfer of that
+ * kind falls into, estimated without walking it (*run: their length),
+ * which decides chained writes or the deposit engine (ofi_put.c). */
+typedef struct ofi_kind {
+    size_t (*pieces)(const dmsg_op *op, size_t *run);
+} ofi_kind;
+extern const ofi_kind dmsg_ofi_kinds[DMSG_OP_KINDS];
 dmsg_status dmsg_ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
 
 /* ofi_amo.c: atomics, signals and point-to-point waits (the ops), and
