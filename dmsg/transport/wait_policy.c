@@ -118,17 +118,24 @@ void dmsg_wait_policy_init(dmsg_wait_policy *p, const dmsg_tp_conf *conf, int np
 /* What recent automatic waits said about spinning (per process: a PE waits
  * on one thread). A full spin that ran out without an answer was wasted
  * CPU, and on a host whose load the sampled count misses (work that
- * started since the last sample, short bursts between samples) it kept a
- * core from the PE it waited for. After WASTE_LIMIT such spins in a row an
- * automatic wait polls as briefly as on a loaded host, until a wait is
- * answered within the time a full spin lasts (spin_est): then spinning
- * would have served it, and full spins come back at once. */
+ * started since the last sample, short bursts between samples, a peer that
+ * computes) it kept a core from the PE it waited for. After WASTE_LIMIT
+ * such spins in a row an automatic wait polls as briefly as on a loaded
+ * host; one wait in probe_every still spins fully, and full spins come back
+ * when such a probe is answered while it spins. A probe that runs out
+ * doubles the interval (up to PROBE_MAX), so that probing costs at most a
+ * full spin per PROBE_MAX waits while spinning does not pay. Only an answer
+ * during a full spin counts: a wait that slept is answered sooner on a
+ * loaded host just because it gave its core away. */
 #define WASTE_LIMIT 8
+#define PROBE_MIN 16
+#define PROBE_MAX 4096
 
 static struct {
-    int wasted;      /* full spins in a row that ran out */
-    double spin_est; /* seconds a full spin by count lasts (measured); 0: unknown */
-} recent;
+    int wasted;       /* full spins in a row that ran out */
+    long probe_every; /* while wasted >= WASTE_LIMIT: one wait in this many spins fully */
+    long since_probe;
+} recent = {0, PROBE_MIN, 0};
 
 /* A clock for the load's sampling period: the kernel's tick, without the
  * precise clock's cost (about 16 ns against 120 ns a read on this
@@ -147,9 +154,6 @@ void dmsg_waiter_start(dmsg_waiter *w, const dmsg_wait_policy *p)
     w->polls = 0;
     w->phase = 0;
     w->spin_until = 0;
-    w->t0 = 0;
-    w->p0 = 0;
-    w->t_end = 0;
     w->yield_until = 0;
     w->deadline = 0;
     w->full = 0;
@@ -157,10 +161,14 @@ void dmsg_waiter_start(dmsg_waiter *w, const dmsg_wait_policy *p)
         w->limit = p->spin;
         return;
     }
-    if (p->oversub || recent.wasted >= WASTE_LIMIT || host_loaded_at(coarse_now())) {
+    int brief = p->oversub || host_loaded_at(coarse_now());
+    if (!brief && recent.wasted >= WASTE_LIMIT && ++recent.since_probe < recent.probe_every)
+        brief = 1;
+    if (brief) {
         w->limit = p->a.loaded_polls;
         return;
     }
+    recent.since_probe = 0;
     w->full = 1;
     if (p->a.spin_polls > 0) {
         w->limit = p->a.spin_polls;
@@ -183,10 +191,6 @@ dmsg_wait_act dmsg_waiter_step(dmsg_waiter *w)
     if (w->phase == 0) {
         int spun = w->spin_until ? now >= w->spin_until : w->polls >= w->limit;
         if (!spun) {
-            if (w->t0 == 0) { /* the first look at the clock: time the spin from here */
-                w->t0 = now;
-                w->p0 = w->polls;
-            }
             /* A PE that has spun yield_after polls yields every 128 polls
              * (the caller comes here every 128th poll): the PE it waits for
              * may be runnable without a core. */
@@ -195,14 +199,11 @@ dmsg_wait_act dmsg_waiter_step(dmsg_waiter *w)
             return DMSG_WAIT_POLL;
         }
         w->phase = 1;
-        w->t_end = now;
         if (w->full) {
             if (recent.wasted < WASTE_LIMIT)
                 recent.wasted++;
-            if (w->spin_until)
-                recent.spin_est = p->a.spin_s;
-            else if (w->t0 > 0 && w->polls > w->p0)
-                recent.spin_est = (now - w->t0) * (double)w->limit / (double)(w->polls - w->p0);
+            else if (recent.probe_every < PROBE_MAX)
+                recent.probe_every *= 2; /* a probe that ran out */
         }
         w->yield_until = now + p->yield_s;
     }
@@ -226,17 +227,11 @@ void dmsg_waiter_respin(dmsg_waiter *w)
 
 void dmsg_waiter_done(dmsg_waiter *w)
 {
-    if (w->pol->spin >= 0)
-        return;
-    if (w->phase == 0) {
-        recent.wasted = 0; /* answered while spinning */
-        return;
-    }
-    /* It slept: was it answered within what a full spin lasts (the time
-     * since the spin ended, plus the spin where it was a full one)? */
-    double answered = dmsg_clock_now() - w->t_end + (w->full ? recent.spin_est : 0);
-    if (recent.spin_est > 0 && answered <= recent.spin_est)
+    if (w->full && w->phase == 0) { /* a full spin was answered: spinning pays */
         recent.wasted = 0;
+        recent.probe_every = PROBE_MIN;
+        recent.since_probe = 0;
+    }
 }
 
 dmsg_status dmsg_waiter_fail(const dmsg_waiter *w, dmsg_wait_act act, const char *what)

@@ -66,9 +66,6 @@ typedef struct dmsg_waiter {
     long polls;       /* polls so far */
     long limit;       /* polls of the spin phase, decided at the start */
     double spin_until; /* automatic spin by time: its end; 0: by count */
-    double t0;        /* the first look at the clock while spinning (0: none yet) */
-    long p0;          /* polls then */
-    double t_end;     /* when the spin ended */
     double yield_until;
     double deadline;  /* 0: none, or not yet computed */
     int phase;        /* 0 spin, 1 yield, 2 sleep */
@@ -82,8 +79,8 @@ void dmsg_wait_policy_init(dmsg_wait_policy *p, const struct dmsg_tp_conf *conf,
 
 /* Starts a wait: decides how long it polls from what the host does now
  * (dmsg_tp_host_loaded) and how recent waits were answered. Cheap: a
- * coarse clock read (automatic spins by count); a wait that is answered
- * within its first 128 polls reads no precise clock at all. */
+ * coarse clock read; a wait that is answered within its first 128 polls
+ * reads no precise clock at all. */
 void dmsg_waiter_start(dmsg_waiter *w, const dmsg_wait_policy *p);
 
 /* The slow part of dmsg_waiter_next: phase changes, clock, deadline. */
@@ -103,9 +100,8 @@ static inline dmsg_wait_act dmsg_waiter_next(dmsg_waiter *w)
  * that started with a full spin by time polls for a spin's time again. */
 void dmsg_waiter_respin(dmsg_waiter *w);
 
-/* Ends a wait whose condition holds: what it took feeds the next waits'
- * choice (a wait that slept but was answered within a spin's time says
- * that spinning would have served it). */
+/* Ends a wait whose condition holds: how it was answered feeds the next
+ * waits' choice (a full spin that was answered says spinning pays). */
 void dmsg_waiter_done(dmsg_waiter *w);
 
 /* The status of a wait that ended by DMSG_WAIT_TIMEOUT or DMSG_WAIT_ABORTED;
