@@ -161,10 +161,14 @@ void dmsg_waiter_start(dmsg_waiter *w, const dmsg_wait_policy *p)
         w->limit = p->spin;
         return;
     }
-    int brief = p->oversub || host_loaded_at(coarse_now());
-    if (!brief && recent.wasted >= WASTE_LIMIT && ++recent.since_probe < recent.probe_every)
-        brief = 1;
-    if (brief) {
+    /* The job's own PEs outnumbering the cores load the host too: that
+     * case keeps its own (measured) spin and yield. */
+    if (!p->oversub && host_loaded_at(coarse_now())) {
+        w->limit = p->a.busy_polls;
+        return;
+    }
+    if (p->oversub ||
+        (recent.wasted >= WASTE_LIMIT && ++recent.since_probe < recent.probe_every)) {
         w->limit = p->a.loaded_polls;
         return;
     }

@@ -43,7 +43,8 @@ typedef enum dmsg_wait_act {
 typedef struct dmsg_wait_auto {
     long spin_polls;   /* host not loaded: polls before sleeping (0: poll by time, spin_s) */
     double spin_s;     /* host not loaded, spin_polls 0: seconds of polling before sleeping */
-    long loaded_polls; /* host loaded or PEs outnumber cores: polls before sleeping */
+    long loaded_polls; /* PEs outnumber cores, or full spins do not pay: polls before sleeping */
+    long busy_polls;   /* other work loads the host now: polls before sleeping */
     long yield_after;  /* a spin this long (polls) yields every 128 polls; 0: never */
     double yield_s;    /* PEs outnumber cores: seconds of yielding before sleeping */
 } dmsg_wait_auto;

@@ -6,8 +6,8 @@
 #include "dmsg/base/clock.h"
 #include "dmsg/transport/transport.h"
 
-static const dmsg_wait_auto autov = {.spin_polls = 1000, .loaded_polls = 4, .yield_after = 0,
-                                     .yield_s = 0.0};
+static const dmsg_wait_auto autov = {.spin_polls = 1000, .loaded_polls = 4, .busy_polls = 2,
+                                     .yield_after = 0, .yield_s = 0.0};
 
 static dmsg_wait_policy policy(long spin, long yield_us, double timeout, int npes)
 {

@@ -425,6 +425,7 @@ typedef struct ofi_backoff {
 /* The wait policy's automatic values on ofi (dmsg/transport/wait_policy.h). */
 #define OFI_WAIT_AUTO                                                                          \
     ((dmsg_wait_auto){.spin_s = OFI_SPIN_S, .loaded_polls = OFI_SPIN_OVERSUB,                \
+                      .busy_polls = OFI_SPIN_OVERSUB,                                          \
                       .yield_s = OFI_YIELD_S})
 /* Sleeps a little (the policy's DMSG_WAIT_SLEEP); on a bell
  * (dmsg_ofi_bell_sleep) the re-check asks ready(s, arg) where it is set.

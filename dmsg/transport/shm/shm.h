@@ -32,10 +32,17 @@
  * the simulator, layered on shm, wait the same way. */
 #define SHM_YIELD_S 200e-6 /* DMSG_YIELD_US=-1 */
 
-/* Polls of an automatic wait while other work loads the host
- * (dmsg_tp_host_loaded) or PEs outnumber cores: the PE we wait for most
- * likely needs our core, so sleep almost at once. */
+/* Polls of an automatic wait while PEs outnumber cores: the PE we wait for
+ * most likely needs our core, so sleep almost at once. */
 #define SHM_SPIN_LOADED 64
+/* Polls of an automatic wait while other work loads the host
+ * (dmsg_tp_host_loaded): none, sleep at once. With other processes on the
+ * cores even 64 polls before the futex made an 8-byte ping-pong slower
+ * than sleeping at once (median half round trips on this project's 2-core
+ * virtual host, other sessions' load 10-200 runnable tasks, interleaved
+ * runs: dmsg 3.2-4.2 us with 64 polls against 1.7-2.2 us sleeping at once,
+ * postal 4.3-6.3 against 2.7-4.0; tools/dmsg-wait-ab). */
+#define SHM_SPIN_BUSY 0
 /* Polls of an automatic wait on a host that is not loaded: a poll is one
  * PAUSE (about 22 ns on this project's AMD EPYC host), so about 0.45 ms. */
 #define SHM_SPIN_POLLS 20000
@@ -55,6 +62,7 @@
 /* The wait policy's automatic values on shm (and on the simulator, layered on it). */
 #define SHM_WAIT_AUTO                                                                          \
     ((dmsg_wait_auto){.spin_polls = SHM_SPIN_POLLS, .loaded_polls = SHM_SPIN_LOADED,          \
+                      .busy_polls = SHM_SPIN_BUSY,                                             \
                       .yield_after = SHM_YIELD_AFTER, .yield_s = SHM_YIELD_S})
 
 /* Barrier and gather slots, in the transport job area of the region. */
