@@ -423,7 +423,12 @@ int dmsg_test(dmsg_req *req, int *done);
 
 /**
  * Waits for a request to complete and retires it; returns its final status.
- * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (never started or already retired).
+ * Waits like every other dmsg wait (DMSG_SPIN, DMSG_YIELD_US: polls, then
+ * yields or sleeps). Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (never started
+ * or already retired); DMSG_ERR_TIMEOUT where DMSG_TIMEOUT is set and has
+ * passed, and DMSG_ERR_ABORTED when the launcher tears the job down: then a
+ * request that the transport has not retired itself stays active (a later
+ * dmsg_test or dmsg_wait may still complete it).
  */
 int dmsg_wait(dmsg_req *req);
 

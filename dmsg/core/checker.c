@@ -34,7 +34,7 @@ typedef struct chk_rec {
     uint64_t where;  /* the call's return address: an offset in the program when
                       * CHK_F_PROG, else the issuer's raw address */
     uint32_t seq;    /* the issuer's event number in the epoch (program order) */
-    uint32_t call;   /* data: index into call_names; CDEP, AWAIT: counter slot */
+    uint32_t call;   /* data: the entry point (chk_call); CDEP, AWAIT: counter slot */
     uint16_t target; /* the PE whose memory (or counter) it is */
     uint8_t kind, flags;
     uint32_t pad;
@@ -48,11 +48,36 @@ typedef struct chk_pub {
                             * [nsync + tstart[t], nsync + tstart[t + 1]) */
 } chk_pub;
 
-static const char *const call_names[] = {
-    "?",           "dmsg_deposit",    "dmsg_deposit_section", "dmsg_deposit_indexed",
-    "dmsg_deposit_gathered", "dmsg_deposit_adp", "dmsg_fetch", "dmsg_fetch_section",
-    "dmsg_fetch_indexed",
+/* The entry point a data record came from (chk_rec.call), for reports. */
+typedef enum chk_call {
+    CALL_UNKNOWN,
+    CALL_DEPOSIT,
+    CALL_DEPOSIT_SECTION,
+    CALL_DEPOSIT_INDEXED,
+    CALL_DEPOSIT_GATHERED,
+    CALL_DEPOSIT_ADP,
+    CALL_FETCH,
+    CALL_FETCH_SECTION,
+    CALL_FETCH_INDEXED,
+    CALL_COUNT
+} chk_call;
+
+static const char *const call_names[CALL_COUNT] = {
+    [CALL_UNKNOWN] = "?",
+    [CALL_DEPOSIT] = "dmsg_deposit",
+    [CALL_DEPOSIT_SECTION] = "dmsg_deposit_section",
+    [CALL_DEPOSIT_INDEXED] = "dmsg_deposit_indexed",
+    [CALL_DEPOSIT_GATHERED] = "dmsg_deposit_gathered",
+    [CALL_DEPOSIT_ADP] = "dmsg_deposit_adp",
+    [CALL_FETCH] = "dmsg_fetch",
+    [CALL_FETCH_SECTION] = "dmsg_fetch_section",
+    [CALL_FETCH_INDEXED] = "dmsg_fetch_indexed",
 };
+
+static const char *call_name(uint32_t call)
+{
+    return call_names[call < CALL_COUNT ? call : CALL_UNKNOWN];
+}
 
 #define CHK_MAX_REPORTS 8 /* per epoch and PE; the rest are counted */
 #define CHK_WIN_HEAD 64   /* the arrived word's cache line */
@@ -324,20 +349,6 @@ static void add_layout(const chk_rec *proto, uint64_t off, const dmsg_layout *la
     }
 }
 
-static uint32_t call_of(const dmsg_op *op)
-{
-    int get = op->dir == DMSG_DIR_GET;
-    switch (op->kind) {
-    case DMSG_OP_CONTIG: return get ? 6 : 1;
-    case DMSG_OP_SECTION: return get ? 7 : 2;
-    case DMSG_OP_REMOTE_INDEXED: return get ? 8 : 3;
-    case DMSG_OP_LOCAL_INDEXED: return 4;
-    case DMSG_OP_ADP: return 5;
-    case DMSG_OP_PERIODIC: return 2; /* the plan's section deposits, folded */
-    }
-    return 0;
-}
-
 static void where_of(const void *ra, chk_rec *r)
 {
     uintptr_t a = (uintptr_t)ra;
@@ -372,18 +383,91 @@ static void check_blocks(size_t first, const dmsg_op *op)
                 "or never allocated)\n",
                 (unsigned long long)chk.epoch, dmsg_g.tp.rank,
                 op->dir == DMSG_DIR_GET ? "fetches" : "deposits into", op->pe,
-                (unsigned long long)r->off, (unsigned long long)hi, call_names[r->call], at);
+                (unsigned long long)r->off, (unsigned long long)hi, call_name(r->call), at);
         chk.reports++;
         return;
     }
 }
+
+/* Each kind's remote footprint: the bytes at the target it writes or
+ * reads, as runs (add), from its segment offset off. */
+static void foot_contig(const chk_rec *c, const dmsg_op *op, uint64_t off)
+{
+    add(c, off, op->n, 0, 1);
+}
+
+static void foot_section(const chk_rec *c, const dmsg_op *op, uint64_t off)
+{
+    add_layout(c, off, op->rl, op->elem);
+}
+
+static void foot_remote_indexed(const chk_rec *c, const dmsg_op *op, uint64_t off)
+{
+    for (size_t i = 0; i < op->n; i++)
+        add(c, off + op->idx[i] * op->elem, op->elem, 0, 1);
+}
+
+static void foot_local_indexed(const chk_rec *c, const dmsg_op *op, uint64_t off)
+{
+    add(c, off, op->n * op->elem, 0, 1);
+}
+
+static void foot_periodic(const chk_rec *c, const dmsg_op *op, uint64_t off)
+{
+    if (op->per->stream == DMSG_PER_DST_STREAM) {
+        add(c, off, op->payload, 0, 1);
+        return;
+    }
+    for (size_t k = 0; k < op->per->nruns; k++) {
+        const dmsg_prun *r = &op->per->run[k];
+        int64_t s = (int64_t)op->per->dstride, o = (int64_t)off + r->doff;
+        if (s < 0) { /* the same bytes, walked upwards */
+            o += s * (int64_t)(r->reps - 1);
+            s = -s;
+        }
+        add(c, (uint64_t)o, r->bytes, (uint64_t)s, r->reps);
+    }
+}
+
+static void foot_adp(const chk_rec *c, const dmsg_op *op, uint64_t off)
+{
+    size_t rs = dmsg_adp_record_size(op->elem);
+    for (size_t i = 0; i < op->n; i++) {
+        uint64_t o;
+        memcpy(&o, (const char *)op->local + i * rs, sizeof o);
+        add(c, off + o, op->elem, 0, 1);
+    }
+}
+
+/* The checker's row of each transfer kind (DMSG_OP_KIND_LIST): the entry
+ * points that make it, for reports, and its footprint. */
+typedef struct chk_kind {
+    chk_call put_call, get_call;
+    void (*footprint)(const chk_rec *c, const dmsg_op *op, uint64_t off);
+} chk_kind;
+
+/* Each kind's entry points: deposit, fetch (a kind without a fetch keeps
+ * its deposit's name, as before the table). */
+#define CALLS_CONTIG CALL_DEPOSIT, CALL_FETCH
+#define CALLS_SECTION CALL_DEPOSIT_SECTION, CALL_FETCH_SECTION
+#define CALLS_REMOTE_INDEXED CALL_DEPOSIT_INDEXED, CALL_FETCH_INDEXED
+#define CALLS_LOCAL_INDEXED CALL_DEPOSIT_GATHERED, CALL_DEPOSIT_GATHERED
+#define CALLS_ADP CALL_DEPOSIT_ADP, CALL_DEPOSIT_ADP
+#define CALLS_PERIODIC CALL_DEPOSIT_SECTION, CALL_DEPOSIT_SECTION /* the plan's section deposits, folded */
+
+static const chk_kind chk_kinds[] = {
+#define CHK_ROW_(K, k) [DMSG_OP_##K] = {CALLS_##K, foot_##k},
+    DMSG_OP_KIND_LIST(CHK_ROW_)
+#undef CHK_ROW_
+};
+DMSG_OP_TABLE_CHECK(chk_kinds);
 
 void dmsg_chk_op(const dmsg_op *op, uint32_t slot, int nb, const void *ra)
 {
     if (!dmsg_g.check)
         return;
     int me = dmsg_g.tp.rank, get = op->dir == DMSG_DIR_GET;
-    chk_rec c = {.seq = chk.seq++, .call = call_of(op), .target = (uint16_t)op->pe};
+    chk_rec c = {.seq = chk.seq++, .call = get ? chk_kinds[op->kind].get_call : chk_kinds[op->kind].put_call, .target = (uint16_t)op->pe};
     where_of(ra, &c);
     if (nb)
         c.flags |= CHK_F_NB;
@@ -398,40 +482,7 @@ void dmsg_chk_op(const dmsg_op *op, uint32_t slot, int nb, const void *ra)
     }
     c.kind = get ? CHK_FETCH : CHK_DEPOSIT;
     size_t first = chk.data.n;
-    uint64_t off = op->roff;
-    switch (op->kind) {
-    case DMSG_OP_CONTIG: add(&c, off, op->n, 0, 1); break;
-    case DMSG_OP_SECTION: add_layout(&c, off, op->rl, op->elem); break;
-    case DMSG_OP_REMOTE_INDEXED:
-        for (size_t i = 0; i < op->n; i++)
-            add(&c, off + op->idx[i] * op->elem, op->elem, 0, 1);
-        break;
-    case DMSG_OP_LOCAL_INDEXED: add(&c, off, op->n * op->elem, 0, 1); break;
-    case DMSG_OP_PERIODIC:
-        if (op->per->stream == DMSG_PER_DST_STREAM) {
-            add(&c, off, op->payload, 0, 1);
-            break;
-        }
-        for (size_t k = 0; k < op->per->nruns; k++) {
-            const dmsg_prun *r = &op->per->run[k];
-            int64_t s = (int64_t)op->per->dstride, o = (int64_t)off + r->doff;
-            if (s < 0) { /* the same bytes, walked upwards */
-                o += s * (int64_t)(r->reps - 1);
-                s = -s;
-            }
-            add(&c, (uint64_t)o, r->bytes, (uint64_t)s, r->reps);
-        }
-        break;
-    case DMSG_OP_ADP: {
-        size_t rs = dmsg_adp_record_size(op->elem);
-        for (size_t i = 0; i < op->n; i++) {
-            uint64_t o;
-            memcpy(&o, (const char *)op->local + i * rs, sizeof o);
-            add(&c, off + o, op->elem, 0, 1);
-        }
-        break;
-    }
-    }
+    chk_kinds[op->kind].footprint(&c, op, op->roff);
     check_blocks(first, op);
     /* The local side of a contiguous transfer, when it is this PE's own
      * symmetric memory: a read (deposit source) or a write (fetch target)
@@ -992,7 +1043,7 @@ static void describe(char *buf, size_t len, const chk_item *i)
     char at[160];
     place(at, sizeof at, &i->r, i->pe);
     snprintf(buf, len, "PE %d %s them with %s (%s)", i->pe, what[i->r.kind <= 4 ? i->r.kind : 0],
-             call_names[i->r.call < 9 ? i->r.call : 0], at);
+             call_name(i->r.call), at);
 }
 
 static void report(const chk_item *a, const chk_item *b, uint64_t lo, uint64_t hi, uint64_t epoch)

@@ -1,6 +1,8 @@
 /* Fetch entry points and request handles (of fetches and atomics). The core keeps the handle's
  * protocol (start, test/wait, retire); the transport its progress (shm
  * completes a fetch inside the call, ofi pipelines it). */
+#include <sched.h>
+#include <time.h>
 #include "dmsg/core/checker.h"
 #include "dmsg/core/op.h"
 
@@ -134,13 +136,36 @@ int dmsg_test(dmsg_req *req, int *done)
     return req->status;
 }
 
+/* Waits by the transport's wait policy (dmsg/transport/wait_policy.h): a
+ * poll is a test (progress on ofi), a sleep is short, since no transport
+ * wakes a sleeper when a request completes, and doubles while nothing
+ * comes, up to REQ_SLEEP_MAX_NS. */
+#define REQ_SLEEP_MAX_NS 256000L
+
 int dmsg_wait(dmsg_req *req)
 {
     int done = 0;
     dmsg_status st;
+    dmsg_waiter w;
+    long ns = 1000;
     dmsg_wait_enter(DMSG_WAIT_REQ);
-    while ((st = dmsg_test(req, &done)) == DMSG_OK && !done)
-        ;
+    dmsg_waiter_start(&w, &dmsg_g.tp.wait);
+    while ((st = dmsg_test(req, &done)) == DMSG_OK && !done) {
+        dmsg_wait_act act = dmsg_waiter_next(&w);
+        if (act == DMSG_WAIT_YIELD) {
+            sched_yield();
+        } else if (act == DMSG_WAIT_SLEEP) {
+            struct timespec ts = {0, ns};
+            nanosleep(&ts, NULL);
+            if (ns < REQ_SLEEP_MAX_NS)
+                ns *= 2;
+        } else if (act != DMSG_WAIT_POLL) {
+            st = dmsg_waiter_fail(&w, act, "a request to complete");
+            break; /* the request stays live: a later test or wait may still finish it */
+        }
+    }
+    if (!st && done)
+        dmsg_waiter_done(&w);
     dmsg_wait_leave();
     return st;
 }

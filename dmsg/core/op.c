@@ -105,6 +105,39 @@ static dmsg_status check_periodic(dmsg_op *op)
     return dmsg_heap_bound(op->roff + (uint64_t)dext.lo, op->roff + (uint64_t)dext.hi);
 }
 
+static dmsg_status check_contig(dmsg_op *op)
+{
+    dmsg_status st;
+    op->payload = op->n;
+    if ((st = dmsg_sym_range(op->remote, op->n, &op->roff)))
+        return st;
+    return dmsg_heap_bound(op->roff, op->roff + op->n);
+}
+
+static dmsg_status check_remote_indexed(dmsg_op *op)
+{
+    return check_indexed(op);
+}
+
+static dmsg_status check_local_indexed(dmsg_op *op)
+{
+    return check_indexed(op);
+}
+
+/* The core's row of each transfer kind (DMSG_OP_KIND_LIST): its argument
+ * check, which fills roff and payload and proves every remote byte inside
+ * the target's heap. The checker keeps its own row (checker.c). */
+typedef struct core_kind {
+    dmsg_status (*check)(dmsg_op *op);
+} core_kind;
+
+static const core_kind core_kinds[] = {
+#define CORE_ROW_(K, k) [DMSG_OP_##K] = {check_##k},
+    DMSG_OP_KIND_LIST(CORE_ROW_)
+#undef CORE_ROW_
+};
+DMSG_OP_TABLE_CHECK(core_kinds);
+
 dmsg_status dmsg_op_check(dmsg_op *op)
 {
     dmsg_status st;
@@ -114,17 +147,7 @@ dmsg_status dmsg_op_check(dmsg_op *op)
         return DMSG_FAIL(DMSG_ERR_NULL, "%s buffer is NULL", op->remote ? "local" : "remote");
     if (op->elem == 0)
         return DMSG_FAIL(DMSG_ERR_ARG, "element size 0");
-    switch (op->kind) {
-    case DMSG_OP_CONTIG:
-        op->payload = op->n;
-        if ((st = dmsg_sym_range(op->remote, op->n, &op->roff)))
-            return st;
-        return dmsg_heap_bound(op->roff, op->roff + op->n);
-    case DMSG_OP_SECTION: return check_section(op);
-    case DMSG_OP_REMOTE_INDEXED:
-    case DMSG_OP_LOCAL_INDEXED: return check_indexed(op);
-    case DMSG_OP_ADP: return check_adp(op);
-    case DMSG_OP_PERIODIC: return check_periodic(op);
-    }
-    return DMSG_FAIL(DMSG_ERR_ARG, "unknown transfer kind %d", (int)op->kind);
+    if ((unsigned)op->kind >= DMSG_OP_KINDS)
+        return DMSG_FAIL(DMSG_ERR_ARG, "unknown transfer kind %d", (int)op->kind);
+    return core_kinds[op->kind].check(op);
 }

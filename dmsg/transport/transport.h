@@ -21,6 +21,7 @@
 #include "dmsg/base/env.h"
 #include "dmsg/base/status.h"
 #include "dmsg/boot/job.h"
+#include "dmsg/transport/wait_policy.h"
 #include "dmsg/xfer/op.h"
 
 typedef struct dmsg_tp dmsg_tp;
@@ -235,24 +236,10 @@ typedef struct dmsg_tp_conf {
     dmsg_xfer_params xp;   /* the copy engine's tunables */
 } dmsg_tp_conf;
 
-/* Whether npes PEs outnumber this host's online cores (wait_policy.c):
- * then a waiting PE gives its core up early, since the PE it waits for is
- * likely waiting for that core. */
-int dmsg_tp_oversubscribed(int npes);
-/* Seconds an oversubscribed wait yields its core before it sleeps:
- * DMSG_YIELD_US where set, else the transport's own auto_s. */
-double dmsg_tp_yield_s(const dmsg_tp_conf *conf, double auto_s);
-/* Whether other work loads the host now: more runnable tasks than online
- * cores, sampled from the kernel every 10 ms at most and smoothed
- * (wait_policy.c). An automatic wait then sleeps after a few polls, since
- * a spinning PE keeps a core from the PE it waits for, and yields only
- * when its own job's PEs outnumber the cores (a yield would hand the core
- * to another job for a whole time slice). Cheap: a clock read per call. */
-int dmsg_tp_host_loaded(void);
-
 struct dmsg_tp {
     const dmsg_tp_ops *ops;
     dmsg_tp_conf conf;
+    dmsg_wait_policy wait; /* every wait's policy (wait_policy.h), set by the transport at join */
     /* How this PE started, and the start-up exchange service
      * (dmsg/boot/exchange.h); the core owns it and ends it after finalize. */
     dmsg_boot *boot;

@@ -12,15 +12,34 @@
 #include <stdint.h>
 #include "dmsg/xfer/xfer.h"
 
+/* Every transfer kind, once: X(NAME, name) per kind. Each layer that
+ * treats kinds differently keeps one table of rows indexed by the kind
+ * (core/op.c: checks, the checker's footprint and call names; xfer/kinds.c:
+ * copy and run walker; sim_describe.c: the cost model's description;
+ * ofi_engine.c: the ofi transport's choices), built from this list with
+ * functions named after `name`: a kind added here without its function in
+ * some layer fails to compile there, and DMSG_OP_TABLE_CHECK asserts each
+ * table's size. docs/running.md, "Adding a transfer kind". */
+#define DMSG_OP_KIND_LIST(X)                                                                   \
+    X(CONTIG, contig)                 /* bytes, contiguous at both ends */                    \
+    X(SECTION, section)               /* n-D layouts at both ends */                           \
+    X(REMOTE_INDEXED, remote_indexed) /* element idx[i] of the remote array <-> element i */  \
+    X(LOCAL_INDEXED, local_indexed)   /* element idx[i] of the local array <-> element i */   \
+    X(ADP, adp)                       /* address-data records to the remote side (deposit) */ \
+    X(PERIODIC, periodic)             /* a periodic pattern, local source to remote          \
+                                       * destination (deposit; internal to the plan layer) */
+
 typedef enum {
-    DMSG_OP_CONTIG,         /* bytes, contiguous at both ends */
-    DMSG_OP_SECTION,        /* n-D layouts at both ends */
-    DMSG_OP_REMOTE_INDEXED, /* element idx[i] of the remote array <-> element i locally */
-    DMSG_OP_LOCAL_INDEXED,  /* element idx[i] of the local array <-> element i remotely */
-    DMSG_OP_ADP,            /* address-data records to the remote side (deposit only) */
-    DMSG_OP_PERIODIC,       /* a periodic pattern, local source to remote destination
-                             * (deposit only; internal to the plan layer) */
+#define DMSG_OP_ENUM_(K, k) DMSG_OP_##K,
+    DMSG_OP_KIND_LIST(DMSG_OP_ENUM_)
+#undef DMSG_OP_ENUM_
+        DMSG_OP_KINDS /* how many kinds there are */
 } dmsg_op_kind;
+
+/* A layer's table of kinds has exactly one row per kind. */
+#define DMSG_OP_TABLE_CHECK(table)                                                             \
+    _Static_assert(sizeof(table) / sizeof((table)[0]) == DMSG_OP_KINDS,                         \
+                   #table " needs one row per transfer kind (DMSG_OP_KIND_LIST)")
 
 typedef enum { DMSG_DIR_PUT, DMSG_DIR_GET } dmsg_dir;
 

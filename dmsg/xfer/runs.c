@@ -3,17 +3,18 @@
  * per iov entry). Sections go through the same normalization and cursors
  * as the copies (copy_sect.c). */
 #include <string.h>
-#include "dmsg/xfer/op.h"
+#include "dmsg/xfer/kinds.h"
 #include "dmsg/xfer/xfer_impl.h"
 
-typedef struct merger {
+struct dmsg_merger {
     dmsg_run_fn fn;
     void *arg;
     size_t roff;
     char *local;
     size_t len;
     int have;
-} merger;
+};
+typedef dmsg_merger merger;
 
 static dmsg_status add(merger *m, size_t roff, char *local, size_t len)
 {
@@ -111,40 +112,57 @@ static dmsg_status walk_periodic(merger *m, const dmsg_op *op)
     return st;
 }
 
+/* Each kind's walker (its row in kinds.c). */
+dmsg_status dmsg_runs_contig(merger *m, const dmsg_op *op)
+{
+    return op->n ? add(m, op->roff, op->local, op->n) : DMSG_OK;
+}
+
+dmsg_status dmsg_runs_section(merger *m, const dmsg_op *op)
+{
+    return op->n ? walk_section(m, op, op->dir == DMSG_DIR_PUT) : DMSG_OK;
+}
+
+dmsg_status dmsg_runs_remote_indexed(merger *m, const dmsg_op *op)
+{
+    char *l = op->local;
+    dmsg_status st = DMSG_OK;
+    for (size_t i = 0; i < op->n && !st; i++)
+        st = add(m, op->roff + op->idx[i] * op->elem, l + i * op->elem, op->elem);
+    return st;
+}
+
+dmsg_status dmsg_runs_local_indexed(merger *m, const dmsg_op *op)
+{
+    char *l = op->local;
+    dmsg_status st = DMSG_OK;
+    for (size_t i = 0; i < op->n && !st; i++)
+        st = add(m, op->roff + i * op->elem, l + op->idx[i] * op->elem, op->elem);
+    return st;
+}
+
+dmsg_status dmsg_runs_adp(merger *m, const dmsg_op *op)
+{
+    char *l = op->local;
+    dmsg_status st = DMSG_OK;
+    size_t rs = dmsg_adp_record_size(op->elem);
+    for (size_t i = 0; i < op->n && !st; i++) {
+        char *rec = l + i * rs;
+        uint64_t off;
+        memcpy(&off, rec, sizeof off);
+        st = add(m, op->roff + (size_t)off, rec + sizeof off, op->elem);
+    }
+    return st;
+}
+
+dmsg_status dmsg_runs_periodic(merger *m, const dmsg_op *op)
+{
+    return walk_periodic(m, op);
+}
+
 dmsg_status dmsg_op_runs(const dmsg_op *op, dmsg_run_fn fn, void *arg)
 {
     merger m = {.fn = fn, .arg = arg};
-    char *l = op->local;
-    int put = op->dir == DMSG_DIR_PUT;
-    dmsg_status st = DMSG_OK;
-    switch (op->kind) {
-    case DMSG_OP_CONTIG:
-        if (op->n)
-            st = add(&m, op->roff, l, op->n);
-        break;
-    case DMSG_OP_SECTION:
-        if (op->n)
-            st = walk_section(&m, op, put);
-        break;
-    case DMSG_OP_REMOTE_INDEXED:
-        for (size_t i = 0; i < op->n && !st; i++)
-            st = add(&m, op->roff + op->idx[i] * op->elem, l + i * op->elem, op->elem);
-        break;
-    case DMSG_OP_LOCAL_INDEXED:
-        for (size_t i = 0; i < op->n && !st; i++)
-            st = add(&m, op->roff + i * op->elem, l + op->idx[i] * op->elem, op->elem);
-        break;
-    case DMSG_OP_ADP: {
-        size_t rs = dmsg_adp_record_size(op->elem);
-        for (size_t i = 0; i < op->n && !st; i++) {
-            char *rec = l + i * rs;
-            uint64_t off;
-            memcpy(&off, rec, sizeof off);
-            st = add(&m, op->roff + (size_t)off, rec + sizeof off, op->elem);
-        }
-        break;
-    }
-    case DMSG_OP_PERIODIC: st = walk_periodic(&m, op); break;
-    }
+    dmsg_status st = dmsg_xfer_kinds[op->kind].runs(&m, op);
     return st ? st : flush(&m);
 }

@@ -213,13 +213,15 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
      * hosts: sleeping early costs a wake-up, spinning on a shared core
      * starves the PE we wait for. */
     s->oversubscribed = dmsg_tp_oversubscribed(s->tp->npes);
-    s->yield_s = dmsg_tp_yield_s(&tp->conf, OFI_YIELD_S);
+    dmsg_wait_policy_init(&tp->wait, &tp->conf, s->tp->npes, &OFI_WAIT_AUTO, boot);
     /* A provider that cannot serve is the failure's detail, "ofi: ...":
      * dmsg_init returns it (dmsg_last_error), dmsgrun prints it once. */
     if ((st = open_endpoint(s, count, boot->kind != DMSG_BOOT_PMI, &plan))) {
         st = DMSG_FAIL(st, "ofi: %s", dmsg_last_error());
         goto out_close;
     }
+    if (dmsg_ofi_sleeps_on_fd(s))
+        tp->wait.yield_s = 0; /* sleep at once: see dmsg_ofi_idle */
     if ((st = map_segment(s, tp->seg_size)) ||
         (st = alloc_tables(s, tp->npes, tp->max_counters)) ||
         (st = start_services(s, &plan)) || (st = dmsg_ofi_connect_peers(tp, s, boot)))
@@ -258,12 +260,12 @@ static void ofi_finalize(dmsg_tp *tp)
      * peer that then still waits ends at DMSG_TIMEOUT where one is set). */
     double until = dmsg_clock_now() + OFI_LINGER;
     ofi_backoff b = {0};
-    double spin_until = 0;
-    for (long i = 0; dmsg_clock_now() < until && dmsg_ofi_progress(s) == DMSG_OK; i++) {
+    dmsg_waiter w;
+    dmsg_waiter_start(&w, &tp->wait);
+    while (dmsg_clock_now() < until && dmsg_ofi_progress(s) == DMSG_OK) {
         if (s->tx_pending == 0 && s->tp->npes == 1)
             break;
-        if (dmsg_ofi_spun(s, i, &spin_until))
-            dmsg_ofi_idle(s, &b, NULL, NULL);
+        dmsg_ofi_wait_step(s, &w, &b, NULL, NULL); /* bounded by OFI_LINGER, not DMSG_TIMEOUT */
     }
     close_all(s);
     tp->seg = NULL;

@@ -254,6 +254,8 @@ typedef struct ofi_batch {
                                * failure kept for the next quiet) when its last completes */
     int amo;                  /* the batch of an atomic (ofi_amo_ctx): its result is copied
                                * out when a request on it completes */
+    double deadline;          /* a request on it: when dmsg_ofi_req_test gives up
+                               * (DMSG_TIMEOUT); 0: not yet tested */
 } ofi_batch;
 
 /* One atomic in flight (ofi_amo.c): its completion batch first, so that a
@@ -357,7 +359,6 @@ typedef struct ofi_state {
     } bar;                     /* the barrier (ofi_bar.c) */
     dmsg_status failed;       /* first asynchronous error */
     int oversubscribed;       /* more PEs than cores: waits sleep almost at once */
-    double yield_s;           /* then: seconds a wait without a descriptor yields (OFI_YIELD_S) */
     struct {
         dmsg_job_hdr *hdr;    /* the job region; NULL: no bells (dmsg_ofi_bell_start) */
         unsigned char *owed;  /* per PE: rung at a post, to ring again after the next progress */
@@ -417,13 +418,22 @@ dmsg_status dmsg_ofi_quiet(dmsg_tp *tp);
  * backoff for providers without a wait descriptor; start at {0}. */
 typedef struct ofi_backoff {
     long ns;
-    double yield_until;
 } ofi_backoff;
-int dmsg_ofi_spun(const ofi_state *s, long i, double *until);
-/* Sleeps a little; on a bell (dmsg_ofi_bell_sleep) the re-check asks ready(s,
- * arg) where it is set. Returns 1 when a peer's ring woke it. */
+/* The wait policy's automatic values on ofi (dmsg/transport/wait_policy.h). */
+#define OFI_WAIT_AUTO                                                                          \
+    ((dmsg_wait_auto){.spin_s = OFI_SPIN_S, .loaded_polls = OFI_SPIN_OVERSUB,                \
+                      .busy_polls = OFI_SPIN_OVERSUB,                                          \
+                      .yield_s = OFI_YIELD_S})
+/* Sleeps a little (the policy's DMSG_WAIT_SLEEP); on a bell
+ * (dmsg_ofi_bell_sleep) the re-check asks ready(s, arg) where it is set.
+ * Returns 1 when a peer's ring woke it. */
 int dmsg_ofi_idle(ofi_state *s, ofi_backoff *b, int (*ready)(ofi_state *, const void *),
               const void *arg);
+/* One step of a wait after an empty poll, by the wait policy: yields,
+ * sleeps (dmsg_ofi_idle) or polls on; returns the policy's answer, whose
+ * DMSG_WAIT_TIMEOUT and DMSG_WAIT_ABORTED the caller ends the wait with. */
+dmsg_wait_act dmsg_ofi_wait_step(ofi_state *s, dmsg_waiter *w, ofi_backoff *b,
+                                 int (*ready)(ofi_state *, const void *), const void *arg);
 /* Whether waits sleep on the CQ's file descriptor. */
 int dmsg_ofi_sleeps_on_fd(const ofi_state *s);
 dmsg_status dmsg_ofi_peer_failed(ofi_state *s, dmsg_status st);
@@ -507,6 +517,14 @@ void dmsg_ofi_engine_recv(ofi_state *s, void *buf, size_t len);
 void dmsg_ofi_engine_repost(ofi_state *s, void *buf);
 dmsg_status dmsg_ofi_engine_start(ofi_state *s);
 void dmsg_ofi_engine_stop(ofi_state *s);
+/* The ofi transport's row of each transfer kind (DMSG_OP_KIND_LIST;
+ * ofi_engine.c): the pieces, contiguous at both ends, a transfer of that
+ * kind falls into, estimated without walking it (*run: their length),
+ * which decides chained writes or the deposit engine (ofi_put.c). */
+typedef struct ofi_kind {
+    size_t (*pieces)(const dmsg_op *op, size_t *run);
+} ofi_kind;
+extern const ofi_kind dmsg_ofi_kinds[DMSG_OP_KINDS];
 dmsg_status dmsg_ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot);
 
 /* ofi_amo.c: atomics, signals and point-to-point waits (the ops), and

@@ -292,3 +292,43 @@ dmsg_status dmsg_ofi_engine_put(ofi_state *s, const dmsg_op *op, uint32_t slot)
     }
     return send_slot(&k, slot != UINT32_MAX ? dmsg_ofi_sig_deposit(slot, op->payload) : 0);
 }
+
+/* ------------------------------------------------ the ofi row of each kind */
+
+/* Pieces (contiguous at both ends) a transfer falls into, estimated
+ * without walking it: one for a contiguous block, sections by their folded
+ * run length, every other kind an element (or record, or periodic piece)
+ * at a time. */
+static size_t pieces_contig(const dmsg_op *op, size_t *run)
+{
+    *run = op->n;
+    return 1;
+}
+
+static size_t pieces_each(const dmsg_op *op, size_t *run)
+{
+    *run = op->elem;
+    return op->n;
+}
+
+static size_t pieces_section(const dmsg_op *op, size_t *run)
+{
+    dmsg_sect sc;
+    if (op->n && dmsg_sect_normalize(&sc, op->rl, op->ll, op->elem)) {
+        *run = sc.elem;
+        return sc.elem ? (size_t)(op->payload / sc.elem) : 1;
+    }
+    return pieces_each(op, run);
+}
+
+#define pieces_remote_indexed pieces_each
+#define pieces_local_indexed pieces_each
+#define pieces_adp pieces_each
+#define pieces_periodic pieces_each
+
+const ofi_kind dmsg_ofi_kinds[] = {
+#define OFI_ROW_(K, k) [DMSG_OP_##K] = {pieces_##k},
+    DMSG_OP_KIND_LIST(OFI_ROW_)
+#undef OFI_ROW_
+};
+DMSG_OP_TABLE_CHECK(dmsg_ofi_kinds);

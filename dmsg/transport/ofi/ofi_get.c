@@ -110,21 +110,16 @@ dmsg_status dmsg_ofi_req_test(dmsg_tp *tp, dmsg_req *req, int *done)
     }
     dmsg_status st = dmsg_ofi_progress(s);
     if (b->pending && !st) {
-        /* dmsg_wait polls this without a limit: bound it here by
-         * DMSG_TIMEOUT, where one is set. */
+        /* A caller's own dmsg_test loop has no limit: bound it here by
+         * DMSG_TIMEOUT, where one is set, from the request's first test. */
         if (s->tp->conf.timeout <= 0) {
             *done = 0;
             return DMSG_OK;
         }
-        if (!req->priv[1]) {
-            double t = dmsg_clock_now() + s->tp->conf.timeout;
-            memcpy(&req->priv[1], &t, sizeof t < sizeof(void *) ? sizeof t : sizeof(void *));
-            *done = 0;
-            return DMSG_OK;
-        }
-        double t;
-        memcpy(&t, &req->priv[1], sizeof t);
-        if (dmsg_clock_now() <= t) {
+        double t = dmsg_clock_now();
+        if (b->deadline == 0)
+            b->deadline = t + s->tp->conf.timeout;
+        if (t <= b->deadline) {
             *done = 0;
             return DMSG_OK;
         }

@@ -116,28 +116,6 @@ dmsg_status dmsg_ofi_peer_failed(ofi_state *s, dmsg_status st)
     return st;
 }
 
-/* Whether a wait has polled long enough to sleep (i: polls so far; *until
- * starts at 0). A poll here is a call into the provider, often a system
- * call, so the automatic limit is a short time, not a count as on shm;
- * when PEs outnumber cores, or other work loads the host
- * (dmsg_tp_host_loaded, asked once a wait), the PE we wait for needs our
- * core, so only a few polls. DMSG_SPIN, where set, counts polls. */
-int dmsg_ofi_spun(const ofi_state *s, long i, double *until)
-{
-    if (s->tp && s->tp->conf.spin >= 0)
-        return i >= s->tp->conf.spin;
-    if (s->oversubscribed)
-        return i >= OFI_SPIN_OVERSUB;
-    if (i == 0 && dmsg_tp_host_loaded())
-        *until = -1; /* other work loads the host: sleep as when oversubscribed */
-    if (*until < 0)
-        return i >= OFI_SPIN_OVERSUB;
-    double t = dmsg_clock_now();
-    if (*until == 0)
-        *until = t + OFI_SPIN_S;
-    return t >= *until;
-}
-
 /* Whether a wait can sleep on the CQ's file descriptor: every event of a
  * wait arrives through the CQ where progress is manual (dmsg reads the CQ,
  * so the provider signals the descriptor when something arrives for it)
@@ -150,25 +128,6 @@ int dmsg_ofi_sleeps_on_fd(const ofi_state *s)
 int dmsg_ofi_idle(ofi_state *s, ofi_backoff *b, int (*ready)(ofi_state *, const void *),
              const void *arg)
 {
-    /* PEs outnumber cores and nothing will wake this PE (no descriptor):
-     * the PE it waits for is likely waiting for this core. sched_yield
-     * hands the core over at once and polls again when the others have had
-     * their turn, where a timed sleep would wait for its timer (a 1 us
-     * nanosleep sleeps about 50 us: timer slack) however soon the event
-     * came. Only for OFI_YIELD_S, so that a long wait does not keep taking
-     * turns on a core. With a descriptor the wait sleeps at once: a PE
-     * woken by the kernel gets the core before PEs that merely yield it,
-     * which matters when other jobs load the host (yielding there made
-     * rounds over tcp;ofi_rxm slower). */
-    if (s->oversubscribed && !dmsg_ofi_sleeps_on_fd(s)) {
-        double t = dmsg_clock_now();
-        if (b->yield_until == 0)
-            b->yield_until = t + s->yield_s;
-        if (t < b->yield_until) {
-            sched_yield();
-            return 0;
-        }
-    }
     /* Sleep on the CQ's file descriptor. fi_trywait after an empty read
      * says whether the sleep is safe: -FI_EAGAIN means something arrived
      * in between, so poll again instead (fi_poll(3)). */
@@ -202,38 +161,57 @@ int dmsg_ofi_idle(ofi_state *s, ofi_backoff *b, int (*ready)(ofi_state *, const 
     return rung;
 }
 
+/* One step of a wait after a poll that found nothing, by the wait policy
+ * (dmsg/transport/wait_policy.h). A poll here is a call into the provider,
+ * often a system call, so the automatic spin is a short time, not a count
+ * as on shm; when PEs outnumber cores, or other work loads the host, the
+ * PE we wait for needs our core, so only a poll (OFI_SPIN_OVERSUB).
+ * Yielding (PEs outnumber cores and nothing will wake this PE: no
+ * descriptor): the PE it waits for is likely waiting for this core;
+ * sched_yield hands the core over at once and polls again when the others
+ * have had their turn, where a timed sleep would wait for its timer (a
+ * 1 us nanosleep sleeps about 50 us: timer slack) however soon the event
+ * came. Only for OFI_YIELD_S, so that a long wait does not keep taking
+ * turns on a core. With a descriptor the wait sleeps at once (the policy's
+ * yield time is 0 then, ofi.c): a PE woken by the kernel gets the core
+ * before PEs that merely yield it, which matters when other jobs load the
+ * host (yielding there made rounds over tcp;ofi_rxm slower). Returns the
+ * policy's answer; the caller ends the wait on TIMEOUT or ABORTED. */
+dmsg_wait_act dmsg_ofi_wait_step(ofi_state *s, dmsg_waiter *w, ofi_backoff *b,
+                                 int (*ready)(ofi_state *, const void *), const void *arg)
+{
+    dmsg_wait_act act = dmsg_waiter_next(w);
+    if (act == DMSG_WAIT_YIELD)
+        sched_yield();
+    /* A peer that rang this PE awake is likely to send more soon (the next
+     * atomic of a loop): poll for a spin's time again first, as at the
+     * start of a wait. */
+    else if (act == DMSG_WAIT_SLEEP && dmsg_ofi_idle(s, b, ready, arg))
+        dmsg_waiter_respin(w);
+    return act;
+}
+
 dmsg_status dmsg_ofi_wait_pred(ofi_state *s, int (*ready)(ofi_state *, const void *), const void *arg,
                           const char *what)
 {
-    double deadline = 0, spin_until = 0;
     ofi_backoff b = {0};
-    for (long i = 0;; i++) {
+    dmsg_waiter w;
+    dmsg_waiter_start(&w, &s->tp->wait);
+    for (;;) {
         dmsg_status st = dmsg_ofi_progress(s);
         if (st)
             return dmsg_ofi_peer_failed(s, st);
-        if (ready(s, arg))
+        if (ready(s, arg)) {
+            dmsg_waiter_done(&w);
             return DMSG_OK;
-        /* Every 256 polls while spinning, after every sleep later. */
-        int idle = dmsg_ofi_spun(s, i, &spin_until);
-        if ((i & 255) == 255 || idle) {
-            double t = dmsg_clock_now();
-            if (s->tp->conf.timeout <= 0)
-                ; /* no limit (DMSG_TIMEOUT=0) */
-            else if (deadline == 0)
-                deadline = t + s->tp->conf.timeout;
-            else if (t > deadline)
-                return DMSG_FAIL(DMSG_ERR_TIMEOUT,
-                                 "%s: waited %g s for %s (DMSG_TIMEOUT); a peer may have died",
-                                 s->caps.prov, s->tp->conf.timeout, what);
-            if (dmsg_boot_aborted(s->boot))
-                return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         }
-        /* A peer that rang this PE awake is likely to send more soon (the
-         * next atomic of a loop): poll for a spin's time again first, as at
-         * the start of a wait (where the wait polls by time: not when PEs
-         * outnumber cores or the host is loaded). */
-        if (idle && dmsg_ofi_idle(s, &b, ready, arg) && spin_until > 0)
-            spin_until = 0;
+        dmsg_wait_act act = dmsg_ofi_wait_step(s, &w, &b, ready, arg);
+        if (act == DMSG_WAIT_TIMEOUT)
+            return DMSG_FAIL(DMSG_ERR_TIMEOUT,
+                             "%s: waited %g s for %s (DMSG_TIMEOUT); a peer may have died",
+                             s->caps.prov, s->tp->wait.timeout, what);
+        if (act == DMSG_WAIT_ABORTED)
+            return dmsg_waiter_fail(&w, act, what);
     }
 }
 

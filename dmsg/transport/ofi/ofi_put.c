@@ -138,26 +138,6 @@ static dmsg_status put_contig(ofi_state *s, const dmsg_op *op, uint32_t slot)
     return st ? st : w;
 }
 
-/* Pieces (contiguous at both ends) a transfer falls into, estimated
- * without walking it: sections by their folded run length. */
-static size_t pieces(const dmsg_op *op, size_t *run)
-{
-    switch (op->kind) {
-    case DMSG_OP_CONTIG: *run = op->n; return 1;
-    case DMSG_OP_SECTION: {
-        dmsg_sect sc;
-        if (op->n && dmsg_sect_normalize(&sc, op->rl, op->ll, op->elem)) {
-            *run = sc.elem;
-            return sc.elem ? (size_t)(op->payload / sc.elem) : 1;
-        }
-        break;
-    }
-    default: break;
-    }
-    *run = op->elem;
-    return op->n;
-}
-
 /* Chained or packed: the cost of a deposit is about one operation's
  * overhead per fi_writemsg (lim pieces each) against one per 32 KiB message
  * plus a copy at both ends, which is cheap next to an operation while
@@ -169,7 +149,7 @@ static int use_engine(const ofi_state *s, const dmsg_op *op, size_t lim)
         return 0;
     if (s->mech == DMSG_MECH_PACKED)
         return 1;
-    size_t run, n = pieces(op, &run);
+    size_t run, n = dmsg_ofi_kinds[op->kind].pieces(op, &run);
     size_t chained_ops = (n + lim - 1) / lim;
     size_t packed_msgs = (size_t)(op->payload / (OFI_ENG_MSG / 2)) + 1;
     return run < 4096 && chained_ops > packed_msgs;

@@ -68,12 +68,6 @@ dmsg_status dmsg_shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *
     return dmsg_shm_barrier(tp);
 }
 
-static long auto_spin(int npes)
-{
-    /* Oversubscribed: the PE we wait for needs our core, so give it up almost at once. */
-    return dmsg_tp_oversubscribed(npes) ? SHM_SPIN_LOADED : 20000;
-}
-
 dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
 {
     int rank = boot->rank, npes = boot->npes;
@@ -107,10 +101,8 @@ dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
         goto err_segtab;
     }
     s->area = (shm_job_area *)dmsg_job_area(s->hdr);
-    s->spin = tp->conf.spin >= 0 ? tp->conf.spin : auto_spin(npes);
-    s->spin_auto = tp->conf.spin < 0;
-    s->yield_s = dmsg_tp_oversubscribed(npes) ? dmsg_tp_yield_s(&tp->conf, SHM_YIELD_S) : 0.0;
-    s->conf = &tp->conf;
+    dmsg_wait_policy_init(&tp->wait, &tp->conf, npes, &SHM_WAIT_AUTO, boot);
+    s->wait = &tp->wait;
     s->xp = tp->conf.xp;
     tp->seg = s->seg[rank];
     tp->priv = s;

@@ -32,10 +32,41 @@
  * the simulator, layered on shm, wait the same way. */
 #define SHM_YIELD_S 200e-6 /* DMSG_YIELD_US=-1 */
 
-/* Polls of an automatic wait while other work loads the host
- * (dmsg_tp_host_loaded) or PEs outnumber cores: the PE we wait for most
- * likely needs our core, so sleep almost at once. */
+/* Polls of an automatic wait while PEs outnumber cores: the PE we wait for
+ * most likely needs our core, so sleep almost at once. */
 #define SHM_SPIN_LOADED 64
+/* Polls of an automatic wait while other work loads the host
+ * (dmsg_tp_host_loaded): none, sleep at once. With other processes on the
+ * cores even 64 polls before the futex made an 8-byte ping-pong slower
+ * than sleeping at once (median half round trips on this project's 2-core
+ * virtual host, other sessions' load 10-200 runnable tasks, interleaved
+ * runs: dmsg 3.2-4.2 us with 64 polls against 1.7-2.2 us sleeping at once,
+ * postal 4.3-6.3 against 2.7-4.0; tools/dmsg-wait-ab). With none, two busy
+ * processes beside the job: automatic 1.71 us against 2.02 sleeping at once
+ * (dmsg), 2.56 against 2.52 (postal); the build before: 3.82 against 1.97,
+ * 6.26 against 3.86 (tools/dmsg-wait-ab -r 4 -b 2, one run). */
+#define SHM_SPIN_BUSY 0
+/* Polls of an automatic wait on a host that is not loaded: a poll is one
+ * PAUSE (about 22 ns on this project's AMD EPYC host), so about 0.45 ms. */
+#define SHM_SPIN_POLLS 20000
+
+/* A PE that has spun SHM_YIELD_AFTER polls yields its core every 128 polls
+ * (wait_policy.c). When other processes load the host, the PE we wait for
+ * may be runnable but without a core, and spinning out the whole budget
+ * kept it off ours: a 128 KiB halo exchange then took 0.2-0.75 ms instead
+ * of 2-50 us (docs/kernels.md). Short waits never yield: a yield on a
+ * loaded host can hand the core to another process for a whole time slice,
+ * and yielding from the 128th poll on made an 8-byte ping-pong 10 times
+ * slower there (0.4-0.9 us a half round trip without, 7.4-7.8 us with).
+ * 2,048 polls are about 45 us, longer than any transfer between two running
+ * PEs of the sizes a spinning wait serves. */
+#define SHM_YIELD_AFTER 2048
+
+/* The wait policy's automatic values on shm (and on the simulator, layered on it). */
+#define SHM_WAIT_AUTO                                                                          \
+    ((dmsg_wait_auto){.spin_polls = SHM_SPIN_POLLS, .loaded_polls = SHM_SPIN_LOADED,          \
+                      .busy_polls = SHM_SPIN_BUSY,                                             \
+                      .yield_after = SHM_YIELD_AFTER, .yield_s = SHM_YIELD_S})
 
 /* Barrier and gather slots, in the transport job area of the region. */
 typedef struct shm_job_area {
@@ -92,13 +123,10 @@ typedef struct shm_state {
     dmsg_job_hdr *hdr; /* the job region, mapped by the boot (dmsg_boot_join) */
     dmsg_boot *boot;   /* for dmsg_boot_aborted in the waits' sleeping paths */
     shm_job_area *area;
-    long spin;         /* polls before sleeping */
-    int spin_auto;     /* DMSG_SPIN=-1: a wait polls SHM_SPIN_LOADED times instead when the host is loaded */
-    double yield_s;    /* PEs outnumber cores: seconds a wait yields before sleeping (shm_wait.c) */
+    const dmsg_wait_policy *wait; /* the transport's (tp->wait): every wait here follows it */
     uint64_t *taken;   /* per slot, 2 words: messages and bytes consumed by awaits.
                         * Private, so an await never writes the shared counter line
                         * (a write would cost the next sender a cache-line transfer). */
-    const dmsg_tp_conf *conf; /* the core's settings, read there: conf->timeout (DMSG_TIMEOUT) */
     char **seg;        /* every PE's segment, mapped in this process */
     dmsg_xfer_params xp;
 } shm_state;
@@ -130,7 +158,7 @@ static inline shm_bell *shm_bell_at(shm_state *s, int pe)
 /* Predicate polled by dmsg_shm_wait. */
 typedef int (*shm_ready_fn)(const void *arg);
 
-/* Waits until ready(arg): polls s->spin times, yields for a while when PEs
+/* Waits until ready(arg) by the wait policy: polls, yields for a while when PEs
  * outnumber cores, then sleeps on the futex word
  * `seq` (advertising itself in `sleepers`); wakers bump seq and wake when
  * sleepers != 0. Returns DMSG_ERR_TIMEOUT or DMSG_ERR_ABORTED when those apply. */

@@ -190,7 +190,13 @@ dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t)
     dmsg_sim_log_unlock(l);
     if (ob < nb)
         raised(s, ob, nb);
-    double deadline = s->shm.conf->timeout > 0 ? dmsg_clock_now() + s->shm.conf->timeout : 0;
+    /* The wait policy's deadline and abort flag; it sleeps at once (a look
+     * writes its bound to shared words, so it is no cheap poll to spin on). */
+    dmsg_wait_policy pol = *s->shm.wait;
+    pol.spin = 0;
+    pol.yield_s = 0;
+    dmsg_waiter w;
+    dmsg_waiter_start(&w, &pol);
     for (;;) {
         uint32_t v = atomic_load(&l->inbox);
         double b = bitsd(atomic_load(&l->lb));
@@ -202,13 +208,9 @@ dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t)
             if (dmsg_sim_order_horizon(s) >= b)
                 break;
         }
-        if (dmsg_boot_aborted(s->shm.boot)) {
-            st = DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
-            break;
-        }
-        if (deadline && dmsg_clock_now() > deadline) {
-            st = DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s",
-                           s->shm.conf->timeout);
+        dmsg_wait_act act = dmsg_waiter_next(&w);
+        if (act == DMSG_WAIT_TIMEOUT || act == DMSG_WAIT_ABORTED) {
+            st = dmsg_waiter_fail(&w, act, "the simulated order's horizon");
             break;
         }
         atomic_fetch_add(&l->sleepers, 1);

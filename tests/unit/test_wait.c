@@ -1,0 +1,124 @@
+/* The one wait policy (dmsg/transport/wait_policy.h): what a wait does after
+ * each empty poll, under fixed and automatic settings, its deadline, and
+ * the core's dmsg_wait that now follows it. */
+#include <criterion/criterion.h>
+#include <time.h>
+#include "dmsg/base/clock.h"
+#include "dmsg/transport/transport.h"
+
+static const dmsg_wait_auto autov = {.spin_polls = 1000, .loaded_polls = 4, .busy_polls = 2,
+                                     .yield_after = 0, .yield_s = 0.0};
+
+static dmsg_wait_policy policy(long spin, long yield_us, double timeout, int npes)
+{
+    dmsg_tp_conf conf = {.timeout = timeout, .spin = spin, .yield_us = yield_us};
+    dmsg_wait_policy p;
+    dmsg_wait_policy_init(&p, &conf, npes, &autov, NULL);
+    return p;
+}
+
+/* Polls before the first non-POLL answer. */
+static long polls_until_other(dmsg_waiter *w, dmsg_wait_act *act)
+{
+    long n = 0;
+    while ((*act = dmsg_waiter_next(w)) == DMSG_WAIT_POLL && n < 10000000)
+        n++;
+    return n;
+}
+
+Test(wait, fixed_spin_polls_then_sleeps)
+{
+    dmsg_wait_policy p = policy(300, -1, 0, 1);
+    dmsg_waiter w;
+    dmsg_wait_act act;
+    dmsg_waiter_start(&w, &p);
+    /* 300 polls: the first made before the first call, 299 answered POLL. */
+    cr_assert_eq(polls_until_other(&w, &act), 299);
+    cr_assert_eq(act, DMSG_WAIT_SLEEP);
+    cr_assert_eq(dmsg_waiter_next(&w), DMSG_WAIT_SLEEP, "a sleeping wait keeps sleeping");
+}
+
+Test(wait, spin_zero_sleeps_at_once)
+{
+    dmsg_wait_policy p = policy(0, -1, 0, 1);
+    dmsg_waiter w;
+    dmsg_waiter_start(&w, &p);
+    cr_assert_eq(dmsg_waiter_next(&w), DMSG_WAIT_SLEEP);
+}
+
+Test(wait, oversubscribed_yields_before_sleeping)
+{
+    /* More PEs than any host has cores: oversubscribed, so the automatic
+     * wait polls loaded_polls times, then yields for DMSG_YIELD_US. */
+    dmsg_wait_policy p = policy(-1, 20000, 0, 1 << 20);
+    cr_assert(p.oversub);
+    cr_assert_float_eq(p.yield_s, 0.02, 1e-9);
+    dmsg_waiter w;
+    dmsg_wait_act act;
+    dmsg_waiter_start(&w, &p);
+    cr_assert_eq(polls_until_other(&w, &act), autov.loaded_polls - 1);
+    cr_assert_eq(act, DMSG_WAIT_YIELD);
+    double t0 = dmsg_clock_now();
+    while ((act = dmsg_waiter_next(&w)) == DMSG_WAIT_YIELD)
+        ;
+    cr_assert_eq(act, DMSG_WAIT_SLEEP);
+    cr_assert_geq(dmsg_clock_now() - t0, 0.015, "yielded for DMSG_YIELD_US");
+}
+
+Test(wait, not_oversubscribed_never_yields)
+{
+    dmsg_wait_policy p = policy(10, 20000, 0, 1);
+    cr_assert_eq(p.oversub, 0);
+    cr_assert_eq(p.yield_s, 0.0);
+}
+
+Test(wait, deadline_ends_a_wait)
+{
+    dmsg_wait_policy p = policy(0, -1, 0.05, 1);
+    dmsg_waiter w;
+    dmsg_wait_act act;
+    dmsg_waiter_start(&w, &p);
+    double t0 = dmsg_clock_now();
+    while ((act = dmsg_waiter_next(&w)) == DMSG_WAIT_SLEEP) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    cr_assert_eq(act, DMSG_WAIT_TIMEOUT);
+    cr_assert_geq(dmsg_clock_now() - t0, 0.05);
+    cr_assert_eq(dmsg_waiter_fail(&w, act, "a test"), DMSG_ERR_TIMEOUT);
+}
+
+Test(wait, spinning_waits_tell_the_next_ones)
+{
+    /* Full spins that run out make later automatic waits spin briefly, but
+     * for a probe now and then; a probe answered while it spins brings full
+     * spins back. Only where the host is not loaded now (the load's verdict
+     * wins). */
+    dmsg_wait_policy p = policy(-1, -1, 0, 1);
+    dmsg_waiter w;
+    dmsg_wait_act act;
+    if (dmsg_tp_host_loaded())
+        cr_skip_test("the host is loaded now: every automatic wait spins briefly");
+    for (int i = 0; i < 8; i++) {
+        dmsg_waiter_start(&w, &p);
+        cr_assert_eq(w.limit, autov.spin_polls, "a full spin while spins pay");
+        polls_until_other(&w, &act);
+        cr_assert_eq(act, DMSG_WAIT_SLEEP);
+        dmsg_waiter_done(&w); /* answered after the spin ran out */
+    }
+    int brief = 0, probe = 0;
+    for (int i = 0; i < 64 && !probe; i++) {
+        dmsg_waiter_start(&w, &p);
+        if (w.limit == autov.loaded_polls)
+            brief++;
+        else
+            probe = 1;
+    }
+    cr_assert_geq(brief, 8, "brief spins after wasted ones (%d)", brief);
+    cr_assert(probe, "a probe spins fully now and then");
+    dmsg_waiter_next(&w);
+    dmsg_waiter_done(&w); /* the probe is answered while it spins */
+    dmsg_waiter_start(&w, &p);
+    if (!dmsg_tp_host_loaded())
+        cr_assert_eq(w.limit, autov.spin_polls, "full spins again");
+}
