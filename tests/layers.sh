@@ -1,7 +1,8 @@
 #!/bin/sh
 # The layering of dmsg/ (docs/running.md, "Layers"): a file may include
 # headers of its own folder and of lower layers only, and folders of one
-# layer (the transports) must not include each other both ways.
+# layer (the transports) must not include each other both ways; and the
+# capability rule: no transport's name is compared outside dmsg/transport/.
 # Usage: sh tests/layers.sh [SRCDIR]   (prints every violation; exit 1 if any)
 cd "${1:-.}" || exit 2
 
@@ -58,5 +59,20 @@ sort -u "$edges" | while read -r a b; do
         exit 1
     fi
 done || bad=1
+# The capability rule (docs/running.md, "Adding a transport"): above the
+# transports, and in the tools where they decide what to do, code asks what
+# the running transport can do (dmsg/core/caps.h), never its name: no C
+# source outside dmsg/transport/ compares a transport's name (a string of a
+# transport folder's name, or dmsg_transport_name()). Printing it is fine.
+tps=$(find dmsg/transport -mindepth 1 -maxdepth 1 -type d | sed 's|.*/||' | sort | paste -sd'|' -)
+if [ -n "$tps" ]; then
+    named="(\"($tps)\"|dmsg_transport_name[[:space:]]*\()"
+    cmp="(str(n|case|ncase)?cmp|strstr|memcmp)[[:space:]]*\([^;]*$named|[!=]=[[:space:]]*\"($tps)\""
+    for f in $(find dmsg tools examples -name '*.[ch]' ! -path 'dmsg/transport/*' 2>/dev/null | sort); do
+        grep -nE "$cmp" "$f" | while IFS= read -r hit; do
+            echo "layers: $f:${hit%%:*}: compares a transport's name; ask its capabilities (dmsg/core/caps.h)"
+        done | grep . && bad=1
+    done
+fi
 [ $bad -eq 0 ] && echo "layers: OK ($(find dmsg -name '*.[ch]' | wc -l) files)"
 exit $bad

@@ -44,6 +44,7 @@
 #include "dmsg_plan.h"
 #include "dmsg_postal.h"
 #include "dmsg_rr.h"
+#include "dmsg/core/caps.h"
 #include "dmsg/xfer/xfer.h"
 #include "bench_coll.h"
 #include "bench_sizes.h"
@@ -991,7 +992,8 @@ static int worker_main(int argc, char **argv)
     }
     CK(dmsg_alloc(sizeof *g_scr, (void **)&g_scr));
     if (g_me == 0) {
-        printf("I transport %s\n", dmsg_transport_name());
+        printf("I transport %s%s\n", dmsg_transport_name(),
+               dmsg_tp_has(DMSG_TP_CAP_VTIME) ? " vtime" : "");
         fflush(stdout);
     }
     int needs2 = !strcmp(test, "pingpong") || !strcmp(test, "bw") || !strcmp(test, "coll");
@@ -1042,6 +1044,7 @@ struct result {
 static struct result g_res[MAX_RESULTS];
 static int g_nres;
 static char g_transport[32] = "?";
+static int g_vtime; /* the transport's clock is virtual ("I transport NAME vtime") */
 static int g_failures;
 /* Set by add_line when a worker says "D done": all its figures are out. */
 static int g_done_seen;
@@ -1073,7 +1076,10 @@ static struct result *find_result(const char *test, int npes, long param, const 
 static void add_line(const char *line)
 {
     struct result x = {0};
-    if (sscanf(line, "I transport %31s", g_transport) == 1) return;
+    if (sscanf(line, "I transport %31s", g_transport) == 1) {
+        g_vtime = strstr(line + strlen("I transport "), " vtime") != NULL;
+        return;
+    }
     if (!strcmp(line, "D done")) {
         g_done_seen = 1;
         return;
@@ -1376,7 +1382,7 @@ static const char *verdict(const struct target *t, double ratio, double mratio)
     if (!t) return "";
     /* Virtual time of a simulated machine against this host's clock: shown,
      * not judged. */
-    if (!strcmp(g_transport, "sim")) return "virt";
+    if (g_vtime) return "virt";
     if (isnan(ratio)) return "n/a";
     if (!meets(t, ratio)) return "NO";
     return isnan(mratio) || meets(t, mratio) ? "yes" : "best";
@@ -1833,6 +1839,7 @@ static void run_coll(const struct opts *o, int round)
     double limit = o->quick ? 120 : 600;
     int npes = o->quick ? COLL_QUICK_NPES : COLL_NPES;
     char saved[sizeof g_transport];
+    int saved_vtime = g_vtime;
     memcpy(saved, g_transport, sizeof saved);
     for (int i = 0; i < npes; i++) {
         int np = g_coll_pes[i];
@@ -1851,6 +1858,7 @@ static void run_coll(const struct opts *o, int round)
     /* A run of coll alone names its transports as they were used. */
     if (!strcmp(saved, "?")) snprintf(saved, sizeof saved, "shm+ofi");
     memcpy(g_transport, saved, sizeof saved);
+    g_vtime = saved_vtime;
 }
 
 /* Issue 24: "a 1,000-PE oversubscribed allreduce on shm completes (report

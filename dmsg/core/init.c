@@ -7,6 +7,7 @@
 #include "dmsg/boot/job.h"
 #include "dmsg/boot/launcher.h"
 #include "dmsg/core/at_fini.h"
+#include "dmsg/core/caps.h"
 #include "dmsg/core/checker.h"
 #include "dmsg/core/sigkeep.h"
 #include "dmsg/core/state.h"
@@ -194,8 +195,9 @@ const char *dmsg_transport_name(void)
 
 double dmsg_wtime(void)
 {
-    if (dmsg_g.initialized && dmsg_g.tp.ops->wtime)
-        return dmsg_g.tp.ops->wtime(&dmsg_g.tp);
+    const dmsg_tp_vtime_ops *v = dmsg_vtime();
+    if (v)
+        return v->wtime(&dmsg_g.tp);
     return dmsg_clock_now();
 }
 
@@ -204,10 +206,11 @@ int dmsg_times_get(dmsg_times *t)
     DMSG_REQUIRE_INIT();
     if (!t)
         return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_times_get: t is NULL");
-    if (!dmsg_g.tp.ops->times)
+    const dmsg_tp_vtime_ops *v = dmsg_vtime();
+    if (!v)
         return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "transport %s keeps no time breakdown",
                          dmsg_g.tp.ops->name);
-    dmsg_g.tp.ops->times(&dmsg_g.tp, t);
+    v->times(&dmsg_g.tp, t);
     return DMSG_OK;
 }
 

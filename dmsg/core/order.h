@@ -17,8 +17,9 @@
  * before dmsg_init). */
 int dmsg_order_on(void);
 
-/* The virtual time an await of n messages (bytes_mode: n bytes) on ctr
- * would move this PE's clock to, without consuming anything. Call when the
+/* The virtual time an await of n messages (bytes_mode 1: n bytes; 2: n
+ * zero-byte deposits, as dmsg_order_await_empty takes them) on ctr would
+ * move this PE's clock to, without consuming anything. Call when the
  * counts are there (dmsg_ctr_read). Local.
  * Errors: DMSG_ERR_NOT_INIT, DMSG_ERR_NULL (t), DMSG_ERR_COUNTER (ctr not
  * live), DMSG_ERR_UNSUPPORTED (dmsg_order_on() is 0). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/coll/agree.h"
+#include "dmsg/core/caps.h"
 #include "dmsg/plan/iplan_impl.h"
 #include "dmsg/plan/settings.h"
 
@@ -354,8 +355,9 @@ static dmsg_status exchange_counts(const iplan_t *ip, dmsg_status st, uint64_t *
     return verdict;
 }
 
-/* The model of the machine for a scatter's choice: on sim the simulated
- * machine, else the one DMSG_PLAN_MACHINE names; NULL without one. */
+/* The model of the machine for a scatter's choice: under a virtual clock
+ * the machine it follows (sim), else the one DMSG_PLAN_MACHINE names; NULL
+ * without one. */
 static dmsg_status iplan_model(plan_model **pm)
 {
     *pm = NULL;
@@ -365,9 +367,9 @@ static dmsg_status iplan_model(plan_model **pm)
         if (dmsg_pe() == 0) fprintf(stderr, "dmsg: %s\n", err);
         return DMSG_FAIL(DMSG_ERR_ENV, "iplan_create_scatter: %s", err);
     }
-    const char *tp = dmsg_transport_name(), *m = getenv("DMSG_MACHINE");
-    if (tp != NULL && strcmp(tp, "sim") == 0)
-        return dmsg_plan_model_open(m != NULL && m[0] != '\0' ? m : "t3d", pm);
+    const char *vm = dmsg_vtime_machine();
+    if (vm != NULL)
+        return dmsg_plan_model_open(vm, pm);
     return set.machine[0] != '\0' ? dmsg_plan_model_open(set.machine, pm) : DMSG_OK;
 }
 

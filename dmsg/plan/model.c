@@ -1,10 +1,9 @@
 /* Which copy-transfer model a plan uses: the machine the options or
- * DMSG_PLAN_MACHINE name; on sim the simulated machine; on shm and ofi,
- * for the mechanisms that decide by it (model, and measure, which reports
+ * DMSG_PLAN_MACHINE name; under a virtual clock (sim) the machine it
+ * follows; on real clocks (shm, ofi), for the mechanisms that decide by it (model, and measure, which reports
  * the model's prediction next to its measurements), this host's
  * description, cached or calibrated (calibrate.c). */
-#include <stdlib.h>
-#include <string.h>
+#include "dmsg/core/caps.h"
 #include "dmsg/plan/calibrate.h"
 
 size_t dmsg_plan_xch_bytes(int npes, size_t rowsz)
@@ -28,12 +27,11 @@ dmsg_status dmsg_plan_local_model(plan_t *pl, const plan_settings *set, const ch
         pl->model_source = DMSG_PLAN_SRC_NAMED;
         return dmsg_plan_model_open(machine, pm);
     }
-    const char *tp = dmsg_transport_name();
-    if (tp != NULL && strcmp(tp, "sim") == 0) {
-        /* The sim transport validated DMSG_MACHINE at dmsg_init; t3d is its default. */
-        const char *m = getenv("DMSG_MACHINE");
+    /* A virtual clock follows a machine the transport loaded at dmsg_init. */
+    const char *vm = dmsg_vtime_machine();
+    if (vm != NULL) {
         pl->model_source = DMSG_PLAN_SRC_SIM;
-        return dmsg_plan_model_open(m != NULL && m[0] != '\0' ? m : "t3d", pm);
+        return dmsg_plan_model_open(vm, pm);
     }
     if (pl->mech != DMSG_PLAN_MODEL && pl->mech != DMSG_PLAN_MEASURE) return DMSG_OK;
     *need = dmsg_plan_cal_needs(pl);

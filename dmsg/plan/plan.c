@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/coll/agree.h"
+#include "dmsg/core/caps.h"
 #include "dmsg/plan/calibrate.h"
 
 int dmsg_plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
@@ -277,10 +278,9 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
         return st;
     }
     pl->pack_on = pl->mech != DMSG_PLAN_DIRECT && pl->mech != DMSG_PLAN_MEASURE;
-    /* On shm and sim a deposit is complete when its call returns
-     * (docs/model.md 3), so packed bytes need no dmsg_quiet before they move. */
-    const char *tp = dmsg_transport_name();
-    pl->async = !(strcmp(tp, "shm") == 0 || strcmp(tp, "sim") == 0);
+    /* Where a deposit is complete when its call returns (shm, sim:
+     * docs/model.md 3), packed bytes need no dmsg_quiet before they move. */
+    pl->async = !dmsg_tp_has(DMSG_TP_CAP_PUT_DONE);
     *made = pl;
     return DMSG_OK;
 }

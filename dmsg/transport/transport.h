@@ -2,7 +2,11 @@
  * same way for all, and knows nothing else about them. A transport is a
  * folder under dmsg/transport/ that defines `const dmsg_tp_ops
  * dmsg_tp_NAME_ops` and registers it with one line in registry.c
- * (docs/running.md, "Adding a transport").
+ * (docs/running.md, "Adding a transport"). The record says what the
+ * transport can do (caps) and offers optional extensions by name (ext, in
+ * the spirit of libfabric's fi_open_ops); registry.c refuses a record that
+ * is incomplete (dmsg_tp_incomplete), so the core may call every slot that
+ * the record's capabilities promise.
  *
  * Counter "slots" are indices into a per-PE table of max_counters deposit
  * counters; slot UINT32_MAX means "no counter". Every op runs on the PE's
@@ -63,6 +67,36 @@ enum {
 /* A predicate over this PE's own memory, polled by word_wait. */
 typedef int (*dmsg_tp_ready_fn)(const void *arg);
 
+/* Capabilities (dmsg_tp_ops.caps): what upper layers may rely on. */
+enum {
+    /* A deposit is complete at its target when put returns (no quiet
+     * needed before the data counts as there). */
+    DMSG_TP_CAP_PUT_DONE = 1u << 0,
+    /* Deposits from one PE to another become visible in the order issued. */
+    DMSG_TP_CAP_ORDERED = 1u << 1,
+    /* Deposits, fetches and counts complete without the target's CPU
+     * (no progress call needed there). */
+    DMSG_TP_CAP_ASYNC = 1u << 2,
+    /* Deposit counters are kept at the target by the writer's own
+     * operations (shared atomics or remote counters), not by a receive. */
+    DMSG_TP_CAP_REMOTE_CTR = 1u << 3,
+    /* Atomics (the amo op) on 4-byte and on 8-byte words: integers and,
+     * moved as bits or added above, floats of that size. */
+    DMSG_TP_CAP_AMO4 = 1u << 4,
+    DMSG_TP_CAP_AMO8 = 1u << 5,
+    /* Signals (the signal op). */
+    DMSG_TP_CAP_SIGNAL = 1u << 6,
+    /* Point-to-point waits on words (the word_wait op). */
+    DMSG_TP_CAP_WORD_WAIT = 1u << 7,
+    /* The transport packs a non-contiguous deposit itself where its own
+     * mechanism setting asks for it (DMSG_SIM_MECH, DMSG_OFI_MECH=packed):
+     * a caller that wants buffer packing leaves it to the transport. */
+    DMSG_TP_CAP_PACK_MECH = 1u << 8,
+    /* The clock is virtual: the transport offers the DMSG_TP_EXT_VTIME
+     * extension (dmsg_tp_vtime_ops), and dmsg_wtime reads it. */
+    DMSG_TP_CAP_VTIME = 1u << 9,
+};
+
 typedef struct dmsg_tp_ops {
     const char *name;
     /* The transport's own settings rows (NULL: none). init reads them itself
@@ -93,9 +127,7 @@ typedef struct dmsg_tp_ops {
     dmsg_status (*ctr_reset)(dmsg_tp *tp, uint32_t slot);
     /* Waits until this PE's instance holds >= n messages (bytes_mode 1:
      * bytes), then consumes n of them (acquire: the data counted is
-     * visible). bytes_mode 2 (only where ctr_due is offered): n messages,
-     * which the caller knows to be zero-byte deposits, whose arrivals the
-     * clock takes rather than those of the earliest deposits. */
+     * visible). */
     dmsg_status (*ctr_wait)(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n);
     /* Reads this PE's instance without consuming: messages and bytes not yet
      * consumed. */
@@ -113,7 +145,10 @@ typedef struct dmsg_tp_ops {
     dmsg_status (*get_nb)(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req);
     dmsg_status (*req_test)(dmsg_tp *tp, dmsg_req *req, int *done);
 
-    /* Atomics (the amo op) and signals. A transport's atomics are atomic
+    /* Atomics (the amo op) and signals, each optional with its capability
+     * (DMSG_TP_CAP_AMO4/AMO8, DMSG_TP_CAP_SIGNAL): NULL exactly where the
+     * capability is absent, and the core then answers DMSG_ERR_UNSUPPORTED.
+     * A transport's atomics are atomic
      * with respect to each other and to its signals on the same word, from
      * every PE, this one included (a transport that uses provider atomics
      * uses them for every word, never mixing them with CPU atomics).
@@ -125,7 +160,8 @@ typedef struct dmsg_tp_ops {
      * PE issued to pe before it. */
     dmsg_status (*amo)(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);
     dmsg_status (*signal)(dmsg_tp *tp, int pe, size_t roff, uint64_t value, int add);
-    /* Waits until ready(arg), a predicate over words of this PE's segment
+    /* Optional with DMSG_TP_CAP_WORD_WAIT (as amo).
+     * Waits until ready(arg), a predicate over words of this PE's segment
      * that other PEs change by signals, atomics or puts, driving whatever
      * progress those need here, by the wait policy (spin, yield, sleep),
      * within conf.timeout. once: one step of progress, then returns DMSG_OK
@@ -134,27 +170,52 @@ typedef struct dmsg_tp_ops {
      * machine moves the clock to the change's arrival. */
     dmsg_status (*word_wait)(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once);
 
-    /* Optional (NULL: the wall clock): this PE's clock in seconds. */
-    double (*wtime)(dmsg_tp *tp);
-    /* Optional (NULL: DMSG_ERR_UNSUPPORTED): this PE's time breakdown. */
-    void (*times)(dmsg_tp *tp, dmsg_times *t);
-    /* Optional (NULL: nothing to book): modelled local work on this PE's
-     * clock. DMSG_ERR_ARG for a description it cannot cost. */
-    dmsg_status (*work)(dmsg_tp *tp, const dmsg_work *w);
+    /* What the transport can do (DMSG_TP_CAP_*): upper layers ask these
+     * through the core (dmsg/core/caps.h), never the name. */
+    unsigned caps;
+    /* Optional (NULL: none): the extension of that name (DMSG_TP_EXT_*), a
+     * const table of its ops, or NULL where the transport has none. Every
+     * call returns the same table. */
+    const void *(*ext)(const char *name);
+} dmsg_tp_ops;
 
-    /* Optional, all three or none (NULL: messages are served in the order
-     * they are found, as on any real transport): delivery in virtual-time
-     * order on a simulated machine (docs/simulator.md).
-     * ctr_due: the time an await of n (bytes_mode: bytes) on this PE's slot
-     * would move the clock to, without consuming; call when the counts are
-     * there. horizon: no deposit not yet counted at this PE can arrive
-     * before it. order_wait: waits until the horizon reaches t, or reaches
-     * the arrival of an earlier deposit counted here meanwhile; the clock
-     * moves there (t = INFINITY: until a deposit is counted). */
+/* The extension of a transport that keeps virtual time (a simulated
+ * machine; docs/simulator.md), offered as ext(DMSG_TP_EXT_VTIME) with
+ * DMSG_TP_CAP_VTIME. Every slot is set (the registration check). */
+#define DMSG_TP_EXT_VTIME "vtime"
+typedef struct dmsg_tp_vtime_ops {
+    /* This PE's clock in virtual seconds (dmsg_wtime). */
+    double (*wtime)(dmsg_tp *tp);
+    /* This PE's time breakdown (dmsg_times_get). */
+    void (*times)(dmsg_tp *tp, dmsg_times *t);
+    /* Books modelled local work on this PE's clock. DMSG_ERR_ARG for a
+     * description it cannot cost. */
+    dmsg_status (*work)(dmsg_tp *tp, const dmsg_work *w);
+    /* The machine the clock models: the name or file the transport loaded
+     * (and checked) at init, for a layer that costs with the same model. */
+    const char *(*machine)(dmsg_tp *tp);
+    /* Delivery in virtual-time order (docs/simulator.md).
+     * ctr_due: the time an await of n (bytes_mode 1: bytes; 2: zero-byte
+     * deposits, as ctr_wait_empty takes them) on this PE's slot would move
+     * the clock to, without consuming; call when the counts are there.
+     * ctr_wait_empty: ctr_wait for n messages which the caller knows
+     * to be zero-byte deposits, whose arrivals the clock takes rather than
+     * those of the earliest deposits. horizon: no deposit not yet counted
+     * at this PE can arrive before it. order_wait: waits until the horizon
+     * reaches t, or reaches the arrival of an earlier deposit counted here
+     * meanwhile; the clock moves there (t = INFINITY: until a deposit is
+     * counted). */
     dmsg_status (*ctr_due)(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n, double *t);
+    dmsg_status (*ctr_wait_empty)(dmsg_tp *tp, uint32_t slot, uint64_t n);
     double (*horizon)(dmsg_tp *tp);
     dmsg_status (*order_wait)(dmsg_tp *tp, double t);
-} dmsg_tp_ops;
+} dmsg_tp_vtime_ops;
+
+/* The virtual-time extension of ops, or NULL where it has none. */
+static inline const dmsg_tp_vtime_ops *dmsg_tp_vtime(const dmsg_tp_ops *ops)
+{
+    return ops->ext ? (const dmsg_tp_vtime_ops *)ops->ext(DMSG_TP_EXT_VTIME) : NULL;
+}
 
 /* What the core's settings ask of every transport. */
 typedef struct dmsg_tp_conf {
@@ -199,7 +260,13 @@ struct dmsg_tp {
 extern const dmsg_tp_ops *const dmsg_tp_all[];
 extern const size_t dmsg_tp_count;
 
-/* The transport of that name, or NULL. */
+/* The registration check: NULL where ops is complete, else what is
+ * missing (a static string): a required slot NULL, a capability without
+ * its slot or a slot without its capability, an extension half filled. */
+const char *dmsg_tp_incomplete(const dmsg_tp_ops *ops);
+
+/* The transport of that name, or NULL: none of that name, or one that
+ * fails the registration check (logged, naming what it lacks). */
 const dmsg_tp_ops *dmsg_tp_find(const char *name);
 
 #endif

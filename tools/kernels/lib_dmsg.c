@@ -20,6 +20,7 @@
  */
 #include "kern.h"
 #include "lib_dmsg.h"
+#include "dmsg/core/caps.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,9 @@ int kl_variant_ok(const char *kernel, const char *variant)
 
 void kl_lib_start(const char *variant)
 {
-    g_kernel_packs = strstr(variant, "packed") && !strcmp(dmsg_transport_name(), "shm");
+    /* A transport without a packing mechanism of its own (shm): the kernel
+     * packs. */
+    g_kernel_packs = strstr(variant, "packed") && !dmsg_tp_has(DMSG_TP_CAP_PACK_MECH);
 }
 
 void kl_lib_stop(void)

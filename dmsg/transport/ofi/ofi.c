@@ -250,4 +250,6 @@ const dmsg_tp_ops dmsg_tp_ofi_ops = {
     .amo = dmsg_ofi_amo,
     .signal = dmsg_ofi_signal,
     .word_wait = dmsg_ofi_word_wait,
+    .caps = DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL | DMSG_TP_CAP_WORD_WAIT |
+            DMSG_TP_CAP_PACK_MECH,
 };

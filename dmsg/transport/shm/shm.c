@@ -8,7 +8,9 @@
 _Static_assert(sizeof(shm_job_area) <= DMSG_JOB_BOOT_OFF - DMSG_JOB_AREA_OFF,
                "shm job area must fit the job header block");
 _Static_assert(sizeof(dmsg_job_hdr) <= DMSG_JOB_AREA_OFF, "job header too large");
-_Static_assert(sizeof(shm_ctr) == DMSG_CTR_SLOT_BYTES, "counter size agrees with the job region");
+_Static_assert(sizeof(shm_ctr) + SHM_LINE == DMSG_CTR_SLOT_BYTES,
+               "a counter and one spare line fill a slot of the job region");
+_Static_assert(offsetof(shm_ctr, bytes) == 2 * SHM_LINE, "bytes two lines from msgs");
 /* The control area's spare page (dmsg_job_ctl_size) holds the doorbell. */
 _Static_assert(SHM_CTL_TAIL_BYTES <= 4096, "doorbell fits the control area's spare page");
 
@@ -176,4 +178,7 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
     .amo = dmsg_shm_amo,
     .signal = dmsg_shm_signal,
     .word_wait = dmsg_shm_word_wait,
+    .caps = DMSG_TP_CAP_PUT_DONE | DMSG_TP_CAP_ORDERED | DMSG_TP_CAP_ASYNC |
+            DMSG_TP_CAP_REMOTE_CTR | DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL |
+            DMSG_TP_CAP_WORD_WAIT,
 };

@@ -43,30 +43,35 @@ typedef struct shm_job_area {
     _Alignas(SHM_LINE) _Atomic uint32_t gen;
     _Atomic uint32_t sleepers;
     _Alignas(SHM_LINE) uint64_t gather[DMSG_MAX_PES][4];
-    /* For transports layered on shm (the simulator's barrier clocks), two
-     * rows used alternately by consecutive barriers. */
-    uint64_t aux[2][DMSG_MAX_PES];
 } shm_job_area;
+/* The rest of the transport job area, after shm's, is free for a transport
+ * layered on shm (shm_job_spare): it starts zeroed with the region. */
+#define SHM_JOB_SPARE_BYTES (DMSG_JOB_BOOT_OFF - DMSG_JOB_AREA_OFF - sizeof(shm_job_area))
 
-/* One deposit counter instance; one cache line each, at the start of each
- * PE's control area. */
+/* One deposit counter instance, at the start of its DMSG_CTR_SLOT_BYTES
+ * slot of the counter table at the start of each PE's control area (slots
+ * start on a page plus a multiple of 256 bytes). */
 typedef struct shm_ctr {
     /* An await on messages polls this line; a sender's count is one atomic
      * add to it, so the line moves once per deposit. */
     _Alignas(SHM_LINE) _Atomic uint64_t msgs;
     _Atomic uint32_t seq;      /* futex word: bumped when a sleeper must wake */
     _Atomic uint32_t sleepers;
-    _Atomic uint64_t aux;      /* for layered transports (the simulator's arrival time) */
     /* What the owner sleeps for (absolute counts; the other one is
      * UINT64_MAX): a sender wakes it only with the deposit that reaches it,
      * not with every deposit before (shm_ctr.c). */
     _Atomic uint64_t want_msgs, want_bytes;
+    _Alignas(SHM_LINE) char gap[SHM_LINE];
     /* Bytes on a line of their own, two lines away (adjacent-line prefetch
      * pairs lines): with both counts on one line, a polling reader took the
      * line between the sender's two adds, and a ping-pong paid ~40 ns more. */
-    _Alignas(2 * SHM_LINE) _Atomic uint64_t bytes;
+    _Alignas(SHM_LINE) _Atomic uint64_t bytes;
     char pad[SHM_LINE - sizeof(uint64_t)];
 } shm_ctr;
+/* The rest of each counter slot, one line after shm's three, is free for a
+ * transport layered on shm (shm_ctr_spare): zeroed with the region,
+ * never written by shm (its resets included). */
+#define SHM_CTR_SPARE_BYTES (DMSG_CTR_SLOT_BYTES - sizeof(shm_ctr))
 
 /* A PE's doorbell for point-to-point waits (dmsg_wait_until): the words a
  * wait watches change by atomics, signals and plain deposits alike, so
@@ -100,7 +105,21 @@ typedef struct shm_state {
 
 static inline shm_ctr *shm_ctr_at(shm_state *s, int pe, uint32_t slot)
 {
-    return (shm_ctr *)dmsg_job_ctl(s->hdr, pe) + slot;
+    return (shm_ctr *)(dmsg_job_ctl(s->hdr, pe) + (size_t)slot * DMSG_CTR_SLOT_BYTES);
+}
+
+/* Room that shm leaves to a transport layered on it, for its own shared
+ * words: SHM_CTR_SPARE_BYTES in PE pe's counter slot, SHM_JOB_SPARE_BYTES
+ * in the job area (and, as before, the control area after the counter
+ * table up to SHM_CTL_TAIL_BYTES from its end). */
+static inline void *shm_ctr_spare(shm_state *s, int pe, uint32_t slot)
+{
+    return (char *)shm_ctr_at(s, pe, slot) + sizeof(shm_ctr);
+}
+
+static inline void *shm_job_spare(shm_state *s)
+{
+    return (char *)s->area + sizeof(shm_job_area);
 }
 
 static inline shm_bell *shm_bell_at(shm_state *s, int pe)

@@ -12,7 +12,7 @@
  *   well-synchronized programs: see docs/simulator.md);
  * - every op ends by publishing the PE's clock as the bound of its next
  *   deposit, and waits publish what they wait for (sim_order.c), so that a
- *   layer can act on arrivals in virtual-time order (ops horizon, order_wait). */
+ *   layer can act on arrivals in virtual-time order (vtime: horizon, order_wait). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,14 +108,14 @@ static dmsg_status clock_collective(dmsg_tp *tp, double mine, double cost, const
                                     size_t len, void *all)
 {
     sim_state *s = tp->priv;
-    shm_job_area *a = s->shm.area;
+    sim_job_words *a = sim_job(s);
     int row = (int)(s->barriers++ & 1);
-    a->aux[row][tp->rank] = dbits(mine);
+    a->clock[row][tp->rank] = dbits(mine);
     dmsg_sim_order_coll_enter(s);
     dmsg_status st = in ? dmsg_shm_allgather(tp, in, len, all) : dmsg_shm_barrier(tp);
     double t = 0;
     for (int p = 0; !st && p < tp->npes; p++)
-        t = fmax(t, bitsd(a->aux[row][p]));
+        t = fmax(t, bitsd(a->clock[row][p]));
     if (!st)
         sim_advance_to(s, t + cost, SIM_T_SYNC);
     dmsg_sim_order_coll_leave(s);
@@ -284,6 +284,33 @@ static double sim_wtime(dmsg_tp *tp)
     return ((sim_state *)tp->priv)->clock;
 }
 
+static const char *sim_machine(dmsg_tp *tp)
+{
+    return ((sim_state *)tp->priv)->set.machine;
+}
+
+static dmsg_status sim_ctr_wait_empty(dmsg_tp *tp, uint32_t slot, uint64_t n)
+{
+    return sim_ctr_wait(tp, slot, SIM_TAKE_EMPTY, n);
+}
+
+/* Virtual time, the extension only the simulator offers (transport.h). */
+static const dmsg_tp_vtime_ops sim_vtime = {
+    .wtime = sim_wtime,
+    .times = sim_times,
+    .work = sim_work,
+    .machine = sim_machine,
+    .ctr_due = sim_ctr_due,
+    .ctr_wait_empty = sim_ctr_wait_empty,
+    .horizon = sim_horizon,
+    .order_wait = dmsg_sim_order_wait,
+};
+
+static const void *sim_ext(const char *name)
+{
+    return strcmp(name, DMSG_TP_EXT_VTIME) == 0 ? &sim_vtime : NULL;
+}
+
 /* Every PE reads the same setting, so the report's collective steps match. */
 static void sim_finalize_report(dmsg_tp *tp)
 {
@@ -310,10 +337,10 @@ const dmsg_tp_ops dmsg_tp_sim_ops = {
     .amo = dmsg_sim_amo,
     .signal = dmsg_sim_signal,
     .word_wait = dmsg_sim_word_wait,
-    .wtime = sim_wtime,
-    .times = sim_times,
-    .work = sim_work,
-    .ctr_due = sim_ctr_due,
-    .horizon = sim_horizon,
-    .order_wait = dmsg_sim_order_wait,
+    /* shm's, and virtual time; the data moves as on shm, the cost by the
+     * mechanism DMSG_SIM_MECH asks for. */
+    .caps = DMSG_TP_CAP_PUT_DONE | DMSG_TP_CAP_ORDERED | DMSG_TP_CAP_ASYNC |
+            DMSG_TP_CAP_REMOTE_CTR | DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL |
+            DMSG_TP_CAP_WORD_WAIT | DMSG_TP_CAP_PACK_MECH | DMSG_TP_CAP_VTIME,
+    .ext = sim_ext,
 };

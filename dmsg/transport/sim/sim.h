@@ -2,9 +2,11 @@
  * shared-memory transport, but each PE keeps a virtual clock that every
  * operation advances by the cost model of a historical machine (machine.h,
  * ctm.h). Only communication, and the local work that upper layers book as
- * modelled (packing, matching: ops->work), advances the clock: other local
+ * modelled (packing, matching: the vtime work op), advances the clock: other local
  * computation is free, so the virtual time of a run is the time its
- * communication steps would have taken on that machine. */
+ * communication steps would have taken on that machine. The clock and the
+ * ordered delivery reach the core as the transport's virtual-time
+ * extension (dmsg_tp_vtime_ops, sim.c). */
 #ifndef DMSG_SIM_H
 #define DMSG_SIM_H
 
@@ -98,6 +100,30 @@ static inline double bitsd(uint64_t u)
     return d;
 }
 
+/* The simulator's own shared words, in room shm leaves to a layered
+ * transport (shm.h): the barrier clocks in the job area, and a floor per
+ * counter in the counter's slot (sim_arrive.c). */
+typedef struct sim_job_words {
+    uint64_t clock[2][DMSG_MAX_PES]; /* bits of each PE's clock at a barrier; two rows
+                                      * used alternately by consecutive barriers */
+} sim_job_words;
+_Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "barrier clocks fit the job area");
+
+typedef struct sim_ctr_words {
+    _Atomic uint64_t floor; /* bits of the latest arrival that overflowed the log */
+} sim_ctr_words;
+_Static_assert(sizeof(sim_ctr_words) <= SHM_CTR_SPARE_BYTES, "counter floor fits its slot");
+
+static inline sim_job_words *sim_job(sim_state *s)
+{
+    return (sim_job_words *)shm_job_spare(&s->shm);
+}
+
+static inline sim_ctr_words *sim_ctr(sim_state *s, int pe, uint32_t slot)
+{
+    return (sim_ctr_words *)shm_ctr_spare(&s->shm, pe, slot);
+}
+
 /* Arrival times of counted deposits (sim_arrive.c), and in the same shared
  * header each PE's part of the ordered delivery (sim_order.c). */
 typedef struct sim_rec {
@@ -107,8 +133,8 @@ typedef struct sim_rec {
     uint64_t bytes;  /* bytes not yet taken by bytes awaits */
 } sim_rec;
 
-/* Takes (the bytes_mode of the ctr ops): messages, bytes, and on the sim
- * only, zero-byte deposits alone (dmsg_order_await_empty). */
+/* Takes (the bytes_mode of the ctr ops): messages, bytes, and zero-byte
+ * deposits alone (the vtime extension's ctr_wait_empty). */
 enum { SIM_TAKE_MSGS, SIM_TAKE_BYTES, SIM_TAKE_EMPTY };
 /* A record's slot field flags a zero-byte deposit in its top bit. */
 #define SIM_REC_EMPTY 0x80000000u

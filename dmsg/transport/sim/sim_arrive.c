@@ -14,9 +14,9 @@
  * await takes the k earliest records of its counter and frees them; a bytes
  * await takes bytes from the earliest records (marking them) and leaves them
  * for the message awaits. When the log is full, a deposit's arrival goes to
- * its counter's floor instead (shm_ctr.aux): every later await of that
- * counter moves the clock at least there (the old rule, conservative) until
- * the counter is reset.
+ * its counter's floor instead (sim_ctr_words, in the counter's slot):
+ * every later await of that counter moves the clock at least there (the
+ * old rule, conservative) until the counter is reset.
  *
  * The log's header also carries this PE's part of the ordered delivery
  * (sim_order.c): the lower bound of its next deposit's issue time, what it
@@ -71,10 +71,10 @@ static uint32_t cap_of(const sim_state *s)
 
 /* Raises the counter's floor to t (a lock-free max on the bit patterns:
  * positive doubles order like them). */
-static void raise_floor(shm_ctr *c, double t)
+static void raise_floor(sim_ctr_words *c, double t)
 {
-    uint64_t want = dbits(t), have = atomic_load(&c->aux);
-    while (have < want && !atomic_compare_exchange_weak(&c->aux, &have, want))
+    uint64_t want = dbits(t), have = atomic_load(&c->floor);
+    while (have < want && !atomic_compare_exchange_weak(&c->floor, &have, want))
         ;
 }
 
@@ -94,7 +94,7 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
         l->rec[i] = (sim_rec){.slot = slot | (bytes ? 0 : SIM_REC_EMPTY), .used = seq, .t = t,
                               .bytes = bytes};
     else
-        raise_floor(shm_ctr_at(&s->shm, pe, slot), t);
+        raise_floor(sim_ctr(s, pe, slot), t);
     uint32_t w = atomic_load(&l->wait);
     int lowered = 0, any = w == SIM_WAIT_ANY;
     if (any || w == slot + 1) {
@@ -154,7 +154,7 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
 {
     sim_log *l = dmsg_sim_log_of(s, pe);
     uint32_t cap = cap_of(s);
-    double floor = bitsd(atomic_load(&shm_ctr_at(&s->shm, pe, slot)->aux));
+    double floor = bitsd(atomic_load(&sim_ctr(s, pe, slot)->floor));
     /* One pass first: too few, or exactly enough (the latest of them), is
      * the common case of an await that blocks. */
     uint64_t have = 0;
@@ -208,7 +208,7 @@ double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot)
 double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
     sim_log *l = dmsg_sim_log_of(s, s->self);
-    double t = bitsd(atomic_load(&shm_ctr_at(&s->shm, s->self, slot)->aux));
+    double t = bitsd(atomic_load(&sim_ctr(s, s->self, slot)->floor));
     dmsg_sim_log_lock(l);
     while (n > 0) {
         sim_rec *r = earliest(l, cap_of(s), slot, bytes_mode);
@@ -231,7 +231,7 @@ double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n
 void dmsg_sim_log_reset(sim_state *s, uint32_t slot)
 {
     sim_log *l = dmsg_sim_log_of(s, s->self);
-    atomic_store(&shm_ctr_at(&s->shm, s->self, slot)->aux, 0);
+    atomic_store(&sim_ctr(s, s->self, slot)->floor, 0);
     uint32_t cap = cap_of(s);
     dmsg_sim_log_lock(l);
     for (uint32_t i = 0; i < cap; i++)

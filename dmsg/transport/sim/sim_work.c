@@ -1,4 +1,4 @@
-/* Costs of modelled local work (ops->work): a pack or unpack copy costs
+/* Costs of modelled local work (the vtime extension's work): a pack or unpack copy costs
  * what the machine's processor takes for that local copy xCy (the
  * copy-transfer model), per-message software what the machine description
  * gives for one message (msg.overhead_us), buffer management and matching
