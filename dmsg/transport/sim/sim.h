@@ -248,7 +248,8 @@ dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void 
 /* Parks this PE on `why` once, letting the others run: it goes on after a
  * poke or when nobody else can (a poll that found nothing, an order wait). */
 dmsg_status dmsg_sim_sched_pause(sim_state *s, int why);
-/* Something PE pe may wait for happened (an update to its words). */
+/* Something PE pe may wait for happened (an update to its words): it goes
+ * on if it is parked on anything but a collective. */
 void dmsg_sim_sched_poke(sim_state *s, int pe);
 /* The same, only where PE pe is parked on `why`. */
 void dmsg_sim_sched_poke_why(sim_state *s, int pe, int why);

@@ -173,18 +173,25 @@ dmsg_status dmsg_sim_sched_pause(sim_state *s, int why)
     return st;
 }
 
-void dmsg_sim_sched_poke(sim_state *s, int pe)
+static void ready_if_parked(sim_state *s, int pe)
 {
-    if (!s->sched || pe == s->self)
-        return;
     uint32_t parked = SIM_S_PARKED;
     atomic_compare_exchange_strong(&pe_words(s, pe)->state, &parked, SIM_S_READY);
+}
+
+/* An update cannot end a collective: a PE parked in one stays parked
+ * (a transpose's deposits to PEs already in the next barrier would each
+ * cost a hand-off for nothing). */
+void dmsg_sim_sched_poke(sim_state *s, int pe)
+{
+    if (s->sched && pe != s->self && atomic_load(&pe_words(s, pe)->why) != SIM_PARK_COLL)
+        ready_if_parked(s, pe);
 }
 
 void dmsg_sim_sched_poke_why(sim_state *s, int pe, int why)
 {
     if (s->sched && pe != s->self && atomic_load(&pe_words(s, pe)->why) == (uint32_t)why)
-        dmsg_sim_sched_poke(s, pe);
+        ready_if_parked(s, pe);
 }
 
 dmsg_status dmsg_sim_sched_start(dmsg_tp *tp, sim_state *s)
