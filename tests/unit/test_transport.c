@@ -7,34 +7,88 @@
 #include "dmsg/transport/transport.h"
 
 /* Stubs: the check only looks at which slots are set. */
-static dmsg_status st_init(dmsg_tp *tp, dmsg_boot *b) { return DMSG_OK; }
+static dmsg_status st_init(dmsg_tp *tp, dmsg_boot *b)
+{
+    return DMSG_OK;
+}
 static void st_fin(dmsg_tp *tp) {}
-static dmsg_status st_tp(dmsg_tp *tp) { return DMSG_OK; }
-static dmsg_status st_gather(dmsg_tp *tp, const void *m, size_t l, void *a) { return DMSG_OK; }
-static dmsg_status st_slot(dmsg_tp *tp, uint32_t s) { return DMSG_OK; }
-static dmsg_status st_wait(dmsg_tp *tp, uint32_t s, int b, uint64_t n) { return DMSG_OK; }
-static dmsg_status st_read(dmsg_tp *tp, uint32_t s, uint64_t *m, uint64_t *b) { return DMSG_OK; }
-static dmsg_status st_put(dmsg_tp *tp, const dmsg_op *op, uint32_t s) { return DMSG_OK; }
-static dmsg_status st_get(dmsg_tp *tp, const dmsg_op *op) { return DMSG_OK; }
-static dmsg_status st_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *r) { return DMSG_OK; }
-static dmsg_status st_test(dmsg_tp *tp, dmsg_req *r, int *d) { return DMSG_OK; }
+static dmsg_status st_tp(dmsg_tp *tp)
+{
+    return DMSG_OK;
+}
+static dmsg_status st_gather(dmsg_tp *tp, const void *m, size_t l, void *a)
+{
+    return DMSG_OK;
+}
+static dmsg_status st_slot(dmsg_tp *tp, uint32_t s)
+{
+    return DMSG_OK;
+}
+static dmsg_status st_wait(dmsg_tp *tp, uint32_t s, int b, uint64_t n)
+{
+    return DMSG_OK;
+}
+static dmsg_status st_read(dmsg_tp *tp, uint32_t s, uint64_t *m, uint64_t *b)
+{
+    return DMSG_OK;
+}
+static dmsg_status st_put(dmsg_tp *tp, const dmsg_op *op, uint32_t s)
+{
+    return DMSG_OK;
+}
+static dmsg_status st_get(dmsg_tp *tp, const dmsg_op *op)
+{
+    return DMSG_OK;
+}
+static dmsg_status st_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *r)
+{
+    return DMSG_OK;
+}
+static dmsg_status st_test(dmsg_tp *tp, dmsg_req *r, int *d)
+{
+    return DMSG_OK;
+}
 static dmsg_status st_amo(dmsg_tp *tp, const dmsg_amo *a, int m, void *res, dmsg_req *r)
 {
     return DMSG_OK;
 }
-static dmsg_status st_signal(dmsg_tp *tp, int pe, size_t o, uint64_t v, int add) { return DMSG_OK; }
+static dmsg_status st_signal(dmsg_tp *tp, int pe, size_t o, uint64_t v, int add)
+{
+    return DMSG_OK;
+}
 static dmsg_status st_ww(dmsg_tp *tp, dmsg_tp_ready_fn f, const void *a, int once)
 {
     return DMSG_OK;
 }
-static double st_wtime(dmsg_tp *tp) { return 0; }
+static double st_wtime(dmsg_tp *tp)
+{
+    return 0;
+}
 static void st_times(dmsg_tp *tp, dmsg_times *t) {}
-static dmsg_status st_work(dmsg_tp *tp, const dmsg_work *w) { return DMSG_OK; }
-static const char *st_machine(dmsg_tp *tp) { return "t3d"; }
-static dmsg_status st_due(dmsg_tp *tp, uint32_t s, int b, uint64_t n, double *t) { return DMSG_OK; }
-static dmsg_status st_empty(dmsg_tp *tp, uint32_t s, uint64_t n) { return DMSG_OK; }
-static double st_horizon(dmsg_tp *tp) { return 0; }
-static dmsg_status st_order(dmsg_tp *tp, double t) { return DMSG_OK; }
+static dmsg_status st_work(dmsg_tp *tp, const dmsg_work *w)
+{
+    return DMSG_OK;
+}
+static const char *st_machine(dmsg_tp *tp)
+{
+    return "t3d";
+}
+static dmsg_status st_due(dmsg_tp *tp, uint32_t s, int b, uint64_t n, double *t)
+{
+    return DMSG_OK;
+}
+static dmsg_status st_empty(dmsg_tp *tp, uint32_t s, uint64_t n)
+{
+    return DMSG_OK;
+}
+static double st_horizon(dmsg_tp *tp)
+{
+    return 0;
+}
+static dmsg_status st_order(dmsg_tp *tp, double t)
+{
+    return DMSG_OK;
+}
 
 /* A complete record with every optional part; each test breaks one thing. */
 static dmsg_tp_vtime_ops vt;
@@ -52,15 +106,29 @@ static const void *ext_none(const char *name)
 
 static void full(void)
 {
-    vt = (dmsg_tp_vtime_ops){.wtime = st_wtime, .times = st_times, .work = st_work,
-                             .machine = st_machine, .ctr_due = st_due,
-                             .ctr_wait_empty = st_empty, .horizon = st_horizon,
+    vt = (dmsg_tp_vtime_ops){.wtime = st_wtime,
+                             .times = st_times,
+                             .work = st_work,
+                             .machine = st_machine,
+                             .ctr_due = st_due,
+                             .ctr_wait_empty = st_empty,
+                             .horizon = st_horizon,
                              .order_wait = st_order};
-    ops = (dmsg_tp_ops){.name = "test", .init = st_init, .finalize = st_fin,
-                        .barrier = st_tp, .quiet = st_tp, .allgather = st_gather,
-                        .ctr_reset = st_slot, .ctr_wait = st_wait, .ctr_read = st_read,
-                        .put = st_put, .get = st_get, .get_nb = st_get_nb,
-                        .req_test = st_test, .amo = st_amo, .signal = st_signal,
+    ops = (dmsg_tp_ops){.name = "test",
+                        .init = st_init,
+                        .finalize = st_fin,
+                        .barrier = st_tp,
+                        .quiet = st_tp,
+                        .allgather = st_gather,
+                        .ctr_reset = st_slot,
+                        .ctr_wait = st_wait,
+                        .ctr_read = st_read,
+                        .put = st_put,
+                        .get = st_get,
+                        .get_nb = st_get_nb,
+                        .req_test = st_test,
+                        .amo = st_amo,
+                        .signal = st_signal,
                         .word_wait = st_ww,
                         .caps = DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL |
                                 DMSG_TP_CAP_WORD_WAIT | DMSG_TP_CAP_VTIME,
