@@ -23,8 +23,9 @@
  * a spurious poke costs a hand-off, never a wrong result. If no PE is ready
  * while some are parked, every parked PE is made ready once (a sweep: what
  * a lost poke would cost); a third sweep without a PE going on in
- * between (a blocked PE whose condition holds, or one that polls) is a deadlock of the program, and the job waits for DMSG_TIMEOUT
- * as it would without the scheduler.
+ * between (a blocked PE whose condition holds, or one that polls) is a
+ * deadlock of the program, and the job waits for DMSG_TIMEOUT as it would
+ * without the scheduler.
  *
  * Only one process touches the scheduler's words at a time (the holder of
  * the token), except at the start and at the end, so plain atomics suffice;
