@@ -3,6 +3,7 @@
  * 64-PE jobs on this 2-core host. Jobs run through dmsgrun from $DMSG_BUILD. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,6 +624,55 @@ Test(sim, kernel_variants_keep_the_thesis_order, .timeout = 1200)
     double p = kernel_step("t3d", 8, "fft", "postal", "128");
     cr_assert_lt(d, r, "dmsg %g s a step, RRMSG %g", d, r);
     cr_assert_lt(r, p, "RRMSG %g s a step, postal %g", r, p);
+}
+
+/* The KERN line of one kernel cell on sim (every figure in it is virtual). */
+static void kernel_line(const char *variant, int np, char *line, size_t len)
+{
+    static char out[8192], err[4096];
+    char env[256], prog[512];
+    int base = !strcmp(variant, "postal") || !strcmp(variant, "rr");
+    snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=t3d DMSG_MAX_COUNTERS=%d",
+             2 * np + 256);
+    snprintf(prog, sizeof prog, "%s/bin/%s", build(), base ? "postal-kern" : "dmsg-kern");
+    char args[128];
+    snprintf(args, sizeof args, "fft %s 128 0 1 --nocompute", variant);
+    cr_assert_eq(run(env, np, prog, args, out, sizeof out, err, sizeof err), 0, "%s: %s", variant,
+                 err);
+    const char *k = strstr(out, "KERN ");
+    cr_assert_not_null(k, "%s: no KERN line:\n%s", variant, out);
+    snprintf(line, len, "%.*s", (int)strcspn(k, "\n"), k);
+}
+
+/* The scheduler runs one PE at a time in a fixed order (sim_sched.c), so
+ * even postal, whose progress serves whatever it finds, gives the same
+ * virtual times on every run: once on a quiet host, once with two busy
+ * loops beside it (before the scheduler postal's FFT step on 16 T3D PEs
+ * varied by about 1% between runs). */
+Test(sim, kernels_are_deterministic_on_a_loaded_host, .timeout = 900)
+{
+    const char *variants[] = {"postal", "rr", "dmsg-chained"};
+    for (int v = 0; v < 3; v++) {
+        char a[1024], b[1024];
+        kernel_line(variants[v], 16, a, sizeof a);
+        pid_t busy[2];
+        for (int i = 0; i < 2; i++) {
+            busy[i] = fork();
+            cr_assert(busy[i] >= 0);
+            if (busy[i] == 0) {
+                alarm(600); /* never outlives the test */
+                for (volatile unsigned long x = 0;; x++)
+                    ;
+            }
+        }
+        kernel_line(variants[v], 16, b, sizeof b);
+        for (int i = 0; i < 2; i++) {
+            kill(busy[i], SIGKILL);
+            waitpid(busy[i], NULL, 0);
+        }
+        cr_assert_str_eq(a, b, "%s: virtual times differ between runs:\n%s\n%s", variants[v], a,
+                         b);
+    }
 }
 
 /* ---- The postal and RRMSG baselines against the model (tests/simpe: case

@@ -88,6 +88,11 @@ static dmsg_status sim_init(dmsg_tp *tp, dmsg_boot *boot)
     if (st)
         goto err_free;
     s->npes = tp->npes;
+    s->sched = s->set.sched;
+    if (s->sched && (st = dmsg_sim_sched_start(tp, s))) {
+        dmsg_shm_leave(tp, &s->shm);
+        goto err_free;
+    }
     return DMSG_OK;
 
 err_free:
@@ -98,6 +103,7 @@ err_free:
 static void sim_finalize(dmsg_tp *tp)
 {
     sim_state *s = tp->priv;
+    dmsg_sim_sched_stop(s);
     dmsg_shm_leave(tp, &s->shm);
     free(s);
 }
@@ -112,7 +118,7 @@ static dmsg_status clock_collective(dmsg_tp *tp, double mine, double cost, const
     int row = (int)(s->barriers++ & 1);
     a->clock[row][tp->rank] = dbits(mine);
     dmsg_sim_order_coll_enter(s);
-    dmsg_status st = in ? dmsg_shm_allgather(tp, in, len, all) : dmsg_shm_barrier(tp);
+    dmsg_status st = in ? dmsg_sim_coll_allgather(tp, in, len, all) : dmsg_sim_coll_barrier(tp);
     double t = 0;
     for (int p = 0; !st && p < tp->npes; p++)
         t = fmax(t, bitsd(a->clock[row][p]));
@@ -230,22 +236,58 @@ static dmsg_status sim_work(dmsg_tp *tp, const dmsg_work *w)
     return DMSG_OK;
 }
 
+/* An await's condition, for the scheduler. */
+typedef struct ctr_need {
+    dmsg_tp *tp;
+    uint32_t slot;
+    int on_bytes;
+    uint64_t n;
+} ctr_need;
+
+static int ctr_there(const void *arg)
+{
+    const ctr_need *w = arg;
+    uint64_t msgs, bytes;
+    dmsg_shm_ctr_read(w->tp, w->slot, &msgs, &bytes);
+    return (w->on_bytes ? bytes : msgs) >= w->n;
+}
+
 static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint64_t n)
 {
     sim_state *s = tp->priv;
-    uint64_t msgs, bytes;
     int on_bytes = bytes_mode == SIM_TAKE_BYTES;
-    dmsg_shm_ctr_read(tp, slot, &msgs, &bytes);
-    int blocks = (on_bytes ? bytes : msgs) < n;
+    ctr_need need = {tp, slot, on_bytes, n};
+    int blocks = !ctr_there(&need);
     if (blocks)
         dmsg_sim_order_block(s, slot, bytes_mode, n);
-    dmsg_status st = dmsg_shm_ctr_wait(tp, slot, on_bytes, n);
+    /* Under the scheduler the others run until the count is there; shm's
+     * wait then only takes it. */
+    dmsg_status st = blocks && s->sched ? dmsg_sim_sched_block(s, SIM_PARK_DATA, ctr_there, &need)
+                                        : DMSG_OK;
+    if (!st)
+        st = dmsg_shm_ctr_wait(tp, slot, on_bytes, n);
     if (blocks)
         dmsg_sim_order_unblock(s);
     if (!st)
         sim_advance_to(s, dmsg_sim_log_take(s, slot, bytes_mode, n), SIM_T_CTRWAIT);
     dmsg_sim_order_publish(s);
     return st;
+}
+
+/* A program (or the checker) that reads a counter in a loop waits for
+ * other PEs: under the scheduler a PE that reads counters more often
+ * without another op in between than a look at every partner's counter
+ * four times takes (postal's progress reads one per partner) lets them
+ * run. */
+static dmsg_status sim_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
+{
+    sim_state *s = tp->priv;
+    if (s->sched && ++s->polls % (4 * (uint32_t)s->npes + 64) == 0) {
+        dmsg_status st = dmsg_sim_sched_pause(s, SIM_PARK_POLL);
+        if (st)
+            return st;
+    }
+    return dmsg_shm_ctr_read(tp, slot, msgs, bytes);
 }
 
 static dmsg_status sim_ctr_reset(dmsg_tp *tp, uint32_t slot)
@@ -329,7 +371,7 @@ const dmsg_tp_ops dmsg_tp_sim_ops = {
     .allgather = sim_allgather,
     .ctr_reset = sim_ctr_reset,
     .ctr_wait = sim_ctr_wait,
-    .ctr_read = dmsg_shm_ctr_read,
+    .ctr_read = sim_ctr_read,
     .put = sim_put,
     .get = sim_get,
     .get_nb = sim_get_nb,

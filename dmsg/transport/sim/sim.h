@@ -27,6 +27,7 @@ typedef struct sim_settings {
     double congestion; /* DMSG_SIM_CONGESTION: 0 = the machine's typical value */
     char fetch[16];    /* DMSG_SIM_FETCH: auto, blocking, pipelined, vector */
     int report;        /* DMSG_SIM_REPORT: print the time breakdown at finalize */
+    int sched;         /* DMSG_SIM_SCHED: one PE runs at a time (the scheduler) */
 } sim_settings;
 extern const dmsg_env_table dmsg_sim_env_table;
 
@@ -66,6 +67,8 @@ typedef struct sim_state {
     uint64_t colls;      /* collectives (barriers, all-gathers) completed */
     double coll_time;    /* the clock every PE left the last of them with */
     uint32_t mark;       /* own log's `adds` when the caller last looked (horizon) */
+    int sched;           /* runs under the scheduler (sim_sched.c) */
+    uint32_t polls;      /* counter reads since the last op (a poll loop: sim_ctr_read) */
     double t[SIM_T_N];
 } sim_state;
 
@@ -106,11 +109,22 @@ static inline double bitsd(uint64_t u)
 typedef struct sim_job_words {
     uint64_t clock[2][DMSG_MAX_PES]; /* bits of each PE's clock at a barrier; two rows
                                       * used alternately by consecutive barriers */
+    /* The scheduler (sim_sched.c): */
+    _Atomic int32_t owner;     /* the PE that holds the run token; -1: none (a deadlock) */
+    _Atomic uint32_t arrived;  /* PEs in the current collective */
+    _Atomic uint32_t gen;      /* collectives completed */
+    _Atomic uint32_t idle;     /* sweeps since a blocked PE last went on */
+    _Atomic uint32_t off;      /* PEs that have left the scheduler (finalize) */
 } sim_job_words;
 _Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "barrier clocks fit the job area");
 
 typedef struct sim_ctr_words {
     _Atomic uint64_t floor; /* bits of the latest arrival that overflowed the log */
+    /* Counter slot 0's spare only: this PE's place in the scheduler (sim_sched.c). */
+    _Atomic uint64_t sclock;   /* bits of its clock when it stopped */
+    _Atomic uint32_t state;    /* SIM_S_* */
+    _Atomic uint32_t go;       /* futex word: bumped when it is handed the token */
+    _Atomic uint32_t why;      /* SIM_PARK_*: what it is parked on */
 } sim_ctr_words;
 _Static_assert(sizeof(sim_ctr_words) <= SHM_CTR_SPARE_BYTES, "counter floor fits its slot");
 
@@ -211,6 +225,38 @@ double dmsg_sim_order_horizon(sim_state *s);
 dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t);
 /* Wakes an order wait of the log's PE (after a deposit bumped its inbox). */
 void dmsg_sim_order_wake(sim_log *l);
+
+/* The scheduler (sim_sched.c): one PE process runs at a time, the one with
+ * the least virtual clock among those that can go on; the others sleep on
+ * a futex. A PE gives the run token away only where it blocks. */
+enum { SIM_S_READY, SIM_S_RUN, SIM_S_PARKED, SIM_S_OFF };
+enum { SIM_PARK_DATA, SIM_PARK_COLL, SIM_PARK_ORDER, SIM_PARK_POLL };
+/* Whether this job runs under the scheduler (DMSG_SIM_SCHED). */
+static inline int sim_sched_on(const sim_state *s)
+{
+    return s->sched;
+}
+/* After the join: enters the scheduler (PE 0 runs first). */
+dmsg_status dmsg_sim_sched_start(dmsg_tp *tp, sim_state *s);
+/* Before the leave: hands the token on for good. */
+void dmsg_sim_sched_stop(sim_state *s);
+/* Blocks until ready(arg) holds, running other PEs meanwhile; a PE parked
+ * for `why` runs again when something it may wait for happens
+ * (dmsg_sim_sched_poke). */
+dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void *),
+                                 const void *arg);
+/* Parks this PE on `why` once, letting the others run: it goes on after a
+ * poke or when nobody else can (a poll that found nothing, an order wait). */
+dmsg_status dmsg_sim_sched_pause(sim_state *s, int why);
+/* Something PE pe may wait for happened (an update to its words): it goes
+ * on if it is parked on anything but a collective. */
+void dmsg_sim_sched_poke(sim_state *s, int pe);
+/* The same, only where PE pe is parked on `why`. */
+void dmsg_sim_sched_poke_why(sim_state *s, int pe, int why);
+/* The collectives the transport does itself: under the scheduler its own
+ * barrier, else shm's. */
+dmsg_status dmsg_sim_coll_barrier(dmsg_tp *tp);
+dmsg_status dmsg_sim_coll_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
 
 /* Atomics, signals and point-to-point waits (sim_amo.c). */
 dmsg_status dmsg_sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req);

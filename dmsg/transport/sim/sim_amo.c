@@ -29,6 +29,7 @@ void dmsg_sim_word_stamp(sim_state *s, int pe, double t)
         ;
     /* The update's own stores (plain copies too) come after the stamp. */
     dmsg_fence_seq_cst(); /* a release (a full fence: see fence.h) */
+    dmsg_sim_sched_poke(s, pe); /* a PE parked on its words may go on */
 }
 
 static void switch_partner(sim_state *s, int pe)
@@ -82,7 +83,13 @@ dmsg_status dmsg_sim_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, in
 dmsg_status dmsg_sim_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *arg, int once)
 {
     sim_state *s = tp->priv;
-    dmsg_status st = once ? DMSG_OK : dmsg_shm_word_wait(tp, ready, arg, 0);
+    dmsg_status st;
+    if (!s->sched)
+        st = once ? DMSG_OK : dmsg_shm_word_wait(tp, ready, arg, 0);
+    else if (!once)
+        st = dmsg_sim_sched_block(s, SIM_PARK_DATA, ready, arg);
+    else
+        st = ready(arg) ? DMSG_OK : dmsg_sim_sched_pause(s, SIM_PARK_DATA); /* a test that failed */
     /* A test that finds the condition met takes the clock along too. */
     if (!st && (!once || ready(arg)))
         sim_advance_to(s, bitsd(atomic_load(&dmsg_sim_log_of(s, s->self)->wstamp)), SIM_T_CTRWAIT);

@@ -84,6 +84,7 @@ static void raised(sim_state *s, uint64_t ob, uint64_t nb)
         if (thr <= nb) {
             atomic_fetch_add(&l->inbox, 1);
             dmsg_sim_order_wake(l);
+            dmsg_sim_sched_poke_why(s, p, SIM_PARK_ORDER);
         } else {
             want_min(l0, thr);
         }
@@ -100,6 +101,7 @@ static void set_bound(sim_state *s, sim_log *l, double b)
 
 void dmsg_sim_order_publish(sim_state *s)
 {
+    s->polls = 0;
     set_bound(s, dmsg_sim_log_of(s, s->self), s->clock);
 }
 
@@ -205,13 +207,22 @@ dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t)
             uint64_t thr = dbits(fmax(0, b - lat));
             atomic_store(&l->thr, thr);
             want_min(l0, thr);
-            if (dmsg_sim_order_horizon(s) >= b)
+            if (dmsg_sim_order_horizon(s) >= b) {
+                if (s->sched)
+                    atomic_store(&sim_job(s)->idle, 0); /* a blocked PE went on */
                 break;
+            }
         }
         dmsg_wait_act act = dmsg_waiter_next(&w);
         if (act == DMSG_WAIT_TIMEOUT || act == DMSG_WAIT_ABORTED) {
             st = dmsg_waiter_fail(&w, act, "the simulated order's horizon");
             break;
+        }
+        if (s->sched) {
+            /* Others run until a deposit or a rising bound pokes this PE. */
+            if ((st = dmsg_sim_sched_pause(s, SIM_PARK_ORDER)))
+                break;
+            continue;
         }
         atomic_fetch_add(&l->sleepers, 1);
         struct timespec ts = {0, SIM_ORDER_SLICE_NS};

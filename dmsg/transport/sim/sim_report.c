@@ -16,7 +16,8 @@ dmsg_status dmsg_sim_report(dmsg_tp *tp)
     dmsg_status st = DMSG_ERR_NOMEM;
     if (!ra || !rb)
         goto out;
-    if ((st = dmsg_shm_allgather(tp, a, sizeof a, ra)) || (st = dmsg_shm_allgather(tp, b, sizeof b, rb)))
+    if ((st = dmsg_sim_coll_allgather(tp, a, sizeof a, ra)) ||
+        (st = dmsg_sim_coll_allgather(tp, b, sizeof b, rb)))
         goto out;
     if (tp->rank == 0) {
         fprintf(stderr,

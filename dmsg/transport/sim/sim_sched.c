@@ -1,0 +1,265 @@
+/* The simulator's scheduler (sim.h, sim_sched_*): every simulated PE stays a
+ * process (a PE program's globals stay its own), but only one of them runs
+ * at a time.
+ *
+ * Why. With hundreds of PE processes on a few cores, free-running PEs spend
+ * the host's time spinning, yielding and waking each other (a barrier of
+ * 512 processes is 512 wake-ups on a futex, each PE's wait a spin first),
+ * and whatever a layer does in host order (postal's progress: which queued
+ * messages a PE finds before it waits) differs from run to run. Under the
+ * scheduler a PE runs until it blocks (an await whose count is not there,
+ * a collective, an order wait, a point-to-point wait, a poll that found
+ * nothing); it then hands the run token to the PE with the least virtual
+ * clock among those that can go on (ties: the lower rank) and sleeps on its
+ * own futex word. The run is a deterministic function of the program: the
+ * same interleaving on every run, whatever the host's load.
+ *
+ * Who can go on. A PE that blocks re-checks its condition and, when it does
+ * not hold, parks (SIM_S_PARKED, with what it waits for). Whatever may make
+ * it hold makes it ready again: an update to its words (every deposit,
+ * atomic and signal stamps its target: dmsg_sim_word_stamp), the last
+ * arrival at a collective, and, for an order wait, another PE's bound rising
+ * across its threshold (sim_order.c). A ready PE re-checks when it runs; so
+ * a spurious poke costs a hand-off, never a wrong result. If no PE is ready
+ * while some are parked, every parked PE is made ready once (a sweep: what
+ * a lost poke would cost); a third sweep without a PE going on in
+ * between (a blocked PE whose condition holds, or one that polls) is a
+ * deadlock of the program, and the job waits for DMSG_TIMEOUT as it would
+ * without the scheduler.
+ *
+ * Only one process touches the scheduler's words at a time (the holder of
+ * the token), except at the start and at the end, so plain atomics suffice;
+ * the hand-off (a seq_cst store and a futex wake) orders everything the
+ * previous holder wrote before everything the next one reads.
+ *
+ * What a program must not do under it: wait for another PE by spinning on
+ * memory (a flag in the symmetric heap) without a dmsg call that can block:
+ * the other PE never runs. dmsg_wait_until, dmsg_await, dmsg_test and the
+ * counter reads in a loop (a PE that reads a counter 64 times without any
+ * other call lets the others run) are fine. */
+#include <limits.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "dmsg/base/clock.h"
+#include "dmsg/transport/sim/sim.h"
+
+/* A sleeper re-checks the abort flag and its deadline this often. */
+#define SIM_SCHED_SLICE_NS 100000000L
+
+static sim_ctr_words *pe_words(sim_state *s, int pe)
+{
+    return sim_ctr(s, pe, 0);
+}
+
+/* Hands the token to PE p (another PE). */
+static void hand_to(sim_state *s, int p)
+{
+    sim_ctr_words *w = pe_words(s, p);
+    atomic_store(&sim_job(s)->owner, p);
+    atomic_store(&w->state, SIM_S_RUN);
+    atomic_fetch_add(&w->go, 1);
+    syscall(SYS_futex, (uint32_t *)&w->go, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* The ready PE with the least clock (ties: the lower rank), or -1. */
+static int pick(sim_state *s)
+{
+    int best = -1;
+    uint64_t bc = UINT64_MAX;
+    for (int p = 0; p < s->npes; p++) {
+        sim_ctr_words *w = pe_words(s, p);
+        if (atomic_load_explicit(&w->state, memory_order_relaxed) != SIM_S_READY)
+            continue;
+        uint64_t c = atomic_load_explicit(&w->sclock, memory_order_relaxed);
+        if (c < bc)
+            best = p, bc = c;
+    }
+    return best;
+}
+
+/* Makes every parked PE ready (a sweep); returns how many. */
+static int sweep(sim_state *s)
+{
+    int n = 0;
+    for (int p = 0; p < s->npes; p++) {
+        sim_ctr_words *w = pe_words(s, p);
+        uint32_t parked = SIM_S_PARKED;
+        n += atomic_compare_exchange_strong(&w->state, &parked, SIM_S_READY);
+    }
+    return n;
+}
+
+/* Sleeps until this PE holds the token again. */
+static dmsg_status sleep_for_token(sim_state *s, double deadline)
+{
+    sim_ctr_words *me = pe_words(s, s->self);
+    for (;;) {
+        uint32_t v = atomic_load(&me->go);
+        if (atomic_load(&me->state) == SIM_S_RUN && atomic_load(&sim_job(s)->owner) == s->self)
+            return DMSG_OK;
+        if (dmsg_boot_aborted(s->shm.boot))
+            return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
+        if (deadline && dmsg_clock_now() > deadline)
+            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s",
+                             s->shm.conf->timeout);
+        struct timespec ts = {0, SIM_SCHED_SLICE_NS};
+        syscall(SYS_futex, (uint32_t *)&me->go, FUTEX_WAIT, v, &ts, NULL, 0);
+    }
+}
+
+/* This PE stops (its state already says why: ready, parked or off); the
+ * token goes to the next PE, perhaps this one. Returns once this PE holds
+ * it again (at once for a PE that is off). */
+static dmsg_status yield_token(sim_state *s, double deadline)
+{
+    sim_job_words *j = sim_job(s);
+    sim_ctr_words *me = pe_words(s, s->self);
+    atomic_store(&me->sclock, dbits(s->clock));
+    int next = pick(s);
+    if (next < 0 && sweep(s) > 0) {
+        if (atomic_fetch_add(&j->idle, 1) < 2)
+            next = pick(s);
+    }
+    if (next == s->self) {
+        atomic_store(&me->state, SIM_S_RUN);
+        return DMSG_OK;
+    }
+    if (next >= 0)
+        hand_to(s, next);
+    else
+        atomic_store(&j->owner, -1); /* nobody can go on: a deadlock, or everyone is off */
+    if (atomic_load(&me->state) == SIM_S_OFF)
+        return DMSG_OK;
+    return sleep_for_token(s, deadline);
+}
+
+static double deadline_of(sim_state *s)
+{
+    return s->shm.conf->timeout > 0 ? dmsg_clock_now() + s->shm.conf->timeout : 0;
+}
+
+dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void *),
+                                 const void *arg)
+{
+    double deadline = 0;
+    for (;;) {
+        if (ready(arg)) {
+            atomic_store(&sim_job(s)->idle, 0);
+            return DMSG_OK;
+        }
+        if (!deadline)
+            deadline = deadline_of(s);
+        sim_ctr_words *me = pe_words(s, s->self);
+        atomic_store(&me->why, (uint32_t)why);
+        atomic_store(&me->state, SIM_S_PARKED);
+        dmsg_status st = yield_token(s, deadline);
+        if (st)
+            return st;
+    }
+}
+
+dmsg_status dmsg_sim_sched_pause(sim_state *s, int why)
+{
+    sim_ctr_words *me = pe_words(s, s->self);
+    atomic_store(&me->why, (uint32_t)why);
+    atomic_store(&me->state, SIM_S_PARKED);
+    dmsg_status st = yield_token(s, deadline_of(s));
+    /* It goes on, whatever it finds: not a deadlock (a program that polls
+     * for ever spins here as it would without the scheduler). */
+    if (!st)
+        atomic_store(&sim_job(s)->idle, 0);
+    return st;
+}
+
+static void ready_if_parked(sim_state *s, int pe)
+{
+    uint32_t parked = SIM_S_PARKED;
+    atomic_compare_exchange_strong(&pe_words(s, pe)->state, &parked, SIM_S_READY);
+}
+
+/* An update cannot end a collective: a PE parked in one stays parked
+ * (a transpose's deposits to PEs already in the next barrier would each
+ * cost a hand-off for nothing). */
+void dmsg_sim_sched_poke(sim_state *s, int pe)
+{
+    if (s->sched && pe != s->self && atomic_load(&pe_words(s, pe)->why) != SIM_PARK_COLL)
+        ready_if_parked(s, pe);
+}
+
+void dmsg_sim_sched_poke_why(sim_state *s, int pe, int why)
+{
+    if (s->sched && pe != s->self && atomic_load(&pe_words(s, pe)->why) == (uint32_t)why)
+        ready_if_parked(s, pe);
+}
+
+dmsg_status dmsg_sim_sched_start(dmsg_tp *tp, sim_state *s)
+{
+    sim_ctr_words *me = pe_words(s, s->self);
+    atomic_store(&me->sclock, dbits(s->clock));
+    atomic_store(&me->state, s->self == 0 ? SIM_S_RUN : SIM_S_READY);
+    /* Every PE's state is set before PE 0 may pick one. */
+    dmsg_status st = dmsg_shm_barrier(tp);
+    if (st || s->self == 0)
+        return st;
+    return sleep_for_token(s, 0);
+}
+
+void dmsg_sim_sched_stop(sim_state *s)
+{
+    if (!s->sched)
+        return;
+    atomic_store(&pe_words(s, s->self)->state, SIM_S_OFF);
+    yield_token(s, 0);
+    s->sched = 0;
+}
+
+typedef struct coll_past {
+    sim_job_words *j;
+    uint32_t gen;
+} coll_past;
+
+static int coll_done(const void *arg)
+{
+    const coll_past *c = arg;
+    return atomic_load(&c->j->gen) != c->gen;
+}
+
+/* The scheduler's barrier: the last arrival completes it and readies the
+ * PEs parked in it. */
+dmsg_status dmsg_sim_coll_barrier(dmsg_tp *tp)
+{
+    sim_state *s = tp->priv;
+    if (!s->sched)
+        return dmsg_shm_barrier(tp);
+    sim_job_words *j = sim_job(s);
+    coll_past c = {j, atomic_load(&j->gen)};
+    if (atomic_fetch_add(&j->arrived, 1) + 1 == (uint32_t)tp->npes) {
+        atomic_store(&j->arrived, 0);
+        atomic_fetch_add(&j->gen, 1);
+        for (int p = 0; p < tp->npes; p++)
+            dmsg_sim_sched_poke_why(s, p, SIM_PARK_COLL);
+        atomic_store(&j->idle, 0);
+        return DMSG_OK;
+    }
+    return dmsg_sim_sched_block(s, SIM_PARK_COLL, coll_done, &c);
+}
+
+dmsg_status dmsg_sim_coll_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all)
+{
+    sim_state *s = tp->priv;
+    if (!s->sched)
+        return dmsg_shm_allgather(tp, mine, len, all);
+    shm_job_area *a = s->shm.area;
+    if (len > sizeof a->gather[0])
+        return DMSG_FAIL(DMSG_ERR_ARG, "allgather of %zu bytes", len);
+    memcpy(a->gather[tp->rank], mine, len);
+    dmsg_status st = dmsg_sim_coll_barrier(tp);
+    if (st)
+        return st;
+    for (int p = 0; p < tp->npes; p++)
+        memcpy((char *)all + (size_t)p * len, a->gather[p], len);
+    return dmsg_sim_coll_barrier(tp);
+}
