@@ -104,7 +104,7 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         if (deadline && dmsg_clock_now() > deadline)
             return DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s",
-                             s->shm.conf->timeout);
+                             s->shm.wait->timeout);
         struct timespec ts = {0, SIM_SCHED_SLICE_NS};
         syscall(SYS_futex, (uint32_t *)&me->go, FUTEX_WAIT, v, &ts, NULL, 0);
     }
@@ -138,7 +138,7 @@ static dmsg_status yield_token(sim_state *s, double deadline)
 
 static double deadline_of(sim_state *s)
 {
-    return s->shm.conf->timeout > 0 ? dmsg_clock_now() + s->shm.conf->timeout : 0;
+    return s->shm.wait->timeout > 0 ? dmsg_clock_now() + s->shm.wait->timeout : 0;
 }
 
 dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void *),
