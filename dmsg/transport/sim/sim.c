@@ -83,11 +83,10 @@ static dmsg_status sim_init(dmsg_tp *tp, dmsg_boot *boot)
         goto err_free;
     s->congestion = s->set.congestion > 0 ? s->set.congestion : s->m.congestion;
     s->partner = -1;
-    s->self = boot->rank;
+    s->tp = tp;
     st = dmsg_shm_join(tp, &s->shm, boot);
     if (st)
         goto err_free;
-    s->npes = tp->npes;
     return DMSG_OK;
 
 err_free:
@@ -266,10 +265,10 @@ static dmsg_status sim_ctr_due(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint6
                                double *t)
 {
     sim_state *s = tp->priv;
-    sim_log *l = dmsg_sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     int covered;
     dmsg_sim_log_lock(l);
-    *t = dmsg_sim_log_due(s, s->self, slot, bytes_mode, n, &covered);
+    *t = dmsg_sim_log_due(s, s->tp->rank, slot, bytes_mode, n, &covered);
     dmsg_sim_log_unlock(l);
     return DMSG_OK;
 }
