@@ -491,7 +491,8 @@ typedef enum dmsg_amo_op {
  * DMSG_ERR_ARG (unknown op or type, or a type the op does not take),
  * DMSG_ERR_PE, DMSG_ERR_RANGE (dst outside the symmetric segment or past the
  * highest allocated block), DMSG_ERR_ALIGN (dst not a multiple of the
- * type's size), DMSG_ERR_NOT_INIT.
+ * type's size), DMSG_ERR_UNSUPPORTED (the transport has no atomics on
+ * words of the type's size), DMSG_ERR_NOT_INIT.
  */
 int dmsg_atomic(void *dst, dmsg_amo_op op, dmsg_type type, const void *operand,
                 const void *compare, void *result, int pe);
