@@ -148,23 +148,20 @@ static const char *expected(dmsg_env_type type)
     return "a valid value";
 }
 
-dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out, char *err, size_t errlen)
+dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out)
 {
     char buf[1024]; /* the largest table's struct; checked below */
-    if (t->size > sizeof buf) {
-        snprintf(err, errlen, "settings struct of %zu bytes exceeds %zu", t->size, sizeof buf);
-        return DMSG_FAIL(DMSG_ERR_ENV, "%s", err);
-    }
+    if (t->size > sizeof buf)
+        return DMSG_FAIL(DMSG_ERR_ENV, "settings struct of %zu bytes exceeds %zu", t->size,
+                         sizeof buf);
     memset(buf, 0, t->size);
     for (size_t i = 0; i < t->n; i++) {
         const dmsg_env_entry *e = &t->rows[i];
         const char *v = getenv(e->name);
         const char *text = (v && *v) ? v : e->def;
-        if (dmsg_env_parse(e->type, text, buf + e->field, e->size)) {
-            snprintf(err, errlen, "%s=\"%s\" is not valid: expected %s (%s)", e->name, text,
-                     expected(e->type), e->help);
-            return DMSG_ERR_ENV;
-        }
+        if (dmsg_env_parse(e->type, text, buf + e->field, e->size))
+            return DMSG_FAIL(DMSG_ERR_ENV, "%s=\"%s\" is not valid: expected %s (%s)", e->name,
+                             text, expected(e->type), e->help);
     }
     memcpy(out, buf, t->size);
     return DMSG_OK;

@@ -47,7 +47,7 @@ Test(env, defaults)
     cr_assert_eq(c.tile_bytes, 0, "0: the copy engine picks the tile by element size");
     cr_assert_eq(c.debug, 0);
     sim_settings s;
-    cr_assert_eq(dmsg_env_load(&dmsg_sim_env_table, &s, err, sizeof err), DMSG_OK);
+    cr_assert_eq(dmsg_env_load(&dmsg_sim_env_table, &s), DMSG_OK);
     cr_assert_str_eq(s.machine, "t3d");
     cr_assert_str_eq(s.mech, "auto");
     cr_assert_str_eq(s.fetch, "auto");

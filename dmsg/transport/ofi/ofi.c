@@ -24,9 +24,8 @@ static const dmsg_env_choice amos[] = {{"auto", OFI_AMO_AUTO},
  * every bad one (rank 0 says which). */
 static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count *count)
 {
-    char err[256];
     int mech, cnt, amo;
-    dmsg_status st = dmsg_env_load(&dmsg_ofi_env_table, &s->set, err, sizeof err);
+    dmsg_status st = dmsg_env_load(&dmsg_ofi_env_table, &s->set);
     if (st)
         return st;
     dmsg_status bad_mech = dmsg_env_choose("DMSG_OFI_MECH", s->set.mech, mechs, 3, loud, &mech);
