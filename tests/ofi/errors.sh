@@ -92,7 +92,8 @@ check "bad DMSG_OFI_COUNT" nonzero 'DMSG_OFI_COUNT=sideways is not one of' \
 check "sockets counts by remote counters" zero 'hello: OK' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=sockets "$RUN" -n 2 "$BUILD/examples/hello"
 # PEs that end up on different providers (here forced per rank; with "auto"
-# a PE whose first choice failed would fall back alone) are named, not hung.
+# a PE whose first choice failed would fall back alone) are named, not hung,
+# once for the job (by dmsgrun: before, every PE printed its own line).
 mix=$(mktemp) || exit 1
 trap 'rm -f "$out" "$mix"; rm -rf "$slow"' EXIT
 cat >"$mix" <<'EOS'
@@ -104,6 +105,7 @@ EOS
 chmod +x "$mix"
 check "PEs on different providers are named" nonzero 'PE 0 uses provider "shm", PE 1 "tcp;ofi_rxm"' \
     env DMSG_TRANSPORT=ofi "$RUN" -n 2 "$mix" "$BUILD/examples/hello"
+once
 check "libfabric that cannot be loaded is named" nonzero \
     'cannot load libfabric (DMSG_OFI_LIBRARY=/nonexistent/libfabric.so.1)' \
     env DMSG_OFI_LIBRARY=/nonexistent/libfabric.so.1 "$RUN" -n 2 -t ofi "$BUILD/examples/hello"
