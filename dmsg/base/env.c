@@ -197,17 +197,16 @@ dmsg_status dmsg_env_choose(const char *var, const char *val, const dmsg_env_cho
             *out = c[i].value;
             return DMSG_OK;
         }
-    if (loud) {
-        /* Built whole first: one line, one write (dmsg_log_line). */
-        char names[512] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < n && used < sizeof names; i++) {
-            int k = snprintf(names + used, sizeof names - used, " %s", c[i].name);
-            if (k < 0)
-                break;
-            used += (size_t)k;
-        }
-        dmsg_log_line("dmsg: %s=%s is not one of:%s", var, val, names);
+    /* Built whole first: one line, one write (dmsg_log_line). */
+    char names[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < sizeof names; i++) {
+        int k = snprintf(names + used, sizeof names - used, " %s", c[i].name);
+        if (k < 0)
+            break;
+        used += (size_t)k;
     }
-    return DMSG_ERR_ENV;
+    if (loud)
+        dmsg_log_line("dmsg: %s=%s is not one of:%s", var, val, names);
+    return DMSG_FAIL(DMSG_ERR_ENV, "%s=%s is not one of:%s", var, val, names);
 }

@@ -379,6 +379,7 @@ Test(sim, bad_settings_are_refused)
         {"DMSG_MACHINE=paragon DMSG_SIM_FETCH=pipelined", "DMSG_SIM_FETCH=pipelined"},
         {"DMSG_MACHINE=t3e-scap DMSG_SIM_FETCH=vector", "DMSG_SIM_FETCH=vector: machine t3e-scap"},
         {"DMSG_MACHINE=t3e", "DMSG_MACHINE=t3e: machine: unknown machine 't3e'"},
+        {"DMSG_MACHINE=t3d DMSG_SIM_MECH=fast", "DMSG_SIM_MECH=fast is not one of: auto packed"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char env[256];
