@@ -111,6 +111,9 @@ int dmsg_init(void);
  * Leaves the job. Collective: completes every outstanding operation of every
  * PE (as dmsg_sync) and then unmaps all segments; symmetric pointers become
  * invalid. The PE has left even when the final barrier reports an error.
+ * The job's state in the layers above ends here too (plans' shared counter,
+ * the postal and RRMSG layers a program did not finalize): a later job in
+ * the same process starts from nothing.
  * Errors: DMSG_ERR_NOT_INIT, and the waits' errors.
  */
 int dmsg_finalize(void);
