@@ -111,6 +111,9 @@ int dmsg_init(void);
  * Leaves the job. Collective: completes every outstanding operation of every
  * PE (as dmsg_sync) and then unmaps all segments; symmetric pointers become
  * invalid. The PE has left even when the final barrier reports an error.
+ * The job's state in the layers above ends here too (plans' shared counter,
+ * the postal and RRMSG layers a program did not finalize): a later job in
+ * the same process starts from nothing.
  * Errors: DMSG_ERR_NOT_INIT, and the waits' errors.
  */
 int dmsg_finalize(void);
@@ -496,7 +499,8 @@ typedef enum dmsg_amo_op {
  * DMSG_ERR_ARG (unknown op or type, or a type the op does not take),
  * DMSG_ERR_PE, DMSG_ERR_RANGE (dst outside the symmetric segment or past the
  * highest allocated block), DMSG_ERR_ALIGN (dst not a multiple of the
- * type's size), DMSG_ERR_NOT_INIT.
+ * type's size), DMSG_ERR_UNSUPPORTED (the transport has no atomics on
+ * words of the type's size), DMSG_ERR_NOT_INIT.
  */
 int dmsg_atomic(void *dst, dmsg_amo_op op, dmsg_type type, const void *operand,
                 const void *compare, void *result, int pe);

@@ -79,9 +79,8 @@ static int num_arg(const char *opt, const char *s, double *out)
 
 static int load_machine(const char *name, dmsg_machine *m)
 {
-    char err[512];
-    if (dmsg_machine_load(name, m, err, sizeof err) != DMSG_OK) {
-        fprintf(stderr, "dmsg-ctm: %s\n", err);
+    if (dmsg_machine_load(name, m) != DMSG_OK) {
+        fprintf(stderr, "dmsg-ctm: %s\n", dmsg_last_error());
         return -1;
     }
     return 0;

@@ -172,10 +172,9 @@ int main(int argc, char **argv)
     dmsg_xfer_params_tune(&xp, tune, sizeof tune);
     printf("copy engine: %s\n", tune);
 
-    char why[256];
     ofi_settings cfg; /* the transport's settings table: DMSG_OFI_LIBRARY */
-    if (dmsg_env_load(&dmsg_ofi_env_table, &cfg, why, sizeof why)) {
-        fprintf(stderr, "dmsg-info: %s\n", why);
+    if (dmsg_env_load(&dmsg_ofi_env_table, &cfg)) {
+        fprintf(stderr, "dmsg-info: %s\n", dmsg_last_error());
         return 1;
     }
     if (dmsg_ofi_lib_load(cfg.library)) {

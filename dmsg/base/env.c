@@ -148,23 +148,20 @@ static const char *expected(dmsg_env_type type)
     return "a valid value";
 }
 
-dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out, char *err, size_t errlen)
+dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out)
 {
     char buf[1024]; /* the largest table's struct; checked below */
-    if (t->size > sizeof buf) {
-        snprintf(err, errlen, "settings struct of %zu bytes exceeds %zu", t->size, sizeof buf);
-        return DMSG_FAIL(DMSG_ERR_ENV, "%s", err);
-    }
+    if (t->size > sizeof buf)
+        return DMSG_FAIL(DMSG_ERR_ENV, "settings struct of %zu bytes exceeds %zu", t->size,
+                         sizeof buf);
     memset(buf, 0, t->size);
     for (size_t i = 0; i < t->n; i++) {
         const dmsg_env_entry *e = &t->rows[i];
         const char *v = getenv(e->name);
         const char *text = (v && *v) ? v : e->def;
-        if (dmsg_env_parse(e->type, text, buf + e->field, e->size)) {
-            snprintf(err, errlen, "%s=\"%s\" is not valid: expected %s (%s)", e->name, text,
-                     expected(e->type), e->help);
-            return DMSG_ERR_ENV;
-        }
+        if (dmsg_env_parse(e->type, text, buf + e->field, e->size))
+            return DMSG_FAIL(DMSG_ERR_ENV, "%s=\"%s\" is not valid: expected %s (%s)", e->name,
+                             text, expected(e->type), e->help);
     }
     memcpy(out, buf, t->size);
     return DMSG_OK;
@@ -200,17 +197,16 @@ dmsg_status dmsg_env_choose(const char *var, const char *val, const dmsg_env_cho
             *out = c[i].value;
             return DMSG_OK;
         }
-    if (loud) {
-        /* Built whole first: one line, one write (dmsg_log_line). */
-        char names[512] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < n && used < sizeof names; i++) {
-            int k = snprintf(names + used, sizeof names - used, " %s", c[i].name);
-            if (k < 0)
-                break;
-            used += (size_t)k;
-        }
-        dmsg_log_line("dmsg: %s=%s is not one of:%s", var, val, names);
+    /* Built whole first: one line, one write (dmsg_log_line). */
+    char names[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < sizeof names; i++) {
+        int k = snprintf(names + used, sizeof names - used, " %s", c[i].name);
+        if (k < 0)
+            break;
+        used += (size_t)k;
     }
-    return DMSG_ERR_ENV;
+    if (loud)
+        dmsg_log_line("dmsg: %s=%s is not one of:%s", var, val, names);
+    return DMSG_FAIL(DMSG_ERR_ENV, "%s=%s is not one of:%s", var, val, names);
 }

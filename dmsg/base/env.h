@@ -58,9 +58,9 @@ typedef struct dmsg_env_owner {
 dmsg_status dmsg_env_parse(dmsg_env_type type, const char *text, void *out, size_t outlen);
 
 /* Fills out (t->size bytes) from the environment, defaults for unset or
- * empty variables. On a bad value returns DMSG_ERR_ENV, writes a message
- * naming the variable into err and leaves out untouched. */
-dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out, char *err, size_t errlen);
+ * empty variables. On a bad value returns DMSG_ERR_ENV with a detail
+ * naming the variable (dmsg_last_error) and leaves out untouched. */
+dmsg_status dmsg_env_load(const dmsg_env_table *t, void *out);
 
 /* Widens *wname and *wdef to the longest name and default of t. */
 void dmsg_env_widths(const dmsg_env_table *t, int *wname, int *wdef);
@@ -77,9 +77,9 @@ typedef struct dmsg_env_choice {
 } dmsg_env_choice;
 
 /* Looks val up among the n choices of the setting var. DMSG_ERR_ENV when it
- * is none of them; loud: also print "dmsg: VAR=val is not one of: ..." to
- * stderr (a configuration error stops the job, so it is reported even
- * without DMSG_DEBUG, by one PE). */
+ * is none of them, with the detail "VAR=val is not one of: ..."
+ * (dmsg_last_error); loud: also print it to stderr, prefixed "dmsg: ", for
+ * a caller that must name several bad settings in one run (ofi). */
 dmsg_status dmsg_env_choose(const char *var, const char *val, const dmsg_env_choice *c, size_t n,
                             int loud, int *out);
 

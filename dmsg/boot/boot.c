@@ -119,15 +119,6 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
     return st;
 }
 
-int dmsg_boot_env_rank(void)
-{
-    const char *r = dmsg_boot_env(DMSG_BOOT_ENV_RANK);
-    if (r)
-        return atoi(r);
-    dmsg_launcher l;
-    dmsg_launcher_detect(&l);
-    return l.rank > 0 ? (int)l.rank : 0;
-}
 
 void dmsg_boot_end(dmsg_boot *b)
 {

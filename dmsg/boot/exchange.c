@@ -94,12 +94,19 @@ void dmsg_boot_note_failure(dmsg_boot *b, const char *text)
 {
     dmsg_job_hdr *h = b->hdr;
     uint32_t free_slot = 0;
-    if (!h || !text || !*text ||
-        !atomic_compare_exchange_strong(&h->fail_claim, &free_slot, 1))
+    if (!text || !*text)
         return;
-    h->fail_pe = b->rank;
-    snprintf(h->fail_text, sizeof h->fail_text, "%s", text);
-    atomic_store_explicit(&h->fail_ready, 1, memory_order_release);
+    /* A transport that failed before joining the region (its settings,
+     * checked first) still has the launcher's descriptor: the note goes
+     * through a mapping of its own, which leaves this PE's state alone. */
+    int own = !h && b->fd >= 0 && dmsg_job_map(b->fd, &h) == DMSG_OK;
+    if (h && atomic_compare_exchange_strong(&h->fail_claim, &free_slot, 1)) {
+        h->fail_pe = b->rank;
+        snprintf(h->fail_text, sizeof h->fail_text, "%s", text);
+        atomic_store_explicit(&h->fail_ready, 1, memory_order_release);
+    }
+    if (own)
+        dmsg_job_unmap(h);
 }
 
 /* Waits for the generation to move on from gen: yields first (start-up is

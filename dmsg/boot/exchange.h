@@ -46,7 +46,8 @@ int dmsg_boot_aborted(dmsg_boot *b);
 
 /* Records why this PE's dmsg_init failed (a line, the detail of the
  * failure) in the job region for the launcher to print, unless another PE
- * recorded one first (they fail alike; one line is enough). Not collective;
+ * recorded one first (they fail alike; one line is enough); maps the region
+ * for it where the transport failed before joining. Not collective;
  * nothing without a job region (under PMI the application prints the
  * detail it gets from dmsg_last_error). */
 void dmsg_boot_note_failure(dmsg_boot *b, const char *text);

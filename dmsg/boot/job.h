@@ -169,11 +169,6 @@ dmsg_status dmsg_boot_local(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
 dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counters,
                             const char *pmix_library);
 
-/* This PE's rank as the launcher announced it, read before dmsg_boot_start
- * (0 without a launcher or when it does not say): configuration errors are
- * printed by rank 0 only. */
-int dmsg_boot_env_rank(void);
-
 /* Releases everything dmsg_boot_start and the exchange service acquired:
  * the exchange state, the region's mapping and descriptor, the PMI
  * connection. The core calls it after the transport has finished. */

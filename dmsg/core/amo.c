@@ -101,9 +101,13 @@ static dmsg_status amo_check(void *dst, dmsg_amo_op op, dmsg_type type, const vo
     return DMSG_OK;
 }
 
-static dmsg_status amo_unsupported(void)
+dmsg_status dmsg_amo_supported(const dmsg_tp_ops *ops, int size)
 {
-    return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "transport %s has no atomics", dmsg_g.tp.ops->name);
+    unsigned cap = size == 4 ? DMSG_TP_CAP_AMO4 : size == 8 ? DMSG_TP_CAP_AMO8 : 0;
+    if (!cap || !(ops->caps & cap) || !ops->amo)
+        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED, "transport %s has no %d-byte atomics", ops->name,
+                         size);
+    return DMSG_OK;
 }
 
 int dmsg_atomic(void *dst, dmsg_amo_op op, dmsg_type type, const void *operand,
@@ -115,8 +119,8 @@ int dmsg_atomic(void *dst, dmsg_amo_op op, dmsg_type type, const void *operand,
     if (st)
         return st;
     dmsg_tp *tp = &dmsg_g.tp;
-    if (!tp->ops->amo)
-        return amo_unsupported();
+    if ((st = dmsg_amo_supported(tp->ops, a.size)))
+        return st;
     /* The transport writes a word of ours: result is touched only on success. */
     uint64_t old = 0;
     dmsg_wait_enter(DMSG_WAIT_ATOMIC);
@@ -138,8 +142,8 @@ int dmsg_atomic_nb(void *dst, dmsg_amo_op op, dmsg_type type, const void *operan
     if (!req && dmsg_amo_fetches(op))
         return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_atomic_nb: a fetching op needs a request");
     dmsg_tp *tp = &dmsg_g.tp;
-    if (!tp->ops->amo)
-        return amo_unsupported();
+    if ((st = dmsg_amo_supported(tp->ops, a.size)))
+        return st;
     if (!req)
         return tp->ops->amo(tp, &a, DMSG_AMO_NB_QUIET, NULL, NULL);
     uint32_t id;

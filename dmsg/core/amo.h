@@ -13,4 +13,10 @@ int dmsg_amo_fetches(int op);
  * to its size (DMSG_ERR_ALIGN); *off: its segment offset. */
 dmsg_status dmsg_word_check(const void *p, size_t size, size_t *off);
 
+/* Whether the transport ops claims atomics on words of size (4 or 8)
+ * bytes (DMSG_TP_CAP_AMO4/AMO8): DMSG_OK, else DMSG_ERR_UNSUPPORTED with a
+ * detail naming the size and the transport. The core asks it before every
+ * atomic, so none reaches a transport on a size it does not claim. */
+dmsg_status dmsg_amo_supported(const dmsg_tp_ops *ops, int size);
+
 #endif

@@ -105,11 +105,13 @@ dmsg_status dmsg_config_load(dmsg_config *cfg, char *err, size_t errlen)
 {
     dmsg_config c;
     char scratch[1024]; /* a transport's settings, only checked here */
-    dmsg_status st = dmsg_env_load(&dmsg_config_table, &c, err, errlen);
+    dmsg_status st = dmsg_env_load(&dmsg_config_table, &c);
     for (size_t i = 0; !st && i < dmsg_tp_count; i++)
         if (dmsg_tp_all[i]->settings)
-            st = dmsg_env_load(dmsg_tp_all[i]->settings, scratch, err, errlen);
-    if (!st)
+            st = dmsg_env_load(dmsg_tp_all[i]->settings, scratch);
+    if (st)
+        snprintf(err, errlen, "%s", dmsg_last_error());
+    else
         st = check_ranges(&c, err, errlen);
     if (st)
         return st;

@@ -33,20 +33,15 @@ int dmsg_init(void)
     if (g->initialized)
         return DMSG_FAIL(DMSG_ERR_STATE, "dmsg_init called twice");
     memset(g, 0, sizeof *g);
-    if (dmsg_config_load(&g->cfg, err, sizeof err)) {
-        /* Misconfiguration is reported even without DMSG_DEBUG: nothing runs. */
-        if (dmsg_boot_env_rank() == 0)
-            dmsg_log_line("dmsg: %s", err);
-        return DMSG_ERR_ENV;
-    }
+    /* Misconfiguration is a detail (dmsg_last_error) for the application
+     * to print; dmsgrun refuses bad settings before it starts the job. */
+    if (dmsg_config_load(&g->cfg, err, sizeof err))
+        return DMSG_FAIL(DMSG_ERR_ENV, "%s", err);
     dmsg_debug_level = g->cfg.debug;
     const dmsg_tp_ops *ops = dmsg_tp_find(g->cfg.transport);
-    if (!ops) {
-        if (dmsg_boot_env_rank() == 0)
-            dmsg_log_line("dmsg: DMSG_TRANSPORT=%s is not a transport of this build (%s)",
-                          g->cfg.transport, dmsg_transport_list());
-        return DMSG_ERR_ENV;
-    }
+    if (!ops)
+        return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_TRANSPORT=%s is not a transport of this build (%s)",
+                         g->cfg.transport, dmsg_transport_list());
     /* About 10 KB, and dmsg_init runs once per process at a time. */
     static dmsg_sigkeep sigs;
     dmsg_sigkeep_save(&sigs);
@@ -85,10 +80,10 @@ int dmsg_init(void)
          * the others' logs through the transport. */
         chk_bytes = dmsg_chk_bytes(g->tp.seg_size, g->cfg.check_log);
         if (chk_bytes == 0) {
-            if (g->tp.rank == 0)
-                dmsg_log_line("dmsg: DMSG_CHECK=1 needs a segment of at least 8K and "
-                              "DMSG_CHECK_LOG at most half of it (DMSG_SEGMENT_SIZE)");
-            st = DMSG_ERR_UNSUPPORTED;
+            /* The detail reaches dmsgrun (err_boot), which prints it once. */
+            st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                           "DMSG_CHECK=1 needs a segment of at least 8K and DMSG_CHECK_LOG at most "
+                           "half of it (DMSG_SEGMENT_SIZE)");
             goto err_tp;
         }
         heap_size -= chk_bytes;
@@ -97,11 +92,10 @@ int dmsg_init(void)
      * past the user's belong to the teams. */
     g->coll_bytes = dmsg_coll_scratch_bytes(&g->cfg);
     if (g->coll_bytes > heap_size / 2 || g->tp.max_counters < DMSG_CTR_TABLE(&g->cfg)) {
-        if (g->tp.rank == 0)
-            dmsg_log_line("dmsg: the segment (DMSG_SEGMENT_SIZE) is too small for the "
-                          "collectives' scratch (DMSG_COLL_SCRATCH), or the counter table for "
-                          "DMSG_MAX_COUNTERS and the teams' counters");
-        st = DMSG_ERR_UNSUPPORTED;
+        st = DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                       "the segment (DMSG_SEGMENT_SIZE) is too small for the collectives' scratch "
+                       "(DMSG_COLL_SCRATCH), or the counter table for DMSG_MAX_COUNTERS and the "
+                       "teams' counters");
         goto err_tp;
     }
     uint64_t chk_off = heap_size; /* the checker's window starts above the scratch */

@@ -33,13 +33,14 @@ static dmsg_status perr(parse_ctx *pc, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (pc->err && pc->len) {
-        if (pc->line > 0)
-            snprintf(pc->err, pc->len, "%s:%d: %s", pc->fname, pc->line, msg);
-        else
-            snprintf(pc->err, pc->len, "%s: %s", pc->fname, msg);
-    }
-    return DMSG_FAIL(DMSG_ERR_ARG, "%s:%d: %s", pc->fname, pc->line, msg);
+    char full[512];
+    if (pc->line > 0)
+        snprintf(full, sizeof full, "%s:%d: %s", pc->fname, pc->line, msg);
+    else
+        snprintf(full, sizeof full, "%s: %s", pc->fname, msg);
+    if (pc->err && pc->len)
+        snprintf(pc->err, pc->len, "%s", full);
+    return DMSG_FAIL(DMSG_ERR_ARG, "%s", full); /* the detail (dmsg_last_error) */
 }
 
 /* ------------------------------------------------------------ values */
@@ -675,8 +676,10 @@ static const dmsg_env_table machine_table = {machine_rows, 1, sizeof(machine_set
 const dmsg_env_owner dmsg_machine_owner = {"model", "wherever a machine is loaded by name",
                                            &machine_table, NULL};
 
-dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m, char *err, size_t len)
+dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m)
 {
+    char *err = NULL; /* the detail is dmsg_last_error's */
+    size_t len = 0;
     parse_ctx pc = {"machine", 0, err, len};
     if (!name_or_path || !*name_or_path || !m)
         return perr(&pc, "no machine name given");
@@ -685,8 +688,7 @@ dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m, char *e
         return load_file(name_or_path, m, err, len);
 
     machine_settings set;
-    char bad[256];
-    const char *dir = dmsg_env_load(&machine_table, &set, bad, sizeof bad) ? "" : set.dir;
+    const char *dir = dmsg_env_load(&machine_table, &set) ? "" : set.dir;
     if (*dir) {
         char path[4096];
         int n = snprintf(path, sizeof path, "%s/%s.machine", dir, name_or_path);

@@ -109,9 +109,9 @@ typedef struct dmsg_machine {
 /* Loads a machine. name_or_path is an existing file, or a name looked up as
  * $DMSG_MACHINE_DIR/NAME.machine and then among the built-ins (iwarp, t3d,
  * t3e-scap, t3e-vscap, paragon). On error returns DMSG_ERR_ARG (parse error,
- * a value outside the model's bounds, unknown name), writes a message naming
- * file, line and key into err (if err) and leaves *m unchanged. */
-dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m, char *err, size_t len);
+ * a value outside the model's bounds, unknown name) with a detail naming
+ * file, line and key (dmsg_last_error), and leaves *m unchanged. */
+dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m);
 
 /* DMSG_MACHINE_DIR, the directory dmsg_machine_load searches first, as an
  * owner of the settings registry (dmsg/base/env.h). */

@@ -28,10 +28,9 @@ dmsg_status dmsg_plan_model_open(const char *machine, plan_model **out)
 {
     plan_model *pm = calloc(1, sizeof *pm);
     if (pm == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
-    char err[256];
-    if (dmsg_machine_load(machine, &pm->m, err, sizeof err) != DMSG_OK) {
+    if (dmsg_machine_load(machine, &pm->m) != DMSG_OK) {
         free(pm);
-        return DMSG_FAIL(DMSG_ERR_ENV, "plan: machine %s: %s", machine, err);
+        return DMSG_FAIL(DMSG_ERR_ENV, "plan: machine %s: %s", machine, dmsg_last_error());
     }
     *out = pm;
     return DMSG_OK;

@@ -2,6 +2,8 @@
  * (plan_impl.h says why). */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include "dmsg/core/at_fini.h"
 #include "dmsg/plan/plan_impl.h"
 
 /* Cells come in chunks that stay reachable from `chunks` until the process
@@ -51,11 +53,22 @@ static struct {
     uint64_t landed;  /* every ticket <= landed has landed */
 } shared;
 
+/* The counter is the job's: plans a program did not destroy do not carry it
+ * into a later job (their handles stay readable, the counter goes). */
+static void ctr_forget(void)
+{
+    uint64_t begun = shared.begun;
+    memset(&shared, 0, sizeof shared);
+    shared.begun = begun; /* tickets never repeat, as plans' handles outlive jobs */
+}
+
 dmsg_status dmsg_plan_ctr_get(dmsg_ctr *ctr)
 {
     if (shared.users == 0) {
+        dmsg_status st = dmsg_at_finalize(ctr_forget);
+        if (st != DMSG_OK) return st;
         dmsg_ctr c;
-        int st = dmsg_ctr_create(&c);
+        st = dmsg_ctr_create(&c);
         if (st != DMSG_OK) return st;
         shared.ctr = c;
         shared.pending = 0;

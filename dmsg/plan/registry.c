@@ -108,7 +108,8 @@ dmsg_status dmsg_settings_check(char *err, size_t errlen)
         if (o.check)
             st = o.check(err, errlen);
         else if (o.table)
-            st = dmsg_env_load(o.table, scratch, err, errlen);
+            if ((st = dmsg_env_load(o.table, scratch)))
+                snprintf(err, errlen, "%s", dmsg_last_error());
         if (st) return st;
     }
     return DMSG_OK;

@@ -51,7 +51,8 @@ dmsg_status dmsg_plan_settings_load(plan_settings *s, char *err, size_t errlen)
     dmsg_plan_config c;
     plan_settings n;
     memset(&n, 0, sizeof n);
-    dmsg_status st = dmsg_env_load(&table, &c, err, errlen);
+    dmsg_status st = dmsg_env_load(&table, &c);
+    if (st != DMSG_OK) snprintf(err, errlen, "%s", dmsg_last_error());
     if (st == DMSG_OK)
         st = choose("DMSG_PLAN_MECH", c.mech, mechs, sizeof mechs / sizeof mechs[0], &n.mech, err,
                     errlen);
@@ -61,9 +62,8 @@ dmsg_status dmsg_plan_settings_load(plan_settings *s, char *err, size_t errlen)
     if (st != DMSG_OK) return st;
     if (strcmp(c.machine, "auto") != 0) {
         dmsg_machine m;
-        char why[256];
-        if (dmsg_machine_load(c.machine, &m, why, sizeof why) != DMSG_OK) {
-            snprintf(err, errlen, "DMSG_PLAN_MACHINE=%s: %s", c.machine, why);
+        if (dmsg_machine_load(c.machine, &m) != DMSG_OK) {
+            snprintf(err, errlen, "DMSG_PLAN_MACHINE=%s: %s", c.machine, dmsg_last_error());
             return DMSG_ERR_ENV;
         }
         memcpy(n.machine, c.machine, sizeof c.machine);

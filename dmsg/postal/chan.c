@@ -703,17 +703,25 @@ dmsg_status dmsg_chan_drain(chan *c, int drop)
     }
 }
 
-dmsg_status dmsg_chan_close(chan *c)
+void dmsg_chan_forget(chan *c)
 {
-    dmsg_status st = dmsg_chan_drain(c, 1);
     while (c->head)
         dmsg_chan_consume(c, c->head);
-    for (int p = 0; p < c->npes; p++)
+    for (int p = 0; c->tx && p < c->npes; p++)
         while (c->tx[p].qhead) {
             chan_qmsg *q = c->tx[p].qhead;
             c->tx[p].qhead = q->next;
             free(q);
         }
+    free_arrays(c);
+    c->open = 0;
+}
+
+dmsg_status dmsg_chan_close(chan *c)
+{
+    dmsg_status st = dmsg_chan_drain(c, 1);
+    while (c->head)
+        dmsg_chan_consume(c, c->head);
     /* The collectives run even after a failed drain, so the PEs stay in step
      * as far as they can; the first error is the one returned. */
     for (int p = 0; p < c->npes; p++) {
@@ -728,7 +736,6 @@ dmsg_status dmsg_chan_close(chan *c)
     st = st ? st : s2;
     s2 = dmsg_free(c->rings);
     st = st ? st : s2;
-    free_arrays(c);
-    c->open = 0;
+    dmsg_chan_forget(c);
     return st;
 }

@@ -140,6 +140,9 @@ dmsg_status dmsg_chan_open(chan *c, size_t ring, uint64_t qlimit);
 /* Collective: delivers every queued message of every PE, drops what was never
  * received, frees everything. */
 dmsg_status dmsg_chan_close(chan *c);
+/* Frees this PE's own memory of the channel without a word to the others
+ * (its counters and rings went with the job: dmsg_finalize); c is closed. */
+void dmsg_chan_forget(chan *c);
 
 /* Largest payload a message may carry. */
 size_t dmsg_chan_max_len(const chan *c);

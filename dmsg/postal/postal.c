@@ -3,11 +3,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include "dmsg/core/at_fini.h"
 #include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
 #include "dmsg/postal/settings.h"
 
 postal_state dmsg_postal_g;
+
+/* The layer is the job's: a program that ends the job without
+ * dmsg_postal_finalize can start the layer again in its next job. */
+static void postal_forget(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    if (!g->started)
+        return;
+    if (g->active) {
+        dmsg_chan_release(&g->ch, g->active);
+        g->ch.held = NULL;
+    }
+    dmsg_chan_forget(&g->ch);
+    free(g->sbuf.p);
+    free(g->pbuf.p);
+    memset(g, 0, sizeof *g);
+}
 
 int dmsg_postal_init(void)
 {
@@ -25,6 +43,8 @@ int dmsg_postal_init(void)
             fprintf(stderr, "dmsg: %s\n", err);
         return DMSG_FAIL(st, "%s", err);
     }
+    if ((st = dmsg_at_finalize(postal_forget)))
+        return st;
     postal_state n;
     memset(&n, 0, sizeof n);
     st = dmsg_chan_open(&n.ch, cfg.mailbox, cfg.queue);

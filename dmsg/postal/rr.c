@@ -7,6 +7,7 @@
  * names exactly which of its accepted responses have their data in place. */
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/core/at_fini.h"
 #include "dmsg/core/order.h"
 #include "dmsg/core/work.h"
 #include "dmsg/postal/rr.h"
@@ -40,6 +41,20 @@ int dmsg_rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r)
     return 0;
 }
 
+/* The layer is the job's (as postal's): requests a program left behind
+ * are its own memory; their counters and channel went with the job. */
+static void rr_forget(void)
+{
+    rr_state *g = &dmsg_rr_g;
+    if (!g->started)
+        return;
+    dmsg_chan_forget(&g->ch);
+    free(g->data);
+    free(g->expect);
+    dmsg_rr_live_free(&g->live);
+    memset(g, 0, sizeof *g);
+}
+
 int dmsg_rr_init(void)
 {
     rr_state *g = &dmsg_rr_g;
@@ -47,6 +62,9 @@ int dmsg_rr_init(void)
         return DMSG_FAIL(DMSG_ERR_NOT_INIT, "dmsg_rr_init before dmsg_init");
     if (g->started)
         return DMSG_FAIL(DMSG_ERR_STATE, "dmsg_rr_init twice");
+    dmsg_status st = dmsg_at_finalize(rr_forget);
+    if (st)
+        return st;
     rr_state n;
     memset(&n, 0, sizeof n);
     int np = dmsg_npes(), made = 0;
@@ -54,7 +72,7 @@ int dmsg_rr_init(void)
     n.expect = calloc((size_t)np, sizeof *n.expect);
     /* A local failure must not leave the collectives out of step: the
      * channel's first collective carries the verdict (a zero-size mismatch). */
-    dmsg_status st = dmsg_chan_open(&n.ch, (n.data && n.expect) ? RR_RING : 0, UINT64_MAX);
+    st = dmsg_chan_open(&n.ch, (n.data && n.expect) ? RR_RING : 0, UINT64_MAX);
     if (st)
         goto err_mem;
     for (; made < np; made++)

@@ -29,9 +29,11 @@ static const dmsg_env_table table = {rows, sizeof rows / sizeof rows[0],
 dmsg_status dmsg_postal_config_load(dmsg_postal_config *c, char *err, size_t errlen)
 {
     dmsg_postal_config n;
-    dmsg_status st = dmsg_env_load(&table, &n, err, errlen);
-    if (st)
+    dmsg_status st = dmsg_env_load(&table, &n);
+    if (st) {
+        snprintf(err, errlen, "%s", dmsg_last_error());
         return st;
+    }
     if (n.mailbox < 1024 || n.mailbox > ((uint64_t)1 << 32)) {
         snprintf(err, errlen, "DMSG_POSTAL_MAILBOX must be between 1K and 4G");
         return DMSG_ERR_ENV;

@@ -230,6 +230,12 @@ Test(singleton, env_bad_settings, .timeout = 2 * JOB_WATCHDOG)
 {
     expect_direct_ok("env_bad_settings", direct_env);
 }
+/* Two jobs in one process: the first one's plan, postal and RRMSG state,
+ * never ended by the program, ends with its dmsg_finalize. */
+Test(singleton, job_state_ends_at_finalize, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_direct_ok("job_state_ends_at_finalize", direct_env);
+}
 Test(singleton, crash_is_plain_failure, .timeout = 2 * JOB_WATCHDOG)
 {
     require_built();

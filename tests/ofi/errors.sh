@@ -89,10 +89,21 @@ check "counting by counters without them names the capability" nonzero \
 once
 check "bad DMSG_OFI_COUNT" nonzero 'DMSG_OFI_COUNT=sideways is not one of' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_COUNT=sideways "$RUN" -n 2 "$BUILD/examples/hello"
+# said once, by dmsgrun (before, rank 0 printed its own "dmsg: ..." line too)
+if [ "$(grep -c 'could not start: DMSG_OFI_COUNT=sideways is not one of' "$out")" -eq 1 ] &&
+    ! grep -q '^dmsg: DMSG_OFI_COUNT' "$out"; then
+    echo "PASS a bad choice is said once, by dmsgrun"
+    passed=$((passed + 1))
+else
+    echo "FAIL a bad choice is not said once by dmsgrun"
+    sed 's/^/    | /' "$out" | tail -n 10
+    failed=$((failed + 1))
+fi
 check "sockets counts by remote counters" zero 'hello: OK' \
     env DMSG_TRANSPORT=ofi DMSG_OFI_PROVIDER=sockets "$RUN" -n 2 "$BUILD/examples/hello"
 # PEs that end up on different providers (here forced per rank; with "auto"
-# a PE whose first choice failed would fall back alone) are named, not hung.
+# a PE whose first choice failed would fall back alone) are named, not hung,
+# once for the job (by dmsgrun: before, every PE printed its own line).
 mix=$(mktemp) || exit 1
 trap 'rm -f "$out" "$mix"; rm -rf "$slow"' EXIT
 cat >"$mix" <<'EOS'
@@ -104,6 +115,7 @@ EOS
 chmod +x "$mix"
 check "PEs on different providers are named" nonzero 'PE 0 uses provider "shm", PE 1 "tcp;ofi_rxm"' \
     env DMSG_TRANSPORT=ofi "$RUN" -n 2 "$mix" "$BUILD/examples/hello"
+once
 check "libfabric that cannot be loaded is named" nonzero \
     'cannot load libfabric (DMSG_OFI_LIBRARY=/nonexistent/libfabric.so.1)' \
     env DMSG_OFI_LIBRARY=/nonexistent/libfabric.so.1 "$RUN" -n 2 -t ofi "$BUILD/examples/hello"

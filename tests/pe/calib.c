@@ -10,6 +10,8 @@
 #include <string.h>
 #include "dmsg/plan/calibrate.h" /* dmsg_plan_cal_forget: the next plan is a new job's first */
 #include "dmsg_plan.h"
+#include "dmsg_postal.h"
+#include "dmsg_rr.h"
 #include "pe.h"
 
 /* Creates the plan with opts, checks the result of one execution, returns
@@ -222,8 +224,44 @@ static int plan_model_ends_at_finalize(void)
     return 0;
 }
 
+/* One job's plans, postal and RRMSG state that the program did not end
+ * (a plan not destroyed, dmsg_postal_finalize and dmsg_rr_finalize not
+ * called, a message never received) ends with dmsg_finalize: a later job in
+ * the same process (started without a launcher) starts from nothing. Before,
+ * the second job's plans used the first job's shared counter and its
+ * dmsg_postal_init and dmsg_rr_init failed with "twice". */
+static int job_state_ends_at_finalize(void)
+{
+    for (int job = 0; job < 2; job++) {
+        PE_OK(dmsg_init());
+        dmsg_darray A, B;
+        dmsg_assign as;
+        dmsg_plan *plan;
+        PE_TRY(pe_plan_transpose(&A, &B, &as, 8 * (size_t)pe_n(), 8));
+        PE_OK(dmsg_plan_create(&as, NULL, &plan));
+        PE_TRY(pe_plan_verify(plan, &as));
+        PE_OK(dmsg_postal_init());
+        PE_OK(dmsg_rr_init());
+        int32_t v = 17 + job, got = 0;
+        PE_OK(dmsg_postal_send_bytes(pe_me(), 5, &v, sizeof v));
+        if (job == 1) {
+            /* The second job ends everything itself. */
+            PE_OK(dmsg_postal_recv_bytes(pe_me(), 5, &got, sizeof got, NULL));
+            PE_CHECK(got == v, "second job: received %d, sent %d", (int)got, (int)v);
+            PE_OK(dmsg_rr_finalize());
+            PE_OK(dmsg_postal_finalize());
+            PE_OK(dmsg_plan_destroy(plan));
+            PE_OK(dmsg_darray_free(&B));
+            PE_OK(dmsg_darray_free(&A));
+        }
+        PE_OK(dmsg_finalize());
+    }
+    return 0;
+}
+
 const pe_case pe_calib_cases[] = {
     {"plan_calibrate", plan_calibrate, 0},
     {"plan_model_ends_at_finalize", plan_model_ends_at_finalize, PE_MANUAL_INIT},
+    {"job_state_ends_at_finalize", job_state_ends_at_finalize, PE_MANUAL_INIT},
     {NULL, NULL, 0},
 };

@@ -483,7 +483,9 @@ static int err_timeout(void)
 }
 
 /* Started without dmsgrun (a 1-PE job): bad settings make dmsg_init fail
- * with DMSG_ERR_ENV and no effect, so a corrected retry succeeds. */
+ * with DMSG_ERR_ENV and no effect, so a corrected retry succeeds; the
+ * detail (dmsg_last_error) names the setting and its value, for the
+ * application to print (dmsg prints nothing itself). */
 static int env_bad_settings(void)
 {
     static const char *const bad[][2] = {
@@ -501,6 +503,11 @@ static int env_bad_settings(void)
         PE_CHECK(st == DMSG_ERR_ENV, "dmsg_init with %s=%s: expected DMSG_ERR_ENV got %s",
                  bad[i][0], bad[i][1], pe_status_name(st));
         PE_CHECK(dmsg_pe() == -1, "failed dmsg_init left dmsg_pe() = %d", dmsg_pe());
+        char want[64];
+        snprintf(want, sizeof want, "%s=%s", bad[i][0], bad[i][1]);
+        const char *why = dmsg_last_error();
+        PE_CHECK(strstr(why, bad[i][0]) != NULL && strstr(why, bad[i][1]) != NULL,
+                 "dmsg_init with %s: the detail \"%s\" does not name it", want, why);
         if (saved) {
             setenv(bad[i][0], saved, 1);
             free(saved);

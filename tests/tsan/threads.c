@@ -13,6 +13,14 @@
 #include "dmsg/model/machine.h"
 #include "dmsg/xfer/xfer.h"
 
+/* dmsg_machine_load with its detail (dmsg_last_error) copied into err. */
+static dmsg_status load_machine(const char *name, dmsg_machine *m, char *err, size_t len)
+{
+    dmsg_status st = dmsg_machine_load(name, m);
+    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
+    return st;
+}
+
 #define THREADS 4
 #define N 64
 
@@ -51,7 +59,7 @@ static void *work(void *arg)
         dmsg_machine m;
         char err[256];
         int k = (int)((id + round) % 4);
-        if (dmsg_machine_load(machines[k], &m, err, sizeof err) != DMSG_OK || !same_machine(&m, &ref[k]))
+        if (load_machine(machines[k], &m, err, sizeof err) != DMSG_OK || !same_machine(&m, &ref[k]))
             return (void *)1;
     }
     return NULL;
@@ -62,7 +70,7 @@ int main(void)
     pthread_t t[THREADS];
     for (int k = 0; k < 4; k++) {
         char err[256];
-        if (dmsg_machine_load(machines[k], &ref[k], err, sizeof err) != DMSG_OK) {
+        if (load_machine(machines[k], &ref[k], err, sizeof err) != DMSG_OK) {
             fprintf(stderr, "tsan threads: machine %s: %s\n", machines[k], err);
             return 1;
         }

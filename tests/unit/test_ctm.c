@@ -15,11 +15,19 @@
 #include "dmsg/model/machine.h"
 #include "tests/figures.h"
 
+/* dmsg_machine_load with its detail (dmsg_last_error) copied into err. */
+static dmsg_status load_machine(const char *name, dmsg_machine *m, char *err, size_t len)
+{
+    dmsg_status st = dmsg_machine_load(name, m);
+    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
+    return st;
+}
+
 static dmsg_machine load(const char *name)
 {
     dmsg_machine m;
     char err[512] = "";
-    cr_assert_eq(dmsg_machine_load(name, &m, err, sizeof err), DMSG_OK, "%s: %s", name, err);
+    cr_assert_eq(load_machine(name, &m, err, sizeof err), DMSG_OK, "%s: %s", name, err);
     return m;
 }
 
@@ -461,12 +469,12 @@ Test(machine, load_from_dir_names_the_file)
     setenv("DMSG_MACHINE_DIR", dir, 1);
     dmsg_machine m;
     char err[512] = "", want[300];
-    cr_assert_eq(dmsg_machine_load("t3d", &m, err, sizeof err), DMSG_ERR_ARG);
+    cr_assert_eq(load_machine("t3d", &m, err, sizeof err), DMSG_ERR_ARG);
     snprintf(want, sizeof want, "%s:12: unknown key 'copy.1X1'", path);
     cr_assert(strstr(err, want), "%s", err);
     /* A file path works too, and an unknown name is an error. */
-    cr_assert_eq(dmsg_machine_load(path, &m, err, sizeof err), DMSG_ERR_ARG);
-    cr_assert_eq(dmsg_machine_load("no-such-machine", &m, err, sizeof err), DMSG_ERR_ARG);
+    cr_assert_eq(load_machine(path, &m, err, sizeof err), DMSG_ERR_ARG);
+    cr_assert_eq(load_machine("no-such-machine", &m, err, sizeof err), DMSG_ERR_ARG);
     cr_assert(strstr(err, "unknown machine 'no-such-machine'"), "%s", err);
     unsetenv("DMSG_MACHINE_DIR");
     remove(path);
@@ -526,11 +534,11 @@ Test(machine, fifo_is_rejected_without_waiting, .timeout = 10)
     dmsg_machine m;
     memset(&m, 0x5a, sizeof m);
     char err[512] = "";
-    cr_expect_eq(dmsg_machine_load(path, &m, err, sizeof err), DMSG_ERR_ARG);
+    cr_expect_eq(load_machine(path, &m, err, sizeof err), DMSG_ERR_ARG);
     cr_expect(strstr(err, "not a regular file"), "%s", err);
     /* By name through DMSG_MACHINE_DIR: the FIFO is skipped, the built-in wins. */
     setenv("DMSG_MACHINE_DIR", dir, 1);
-    cr_expect_eq(dmsg_machine_load("t3d", &m, err, sizeof err), DMSG_OK, "%s", err);
+    cr_expect_eq(load_machine("t3d", &m, err, sizeof err), DMSG_OK, "%s", err);
     unsetenv("DMSG_MACHINE_DIR");
     remove(path);
     rmdir(dir);

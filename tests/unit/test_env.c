@@ -47,7 +47,7 @@ Test(env, defaults)
     cr_assert_eq(c.tile_bytes, 0, "0: the copy engine picks the tile by element size");
     cr_assert_eq(c.debug, 0);
     sim_settings s;
-    cr_assert_eq(dmsg_env_load(&dmsg_sim_env_table, &s, err, sizeof err), DMSG_OK);
+    cr_assert_eq(dmsg_env_load(&dmsg_sim_env_table, &s), DMSG_OK);
     cr_assert_str_eq(s.machine, "t3d");
     cr_assert_str_eq(s.mech, "auto");
     cr_assert_str_eq(s.fetch, "auto");
@@ -87,6 +87,8 @@ Test(env, choices)
     cr_assert_eq(v, 2);
     cr_assert_eq(dmsg_env_choose("DMSG_X", "fast", c, 3, 0, &v), DMSG_ERR_ENV);
     cr_assert_eq(v, 2, "output untouched on error");
+    /* The detail names the setting and the choices, for whoever prints it. */
+    cr_assert_str_eq(dmsg_last_error(), "DMSG_X=fast is not one of: auto packed chained");
 }
 
 /* A "not one of" error is one line written by one write(2): through a

@@ -4,6 +4,7 @@
  * filled are refused, each with a reason that names what is missing. */
 #include <criterion/criterion.h>
 #include <string.h>
+#include "dmsg/core/amo.h" /* dmsg_amo_supported */
 #include "dmsg/transport/transport.h"
 
 /* Stubs: the check only looks at which slots are set. */
@@ -265,4 +266,26 @@ Test(tp_check, vtime_extension_whole_or_absent)
         memcpy((char *)&vt + slots[i], &none, sizeof none);
         refused(names[i]);
     }
+}
+
+/* The core asks the word size's capability before an atomic reaches the
+ * transport (dmsg/core/amo.c): a transport that claims only one size is
+ * refused the other, with a detail naming the size and the transport.
+ * Every transport of this build claims both, so the check is tested here. */
+Test(tp_check, atomics_by_word_size)
+{
+    cr_assert_eq(dmsg_amo_supported(&ops, 4), DMSG_OK);
+    cr_assert_eq(dmsg_amo_supported(&ops, 8), DMSG_OK);
+    ops.caps &= ~(unsigned)DMSG_TP_CAP_AMO8;
+    cr_assert_null(dmsg_tp_incomplete(&ops), "4-byte atomics alone make a complete record");
+    cr_assert_eq(dmsg_amo_supported(&ops, 4), DMSG_OK);
+    cr_assert_eq(dmsg_amo_supported(&ops, 8), DMSG_ERR_UNSUPPORTED);
+    const char *why = dmsg_last_error();
+    cr_assert(strstr(why, "8-byte") != NULL && strstr(why, "test") != NULL,
+              "detail \"%s\" names neither the size nor the transport", why);
+    full();
+    ops.caps &= ~(unsigned)(DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8);
+    ops.amo = NULL;
+    cr_assert_eq(dmsg_amo_supported(&ops, 4), DMSG_ERR_UNSUPPORTED);
+    cr_assert_eq(dmsg_amo_supported(&ops, 8), DMSG_ERR_UNSUPPORTED);
 }

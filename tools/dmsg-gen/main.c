@@ -146,12 +146,11 @@ int main(int argc, char **argv)
     plan_model *model = NULL;
     if (machine != NULL) {
         dmsg_machine m;
-        char err[256] = "";
-        if (dmsg_machine_load(machine, &m, err, sizeof err) != DMSG_OK ||
-            dmsg_plan_model_open(machine, &model) != DMSG_OK) {
+        int bad_machine = dmsg_machine_load(machine, &m) != DMSG_OK;
+        if (bad_machine || dmsg_plan_model_open(machine, &model) != DMSG_OK) {
             /* The model's message names the built-ins where the name is unknown. */
-            if (err[0] != '\0') {
-                fprintf(stderr, "dmsg-gen: -m %s: %s\n", machine, err);
+            if (bad_machine) {
+                fprintf(stderr, "dmsg-gen: -m %s: %s\n", machine, dmsg_last_error());
             } else {
                 fprintf(stderr, "dmsg-gen: -m %s: cannot be loaded (built-in: ", machine);
                 machine_names(stderr);

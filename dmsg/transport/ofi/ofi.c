@@ -21,20 +21,29 @@ static const dmsg_env_choice amos[] = {{"auto", OFI_AMO_AUTO},
                                        {"emulated", OFI_AMO_EMULATED},
                                        {"software", OFI_AMO_SOFTWARE}};
 
-/* The settings, and the choices checked all, so that one run names
- * every bad one (rank 0 says which). */
-static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, int loud, ofi_count *count)
+/* Appends the detail of a choice that failed to why ("; " between). */
+static void add_why(char *why, size_t len, dmsg_status st)
 {
-    char err[256];
+    size_t used = strlen(why);
+    if (st && used < len)
+        snprintf(why + used, len - used, "%s%s", used ? "; " : "", dmsg_last_error());
+}
+
+/* The settings, and the choices checked all, so that one detail names
+ * every bad one (dmsgrun prints it). */
+static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, ofi_count *count)
+{
     int mech, cnt, amo;
-    dmsg_status st = dmsg_env_load(&dmsg_ofi_env_table, &s->set, err, sizeof err);
+    dmsg_status st = dmsg_env_load(&dmsg_ofi_env_table, &s->set);
     if (st)
         return st;
-    dmsg_status bad_mech = dmsg_env_choose("DMSG_OFI_MECH", s->set.mech, mechs, 3, loud, &mech);
-    dmsg_status bad_count = dmsg_env_choose("DMSG_OFI_COUNT", s->set.count, counts, 3, loud, &cnt);
-    dmsg_status bad_amo = dmsg_env_choose("DMSG_OFI_ATOMICS", s->set.atomics, amos, 4, loud, &amo);
-    if (bad_mech || bad_count || bad_amo)
-        return DMSG_ERR_ENV;
+    char why[768] = "";
+    add_why(why, sizeof why, dmsg_env_choose("DMSG_OFI_MECH", s->set.mech, mechs, 3, 0, &mech));
+    add_why(why, sizeof why, dmsg_env_choose("DMSG_OFI_COUNT", s->set.count, counts, 3, 0, &cnt));
+    add_why(why, sizeof why,
+            dmsg_env_choose("DMSG_OFI_ATOMICS", s->set.atomics, amos, 4, 0, &amo));
+    if (why[0])
+        return DMSG_FAIL(DMSG_ERR_ENV, "%s", why);
     s->amo.path = (ofi_amo_path)amo; /* what is wanted, until the plan decides */
     s->mech = (dmsg_mech)mech;
     *count = (ofi_count)cnt;
@@ -207,7 +216,7 @@ static dmsg_status ofi_init(dmsg_tp *tp, dmsg_boot *boot)
     s->boot = boot;
     s->seg_fd = -1;
     tp->priv = s;
-    if ((st = read_settings(tp, s, boot->rank == 0, &count)) || (st = dmsg_ofi_join_job(tp, boot)))
+    if ((st = read_settings(tp, s, &count)) || (st = dmsg_ofi_join_job(tp, boot)))
         goto out_free;
     /* Counted against this host's cores even when PEs are spread over
      * hosts: sleeping early costs a wake-up, spinning on a shared core

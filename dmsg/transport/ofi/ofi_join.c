@@ -58,15 +58,17 @@ dmsg_status dmsg_ofi_connect_peers(dmsg_tp *tp, ofi_state *s, dmsg_boot *boot)
     }
     if ((st = dmsg_boot_allgather(boot, &me, sizeof me, all)))
         goto out;
-    for (int p = 0; p < tp->npes; p++) {
+    for (int p = 0; p < tp->npes; p++)
         all[p].prov[sizeof all[p].prov - 1] = '\0';
-        if (strcmp(all[p].prov, me.prov) != 0) {
-            /* Every PE reports it: each names the first PE that differs. */
-            fprintf(stderr,
-                    "dmsg: ofi: PE %d uses provider \"%s\", PE %d \"%s\": every PE must use the "
-                    "same one (set DMSG_OFI_PROVIDER; DMSG_DEBUG=1 shows why a provider failed)\n",
-                    tp->rank, me.prov, p, all[p].prov);
-            st = DMSG_FAIL(DMSG_ERR_TRANSPORT, "PE %d chose another provider", p);
+    for (int p = 0; p < tp->npes; p++) {
+        if (strcmp(all[p].prov, all[0].prov) != 0) {
+            /* Every PE fails with the same detail (the first PE that differs
+             * from PE 0), which dmsgrun prints once for the job. */
+            st = DMSG_FAIL(DMSG_ERR_TRANSPORT,
+                           "ofi: PE 0 uses provider \"%s\", PE %d \"%s\": every PE must use the "
+                           "same one (set DMSG_OFI_PROVIDER; DMSG_DEBUG=1 shows why a provider "
+                           "failed)",
+                           all[0].prov, p, all[p].prov);
             goto out;
         }
         if (all[p].namelen == 0 || all[p].namelen > OFI_ADDR_MAX) {

@@ -31,7 +31,7 @@ static const dmsg_env_choice fetches[] = {{"auto", SIM_FETCH_AUTO},
  * setting: a forced mechanism or fetch strategy the hardware lacks, or a
  * congestion factor outside the model (below 1 a network would move more
  * than its links carry; 0.5 used to make transfers free). */
-static dmsg_status sim_check_settings(const sim_settings *cfg, const dmsg_machine *m, int rank)
+static dmsg_status sim_check_settings(const sim_settings *cfg, const dmsg_machine *m)
 {
     const char *why = NULL, *var = NULL, *val = NULL;
     char num[32];
@@ -52,42 +52,36 @@ static dmsg_status sim_check_settings(const sim_settings *cfg, const dmsg_machin
     }
     if (!why)
         return DMSG_OK;
-    /* A setting that stops the job is reported even without DMSG_DEBUG. */
-    if (rank == 0)
-        fprintf(stderr, "dmsg: %s=%s: machine %s %s\n", var, val, m->name, why);
-    return DMSG_ERR_ENV;
+    /* The detail says it (dmsgrun prints it once for the job). */
+    return DMSG_FAIL(DMSG_ERR_ENV, "%s=%s: machine %s %s", var, val, m->name, why);
 }
 
 static dmsg_status sim_init(dmsg_tp *tp, dmsg_boot *boot)
 {
-    char err[256];
-    int mech, fetch, loud = boot->rank == 0;
+    int mech, fetch;
     dmsg_status st;
     sim_state *s = calloc(1, sizeof *s);
     if (!s)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "sim state");
-    if ((st = dmsg_env_load(&dmsg_sim_env_table, &s->set, err, sizeof err)) ||
-        (st = dmsg_env_choose("DMSG_SIM_MECH", s->set.mech, mechs, 3, loud, &mech)) ||
-        (st = dmsg_env_choose("DMSG_SIM_FETCH", s->set.fetch, fetches, 4, loud, &fetch)))
+    if ((st = dmsg_env_load(&dmsg_sim_env_table, &s->set)) ||
+        (st = dmsg_env_choose("DMSG_SIM_MECH", s->set.mech, mechs, 3, 0, &mech)) ||
+        (st = dmsg_env_choose("DMSG_SIM_FETCH", s->set.fetch, fetches, 4, 0, &fetch)))
         goto err_free;
-    if (dmsg_machine_load(s->set.machine, &s->m, err, sizeof err)) {
-        /* A bad machine file stops the job: report it even without DMSG_DEBUG. */
-        if (boot->rank == 0)
-            fprintf(stderr, "dmsg: DMSG_MACHINE=%s: %s\n", s->set.machine, err);
-        st = DMSG_ERR_ENV;
+    if (dmsg_machine_load(s->set.machine, &s->m)) {
+        /* A bad machine file stops the job: the detail names it. */
+        st = DMSG_FAIL(DMSG_ERR_ENV, "DMSG_MACHINE=%s: %s", s->set.machine, dmsg_last_error());
         goto err_free;
     }
     s->mech = (dmsg_mech)mech;
     s->fetch = (sim_fetch)fetch;
-    if ((st = sim_check_settings(&s->set, &s->m, boot->rank)))
+    if ((st = sim_check_settings(&s->set, &s->m)))
         goto err_free;
     s->congestion = s->set.congestion > 0 ? s->set.congestion : s->m.congestion;
     s->partner = -1;
-    s->self = boot->rank;
+    s->tp = tp;
     st = dmsg_shm_join(tp, &s->shm, boot);
     if (st)
         goto err_free;
-    s->npes = tp->npes;
     s->sched = s->set.sched;
     if (s->sched && (st = dmsg_sim_sched_start(tp, s))) {
         dmsg_shm_leave(tp, &s->shm);
@@ -282,7 +276,7 @@ static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint
 static dmsg_status sim_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     sim_state *s = tp->priv;
-    if (s->sched && ++s->polls % (4 * (uint32_t)s->npes + 64) == 0) {
+    if (s->sched && ++s->polls % (4 * (uint32_t)s->tp->npes + 64) == 0) {
         dmsg_status st = dmsg_sim_sched_pause(s, SIM_PARK_POLL);
         if (st)
             return st;
@@ -308,10 +302,10 @@ static dmsg_status sim_ctr_due(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint6
                                double *t)
 {
     sim_state *s = tp->priv;
-    sim_log *l = dmsg_sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     int covered;
     dmsg_sim_log_lock(l);
-    *t = dmsg_sim_log_due(s, s->self, slot, bytes_mode, n, &covered);
+    *t = dmsg_sim_log_due(s, s->tp->rank, slot, bytes_mode, n, &covered);
     dmsg_sim_log_unlock(l);
     return DMSG_OK;
 }

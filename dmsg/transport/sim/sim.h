@@ -60,8 +60,7 @@ typedef struct sim_state {
     double clock;        /* virtual seconds */
     double pending;      /* latest arrival of this PE's deposits so far */
     double last_arrival; /* arrival of the deposit being counted */
-    int self;            /* this PE's rank */
-    int npes;
+    const dmsg_tp *tp;   /* the rank and job size: tp->rank, tp->npes (their one home) */
     int partner;         /* last remote partner, for the switch cost */
     uint64_t barriers;   /* parity of the barrier clock rows */
     uint64_t colls;      /* collectives (barriers, all-gathers) completed */

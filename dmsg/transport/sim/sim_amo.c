@@ -34,7 +34,7 @@ void dmsg_sim_word_stamp(sim_state *s, int pe, double t)
 
 static void switch_partner(sim_state *s, int pe)
 {
-    if (pe != s->partner && pe != s->self) {
+    if (pe != s->partner && pe != s->tp->rank) {
         sim_charge(s, s->m.partner_us * 1e-6, SIM_T_TRANSFER);
         s->partner = pe;
     }
@@ -43,7 +43,7 @@ static void switch_partner(sim_state *s, int pe)
 dmsg_status dmsg_sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result, dmsg_req *req)
 {
     sim_state *s = tp->priv;
-    int remote = a->pe != s->self;
+    int remote = a->pe != s->tp->rank;
     switch_partner(s, a->pe);
     double rt = remote ? dmsg_sim_cost_amo(s) : 0, start = s->clock;
     double landed = start + rt / 2, done = start + rt;
@@ -71,7 +71,7 @@ dmsg_status dmsg_sim_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, in
                       .dst = SIM_PAT_CONTIG};
     double copy, busy = dmsg_sim_cost_deposit(s, &x, &copy);
     sim_charge(s, busy, SIM_T_TRANSFER);
-    double arrival = s->clock + (pe == s->self ? 0 : dmsg_sim_cost_latency(s));
+    double arrival = s->clock + (pe == s->tp->rank ? 0 : dmsg_sim_cost_latency(s));
     if (arrival > s->pending)
         s->pending = arrival;
     dmsg_sim_word_stamp(s, pe, arrival);
@@ -92,7 +92,7 @@ dmsg_status dmsg_sim_word_wait(dmsg_tp *tp, dmsg_tp_ready_fn ready, const void *
         st = ready(arg) ? DMSG_OK : dmsg_sim_sched_pause(s, SIM_PARK_DATA); /* a test that failed */
     /* A test that finds the condition met takes the clock along too. */
     if (!st && (!once || ready(arg)))
-        sim_advance_to(s, bitsd(atomic_load(&dmsg_sim_log_of(s, s->self)->wstamp)), SIM_T_CTRWAIT);
+        sim_advance_to(s, bitsd(atomic_load(&dmsg_sim_log_of(s, s->tp->rank)->wstamp)), SIM_T_CTRWAIT);
     dmsg_sim_order_publish(s);
     return st;
 }

@@ -120,7 +120,7 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
 
 double dmsg_sim_log_next(sim_state *s, double clock, double t, uint32_t mark)
 {
-    sim_log *l = dmsg_sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     uint32_t cap = cap_of(s);
     double b = t > clock ? t : clock;
     for (uint32_t i = 0; i < cap; i++) {
@@ -207,8 +207,8 @@ double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot)
 
 double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
-    sim_log *l = dmsg_sim_log_of(s, s->self);
-    double t = bitsd(atomic_load(&sim_ctr(s, s->self, slot)->floor));
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
+    double t = bitsd(atomic_load(&sim_ctr(s, s->tp->rank, slot)->floor));
     dmsg_sim_log_lock(l);
     while (n > 0) {
         sim_rec *r = earliest(l, cap_of(s), slot, bytes_mode);
@@ -230,8 +230,8 @@ double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n
 
 void dmsg_sim_log_reset(sim_state *s, uint32_t slot)
 {
-    sim_log *l = dmsg_sim_log_of(s, s->self);
-    atomic_store(&sim_ctr(s, s->self, slot)->floor, 0);
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
+    atomic_store(&sim_ctr(s, s->tp->rank, slot)->floor, 0);
     uint32_t cap = cap_of(s);
     dmsg_sim_log_lock(l);
     for (uint32_t i = 0; i < cap; i++)

@@ -29,7 +29,7 @@ double dmsg_sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *
     double bytes = (double)x->bytes;
     *copy_part = 0;
     /* A deposit to oneself is a local copy xCy. */
-    if (x->pe == s->self) {
+    if (x->pe == s->tp->rank) {
         *copy_part = secs(bytes, dmsg_ctm_copy_mbs(m, src, dst, NULL, 0));
         return *copy_part;
     }
@@ -80,7 +80,7 @@ double dmsg_sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *is
     long src = model_pat(x->src, x->src_stride), dst = model_pat(x->dst, x->dst_stride);
     double bytes = (double)x->bytes, k = ceil(bytes / 8), t;
     sim_fetch how = s->fetch;
-    if (x->pe == s->self) {
+    if (x->pe == s->tp->rank) {
         *issue_part = secs(bytes, dmsg_ctm_copy_mbs(m, src, dst, NULL, 0));
         return *issue_part;
     }

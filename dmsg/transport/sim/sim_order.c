@@ -76,9 +76,9 @@ static void raised(sim_state *s, uint64_t ob, uint64_t nb)
     if (!w || !(ob < ~w && nb >= ~w))
         return;
     atomic_store(&l0->want, 0);
-    for (int p = 0; p < s->npes; p++) {
+    for (int p = 0; p < s->tp->npes; p++) {
         sim_log *l = dmsg_sim_log_of(s, p);
-        if (p == s->self || atomic_load(&l->wait) != SIM_WAIT_ANY)
+        if (p == s->tp->rank || atomic_load(&l->wait) != SIM_WAIT_ANY)
             continue;
         uint64_t thr = atomic_load(&l->thr);
         if (thr <= nb) {
@@ -102,18 +102,18 @@ static void set_bound(sim_state *s, sim_log *l, double b)
 void dmsg_sim_order_publish(sim_state *s)
 {
     s->polls = 0;
-    set_bound(s, dmsg_sim_log_of(s, s->self), s->clock);
+    set_bound(s, dmsg_sim_log_of(s, s->tp->rank), s->clock);
 }
 
 void dmsg_sim_order_block(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
-    sim_log *l = dmsg_sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     dmsg_sim_log_lock(l);
     l->blk_bytes = (uint32_t)bytes_mode;
     l->blk_n = n;
     l->blk_clock = s->clock;
     atomic_store(&l->wait, slot + 1);
-    uint64_t nb = dbits(dmsg_sim_log_bound(s, s->self, slot));
+    uint64_t nb = dbits(dmsg_sim_log_bound(s, s->tp->rank, slot));
     uint64_t ob = atomic_exchange(&l->lb, nb);
     dmsg_sim_log_unlock(l);
     if (ob < nb)
@@ -122,7 +122,7 @@ void dmsg_sim_order_block(sim_state *s, uint32_t slot, int bytes_mode, uint64_t 
 
 void dmsg_sim_order_unblock(sim_state *s)
 {
-    sim_log *l = dmsg_sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     dmsg_sim_log_lock(l);
     atomic_store(&l->wait, SIM_WAIT_NONE);
     dmsg_sim_log_unlock(l);
@@ -132,14 +132,14 @@ void dmsg_sim_order_unblock(sim_state *s)
  * one. It changes only around the bound's change to and from infinity. */
 void dmsg_sim_order_coll_enter(sim_state *s)
 {
-    sim_log *l = dmsg_sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     atomic_store(&l->colls, 2 * s->colls + 1);
     set_bound(s, l, INFINITY);
 }
 
 void dmsg_sim_order_coll_leave(sim_state *s)
 {
-    sim_log *l = dmsg_sim_log_of(s, s->self);
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     s->colls++;
     s->coll_time = s->clock;
     atomic_store(&l->lb, dbits(s->clock));
@@ -165,12 +165,12 @@ double dmsg_sim_order_horizon(sim_state *s)
 {
     sim_log *l0 = dmsg_sim_log_of(s, 0);
     /* What the caller looks at after this it has seen (dmsg_sim_log_next). */
-    s->mark = atomic_load(&dmsg_sim_log_of(s, s->self)->adds);
+    s->mark = atomic_load(&dmsg_sim_log_of(s, s->tp->rank)->adds);
     for (;;) {
         uint64_t e = atomic_load(&l0->epoch);
         double m = INFINITY;
-        for (int p = 0; p < s->npes; p++)
-            if (p != s->self) {
+        for (int p = 0; p < s->tp->npes; p++)
+            if (p != s->tp->rank) {
                 double v = bound_of(s, dmsg_sim_log_of(s, p));
                 m = v < m ? v : m;
             }
@@ -182,7 +182,7 @@ double dmsg_sim_order_horizon(sim_state *s)
 dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t)
 {
     sim_state *s = tp->priv;
-    sim_log *l = dmsg_sim_log_of(s, s->self), *l0 = dmsg_sim_log_of(s, 0);
+    sim_log *l = dmsg_sim_log_of(s, s->tp->rank), *l0 = dmsg_sim_log_of(s, 0);
     double lat = dmsg_sim_cost_latency(s);
     dmsg_status st = DMSG_OK;
     dmsg_sim_log_lock(l);

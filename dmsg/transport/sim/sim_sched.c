@@ -69,7 +69,7 @@ static int pick(sim_state *s)
 {
     int best = -1;
     uint64_t bc = UINT64_MAX;
-    for (int p = 0; p < s->npes; p++) {
+    for (int p = 0; p < s->tp->npes; p++) {
         sim_ctr_words *w = pe_words(s, p);
         if (atomic_load_explicit(&w->state, memory_order_relaxed) != SIM_S_READY)
             continue;
@@ -84,7 +84,7 @@ static int pick(sim_state *s)
 static int sweep(sim_state *s)
 {
     int n = 0;
-    for (int p = 0; p < s->npes; p++) {
+    for (int p = 0; p < s->tp->npes; p++) {
         sim_ctr_words *w = pe_words(s, p);
         uint32_t parked = SIM_S_PARKED;
         n += atomic_compare_exchange_strong(&w->state, &parked, SIM_S_READY);
@@ -95,10 +95,10 @@ static int sweep(sim_state *s)
 /* Sleeps until this PE holds the token again. */
 static dmsg_status sleep_for_token(sim_state *s, double deadline)
 {
-    sim_ctr_words *me = pe_words(s, s->self);
+    sim_ctr_words *me = pe_words(s, s->tp->rank);
     for (;;) {
         uint32_t v = atomic_load(&me->go);
-        if (atomic_load(&me->state) == SIM_S_RUN && atomic_load(&sim_job(s)->owner) == s->self)
+        if (atomic_load(&me->state) == SIM_S_RUN && atomic_load(&sim_job(s)->owner) == s->tp->rank)
             return DMSG_OK;
         if (dmsg_boot_aborted(s->shm.boot))
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
@@ -116,14 +116,14 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
 static dmsg_status yield_token(sim_state *s, double deadline)
 {
     sim_job_words *j = sim_job(s);
-    sim_ctr_words *me = pe_words(s, s->self);
+    sim_ctr_words *me = pe_words(s, s->tp->rank);
     atomic_store(&me->sclock, dbits(s->clock));
     int next = pick(s);
     if (next < 0 && sweep(s) > 0) {
         if (atomic_fetch_add(&j->idle, 1) < 2)
             next = pick(s);
     }
-    if (next == s->self) {
+    if (next == s->tp->rank) {
         atomic_store(&me->state, SIM_S_RUN);
         return DMSG_OK;
     }
@@ -152,7 +152,7 @@ dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void 
         }
         if (!deadline)
             deadline = deadline_of(s);
-        sim_ctr_words *me = pe_words(s, s->self);
+        sim_ctr_words *me = pe_words(s, s->tp->rank);
         atomic_store(&me->why, (uint32_t)why);
         atomic_store(&me->state, SIM_S_PARKED);
         dmsg_status st = yield_token(s, deadline);
@@ -163,7 +163,7 @@ dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void 
 
 dmsg_status dmsg_sim_sched_pause(sim_state *s, int why)
 {
-    sim_ctr_words *me = pe_words(s, s->self);
+    sim_ctr_words *me = pe_words(s, s->tp->rank);
     atomic_store(&me->why, (uint32_t)why);
     atomic_store(&me->state, SIM_S_PARKED);
     dmsg_status st = yield_token(s, deadline_of(s));
@@ -185,24 +185,24 @@ static void ready_if_parked(sim_state *s, int pe)
  * cost a hand-off for nothing). */
 void dmsg_sim_sched_poke(sim_state *s, int pe)
 {
-    if (s->sched && pe != s->self && atomic_load(&pe_words(s, pe)->why) != SIM_PARK_COLL)
+    if (s->sched && pe != s->tp->rank && atomic_load(&pe_words(s, pe)->why) != SIM_PARK_COLL)
         ready_if_parked(s, pe);
 }
 
 void dmsg_sim_sched_poke_why(sim_state *s, int pe, int why)
 {
-    if (s->sched && pe != s->self && atomic_load(&pe_words(s, pe)->why) == (uint32_t)why)
+    if (s->sched && pe != s->tp->rank && atomic_load(&pe_words(s, pe)->why) == (uint32_t)why)
         ready_if_parked(s, pe);
 }
 
 dmsg_status dmsg_sim_sched_start(dmsg_tp *tp, sim_state *s)
 {
-    sim_ctr_words *me = pe_words(s, s->self);
+    sim_ctr_words *me = pe_words(s, s->tp->rank);
     atomic_store(&me->sclock, dbits(s->clock));
-    atomic_store(&me->state, s->self == 0 ? SIM_S_RUN : SIM_S_READY);
+    atomic_store(&me->state, s->tp->rank == 0 ? SIM_S_RUN : SIM_S_READY);
     /* Every PE's state is set before PE 0 may pick one. */
     dmsg_status st = dmsg_shm_barrier(tp);
-    if (st || s->self == 0)
+    if (st || s->tp->rank == 0)
         return st;
     return sleep_for_token(s, 0);
 }
@@ -211,7 +211,7 @@ void dmsg_sim_sched_stop(sim_state *s)
 {
     if (!s->sched)
         return;
-    atomic_store(&pe_words(s, s->self)->state, SIM_S_OFF);
+    atomic_store(&pe_words(s, s->tp->rank)->state, SIM_S_OFF);
     yield_token(s, 0);
     s->sched = 0;
 }
