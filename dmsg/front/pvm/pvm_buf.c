@@ -286,22 +286,26 @@ static int pack(const void *p, int n, int stride, size_t size, int in_place_ok)
     return PvmOk;
 }
 
+/* Every type of the pvm_pk and pvm_upk families: name, C type, PVM's code. */
+#define PVM_TYPES(X)                                                                               \
+    X(byte, char, PVM_BYTE)                                                                        \
+    X(short, short, PVM_SHORT)                                                                     \
+    X(int, int, PVM_INT)                                                                           \
+    X(long, long, PVM_LONG)                                                                        \
+    X(float, float, PVM_FLOAT)                                                                     \
+    X(double, double, PVM_DOUBLE)                                                                  \
+    X(cplx, float, PVM_CPLX)                                                                       \
+    X(dcplx, double, PVM_DCPLX)                                                                    \
+    X(ushort, unsigned short, PVM_USHORT)                                                          \
+    X(uint, unsigned int, PVM_UINT)                                                                \
+    X(ulong, unsigned long, PVM_ULONG)
+
 #define PK(name, type, code)                                                                       \
     int pvm_pk##name(type *p, int n, int stride)                                                   \
     {                                                                                              \
         return pack(p, n, stride, dmsg_pvm_type_size(code), 1);                                    \
     }
-PK(byte, char, PVM_BYTE)
-PK(short, short, PVM_SHORT)
-PK(int, int, PVM_INT)
-PK(long, long, PVM_LONG)
-PK(float, float, PVM_FLOAT)
-PK(double, double, PVM_DOUBLE)
-PK(cplx, float, PVM_CPLX)
-PK(dcplx, double, PVM_DCPLX)
-PK(ushort, unsigned short, PVM_USHORT)
-PK(uint, unsigned int, PVM_UINT)
-PK(ulong, unsigned long, PVM_ULONG)
+PVM_TYPES(PK)
 
 int pvm_pkstr(char *s)
 {
@@ -397,17 +401,7 @@ static int unpack(void *p, int n, int stride, size_t size)
     {                                                                                              \
         return unpack(p, n, stride, dmsg_pvm_type_size(code));                                     \
     }
-UPK(byte, char, PVM_BYTE)
-UPK(short, short, PVM_SHORT)
-UPK(int, int, PVM_INT)
-UPK(long, long, PVM_LONG)
-UPK(float, float, PVM_FLOAT)
-UPK(double, double, PVM_DOUBLE)
-UPK(cplx, float, PVM_CPLX)
-UPK(dcplx, double, PVM_DCPLX)
-UPK(ushort, unsigned short, PVM_USHORT)
-UPK(uint, unsigned int, PVM_UINT)
-UPK(ulong, unsigned long, PVM_ULONG)
+PVM_TYPES(UPK)
 
 int pvm_upkstr(char *s)
 {

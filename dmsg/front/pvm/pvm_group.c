@@ -138,20 +138,31 @@ int dmsg_pvm_group_members(const char *name, int64_t *tids, int *gi_out)
     return n;
 }
 
+/* The start of a change to a group's member list: a checked name, a
+ * member buffer for npes tasks (the caller frees it) and the table's lock
+ * taken. 0, or a PVM error code with nothing held. */
+static int begin_change(const char *group, int npes, int64_t **m)
+{
+    int rc = check_name(group);
+    if (rc)
+        return rc;
+    if (!(*m = calloc((size_t)npes, sizeof **m)))
+        return PvmNoMem;
+    if ((rc = lock())) {
+        free(*m);
+        *m = NULL;
+    }
+    return rc;
+}
+
 int pvm_joingroup(char *group)
 {
     pvm_state *g = &dmsg_pvm_g;
     ENROLL();
-    int rc = check_name(group);
+    int64_t *m;
+    int rc = begin_change(group, g->npes, &m);
     if (rc)
         return dmsg_pvm_err(rc);
-    int64_t *m = calloc((size_t)g->npes, sizeof *m);
-    if (!m)
-        return dmsg_pvm_err(PvmNoMem);
-    if ((rc = lock())) {
-        free(m);
-        return dmsg_pvm_err(rc);
-    }
     ghdr h;
     int gi = find(group, 1, &h), inst = -1;
     int64_t me = dmsg_pvm_tid(g->me);
@@ -199,16 +210,10 @@ int pvm_lvgroup(char *group)
 {
     pvm_state *g = &dmsg_pvm_g;
     ENROLL();
-    int rc = check_name(group);
+    int64_t *m;
+    int rc = begin_change(group, g->npes, &m);
     if (rc)
         return dmsg_pvm_err(rc);
-    int64_t *m = calloc((size_t)g->npes, sizeof *m);
-    if (!m)
-        return dmsg_pvm_err(PvmNoMem);
-    if ((rc = lock())) {
-        free(m);
-        return dmsg_pvm_err(rc);
-    }
     ghdr h;
     int gi = find(group, 0, &h);
     rc = gi == -2 ? PvmSysErr : gi < 0 ? PvmNoGroup : leave(gi, &h, m);
