@@ -654,8 +654,8 @@ static void kernel_line(const char *variant, int np, char *line, size_t len)
     static char out[8192], err[4096];
     char env[256], prog[512];
     int base = !strcmp(variant, "postal") || !strcmp(variant, "rr");
-    snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_MACHINE=t3d DMSG_MAX_COUNTERS=%d",
-             2 * np + 256);
+    snprintf(env, sizeof env,
+             "DMSG_TRANSPORT=sim DMSG_SIM_SCHED=1 DMSG_MACHINE=t3d DMSG_MAX_COUNTERS=%d", 2 * np + 256);
     snprintf(prog, sizeof prog, "%s/bin/%s", build(), base ? "postal-kern" : "dmsg-kern");
     char args[128];
     snprintf(args, sizeof args, "fft %s 128 0 1 --nocompute", variant);
