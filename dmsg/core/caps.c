@@ -9,7 +9,7 @@ int dmsg_tp_has(unsigned caps)
 
 const dmsg_tp_vtime_ops *dmsg_vtime(void)
 {
-    return dmsg_g.initialized ? dmsg_tp_vtime(dmsg_g.tp.ops) : NULL;
+    return dmsg_g.initialized ? dmsg_g.vtime : NULL;
 }
 
 const char *dmsg_vtime_machine(void)

@@ -54,6 +54,7 @@ int dmsg_init(void)
     }
     g->boot.timeout = &g->tp.conf.timeout; /* the one home of the wait limit */
     g->tp.ops = ops;
+    g->vtime = dmsg_tp_vtime(ops); /* by name once: dmsg_wtime asks for it on every call */
     g->tp.boot = &g->boot;
     g->tp.conf = (dmsg_tp_conf){.seg_size = g->cfg.seg_size,
                                 .max_counters = DMSG_CTR_TABLE(&g->cfg),

@@ -16,6 +16,7 @@ typedef struct dmsg_state {
     dmsg_config cfg;
     dmsg_boot boot; /* how this PE started; ended after the transport */
     dmsg_tp tp;
+    const dmsg_tp_vtime_ops *vtime; /* tp's virtual-time extension or NULL, looked up once */
     char *seg;               /* this PE's segment (symmetric addresses live here) */
     dmsg_heap heap;
     uint32_t *ctr_gen;       /* per slot: generation; odd = live (identical on all PEs) */
