@@ -7,7 +7,20 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+
+/* malloc that ends the program with a message where memory runs out (a
+ * benchmark has nothing better to do then). */
+static inline void *pb_malloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
 
 /* Ping-pong message sizes: 8 B to 4 MiB, times 8. */
 #define PB_MIN 8

@@ -35,16 +35,6 @@ static int g_me, g_np;
         }                                                                                          \
     } while (0)
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "postal-bench: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 enum { M_PACK, M_BYTES, M_RR, M_DMSG, M_COUNT };
 static const char *lib_name[M_COUNT] = {"postal", "postal", "rrmsg", "dmsg"};
 static const char *mode_name[M_COUNT] = {"pack", "bytes", "send", "deposit"};
@@ -80,7 +70,7 @@ static void pp_recv(int mode, char *buf, size_t bytes, int from, char *sym)
 
 static void pingpong(void)
 {
-    char *sbuf = xmalloc(PB_MAX), *rbuf = xmalloc(PB_MAX), *sym;
+    char *sbuf = pb_malloc(PB_MAX), *rbuf = pb_malloc(PB_MAX), *sym;
     CK(dmsg_alloc(PB_MAX, (void **)&sym));
     memset(sbuf, 7, PB_MAX);
     int peer = 1 - g_me;
@@ -163,8 +153,8 @@ static void exchange(int mode, const double *src, double *res, size_t b, dmsg_rr
 static void strided(void)
 {
     size_t n = SX_N, b = n / (size_t)g_np;
-    double *src = xmalloc(b * n * sizeof(double)), *res;
-    dmsg_rr_req *req = xmalloc(2 * (size_t)g_np * sizeof *req);
+    double *src = pb_malloc(b * n * sizeof(double)), *res;
+    dmsg_rr_req *req = pb_malloc(2 * (size_t)g_np * sizeof *req);
     CK(dmsg_alloc(n * b * sizeof(double), (void **)&res));
     for (size_t r = 0; r < b; r++)
         for (size_t c = 0; c < n; c++)

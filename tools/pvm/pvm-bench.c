@@ -34,16 +34,6 @@ static int g_me, g_np, *g_tid;
         }                                                                                          \
     } while (0)
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "pvm-bench: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* As lib_pvm.c: the first task spawns np - 1 copies and multicasts the table. */
 static void start(int argc, char **argv, int np)
 {
@@ -56,7 +46,7 @@ static void start(int argc, char **argv, int np)
     int parent = pvm_parent();
     if (parent == PvmNoParent) {
         g_np = np;
-        g_tid = xmalloc((size_t)np * sizeof(int));
+        g_tid = pb_malloc((size_t)np * sizeof(int));
         g_tid[0] = me;
         PVK(pvm_catchout(stderr));
         if (np > 1) {
@@ -81,7 +71,7 @@ static void start(int argc, char **argv, int np)
     (void)argc;
     PVK(pvm_recv(parent, TAG_TIDS));
     PVK(pvm_upkint(&g_np, 1, 1));
-    g_tid = xmalloc((size_t)g_np * sizeof(int));
+    g_tid = pb_malloc((size_t)g_np * sizeof(int));
     PVK(pvm_upkint(g_tid, g_np, 1));
     for (int i = 0; i < g_np; i++)
         if (g_tid[i] == me) g_me = i;
@@ -123,7 +113,7 @@ static void pp_recv(int mode, char *buf, size_t bytes, int from)
 
 static void pingpong(void)
 {
-    char *sbuf = xmalloc(PB_MAX), *rbuf = xmalloc(PB_MAX);
+    char *sbuf = pb_malloc(PB_MAX), *rbuf = pb_malloc(PB_MAX);
     memset(sbuf, 7, PB_MAX);
     int peer = 1 - g_me;
     for (size_t bytes = PB_MIN; bytes <= PB_MAX; bytes = pb_next(bytes))
@@ -158,8 +148,8 @@ static void pingpong(void)
 static void strided(const char *only)
 {
     size_t n = SX_N, b = n / (size_t)g_np;
-    double *src = xmalloc(b * n * sizeof(double)), *res = xmalloc(n * b * sizeof(double));
-    double *stage = xmalloc(b * b * sizeof(double));
+    double *src = pb_malloc(b * n * sizeof(double)), *res = pb_malloc(n * b * sizeof(double));
+    double *stage = pb_malloc(b * b * sizeof(double));
     for (size_t r = 0; r < b; r++)
         for (size_t c = 0; c < n; c++)
             src[r * n + c] = sx_val((size_t)g_me * b + r, c);
