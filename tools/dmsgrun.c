@@ -628,10 +628,8 @@ int main(int argc, char **argv)
 
     dmsg_config cfg;
     dmsg_run_config rcfg;
-    char err[256];
-    if (dmsg_settings_check(err, sizeof err) || dmsg_config_load(&cfg, err, sizeof err) ||
-        dmsg_run_config_load(&rcfg, err, sizeof err)) {
-        fprintf(stderr, "dmsgrun: %s\n", err);
+    if (dmsg_settings_check() || dmsg_config_load(&cfg) || dmsg_run_config_load(&rcfg)) {
+        fprintf(stderr, "dmsgrun: %s\n", dmsg_last_error());
         return 2;
     }
     /* Descendants a wrapper leaves behind become our children, so the job

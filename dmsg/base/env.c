@@ -190,14 +190,13 @@ void dmsg_env_print(FILE *f, const dmsg_env_table *t, int wname, int wdef)
 }
 
 dmsg_status dmsg_env_choose(const char *var, const char *val, const dmsg_env_choice *c, size_t n,
-                            int loud, int *out)
+                            int *out)
 {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(val, c[i].name)) {
             *out = c[i].value;
             return DMSG_OK;
         }
-    /* Built whole first: one line, one write (dmsg_log_line). */
     char names[512] = "";
     size_t used = 0;
     for (size_t i = 0; i < n && used < sizeof names; i++) {
@@ -206,7 +205,5 @@ dmsg_status dmsg_env_choose(const char *var, const char *val, const dmsg_env_cho
             break;
         used += (size_t)k;
     }
-    if (loud)
-        dmsg_log_line("dmsg: %s=%s is not one of:%s", var, val, names);
     return DMSG_FAIL(DMSG_ERR_ENV, "%s=%s is not one of:%s", var, val, names);
 }

@@ -47,8 +47,9 @@ typedef struct dmsg_env_owner {
     const char *reader;          /* who reads the rows, and when: a heading of --help-env */
     const dmsg_env_table *table; /* NULL: none (a transport without settings) */
     /* Checks meaning and ranges beyond the row types (NULL: the types
-     * suffice): DMSG_ERR_ENV with a message naming the variable in err. */
-    dmsg_status (*check)(char *err, size_t errlen);
+     * suffice): DMSG_ERR_ENV with a detail naming the variable
+     * (dmsg_last_error). */
+    dmsg_status (*check)(void);
 } dmsg_env_owner;
 
 /* offsetof and sizeof of a field, for a row's last two members. */
@@ -78,9 +79,8 @@ typedef struct dmsg_env_choice {
 
 /* Looks val up among the n choices of the setting var. DMSG_ERR_ENV when it
  * is none of them, with the detail "VAR=val is not one of: ..."
- * (dmsg_last_error); loud: also print it to stderr, prefixed "dmsg: ", for
- * a caller that must name several bad settings in one run (ofi). */
+ * (dmsg_last_error); prints nothing. */
 dmsg_status dmsg_env_choose(const char *var, const char *val, const dmsg_env_choice *c, size_t n,
-                            int loud, int *out);
+                            int *out);
 
 #endif

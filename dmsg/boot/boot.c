@@ -16,23 +16,22 @@
  * singleton. */
 static int joined_launcher;
 
-/* Start-up failures under a launcher are the detail of the failed
- * dmsg_init on every process (dmsg_last_error), and printed even without
- * DMSG_DEBUG (nothing runs, and under a launcher that is not dmsgrun nobody
- * else can say why), by rank 0 only, or by every process when the launcher
- * does not say ranks. */
-static void say(const dmsg_launcher *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const dmsg_launcher *l, const char *fmt, ...)
+/* A start-up failure under a launcher: the detail of the failed dmsg_init
+ * (dmsg_last_error), which dmsg_boot_note_failure says once for the job;
+ * b names the launcher and this process's rank for it. */
+static dmsg_status refuse(dmsg_boot *b, const dmsg_launcher *l, dmsg_status st, const char *fmt,
+                          ...) __attribute__((format(printf, 4, 5)));
+static dmsg_status refuse(dmsg_boot *b, const dmsg_launcher *l, dmsg_status st, const char *fmt,
+                          ...)
 {
     char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    dmsg_log_error(__FILE__, __LINE__, DMSG_ERR_TRANSPORT, "%s", msg);
-    if (l->rank > 0)
-        return;
-    dmsg_log_line("dmsg: %s", msg);
+    b->launcher = l->name;
+    b->rank = (int)l->rank;
+    return DMSG_FAIL(st, "%s", msg);
 }
 
 /* The launcher's variables are this process's alone once it has joined: a
@@ -68,8 +67,8 @@ static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l, const char
         char why[512]; /* the detail, before forget_launcher may replace it */
         snprintf(why, sizeof why, "%s", dmsg_last_error());
         forget_launcher(l);
-        say(l, "started by %s (%s is set), but cannot join its job: %s", l->name, l->var, why);
-        return st;
+        return refuse(b, l, st, "started by %s (%s is set), but cannot join its job: %s", l->name,
+                      l->var, why);
     }
     forget_launcher(l);
     dmsg_boot_env_forget();
@@ -94,6 +93,8 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
     /* dmsgrun's protocol wins: it is set only by the local launcher. */
     dmsg_launcher l;
     dmsg_launcher_detect(&l);
+    /* What dmsg_boot_note_failure needs if nothing below fills it. */
+    *b = (dmsg_boot){.kind = DMSG_BOOT_SINGLETON, .rank = -1, .fd = -1, .life_fd = -1};
     if (dmsg_boot_env(DMSG_BOOT_ENV_FD))
         l.kind = DMSG_LAUNCHER_NONE;
     switch (l.kind) {
@@ -102,12 +103,12 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
         return join_manager(b, &l, pmix_library);
     case DMSG_LAUNCHER_FOREIGN:
         if (l.size > 0)
-            say(&l, "started by %s (%s=%ld), which dmsg cannot join: %s", l.name, l.var, l.size,
-                l.advice);
-        else
-            say(&l, "started by %s (%s is set), which dmsg cannot join: %s", l.name, l.var,
-                l.advice);
-        return DMSG_ERR_UNSUPPORTED; /* say recorded the detail */
+            return refuse(b, &l, DMSG_ERR_UNSUPPORTED,
+                          "started by %s (%s=%ld), which dmsg cannot join: %s", l.name, l.var,
+                          l.size, l.advice);
+        return refuse(b, &l, DMSG_ERR_UNSUPPORTED,
+                      "started by %s (%s is set), which dmsg cannot join: %s", l.name, l.var,
+                      l.advice);
     case DMSG_LAUNCHER_NONE:
         break;
     }

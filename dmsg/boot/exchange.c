@@ -96,6 +96,13 @@ void dmsg_boot_note_failure(dmsg_boot *b, const char *text)
     uint32_t free_slot = 0;
     if (!text || !*text)
         return;
+    if (!h && b->fd < 0) {
+        /* A launcher that is not dmsgrun cannot say why nothing runs: this
+         * job's rank 0 does, once (every process where the launcher does
+         * not say ranks). A singleton leaves it to the application. */
+        if (b->launcher && b->rank <= 0) dmsg_log_line("dmsg: %s", text);
+        return;
+    }
     /* A transport that failed before joining the region (its settings,
      * checked first) still has the launcher's descriptor: the note goes
      * through a mapping of its own, which leaves this PE's state alone. */

@@ -44,12 +44,14 @@ void dmsg_boot_leave(dmsg_boot *b);
  * SIGKILL, as dmsgrun would have ended it: this call does not return. */
 int dmsg_boot_aborted(dmsg_boot *b);
 
-/* Records why this PE's dmsg_init failed (a line, the detail of the
- * failure) in the job region for the launcher to print, unless another PE
- * recorded one first (they fail alike; one line is enough); maps the region
- * for it where the transport failed before joining. Not collective;
- * nothing without a job region (under PMI the application prints the
- * detail it gets from dmsg_last_error). */
+/* Says why this PE's dmsg_init failed (a line, the detail of the failure),
+ * the library's one way of printing an error: under dmsgrun it goes into
+ * the job region for dmsgrun to print, unless another PE recorded one first
+ * (they fail alike; one line is enough; the region is mapped for it where
+ * the transport failed before joining); under another launcher (no region:
+ * nobody else can say it) rank 0 prints it to stderr as "dmsg: ...", every
+ * process where the launcher does not say ranks; a singleton prints nothing
+ * (the application has the detail from dmsg_last_error). Not collective. */
 void dmsg_boot_note_failure(dmsg_boot *b, const char *text);
 
 /* Barrier over all PEs. */

@@ -12,12 +12,9 @@ static const dmsg_env_entry rows[] = {
 
 static const dmsg_env_table table = {rows, sizeof rows / sizeof rows[0], sizeof(dmsg_run_config)};
 
-dmsg_status dmsg_run_config_load(dmsg_run_config *c, char *err, size_t errlen)
+dmsg_status dmsg_run_config_load(dmsg_run_config *c)
 {
-    dmsg_status st = dmsg_env_load(&table, c);
-    if (st)
-        snprintf(err, errlen, "%s", dmsg_last_error());
-    return st;
+    return dmsg_env_load(&table, c);
 }
 
 const dmsg_env_owner dmsg_run_owner = {"dmsgrun", "dmsgrun, before it starts the job", &table,

@@ -10,9 +10,9 @@ typedef struct dmsg_run_config {
 } dmsg_run_config;
 
 /* Fills c from the environment (defaults for unset or empty variables).
- * DMSG_ERR_ENV with a message naming the variable in err; c is set only on
+ * DMSG_ERR_ENV with a detail naming the variable (dmsg_last_error); c is set only on
  * success. */
-dmsg_status dmsg_run_config_load(dmsg_run_config *c, char *err, size_t errlen);
+dmsg_status dmsg_run_config_load(dmsg_run_config *c);
 
 /* dmsgrun as an owner of the settings registry. */
 extern const dmsg_env_owner dmsg_run_owner;

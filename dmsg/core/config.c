@@ -57,35 +57,32 @@ static const dmsg_env_entry rows[] = {
 const dmsg_env_table dmsg_config_table = {rows, sizeof rows / sizeof rows[0], sizeof(dmsg_config)};
 
 /* Range rules that the types alone do not express. */
-static dmsg_status check_ranges(dmsg_config *c, char *err, size_t errlen)
+static dmsg_status check_ranges(dmsg_config *c)
 {
     if (c->seg_size < 4096 || c->seg_size > ((uint64_t)1 << 40)) {
-        snprintf(err, errlen, "DMSG_SEGMENT_SIZE must be between 4K and 1T");
-        return DMSG_ERR_ENV;
+        return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_SEGMENT_SIZE must be between 4K and 1T");
     }
     c->seg_size = (c->seg_size + 4095) & ~(uint64_t)4095;
     if (c->max_counters < 1 || c->max_counters > 65536 - DMSG_COLL_CTRS) {
-        snprintf(err, errlen, "DMSG_MAX_COUNTERS must be between 1 and %d",
-                 65536 - DMSG_COLL_CTRS);
-        return DMSG_ERR_ENV;
+        return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_MAX_COUNTERS must be between 1 and %d",
+                         65536 - DMSG_COLL_CTRS);
     }
     if (c->yield_us > 10000000) {
-        snprintf(err, errlen, "DMSG_YIELD_US must be -1 (automatic) or between 0 and 10000000");
-        return DMSG_ERR_ENV;
+        return DMSG_FAIL(DMSG_ERR_ENV,
+                         "DMSG_YIELD_US must be -1 (automatic) or between 0 and 10000000");
     }
     if (c->tile_bytes != 0 && (c->tile_bytes < 256 || c->tile_bytes > ((uint64_t)64 << 20))) {
-        snprintf(err, errlen, "DMSG_TILE_BYTES must be 0 (automatic) or between 256 and 64M");
-        return DMSG_ERR_ENV;
+        return DMSG_FAIL(DMSG_ERR_ENV,
+                         "DMSG_TILE_BYTES must be 0 (automatic) or between 256 and 64M");
     }
     if (c->check_log != 0 && (c->check_log < 4096 || c->check_log > c->seg_size / 2)) {
-        snprintf(err, errlen, "DMSG_CHECK_LOG must be 0 (automatic) or between 4K and half of "
-                              "DMSG_SEGMENT_SIZE");
-        return DMSG_ERR_ENV;
+        return DMSG_FAIL(DMSG_ERR_ENV,
+                         "DMSG_CHECK_LOG must be 0 (automatic) or between 4K and half of "
+                         "DMSG_SEGMENT_SIZE");
     }
     if (c->coll_scratch != 0 && c->coll_scratch > c->seg_size / 2) {
-        snprintf(err, errlen, "DMSG_COLL_SCRATCH must be 0 (automatic) or at most half of "
-                              "DMSG_SEGMENT_SIZE");
-        return DMSG_ERR_ENV;
+        return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_COLL_SCRATCH must be 0 (automatic) or at most half of "
+                                       "DMSG_SEGMENT_SIZE");
     }
     return DMSG_OK;
 }
@@ -101,7 +98,7 @@ uint64_t dmsg_coll_scratch_bytes(const dmsg_config *c)
     return b & ~(uint64_t)4095;
 }
 
-dmsg_status dmsg_config_load(dmsg_config *cfg, char *err, size_t errlen)
+dmsg_status dmsg_config_load(dmsg_config *cfg)
 {
     dmsg_config c;
     char scratch[1024]; /* a transport's settings, only checked here */
@@ -109,20 +106,17 @@ dmsg_status dmsg_config_load(dmsg_config *cfg, char *err, size_t errlen)
     for (size_t i = 0; !st && i < dmsg_tp_count; i++)
         if (dmsg_tp_all[i]->settings)
             st = dmsg_env_load(dmsg_tp_all[i]->settings, scratch);
-    if (st)
-        snprintf(err, errlen, "%s", dmsg_last_error());
-    else
-        st = check_ranges(&c, err, errlen);
+    if (!st) st = check_ranges(&c);
     if (st)
         return st;
     *cfg = c;
     return DMSG_OK;
 }
 
-static dmsg_status core_check(char *err, size_t errlen)
+static dmsg_status core_check(void)
 {
     dmsg_config c;
-    return dmsg_config_load(&c, err, errlen);
+    return dmsg_config_load(&c);
 }
 
 const dmsg_env_owner dmsg_config_owner = {"core", "every PE, at dmsg_init", &dmsg_config_table,

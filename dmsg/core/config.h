@@ -50,9 +50,9 @@ extern const dmsg_env_table dmsg_config_table;
 
 /* Fills cfg from the environment and checks every transport's settings as
  * well, so that a bad value of any setting is refused whichever transport
- * runs. DMSG_ERR_ENV with a message naming the variable in err; cfg is set
- * only on success. */
-dmsg_status dmsg_config_load(dmsg_config *cfg, char *err, size_t errlen);
+ * runs. DMSG_ERR_ENV with a detail naming the variable (dmsg_last_error);
+ * cfg is set only on success. */
+dmsg_status dmsg_config_load(dmsg_config *cfg);
 
 /* The core as an owner of the settings registry (dmsg/plan/registry.h):
  * its check loads and checks the rows as dmsg_config_load. */

@@ -27,7 +27,6 @@ __attribute__((constructor)) static void take_launcher_env(void)
 int dmsg_init(void)
 {
     dmsg_state *g = &dmsg_g;
-    char err[256];
     dmsg_status st;
 
     if (g->initialized)
@@ -35,10 +34,12 @@ int dmsg_init(void)
     memset(g, 0, sizeof *g);
     /* Misconfiguration is a detail (dmsg_last_error) for the application
      * to print; dmsgrun refuses bad settings before it starts the job. */
-    if (dmsg_config_load(&g->cfg, err, sizeof err))
-        return DMSG_FAIL(DMSG_ERR_ENV, "%s", err);
+    if (dmsg_config_load(&g->cfg)) return DMSG_ERR_ENV; /* the detail names the setting */
     dmsg_debug_level = g->cfg.debug;
+    unsigned long before = dmsg_error_count();
     const dmsg_tp_ops *ops = dmsg_tp_find(g->cfg.transport);
+    if (!ops && dmsg_error_count() != before)
+        return DMSG_ERR_UNSUPPORTED; /* an incomplete transport record: the detail says why */
     if (!ops)
         return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_TRANSPORT=%s is not a transport of this build (%s)",
                          g->cfg.transport, dmsg_transport_list());
@@ -50,6 +51,7 @@ int dmsg_init(void)
                          g->cfg.pmix_library);
     if (st) {
         dmsg_sigkeep_restore(&sigs);
+        dmsg_boot_note_failure(&g->boot, dmsg_last_error()); /* a launcher dmsg cannot join */
         return st;
     }
     g->boot.timeout = &g->tp.conf.timeout; /* the one home of the wait limit */
@@ -143,7 +145,7 @@ err_tables:
 err_tp:
     ops->finalize(&g->tp);
 err_boot:
-    /* The launcher prints why (once for the job); dmsg itself does not. */
+    /* Said once for the job (dmsg_boot_note_failure: dmsgrun prints it). */
     if (dmsg_error_count() != errors)
         dmsg_boot_note_failure(&g->boot, dmsg_last_error());
     dmsg_boot_end(&g->boot);

@@ -20,8 +20,6 @@
 typedef struct {
     const char *fname;
     int line;
-    char *err;
-    size_t len;
 } parse_ctx;
 
 static dmsg_status perr(parse_ctx *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -38,8 +36,6 @@ static dmsg_status perr(parse_ctx *pc, const char *fmt, ...)
         snprintf(full, sizeof full, "%s:%d: %s", pc->fname, pc->line, msg);
     else
         snprintf(full, sizeof full, "%s: %s", pc->fname, msg);
-    if (pc->err && pc->len)
-        snprintf(pc->err, pc->len, "%s", full);
     return DMSG_FAIL(DMSG_ERR_ARG, "%s", full); /* the detail (dmsg_last_error) */
 }
 
@@ -572,10 +568,9 @@ static dmsg_status check_complete(parse_ctx *pc, dmsg_machine *m, const int *at)
     return DMSG_OK;
 }
 
-dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine *m, char *err,
-                               size_t len)
+dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine *m)
 {
-    parse_ctx pc = {fname ? fname : "(machine)", 0, err, len};
+    parse_ctx pc = {fname ? fname : "(machine)", 0};
     if (!text || !m)
         return perr(&pc, "no text or no machine");
     dmsg_machine tmp;
@@ -646,14 +641,14 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static dmsg_status load_file(const char *path, dmsg_machine *m, char *err, size_t len)
+static dmsg_status load_file(const char *path, dmsg_machine *m)
 {
     char *text = read_text(path);
     if (!text) {
-        parse_ctx pc = {path, 0, err, len};
+        parse_ctx pc = {path, 0};
         return perr(&pc, "cannot read (missing, unreadable, not a regular file, over 64 KiB, or binary)");
     }
-    dmsg_status st = dmsg_machine_parse(text, path, m, err, len);
+    dmsg_status st = dmsg_machine_parse(text, path, m);
     free(text);
     return st;
 }
@@ -678,29 +673,25 @@ const dmsg_env_owner dmsg_machine_owner = {"model", "wherever a machine is loade
 
 dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m)
 {
-    char *err = NULL; /* the detail is dmsg_last_error's */
-    size_t len = 0;
-    parse_ctx pc = {"machine", 0, err, len};
+    parse_ctx pc = {"machine", 0};
     if (!name_or_path || !*name_or_path || !m)
         return perr(&pc, "no machine name given");
     /* A path (anything with a '/' or that exists as a file) is read as is. */
-    if (strchr(name_or_path, '/') || is_file(name_or_path))
-        return load_file(name_or_path, m, err, len);
+    if (strchr(name_or_path, '/') || is_file(name_or_path)) return load_file(name_or_path, m);
 
     machine_settings set;
     const char *dir = dmsg_env_load(&machine_table, &set) ? "" : set.dir;
     if (*dir) {
         char path[4096];
         int n = snprintf(path, sizeof path, "%s/%s.machine", dir, name_or_path);
-        if (n > 0 && (size_t)n < sizeof path && is_file(path))
-            return load_file(path, m, err, len);
+        if (n > 0 && (size_t)n < sizeof path && is_file(path)) return load_file(path, m);
     }
     for (int i = 0; i < dmsg_machine_nbuiltins; i++) {
         if (strcmp(dmsg_machine_builtins[i].name, name_or_path))
             continue;
         char fname[64];
         snprintf(fname, sizeof fname, "%s.machine", dmsg_machine_builtins[i].name);
-        return dmsg_machine_parse(dmsg_machine_builtins[i].text, fname, m, err, len);
+        return dmsg_machine_parse(dmsg_machine_builtins[i].text, fname, m);
     }
     char names[128] = "";
     for (int i = 0; i < dmsg_machine_nbuiltins; i++) {

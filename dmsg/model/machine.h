@@ -118,9 +118,10 @@ dmsg_status dmsg_machine_load(const char *name_or_path, dmsg_machine *m);
 struct dmsg_env_owner;
 extern const struct dmsg_env_owner dmsg_machine_owner;
 
-/* Parses a description held in memory; fname names it in error messages. */
-dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine *m, char *err,
-                               size_t len);
+/* Parses a description held in memory; fname names it in error messages.
+ * DMSG_ERR_ARG with the file, line and reason as the detail
+ * (dmsg_last_error); *m is set only on success. */
+dmsg_status dmsg_machine_parse(const char *text, const char *fname, dmsg_machine *m);
 
 /* Throughput of a curve at a pattern, in MB/s; 0 when the engine cannot do
  * that pattern. Between given strides the value is interpolated linearly in

@@ -313,15 +313,14 @@ static void provide(const plan_settings *set, uint32_t need, void *sym, cal_hdr 
     cal_rates r;
     memset(&r, 0, sizeof r);
     dmsg_machine m;
-    char err[256];
     if (set->cache[0] != '\0' && set->calibrate != PLAN_CAL_REFRESH &&
         slurp(path, text, PLAN_CAL_TEXT)) {
-        if (dmsg_machine_parse(text, path, &m, err, sizeof err) != DMSG_OK) {
-            fprintf(stderr,
-                    "dmsg: plan: the cached host description does not parse (delete it "
-                    "to measure again): %s\n",
-                    err);
-            hdr->status = DMSG_FAIL(DMSG_ERR_ENV, "plan: cached host description %s", err);
+        if (dmsg_machine_parse(text, path, &m) != DMSG_OK) {
+            /* Every PE returns this status with the detail (the plan agrees on it). */
+            hdr->status = DMSG_FAIL(DMSG_ERR_ENV,
+                                    "plan: the cached host description does not parse (delete "
+                                    "it to measure again): %s",
+                                    dmsg_last_error());
             return;
         }
         rates_of(&m, &r);

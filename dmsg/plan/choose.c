@@ -40,10 +40,9 @@ dmsg_status dmsg_plan_model_parse(const char *text, const char *fname, plan_mode
 {
     plan_model *pm = calloc(1, sizeof *pm);
     if (pm == NULL) return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
-    char err[256];
-    if (dmsg_machine_parse(text, fname, &pm->m, err, sizeof err) != DMSG_OK) {
+    if (dmsg_machine_parse(text, fname, &pm->m) != DMSG_OK) {
         free(pm);
-        return DMSG_FAIL(DMSG_ERR_ENV, "plan: %s", err);
+        return DMSG_FAIL(DMSG_ERR_ENV, "plan: %s", dmsg_last_error());
     }
     *out = pm;
     return DMSG_OK;

@@ -362,11 +362,8 @@ static dmsg_status iplan_model(plan_model **pm)
 {
     *pm = NULL;
     plan_settings set;
-    char err[256];
-    if (dmsg_plan_settings_load(&set, err, sizeof err) != DMSG_OK) {
-        if (dmsg_pe() == 0) fprintf(stderr, "dmsg: %s\n", err);
-        return DMSG_FAIL(DMSG_ERR_ENV, "iplan_create_scatter: %s", err);
-    }
+    if (dmsg_plan_settings_load(&set) != DMSG_OK)
+        return DMSG_FAIL(DMSG_ERR_ENV, "iplan_create_scatter: %s", dmsg_last_error());
     const char *vm = dmsg_vtime_machine();
     if (vm != NULL)
         return dmsg_plan_model_open(vm, pm);

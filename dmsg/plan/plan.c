@@ -203,11 +203,9 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
     /* Every PE goes through the exchanges even after a local error, so that
      * all of them return the same status and none is left waiting. */
     plan_settings set;
-    char err[256];
-    dmsg_status st = dmsg_plan_settings_load(&set, err, sizeof err);
+    dmsg_status st = dmsg_plan_settings_load(&set);
     if (st != DMSG_OK) {
-        if (me == 0) fprintf(stderr, "dmsg: %s\n", err); /* a configuration error: say why */
-        st = DMSG_FAIL(st, "plan_create: %s", err);
+        st = DMSG_FAIL(st, "plan_create: %s", dmsg_last_error());
         memset(&set, 0, sizeof set);
     }
     pl->mech = opts != NULL ? opts->mech : set.mech;

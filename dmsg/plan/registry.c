@@ -99,17 +99,16 @@ int dmsg_settings_owner(size_t i, dmsg_env_owner *o)
     return 0;
 }
 
-dmsg_status dmsg_settings_check(char *err, size_t errlen)
+dmsg_status dmsg_settings_check(void)
 {
     char scratch[1024]; /* rows whose values only get checked here */
     dmsg_env_owner o;
     for (size_t i = 0; dmsg_settings_owner(i, &o) == 0; i++) {
         dmsg_status st = DMSG_OK;
         if (o.check)
-            st = o.check(err, errlen);
+            st = o.check();
         else if (o.table)
-            if ((st = dmsg_env_load(o.table, scratch)))
-                snprintf(err, errlen, "%s", dmsg_last_error());
+            st = dmsg_env_load(o.table, scratch);
         if (st) return st;
     }
     return DMSG_OK;

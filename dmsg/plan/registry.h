@@ -21,9 +21,9 @@ size_t dmsg_settings_count(void);
 int dmsg_settings_owner(size_t i, dmsg_env_owner *o);
 
 /* Loads and checks every owner's rows, as each owner will when it reads
- * them: DMSG_ERR_ENV with a message naming the variable in err for the
- * first bad value (a launcher refuses the job before it starts). */
-dmsg_status dmsg_settings_check(char *err, size_t errlen);
+ * them: DMSG_ERR_ENV with a detail naming the variable (dmsg_last_error)
+ * for the first bad value (a launcher refuses the job before it starts). */
+dmsg_status dmsg_settings_check(void);
 
 /* Prints every owner's rows under a heading naming the owner and its
  * reader, all in the same columns (`--help-env`). */

@@ -35,37 +35,24 @@ static const dmsg_env_choice mechs[] = {{"model", DMSG_PLAN_MODEL},
 static const dmsg_env_choice cals[] = {
     {"auto", PLAN_CAL_AUTO}, {"off", PLAN_CAL_OFF}, {"refresh", PLAN_CAL_REFRESH}};
 
-/* A choice, or the message naming the variable and its allowed values. */
-static dmsg_status choose(const char *var, const char *val, const dmsg_env_choice *c, size_t n,
-                          int *out, char *err, size_t errlen)
-{
-    if (dmsg_env_choose(var, val, c, n, 0, out) == DMSG_OK) return DMSG_OK;
-    int at = snprintf(err, errlen, "%s=%s is not one of:", var, val);
-    for (size_t i = 0; i < n && at >= 0 && (size_t)at < errlen; i++)
-        at += snprintf(err + at, errlen - (size_t)at, " %s", c[i].name);
-    return DMSG_ERR_ENV;
-}
-
-dmsg_status dmsg_plan_settings_load(plan_settings *s, char *err, size_t errlen)
+dmsg_status dmsg_plan_settings_load(plan_settings *s)
 {
     dmsg_plan_config c;
     plan_settings n;
     memset(&n, 0, sizeof n);
     dmsg_status st = dmsg_env_load(&table, &c);
-    if (st != DMSG_OK) snprintf(err, errlen, "%s", dmsg_last_error());
     if (st == DMSG_OK)
-        st = choose("DMSG_PLAN_MECH", c.mech, mechs, sizeof mechs / sizeof mechs[0], &n.mech, err,
-                    errlen);
+        st = dmsg_env_choose("DMSG_PLAN_MECH", c.mech, mechs, sizeof mechs / sizeof mechs[0],
+                             &n.mech);
     if (st == DMSG_OK)
-        st = choose("DMSG_PLAN_CALIBRATE", c.calibrate, cals, sizeof cals / sizeof cals[0],
-                    &n.calibrate, err, errlen);
+        st = dmsg_env_choose("DMSG_PLAN_CALIBRATE", c.calibrate, cals, sizeof cals / sizeof cals[0],
+                             &n.calibrate);
     if (st != DMSG_OK) return st;
     if (strcmp(c.machine, "auto") != 0) {
         dmsg_machine m;
-        if (dmsg_machine_load(c.machine, &m) != DMSG_OK) {
-            snprintf(err, errlen, "DMSG_PLAN_MACHINE=%s: %s", c.machine, dmsg_last_error());
-            return DMSG_ERR_ENV;
-        }
+        if (dmsg_machine_load(c.machine, &m) != DMSG_OK)
+            return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_PLAN_MACHINE=%s: %s", c.machine,
+                             dmsg_last_error());
         memcpy(n.machine, c.machine, sizeof c.machine);
     }
     if (strcmp(c.cache, "auto") != 0) {
@@ -81,10 +68,10 @@ dmsg_status dmsg_plan_settings_load(plan_settings *s, char *err, size_t errlen)
     return DMSG_OK;
 }
 
-dmsg_status dmsg_plan_config_check(char *err, size_t errlen)
+dmsg_status dmsg_plan_config_check(void)
 {
     plan_settings s;
-    return dmsg_plan_settings_load(&s, err, errlen);
+    return dmsg_plan_settings_load(&s);
 }
 
 const dmsg_env_owner dmsg_plan_owner = {"plan", "dmsg_plan_create and dmsg_iplan_create", &table,

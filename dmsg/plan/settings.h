@@ -28,12 +28,12 @@ typedef struct plan_settings {
 } plan_settings;
 
 /* Fills *s from the environment (defaults for unset or empty variables).
- * DMSG_ERR_ENV with a message naming the variable in err (an unknown
- * choice, a machine that does not load); *s is set only on success. */
-dmsg_status dmsg_plan_settings_load(plan_settings *s, char *err, size_t errlen);
+ * DMSG_ERR_ENV with a detail naming the variable (dmsg_last_error: an
+ * unknown choice, a machine that does not load); *s is set only on success. */
+dmsg_status dmsg_plan_settings_load(plan_settings *s);
 
-/* The launcher's check: DMSG_ERR_ENV and err as dmsg_plan_settings_load. */
-dmsg_status dmsg_plan_config_check(char *err, size_t errlen);
+/* The launcher's check: DMSG_ERR_ENV and the detail as dmsg_plan_settings_load. */
+dmsg_status dmsg_plan_config_check(void);
 
 /* The plan layer as an owner of the settings registry. */
 struct dmsg_env_owner;

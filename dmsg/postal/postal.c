@@ -35,14 +35,9 @@ int dmsg_postal_init(void)
     if (g->started)
         return DMSG_FAIL(DMSG_ERR_STATE, "dmsg_postal_init twice");
     dmsg_postal_config cfg;
-    char err[256];
-    dmsg_status st = dmsg_postal_config_load(&cfg, err, sizeof err);
-    if (st) {
-        /* Nothing can run: rank 0 says why, as dmsg_init does for its settings. */
-        if (dmsg_pe() == 0)
-            fprintf(stderr, "dmsg: %s\n", err);
-        return DMSG_FAIL(st, "%s", err);
-    }
+    /* The detail names the setting (dmsgrun refuses it before the job starts). */
+    dmsg_status st = dmsg_postal_config_load(&cfg);
+    if (st) return st;
     if ((st = dmsg_at_finalize(postal_forget)))
         return st;
     postal_state n;

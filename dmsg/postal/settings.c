@@ -26,31 +26,24 @@ static const dmsg_env_entry rows[] = {
 static const dmsg_env_table table = {rows, sizeof rows / sizeof rows[0],
                                      sizeof(dmsg_postal_config)};
 
-dmsg_status dmsg_postal_config_load(dmsg_postal_config *c, char *err, size_t errlen)
+dmsg_status dmsg_postal_config_load(dmsg_postal_config *c)
 {
     dmsg_postal_config n;
     dmsg_status st = dmsg_env_load(&table, &n);
-    if (st) {
-        snprintf(err, errlen, "%s", dmsg_last_error());
-        return st;
-    }
-    if (n.mailbox < 1024 || n.mailbox > ((uint64_t)1 << 32)) {
-        snprintf(err, errlen, "DMSG_POSTAL_MAILBOX must be between 1K and 4G");
-        return DMSG_ERR_ENV;
-    }
-    if (n.window && (n.window < 1024 || n.window > ((uint64_t)1 << 32))) {
-        snprintf(err, errlen, "DMSG_POSTAL_WINDOW must be 0 or between 1K and 4G");
-        return DMSG_ERR_ENV;
-    }
+    if (st) return st;
+    if (n.mailbox < 1024 || n.mailbox > ((uint64_t)1 << 32))
+        return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_POSTAL_MAILBOX must be between 1K and 4G");
+    if (n.window && (n.window < 1024 || n.window > ((uint64_t)1 << 32)))
+        return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_POSTAL_WINDOW must be 0 or between 1K and 4G");
     n.mailbox &= ~(uint64_t)63; /* ring positions are multiples of a header */
     *c = n;
     return DMSG_OK;
 }
 
-static dmsg_status postal_check(char *err, size_t errlen)
+static dmsg_status postal_check(void)
 {
     dmsg_postal_config c;
-    return dmsg_postal_config_load(&c, err, errlen);
+    return dmsg_postal_config_load(&c);
 }
 
 const dmsg_env_owner dmsg_postal_owner = {"postal", "dmsg_postal_init", &table,

@@ -15,9 +15,9 @@ typedef struct dmsg_postal_config {
 } dmsg_postal_config;
 
 /* Fills c from the environment (defaults for unset or empty variables).
- * DMSG_ERR_ENV with a message naming the variable in err; c is set only on
- * success. */
-dmsg_status dmsg_postal_config_load(dmsg_postal_config *c, char *err, size_t errlen);
+ * DMSG_ERR_ENV with a detail naming the variable (dmsg_last_error); c is
+ * set only on success. */
+dmsg_status dmsg_postal_config_load(dmsg_postal_config *c);
 
 /* The postal layer as an owner of the settings registry. */
 struct dmsg_env_owner;

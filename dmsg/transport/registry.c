@@ -76,10 +76,10 @@ const dmsg_tp_ops *dmsg_tp_find(const char *name)
         const char *why = dmsg_tp_incomplete(ops);
         if (!why)
             return ops;
-        /* A defect of the build, not of the job: said on every PE, since
-         * none may run it. */
-        dmsg_log_line("dmsg: transport %s is refused: %s (dmsg/transport/transport.h)", name,
-                      why);
+        /* A defect of the build, not of the job: the detail of the
+         * failed dmsg_init on every PE, since none may run it. */
+        (void)DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
+                        "transport %s is refused: %s (dmsg/transport/transport.h)", name, why);
         return NULL;
     }
     return NULL;

@@ -260,8 +260,9 @@ extern const size_t dmsg_tp_count;
  * its slot or a slot without its capability, an extension half filled. */
 const char *dmsg_tp_incomplete(const dmsg_tp_ops *ops);
 
-/* The transport of that name, or NULL: none of that name, or one that
- * fails the registration check (logged, naming what it lacks). */
+/* The transport of that name, or NULL: none of that name (no detail), or
+ * one that fails the registration check (DMSG_ERR_UNSUPPORTED's detail,
+ * dmsg_last_error, names what it lacks). */
 const dmsg_tp_ops *dmsg_tp_find(const char *name);
 
 #endif

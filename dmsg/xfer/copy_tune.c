@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "dmsg/xfer/xfer_impl.h"
 
 int dmsg_xfer_class(size_t elem)
@@ -204,14 +205,10 @@ dmsg_status dmsg_xfer_profile_write(const char *path, const dmsg_xfer_profile *p
     return DMSG_OK;
 }
 
-dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p, char *err,
-                                   size_t errlen)
+dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p)
 {
     FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return DMSG_ERR_ARG;
-    }
+    if (!f) return DMSG_FAIL(DMSG_ERR_ARG, "%s: %s", path, strerror(errno));
     dmsg_xfer_profile q = {0};
     char line[512];
     int have_key = 0, lineno = 0;
@@ -243,8 +240,7 @@ dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p, char 
                     z = k;
         if (z < 0 || (elem != 4 && elem != 8 && elem != 16) || blocks > DMSG_XFER_BLOCKS_OFF ||
             (tile != 0 && (tile < 256 || tile > (64u << 20)))) {
-            snprintf(err, errlen, "%s:%d: not a profile line: %.80s", path, lineno, line);
-            st = DMSG_ERR_ARG;
+            st = DMSG_FAIL(DMSG_ERR_ARG, "%s:%d: not a profile line: %.80s", path, lineno, line);
             break;
         }
         int c = dmsg_xfer_class(elem);
@@ -252,14 +248,9 @@ dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p, char 
         seen |= 1u << (c * DMSG_XFER_SIZES + z);
     }
     fclose(f);
-    if (st == DMSG_OK && !have_key) {
-        snprintf(err, errlen, "%s: no \"key = \" line", path);
-        st = DMSG_ERR_ARG;
-    }
-    if (st == DMSG_OK && seen != (1u << DMSG_XFER_CLASSES * DMSG_XFER_SIZES) - 1) {
-        snprintf(err, errlen, "%s: an element class or plane size is missing", path);
-        st = DMSG_ERR_ARG;
-    }
+    if (st == DMSG_OK && !have_key) st = DMSG_FAIL(DMSG_ERR_ARG, "%s: no \"key = \" line", path);
+    if (st == DMSG_OK && seen != (1u << DMSG_XFER_CLASSES * DMSG_XFER_SIZES) - 1)
+        st = DMSG_FAIL(DMSG_ERR_ARG, "%s: an element class or plane size is missing", path);
     if (st == DMSG_OK)
         *p = q;
     return st;
@@ -283,14 +274,19 @@ int dmsg_xfer_profile_path(char *buf, size_t len)
 
 int dmsg_xfer_params_tune(dmsg_xfer_params *xp, char *why, size_t whylen)
 {
-    char path[1024], err[256], key[256];
+    char path[1024], key[256];
     dmsg_xfer_profile p;
     if (!dmsg_xfer_profile_path(path, sizeof path)) {
         snprintf(why, whylen, "built-in blocking (no profile path: HOME unset)");
         return 0;
     }
-    if (dmsg_xfer_profile_read(path, &p, err, sizeof err) != DMSG_OK) {
-        snprintf(why, whylen, "built-in blocking (%s)", err);
+    /* No profile is the usual case, not an error (no detail, no diagnostic). */
+    if (access(path, F_OK) != 0) {
+        snprintf(why, whylen, "built-in blocking (%s: %s)", path, strerror(errno));
+        return 0;
+    }
+    if (dmsg_xfer_profile_read(path, &p) != DMSG_OK) {
+        snprintf(why, whylen, "built-in blocking (%s)", dmsg_last_error());
         return 0;
     }
     dmsg_xfer_host_key(key, sizeof key);

@@ -112,13 +112,12 @@ typedef struct dmsg_xfer_profile {
 dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick);
 
 /* Writes/reads a profile as text ("key = ...", one "elem E plane
- * small|large tile T blocks B" line per class and size). Write errors: DMSG_ERR_ARG (the file cannot be
- * written). Read errors: DMSG_ERR_ARG when the file cannot be opened or is
- * not a profile, with the reason in err; *p is then unchanged. The caller
- * compares the key with dmsg_xfer_host_key's. */
+ * small|large tile T blocks B" line per class and size). Write errors: DMSG_ERR_ARG (the file
+ * cannot be written). Read errors: DMSG_ERR_ARG when the file cannot be opened or is not a profile,
+ * with the reason as the detail (dmsg_last_error); *p is then unchanged. The caller compares the
+ * key with dmsg_xfer_host_key's. */
 dmsg_status dmsg_xfer_profile_write(const char *path, const dmsg_xfer_profile *p);
-dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p, char *err,
-                                   size_t errlen);
+dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p);
 
 /* Where the library looks for this host's profile: $DMSG_HOST_PROFILE if
  * set, else $XDG_CACHE_HOME/dmsg/host.profile, else

@@ -10,6 +10,13 @@
 #include "dmsg/transport/sim/sim.h"
 #include "dmsg/transport/transport.h"
 
+/* The call's status, with its detail (dmsg_last_error) copied into err. */
+static dmsg_status detail(dmsg_status st, char *err, size_t len)
+{
+    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
+    return st;
+}
+
 /* Every table of this build, through the settings registry. */
 static const dmsg_env_table *table(size_t k)
 {
@@ -34,13 +41,13 @@ Test(env, defaults)
 {
     dmsg_config c;
     char err[256];
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK);
     cr_assert_str_eq(c.transport, "shm");
     cr_assert_eq(c.seg_size, 128ull << 20);
     cr_assert_eq(c.max_counters, 256);
     cr_assert_eq(c.timeout, 0.0);
     dmsg_run_config r;
-    cr_assert_eq(dmsg_run_config_load(&r, err, sizeof err), DMSG_OK);
+    cr_assert_eq(detail(dmsg_run_config_load(&r), err, sizeof err), DMSG_OK);
     cr_assert_eq(r.stall_report, 60.0, "a silent hang is reported after a minute by default");
     cr_assert_eq(c.spin, -1);
     cr_assert_eq(c.yield_us, -1, "-1: yield for the transport's own time when oversubscribed");
@@ -58,7 +65,7 @@ Test(env, a_transport_setting_is_checked_whichever_transport_runs)
     dmsg_config c;
     char err[256] = "";
     setenv("DMSG_SIM_REPORT", "perhaps", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     cr_assert(strstr(err, "DMSG_SIM_REPORT") != NULL, "message: %s", err);
 }
 
@@ -68,14 +75,15 @@ Test(env, coll_scratch)
     char err[256] = "";
     setenv("DMSG_SEGMENT_SIZE", "1M", 1);
     setenv("DMSG_COLL_SCRATCH", "0", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK, "%s", err);
     cr_assert_eq(dmsg_coll_scratch_bytes(&c), 64 * 1024, "automatic: a sixteenth of the segment");
     setenv("DMSG_COLL_SCRATCH", "600K", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     cr_assert(strstr(err, "DMSG_COLL_SCRATCH") != NULL, "message: %s", err);
     setenv("DMSG_MAX_COUNTERS", "65536", 1);
     setenv("DMSG_COLL_SCRATCH", "0", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV, "the teams' lanes need room");
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV,
+                 "the teams' lanes need room");
     cr_assert(strstr(err, "DMSG_MAX_COUNTERS") != NULL, "message: %s", err);
 }
 
@@ -83,19 +91,18 @@ Test(env, choices)
 {
     static const dmsg_env_choice c[] = {{"auto", 0}, {"packed", 1}, {"chained", 2}};
     int v = -1;
-    cr_assert_eq(dmsg_env_choose("DMSG_X", "chained", c, 3, 0, &v), DMSG_OK);
+    cr_assert_eq(dmsg_env_choose("DMSG_X", "chained", c, 3, &v), DMSG_OK);
     cr_assert_eq(v, 2);
-    cr_assert_eq(dmsg_env_choose("DMSG_X", "fast", c, 3, 0, &v), DMSG_ERR_ENV);
+    cr_assert_eq(dmsg_env_choose("DMSG_X", "fast", c, 3, &v), DMSG_ERR_ENV);
     cr_assert_eq(v, 2, "output untouched on error");
     /* The detail names the setting and the choices, for whoever prints it. */
     cr_assert_str_eq(dmsg_last_error(), "DMSG_X=fast is not one of: auto packed chained");
 }
 
-/* A "not one of" error is one line written by one write(2): through a
- * SOCK_SEQPACKET socket as stderr, each write arrives as one packet, so the
- * first packet must hold the whole line (a line written in pieces would
- * interleave with other PEs' lines). */
-Test(env, choice_error_is_one_write)
+/* The library prints nothing on a bad setting: the detail is the caller's
+ * to print (dmsgrun, the application). stderr is a socket here, and nothing
+ * may arrive through it. */
+Test(env, choice_error_prints_nothing)
 {
     static const dmsg_env_choice c[] = {{"auto", 0}, {"packed", 1}, {"chained", 2}};
     int sv[2], v = -1;
@@ -104,7 +111,7 @@ Test(env, choice_error_is_one_write)
     int saved = dup(2);
     cr_assert(saved >= 0);
     dup2(sv[0], 2);
-    dmsg_status st = dmsg_env_choose("DMSG_X", "fast", c, 3, 1, &v);
+    dmsg_status st = dmsg_env_choose("DMSG_X", "fast", c, 3, &v);
     dup2(saved, 2);
     close(saved);
     close(sv[0]);
@@ -112,10 +119,7 @@ Test(env, choice_error_is_one_write)
     ssize_t n = recv(sv[1], got, sizeof got - 1, MSG_DONTWAIT);
     close(sv[1]);
     cr_assert_eq(st, DMSG_ERR_ENV);
-    cr_assert(n > 0, "nothing written");
-    got[n] = '\0';
-    cr_assert_str_eq(got, "dmsg: DMSG_X=fast is not one of: auto packed chained\n",
-                     "first write: \"%s\"", got);
+    cr_assert(n <= 0, "printed: %.*s", (int)(n > 0 ? n : 0), got);
 }
 
 Test(env, sizes_with_suffixes)
@@ -209,7 +213,7 @@ Test(env, hex_timeout_refused_clearly)
     char err[256] = "";
     c.timeout = 7;
     setenv("DMSG_TIMEOUT", "0x10", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     cr_assert(strstr(err, "DMSG_TIMEOUT=\"0x10\"") != NULL, "message: %s", err);
     cr_assert(strstr(err, "decimal") != NULL, "message: %s", err);
     cr_assert_eq(c.timeout, 7, "output untouched on error");
@@ -221,7 +225,7 @@ Test(env, load_names_the_bad_variable)
     char err[256] = "";
     c.max_counters = 12345;
     setenv("DMSG_SEGMENT_SIZE", "lots", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     cr_assert(strstr(err, "DMSG_SEGMENT_SIZE") != NULL, "message: %s", err);
     cr_assert_eq(c.max_counters, 12345, "output untouched on error");
 }
@@ -231,33 +235,34 @@ Test(env, range_rules)
     dmsg_config c;
     char err[256];
     setenv("DMSG_SEGMENT_SIZE", "1K", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_SEGMENT_SIZE", "5000", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK);
     cr_assert_eq(c.seg_size, 8192, "segment rounded up to whole pages");
     setenv("DMSG_MAX_COUNTERS", "0", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_MAX_COUNTERS", "8", 1);
     setenv("DMSG_TILE_BYTES", "16", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_TILE_BYTES", "255", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_TILE_BYTES", "0", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK, "0 is automatic: %s", err);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK, "0 is automatic: %s", err);
     cr_assert_eq(c.tile_bytes, 0);
     setenv("DMSG_TILE_BYTES", "8K", 1);
     setenv("DMSG_YIELD_US", "-2", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_YIELD_US", "10000001", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     cr_assert(strstr(err, "DMSG_YIELD_US") != NULL, "message: %s", err);
     setenv("DMSG_YIELD_US", "0", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK, "0 sleeps at once: %s", err);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK, "0 sleeps at once: %s",
+                 err);
     cr_assert_eq(c.yield_us, 0);
     setenv("DMSG_TRANSPORT", "a-name-that-is-far-too-long", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_ERR_ENV);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
     setenv("DMSG_TRANSPORT", "shm", 1);
-    cr_assert_eq(dmsg_config_load(&c, err, sizeof err), DMSG_OK);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK);
     cr_assert_eq(c.max_counters, 8);
     cr_assert_eq(c.tile_bytes, 8192);
 }

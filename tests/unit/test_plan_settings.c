@@ -7,6 +7,13 @@
 #include "dmsg/plan/settings.h"
 #include "dmsg_plan.h"
 
+/* The call's status, with its detail (dmsg_last_error) copied into err. */
+static dmsg_status detail(dmsg_status st, char *err, size_t len)
+{
+    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
+    return st;
+}
+
 static void clear(void)
 {
     static const char *const vars[] = {"DMSG_PLAN_MECH", "DMSG_PLAN_MACHINE", "DMSG_PLAN_CALIBRATE",
@@ -21,7 +28,7 @@ Test(plan_settings, defaults)
     setenv("XDG_CACHE_HOME", "/var/tmp/xdg", 1);
     plan_settings s;
     char err[256];
-    cr_assert_eq(dmsg_plan_settings_load(&s, err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(detail(dmsg_plan_settings_load(&s), err, sizeof err), DMSG_OK, "%s", err);
     cr_expect_eq(s.mech, DMSG_PLAN_MODEL);
     cr_expect_str_empty(s.machine);
     cr_expect_eq(s.calibrate, PLAN_CAL_AUTO);
@@ -29,7 +36,7 @@ Test(plan_settings, defaults)
     /* Without XDG_CACHE_HOME (or with a relative one): ~/.cache/dmsg. */
     setenv("XDG_CACHE_HOME", "relative", 1);
     setenv("HOME", "/home/someone", 1);
-    cr_assert_eq(dmsg_plan_settings_load(&s, err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(detail(dmsg_plan_settings_load(&s), err, sizeof err), DMSG_OK, "%s", err);
     cr_expect_str_eq(s.cache, "/home/someone/.cache/dmsg");
 }
 
@@ -47,18 +54,18 @@ Test(plan_settings, choices)
     char err[256];
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         setenv("DMSG_PLAN_MECH", m[i].v, 1);
-        cr_assert_eq(dmsg_plan_settings_load(&s, err, sizeof err), DMSG_OK, "%s", err);
+        cr_assert_eq(detail(dmsg_plan_settings_load(&s), err, sizeof err), DMSG_OK, "%s", err);
         cr_expect_eq(s.mech, m[i].mech, "%s", m[i].v);
     }
     setenv("DMSG_PLAN_CALIBRATE", "refresh", 1);
     setenv("DMSG_PLAN_MACHINE", "paragon", 1);
     setenv("DMSG_PLAN_CACHE", "/srv/cache", 1);
-    cr_assert_eq(dmsg_plan_settings_load(&s, err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(detail(dmsg_plan_settings_load(&s), err, sizeof err), DMSG_OK, "%s", err);
     cr_expect_eq(s.calibrate, PLAN_CAL_REFRESH);
     cr_expect_str_eq(s.machine, "paragon");
     cr_expect_str_eq(s.cache, "/srv/cache");
     setenv("DMSG_PLAN_CALIBRATE", "off", 1);
-    cr_assert_eq(dmsg_plan_settings_load(&s, err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(detail(dmsg_plan_settings_load(&s), err, sizeof err), DMSG_OK, "%s", err);
     cr_expect_eq(s.calibrate, PLAN_CAL_OFF);
     clear();
 }
@@ -78,10 +85,11 @@ Test(plan_settings, bad_values)
         plan_settings s;
         memset(&s, 0x5a, sizeof s);
         char err[256] = "";
-        cr_expect_eq(dmsg_plan_settings_load(&s, err, sizeof err), DMSG_ERR_ENV, "%s", bad[i][0]);
+        cr_expect_eq(detail(dmsg_plan_settings_load(&s), err, sizeof err), DMSG_ERR_ENV, "%s",
+                     bad[i][0]);
         cr_expect(strstr(err, bad[i][2]) != NULL, "message '%s'", err);
         cr_expect_eq(((unsigned char *)&s)[0], 0x5a, "filled in on an error");
-        cr_expect_eq(dmsg_plan_config_check(err, sizeof err), DMSG_ERR_ENV);
+        cr_expect_eq(detail(dmsg_plan_config_check(), err, sizeof err), DMSG_ERR_ENV);
     }
     clear();
 }

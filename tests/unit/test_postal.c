@@ -410,19 +410,29 @@ Test(postal_tiny, queue_limit)
 
 /* The refusals print one line each (captured here, and checked: a user must
  * learn which setting is wrong). */
+/* A bad postal setting is refused with a detail naming it
+ * (dmsg_last_error), and the library prints nothing: dmsgrun refuses it
+ * before the job starts, an application prints the detail itself. */
+static void refused(const char *want)
+{
+    cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV, "%s accepted", want);
+    cr_assert(strstr(dmsg_last_error(), want) != NULL, "detail '%s' lacks '%s'", dmsg_last_error(),
+              want);
+}
+
 Test(postal_states, bad_settings, .init = cr_redirect_stderr)
 {
     cr_assert_eq(dmsg_init(), DMSG_OK);
     setenv("DMSG_POSTAL_MAILBOX", "512", 1);
-    cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV);
+    refused("DMSG_POSTAL_MAILBOX must be between");
     setenv("DMSG_POSTAL_MAILBOX", "lots", 1);
-    cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV);
+    refused("DMSG_POSTAL_MAILBOX=\"lots\" is not valid");
     setenv("DMSG_POSTAL_MAILBOX", "2K", 1);
     setenv("DMSG_POSTAL_QUEUE", "-1", 1);
-    cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV);
+    refused("DMSG_POSTAL_QUEUE=\"-1\" is not valid");
     unsetenv("DMSG_POSTAL_QUEUE");
     setenv("DMSG_POSTAL_WINDOW", "100", 1);
-    cr_assert_eq(dmsg_postal_init(), DMSG_ERR_ENV);
+    refused("DMSG_POSTAL_WINDOW must be 0 or between");
     unsetenv("DMSG_POSTAL_WINDOW");
     cr_assert_eq(dmsg_postal_init(), DMSG_OK, "a corrected retry");
     cr_assert_eq(dmsg_postal_finalize(), DMSG_OK);
@@ -432,9 +442,5 @@ Test(postal_states, bad_settings, .init = cr_redirect_stderr)
     FILE *f = cr_get_redirected_stderr();
     size_t n = fread(said, 1, sizeof said - 1, f);
     said[n] = '\0';
-    cr_assert(strstr(said, "DMSG_POSTAL_MAILBOX=\"lots\" is not valid") != NULL &&
-                  strstr(said, "DMSG_POSTAL_QUEUE=\"-1\" is not valid") != NULL &&
-                  strstr(said, "DMSG_POSTAL_MAILBOX must be between") != NULL &&
-                  strstr(said, "DMSG_POSTAL_WINDOW must be 0 or between") != NULL,
-              "the refusals were not reported as expected:\n%s", said);
+    cr_assert(n == 0, "the library printed:\n%s", said);
 }

@@ -8,6 +8,13 @@
 #include <unistd.h>
 #include "dmsg/xfer/xfer.h"
 
+/* The call's status, with its detail (dmsg_last_error) copied into err. */
+static dmsg_status detail(dmsg_status st, char *err, size_t len)
+{
+    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
+    return st;
+}
+
 /* ------------------------------------------------------------- helpers */
 
 static dmsg_layout lay(int nd, const size_t *count, const ptrdiff_t *stride)
@@ -446,7 +453,7 @@ Test(tune, profile_round_trip_and_bad_files)
     w.tune[2][1] = (dmsg_xfer_choice){2048, DMSG_XFER_BLOCKS_OFF};
     cr_assert_eq(dmsg_xfer_profile_write(path, &w), DMSG_OK);
     char err[256] = "";
-    cr_assert_eq(dmsg_xfer_profile_read(path, &r, err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(detail(dmsg_xfer_profile_read(path, &r), err, sizeof err), DMSG_OK, "%s", err);
     cr_assert_str_eq(r.key, w.key);
     cr_assert_eq(memcmp(r.tune, w.tune, sizeof r.tune), 0);
 
@@ -471,7 +478,7 @@ Test(tune, profile_round_trip_and_bad_files)
         fputs("key = x\n" ALL6("elem 4 plane small tile 4096 blocks 1   # a comment\n"), f);
         fclose(f);
         dmsg_xfer_profile g;
-        cr_assert_eq(dmsg_xfer_profile_read(path, &g, err, sizeof err), DMSG_OK, "%s", err);
+        cr_assert_eq(detail(dmsg_xfer_profile_read(path, &g), err, sizeof err), DMSG_OK, "%s", err);
         cr_assert_eq(g.tune[0][0].tile_bytes, 4096);
         cr_assert_eq(g.tune[0][0].blocks, DMSG_XFER_BLOCKS_ON);
     }
@@ -482,13 +489,13 @@ Test(tune, profile_round_trip_and_bad_files)
         fclose(f);
         keep = r;
         err[0] = 0;
-        cr_assert_eq(dmsg_xfer_profile_read(path, &r, err, sizeof err), DMSG_ERR_ARG, "case %zu",
-                     i);
+        cr_assert_eq(detail(dmsg_xfer_profile_read(path, &r), err, sizeof err), DMSG_ERR_ARG,
+                     "case %zu", i);
         cr_assert_gt(strlen(err), 0, "case %zu: no reason given", i);
         cr_assert_eq(memcmp(&keep, &r, sizeof r), 0, "case %zu changed the profile", i);
     }
     unlink(path);
-    cr_assert_eq(dmsg_xfer_profile_read(path, &r, err, sizeof err), DMSG_ERR_ARG);
+    cr_assert_eq(detail(dmsg_xfer_profile_read(path, &r), err, sizeof err), DMSG_ERR_ARG);
 }
 
 /* The library applies a profile only when it was measured on this kind of

@@ -38,10 +38,9 @@ static dmsg_status read_settings(dmsg_tp *tp, ofi_state *s, ofi_count *count)
     if (st)
         return st;
     char why[768] = "";
-    add_why(why, sizeof why, dmsg_env_choose("DMSG_OFI_MECH", s->set.mech, mechs, 3, 0, &mech));
-    add_why(why, sizeof why, dmsg_env_choose("DMSG_OFI_COUNT", s->set.count, counts, 3, 0, &cnt));
-    add_why(why, sizeof why,
-            dmsg_env_choose("DMSG_OFI_ATOMICS", s->set.atomics, amos, 4, 0, &amo));
+    add_why(why, sizeof why, dmsg_env_choose("DMSG_OFI_MECH", s->set.mech, mechs, 3, &mech));
+    add_why(why, sizeof why, dmsg_env_choose("DMSG_OFI_COUNT", s->set.count, counts, 3, &cnt));
+    add_why(why, sizeof why, dmsg_env_choose("DMSG_OFI_ATOMICS", s->set.atomics, amos, 4, &amo));
     if (why[0])
         return DMSG_FAIL(DMSG_ERR_ENV, "%s", why);
     s->amo.path = (ofi_amo_path)amo; /* what is wanted, until the plan decides */

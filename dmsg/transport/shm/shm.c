@@ -71,18 +71,13 @@ dmsg_status dmsg_shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *
 dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
 {
     int rank = boot->rank, npes = boot->npes;
-    if (boot->fd < 0) {
-        /* Printed even without DMSG_DEBUG (by rank 0): nothing runs, and the
-         * default transport is what a launcher's user meets first. */
-        if (rank == 0)
-            fprintf(stderr,
-                    "dmsg: started by %s: transport %s needs all PEs started by dmsgrun on one "
-                    "host; under this launcher set DMSG_TRANSPORT=ofi (%s), or use dmsgrun -n %d\n",
-                    boot->launcher ? boot->launcher : "a launcher", tp->ops->name,
-                    boot->pass ? boot->pass : "in the PEs' environment", npes);
-        return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
-                         "transport %s needs all PEs on one host under dmsgrun", tp->ops->name);
-    }
+    if (boot->fd < 0) /* dmsg_init says it once for the job (dmsg_boot_note_failure). */
+        return DMSG_FAIL(
+            DMSG_ERR_UNSUPPORTED,
+            "started by %s: transport %s needs all PEs started by dmsgrun on one "
+            "host; under this launcher set DMSG_TRANSPORT=ofi (%s), or use dmsgrun -n %d",
+            boot->launcher ? boot->launcher : "a launcher", tp->ops->name,
+            boot->pass ? boot->pass : "in the PEs' environment", npes);
     dmsg_status st = dmsg_boot_join(boot);
     if (st)
         return st;

@@ -64,8 +64,8 @@ static dmsg_status sim_init(dmsg_tp *tp, dmsg_boot *boot)
     if (!s)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "sim state");
     if ((st = dmsg_env_load(&dmsg_sim_env_table, &s->set)) ||
-        (st = dmsg_env_choose("DMSG_SIM_MECH", s->set.mech, mechs, 3, 0, &mech)) ||
-        (st = dmsg_env_choose("DMSG_SIM_FETCH", s->set.fetch, fetches, 4, 0, &fetch)))
+        (st = dmsg_env_choose("DMSG_SIM_MECH", s->set.mech, mechs, 3, &mech)) ||
+        (st = dmsg_env_choose("DMSG_SIM_FETCH", s->set.fetch, fetches, 4, &fetch)))
         goto err_free;
     if (dmsg_machine_load(s->set.machine, &s->m)) {
         /* A bad machine file stops the job: the detail names it. */
