@@ -64,6 +64,8 @@ static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s of this type and kind is not supported", what);
         return;
     }
+    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, what, stat, errmsg, errmsg_len))
+        return;
     char *buf = gather_in(d, &bytes);
     if (!buf) {
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: out of memory", what);
@@ -87,6 +89,8 @@ void _gfortran_caf_co_broadcast(caf_desc *a, int source_image, int *stat, char *
                                 size_t errmsg_len)
 {
     size_t bytes;
+    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, "CO_BROADCAST", stat, errmsg, errmsg_len))
+        return;
     char *buf = gather_in(a, &bytes);
     if (!buf) {
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "CO_BROADCAST: out of memory");
@@ -134,6 +138,8 @@ static void minmax(caf_desc *a, int result_image, int *stat, char *errmsg, int a
         return;
     }
     size_t bytes, es = a->dtype.elem_len, kind = a_len > 0 ? es / (size_t)a_len : 1;
+    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, what, stat, errmsg, errmsg_len))
+        return;
     int np = dmsg_team_npes(dmsg_caf_cur->team);
     char *buf = gather_in(a, &bytes), *all = buf ? malloc(bytes * (size_t)np + 1) : NULL;
     int rc = all ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes) : DMSG_ERR_NOMEM;
@@ -234,6 +240,8 @@ void _gfortran_caf_co_reduce(caf_desc *a, void *opr, int opr_flags, int result_i
     (void)a_len;
     if (type == CAF_BT_DERIVED || (flags & OPR_ARG_DESC))
         dmsg_caf_unsupported("CO_REDUCE of a derived type or with an array-valued operation");
+    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, "CO_REDUCE", stat, errmsg, errmsg_len))
+        return;
     int np = dmsg_team_npes(dmsg_caf_cur->team);
     char *buf = gather_in(a, &bytes);
     char *all = buf ? malloc(bytes * (size_t)np + 1) : NULL, *tmp = malloc(es + 1);
