@@ -19,7 +19,8 @@ end module
 program coll
   use coll_ops
   implicit none
-  integer :: me, np, i, iv(5), im(3, 4)
+  integer :: me, np, i, k, iv(5), im(3, 4)
+  logical :: ok
   integer(8) :: i8
   real(8) :: r8(3), big(8192)
   real(4) :: r4
@@ -56,6 +57,18 @@ program coll
   s = 'zz' // achar(96 + me)
   call co_min(s)
   call check('co_min character', s == 'zza')
+  ! back-to-back small reductions: an image that runs ahead must not
+  ! overwrite values another image has not read yet (the gate's slots)
+  ok = .true.
+  do k = 1, 2000
+    i8 = me * k
+    call co_sum(i8)
+    ok = ok .and. i8 == k * np * (np + 1) / 2
+    r4 = mod(me + k, np)
+    call co_max(r4)
+    ok = ok .and. r4 == np - 1
+  end do
+  call check('co_sum and co_max 2000 times', ok)
   i = me
   call co_reduce(i, mult)
   call check('co_reduce by value', i == product([(i8, i8 = 1, np)]))

@@ -133,6 +133,17 @@ int dmsg_caf_nstopped(void);
  * gets the same answer: each waits for the same arrivals. */
 int dmsg_caf_gate(dmsg_team team, int quiet, const char *what, int *stat, char *errmsg,
                   size_t errmsg_len);
+/* The gate carrying up to DMSG_CAF_SLOT bytes from every member to every
+ * other one (dmsg_deposit_signal: the data lands with the arrival). After a
+ * gate that returned 0, dmsg_caf_gate_slot(pe) is where member pe's bytes
+ * are (this image's own are where `data` was). Two slots per pair
+ * alternate: a member can be one gate ahead of another, not two, since
+ * the next gate waits for the slower one. */
+#define DMSG_CAF_SLOT 256
+int dmsg_caf_gate_data(dmsg_team team, const void *data, size_t bytes, const char *what, int *stat,
+                       char *errmsg, size_t errmsg_len);
+const void *dmsg_caf_gate_slot(int pe);
+extern char *dmsg_caf_slots; /* symmetric: 2 x npes slots of DMSG_CAF_SLOT bytes */
 /* Set when a coarray ALLOCATE reported STAT_STOPPED_IMAGE: gfortran follows
  * every coarray ALLOCATE with a SYNC ALL without STAT= (even a failed one),
  * which must not turn the reported stopped image into an error termination. */

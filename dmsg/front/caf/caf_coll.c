@@ -55,6 +55,105 @@ static dmsg_type red_type(const caf_desc *d)
     }
 }
 
+/* acc[i] = acc[i] op x[i] for n elements of one type; integers wrap (in
+ * unsigned arithmetic, as the core's reductions). foldable() says which
+ * pairs it takes (the others use the core's collective). */
+#define FOLD_MINMAX(T)                                                                             \
+    do {                                                                                           \
+        T a, b;                                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            memcpy(&a, acc + i * sizeof a, sizeof a);                                              \
+            memcpy(&b, x + i * sizeof b, sizeof b);                                                \
+            if (op == DMSG_OP_MIN ? b < a : b > a)                                                 \
+                memcpy(acc + i * sizeof a, &b, sizeof b);                                          \
+        }                                                                                          \
+    } while (0)
+#define FOLD_SUM(T, U)                                                                             \
+    do {                                                                                           \
+        T a, b;                                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            memcpy(&a, acc + i * sizeof a, sizeof a);                                              \
+            memcpy(&b, x + i * sizeof b, sizeof b);                                                \
+            a = (T)((U)a + (U)b);                                                                  \
+            memcpy(acc + i * sizeof a, &a, sizeof a);                                              \
+        }                                                                                          \
+    } while (0)
+#define FOLD(T, U)                                                                                 \
+    do {                                                                                           \
+        if (op == DMSG_OP_SUM)                                                                     \
+            FOLD_SUM(T, U);                                                                        \
+        else                                                                                       \
+            FOLD_MINMAX(T);                                                                        \
+        return 0;                                                                                  \
+    } while (0)
+
+static int foldable(dmsg_type t, dmsg_redop op)
+{
+    if (op != DMSG_OP_SUM && op != DMSG_OP_MIN && op != DMSG_OP_MAX)
+        return 0;
+    if (t == DMSG_TYPE_FLOAT_COMPLEX || t == DMSG_TYPE_DOUBLE_COMPLEX)
+        return op == DMSG_OP_SUM;
+    return t == DMSG_TYPE_INT8 || t == DMSG_TYPE_INT16 || t == DMSG_TYPE_INT32 ||
+           t == DMSG_TYPE_INT64 || t == DMSG_TYPE_FLOAT || t == DMSG_TYPE_DOUBLE ||
+           t == DMSG_TYPE_LONG_DOUBLE;
+}
+
+static int fold(char *acc, const char *x, size_t n, dmsg_type t, dmsg_redop op)
+{
+    switch (t) {
+    case DMSG_TYPE_INT8: FOLD(int8_t, uint8_t);
+    case DMSG_TYPE_INT16: FOLD(int16_t, uint16_t);
+    case DMSG_TYPE_INT32: FOLD(int32_t, uint32_t);
+    case DMSG_TYPE_INT64: FOLD(int64_t, uint64_t);
+    case DMSG_TYPE_FLOAT: FOLD(float, float);
+    case DMSG_TYPE_DOUBLE: FOLD(double, double);
+    case DMSG_TYPE_LONG_DOUBLE: FOLD(long double, long double);
+    case DMSG_TYPE_FLOAT_COMPLEX:
+        if (op != DMSG_OP_SUM)
+            return -1;
+        FOLD_SUM(float _Complex, float _Complex);
+        return 0;
+    case DMSG_TYPE_DOUBLE_COMPLEX:
+        if (op != DMSG_OP_SUM)
+            return -1;
+        FOLD_SUM(double _Complex, double _Complex);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* A small reduction is one gate carrying every member's values to every
+ * other one (dmsg_caf_gate_data), then a local fold in team order, so
+ * every image computes the same result: no collective after the gate.
+ * Returns 1 where it does not apply (too large, or a pair fold() does not
+ * take). */
+static int reduce_small(char *buf, size_t bytes, size_t n, dmsg_type t, dmsg_redop op,
+                        int *stat, char *errmsg, size_t errmsg_len, const char *what)
+{
+    char acc[DMSG_CAF_SLOT];
+    dmsg_team team = dmsg_caf_cur->team;
+    if (bytes > DMSG_CAF_SLOT || bytes == 0 || !foldable(t, op))
+        return 1;
+    if (dmsg_caf_gate_data(team, buf, bytes, what, stat, errmsg, errmsg_len))
+        return 0;
+    int np = dmsg_team_npes(team), me = dmsg_team_pe(team);
+    for (int i = 0; i < np; i++) {
+        const char *x = i == me ? buf
+                                : dmsg_caf_gate_slot(team == DMSG_TEAM_WORLD
+                                                         ? i
+                                                         : dmsg_team_translate(team, i,
+                                                                               DMSG_TEAM_WORLD));
+        if (i == 0)
+            memcpy(acc, x, bytes);
+        else
+            (void)fold(acc, x, n, t, op);
+    }
+    memcpy(buf, acc, bytes);
+    dmsg_caf_ok(stat, errmsg, errmsg_len);
+    return 0;
+}
+
 static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char *errmsg,
                    size_t errmsg_len, const char *what)
 {
@@ -64,14 +163,22 @@ static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s of this type and kind is not supported", what);
         return;
     }
-    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, what, stat, errmsg, errmsg_len))
-        return;
     char *buf = gather_in(d, &bytes);
     if (!buf) {
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: out of memory", what);
         return;
     }
     size_t n = bytes / d->dtype.elem_len;
+    /* (with RESULT_IMAGE the others' values become undefined: all get the result) */
+    if (reduce_small(buf, bytes, n, t, op, stat, errmsg, errmsg_len, what) == 0) {
+        scatter_out(d, buf);
+        return;
+    }
+    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, what, stat, errmsg, errmsg_len)) {
+        if (buf != d->base)
+            free(buf);
+        return;
+    }
     int rc = result_image > 0
         ? dmsg_reduce(dmsg_caf_cur->team, buf, buf, n, t, op, result_image - 1)
         : dmsg_allreduce(dmsg_caf_cur->team, buf, buf, n, t, op);

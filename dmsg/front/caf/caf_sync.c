@@ -26,15 +26,31 @@ static void check(int rc, int *stat, char *errmsg, size_t errmsg_len, const char
  * the count below that bit says whether it had come. Every member of a
  * team passes the team's gates in the same order (collectives are called
  * in the same order), so the counts of a pair agree. */
-int dmsg_caf_gate(dmsg_team team, int quiet, const char *what, int *stat, char *errmsg,
-                  size_t errmsg_len)
+static char *slot(int pe, uint64_t gates)
+{
+    return dmsg_caf_slots + ((size_t)(gates & 1) * (size_t)dmsg_npes() + (size_t)pe) * DMSG_CAF_SLOT;
+}
+
+const void *dmsg_caf_gate_slot(int pe)
+{
+    return slot(pe, dmsg_caf_gate_seen[pe] - 1);
+}
+
+static int gate(dmsg_team team, int quiet, const void *data, size_t bytes, const char *what,
+                int *stat, char *errmsg, size_t errmsg_len)
 {
     int me = dmsg_pe(), n = dmsg_team_npes(team), rc = n < 1 ? n : DMSG_OK;
     if (quiet && rc == DMSG_OK)
         rc = dmsg_quiet();
     for (int i = 0; i < n && rc == DMSG_OK; i++) {
         int pe = team == DMSG_TEAM_WORLD ? i : dmsg_team_translate(team, i, DMSG_TEAM_WORLD);
-        if (pe != me)
+        if (pe == me)
+            continue;
+        /* the gates this pair has passed choose the slot, on both sides */
+        if (data)
+            rc = dmsg_deposit_signal(slot(me, dmsg_caf_gate_seen[pe]), data, bytes, pe,
+                                     DMSG_CTR_NONE, &dmsg_caf_gate_cnt[me], 1, DMSG_SIG_ADD);
+        else
             rc = dmsg_signal(&dmsg_caf_gate_cnt[me], 1, DMSG_SIG_ADD, pe);
     }
     int gone = 0;
@@ -62,6 +78,23 @@ int dmsg_caf_gate(dmsg_team team, int quiet, const char *what, int *stat, char *
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
                       dmsg_last_error());
     return gone || rc != DMSG_OK ? -1 : 0;
+}
+
+int dmsg_caf_gate(dmsg_team team, int quiet, const char *what, int *stat, char *errmsg,
+                  size_t errmsg_len)
+{
+    return gate(team, quiet, NULL, 0, what, stat, errmsg, errmsg_len);
+}
+
+int dmsg_caf_gate_data(dmsg_team team, const void *data, size_t bytes, const char *what, int *stat,
+                       char *errmsg, size_t errmsg_len)
+{
+    if (bytes > DMSG_CAF_SLOT) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %zu bytes do not fit a gate's slot", what,
+                      bytes);
+        return -1;
+    }
+    return gate(team, 0, data, bytes, what, stat, errmsg, errmsg_len);
 }
 
 void _gfortran_caf_sync_all(int *stat, char *errmsg, size_t errmsg_len)
