@@ -21,6 +21,7 @@ program coll
   implicit none
   integer :: me, np, i, k, iv(5), im(3, 4)
   logical :: ok
+  real(8) :: x1, x2
   integer(8) :: i8
   real(8) :: r8(3), big(8192)
   real(4) :: r4
@@ -75,9 +76,33 @@ program coll
   r8 = me
   call co_reduce(r8, radd)
   call check('co_reduce by reference', all(r8 == np * (np + 1) / 2))
+  ! RANDOM_INIT: distinct across images or the same on all, repeatable or not
+  call random_init(.true., .true.)
+  call random_number(x1)
+  call random_init(.true., .true.)
+  call random_number(x2)
+  call check('random_init repeatable', x1 == x2)
+  call check('random_init repeatable, distinct', spread_of(x1) > 0)
+  call random_init(.true., .false.)
+  call random_number(x1)
+  call check('random_init repeatable, the same on all', spread_of(x1) == 0)
+  call random_init(.false., .false.)
+  call random_number(x1)
+  call check('random_init not repeatable, the same on all', spread_of(x1) == 0)
+  call random_init(.false., .true.)
+  call random_number(x1)
+  call check('random_init not repeatable, distinct', spread_of(x1) > 0)
   sync all
   if (me == 1) print '(a)', 'coll: done'
 contains
+  real(8) function spread_of(x)
+    real(8), intent(in) :: x
+    real(8) :: lo, hi
+    lo = x; hi = x
+    call co_min(lo)
+    call co_max(hi)
+    spread_of = hi - lo
+  end function
   subroutine check(what, ok)
     character(*), intent(in) :: what
     logical, intent(in) :: ok

@@ -96,6 +96,8 @@ extern dmsg_caf_team *dmsg_caf_cur;   /* the current team */
  * it and wakes for either (DMSG_CAF_BELL) */
 extern uint64_t *dmsg_caf_status;
 #define DMSG_CAF_BELL (dmsg_caf_status + dmsg_npes() + 1)
+/* word [npes + 2] of image 1: the job's seed, 0 until image 1 has drawn it */
+#define DMSG_CAF_JOB_SEED (dmsg_caf_status + dmsg_npes() + 2)
 extern uint64_t *dmsg_caf_sync_cnt;   /* symmetric: SYNC IMAGES arrivals, one per image */
 extern uint64_t *dmsg_caf_sync_seen;  /* local: SYNC IMAGES waits done, one per image */
 /* The same pair for the gate in front of every collective (dmsg_caf_gate):
@@ -120,6 +122,8 @@ int dmsg_caf_stopped_by(uint64_t epoch);
 int dmsg_caf_has_stopped(int pe);
 /* How many images of the job have stopped. */
 int dmsg_caf_nstopped(void);
+/* A number image 1 drew at start-up, the same on every image (RANDOM_INIT). */
+uint64_t dmsg_caf_job_seed(void);
 
 /* The gate in front of a collective of `team` (caf_sync.c): every member
  * tells every other one that it has arrived, then waits until each has

@@ -371,14 +371,60 @@ void _gfortran_caf_co_reduce(caf_desc *a, void *opr, int opr_flags, int result_i
         dmsg_caf_ok(stat, errmsg, errmsg_len);
 }
 
-/* RANDOM_INIT: libgfortran's own routine does the work; it needs the image
- * number to make the seeds of the images distinct. */
-extern void _gfortran_random_init(int32_t repeatable, int32_t image_distinct, int32_t image)
+/* RANDOM_INIT. libgfortran's own _gfortran_random_init serves one image
+ * only (it gives every image the same repeatable seed, and stops for
+ * REPEATABLE=.false., IMAGE_DISTINCT=.false. beyond image 2), so the seed
+ * is chosen here and put with RANDOM_SEED (libgfortran's
+ * _gfortran_random_seed_i4, descriptor as in caf.h):
+ *   repeatable, distinct:      a fixed sequence, offset by the image number
+ *   repeatable, not distinct:  the fixed sequence on every image
+ *   not repeatable, distinct:  RANDOM_SEED() (fresh entropy on each image)
+ *   neither:                   a sequence from the job's seed, which image 1
+ *                              drew at start-up (the same on every image,
+ *                              new in every run) */
+extern void _gfortran_random_seed_i4(int32_t *size, caf_desc *put, caf_desc *get)
     __attribute__((weak));
+
+/* Park and Miller's minimal standard generator (CACM 31(10), 1988). */
+static int32_t lcg_next(uint64_t *state)
+{
+    *state = *state * 16807 % 2147483647;
+    return (int32_t)*state;
+}
+
 void _gfortran_caf_random_init(bool repeatable, bool image_distinct);
 void _gfortran_caf_random_init(bool repeatable, bool image_distinct)
 {
-    if (!_gfortran_random_init)
+    int32_t size = 0;
+    if (!_gfortran_random_seed_i4)
         dmsg_caf_unsupported("RANDOM_INIT without libgfortran");
-    _gfortran_random_init(repeatable, image_distinct, dmsg_team_pe(DMSG_TEAM_WORLD) + 1);
+    if (!repeatable && image_distinct) {
+        _gfortran_random_seed_i4(NULL, NULL, NULL);
+        return;
+    }
+    _gfortran_random_seed_i4(&size, NULL, NULL);
+    int32_t *seed = malloc((size_t)(size > 0 ? size : 1) * sizeof *seed);
+    if (!seed)
+        dmsg_caf_fail(NULL, NULL, 0, 1, "RANDOM_INIT: out of memory");
+    uint64_t state = 57911963;
+    if (!repeatable)
+        state = dmsg_caf_job_seed();
+    if (image_distinct)
+        state += (uint64_t)dmsg_pe() * 1000003;
+    state = state % 2147483646 + 1; /* the generator's range: 1 .. 2^31 - 2 */
+    for (int32_t i = 0; i < size; i++)
+        seed[i] = lcg_next(&state);
+    caf_desc d;
+    memset(&d, 0, sizeof d);
+    d.base = seed;
+    d.dtype.elem_len = sizeof *seed;
+    d.dtype.rank = 1;
+    d.dtype.type = CAF_BT_INTEGER;
+    d.span = sizeof *seed;
+    d.dim[0].stride = 1;
+    d.dim[0].lbound = 1;
+    d.dim[0].ubound = size;
+    d.offset = (size_t)-1; /* base addresses element 1 */
+    _gfortran_random_seed_i4(NULL, &d, NULL);
+    free(seed);
 }

@@ -5,10 +5,14 @@
  *
  * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
  */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dmsg/front/caf/caf.h"
 
@@ -107,7 +111,7 @@ void _gfortran_caf_init(int *argc, char ***argv)
     /* status: one word per image, how many have stopped, the bell; then
      * the arrival words of SYNC IMAGES and of the gates, and the local
      * counts of the waits for them (one block each) */
-    if ((rc = dmsg_alloc((n + 2) * sizeof(uint64_t), &p)) != DMSG_OK ||
+    if ((rc = dmsg_alloc((n + 3) * sizeof(uint64_t), &p)) != DMSG_OK ||
         (rc = dmsg_alloc(2 * n * sizeof(uint64_t), &q)) != DMSG_OK ||
         (rc = dmsg_alloc(2 * n * DMSG_CAF_SLOT, &slots)) != DMSG_OK ||
         !(dmsg_caf_sync_seen = calloc(2 * n, sizeof(uint64_t)))) {
@@ -119,6 +123,13 @@ void _gfortran_caf_init(int *argc, char ***argv)
     dmsg_caf_gate_cnt = dmsg_caf_sync_cnt + n;
     dmsg_caf_gate_seen = dmsg_caf_sync_seen + n;
     dmsg_caf_slots = slots;
+    if (dmsg_pe() == 0) {
+        uint64_t seed = 0;
+        if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+            seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
+        seed |= 1; /* never 0: 0 means "not drawn yet" */
+        (void)dmsg_atomic(DMSG_CAF_JOB_SEED, DMSG_AMO_SET, DMSG_TYPE_UINT64, &seed, NULL, NULL, 0);
+    }
 }
 
 int dmsg_caf_world_sync(void)
@@ -145,6 +156,17 @@ int dmsg_caf_has_stopped(int pe)
 int dmsg_caf_nstopped(void)
 {
     return (int)status_of(dmsg_npes());
+}
+
+uint64_t dmsg_caf_job_seed(void)
+{
+    /* image 1 stores it in its start-up, which may still be under way */
+    uint64_t v = 0;
+    while (dmsg_atomic(DMSG_CAF_JOB_SEED, DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL, &v, 0) ==
+               DMSG_OK &&
+           v == 0)
+        sched_yield();
+    return v;
 }
 
 int dmsg_caf_stopped_by(uint64_t epoch)
