@@ -22,6 +22,7 @@ program coll
   integer :: me, np, i, k, iv(5), im(3, 4)
   logical :: ok
   real(8) :: x1, x2
+  integer, allocatable :: zv(:)
   integer(8) :: i8
   real(8) :: r8(3), big(8192)
   real(4) :: r4
@@ -76,6 +77,14 @@ program coll
   r8 = me
   call co_reduce(r8, radd)
   call check('co_reduce by reference', all(r8 == np * (np + 1) / 2))
+  ! zero-sized arguments move nothing (gfortran may pass no memory at all)
+  ok = .true.
+  zv = [integer ::]
+  call co_sum(zv, stat=k)
+  ok = ok .and. k == 0 .and. size(zv) == 0
+  call co_broadcast(zv, 1, stat=k)
+  ok = ok .and. k == 0
+  call check('zero-sized co_sum and co_broadcast', ok)
   ! RANDOM_INIT: distinct across images or the same on all, repeatable or not
   call random_init(.true., .true.)
   call random_number(x1)

@@ -17,11 +17,21 @@
 enum { OPR_BYREF = 1, OPR_HIDDEN_STRLEN = 2, OPR_ARG_VALUE = 4, OPR_ARG_DESC = 8 };
 
 /* The descriptor's elements as one contiguous buffer (the array itself when it is). */
+/* What gather_in returns for no bytes: a zero-sized array, or an
+ * unallocated component of a derived type, which gfortran passes to
+ * CO_BROADCAST with a NULL base (after `b = a` of a value whose component
+ * a constructor left unallocated); no failure. */
+static char no_bytes[1];
+
 static char *gather_in(caf_desc *d, size_t *bytes)
 {
     dmsg_layout l;
     size_t n = dmsg_caf_desc_count(d), es = d->dtype.elem_len;
+    if (!d->base) /* an unallocated component: its bounds mean nothing */
+        n = 0;
     *bytes = n * es;
+    if (*bytes == 0)
+        return no_bytes;
     if (dmsg_caf_desc_layout(d, &l) == 0 && l.ndims == 1 && (l.stride[0] == (ptrdiff_t)es || n == 1))
         return d->base;
     char *buf = malloc(*bytes ? *bytes : 1);
@@ -32,7 +42,7 @@ static char *gather_in(caf_desc *d, size_t *bytes)
 
 static void scatter_out(caf_desc *d, char *buf)
 {
-    if (buf != d->base) {
+    if (buf != d->base && buf != no_bytes) {
         dmsg_caf_unpack(d, d->base, buf);
         free(buf);
     }
@@ -175,13 +185,13 @@ static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char
         return;
     }
     if (dmsg_caf_gate(dmsg_caf_cur->team, 0, what, stat, errmsg, errmsg_len)) {
-        if (buf != d->base)
+        if (buf != d->base && buf != no_bytes)
             free(buf);
         return;
     }
-    int rc = result_image > 0
-        ? dmsg_reduce(dmsg_caf_cur->team, buf, buf, n, t, op, result_image - 1)
-        : dmsg_allreduce(dmsg_caf_cur->team, buf, buf, n, t, op);
+    int rc = n == 0           ? DMSG_OK
+           : result_image > 0 ? dmsg_reduce(dmsg_caf_cur->team, buf, buf, n, t, op, result_image - 1)
+                              : dmsg_allreduce(dmsg_caf_cur->team, buf, buf, n, t, op);
     scatter_out(d, buf);
     if (rc)
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
@@ -203,7 +213,7 @@ void _gfortran_caf_co_broadcast(caf_desc *a, int source_image, int *stat, char *
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "CO_BROADCAST: out of memory");
         return;
     }
-    int rc = dmsg_bcast(dmsg_caf_cur->team, buf, buf, bytes, source_image - 1);
+    int rc = bytes ? dmsg_bcast(dmsg_caf_cur->team, buf, buf, bytes, source_image - 1) : DMSG_OK;
     scatter_out(a, buf);
     if (rc)
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "CO_BROADCAST: %s (%s)", dmsg_strerror(rc),
@@ -249,8 +259,8 @@ static void minmax(caf_desc *a, int result_image, int *stat, char *errmsg, int a
         return;
     int np = dmsg_team_npes(dmsg_caf_cur->team);
     char *buf = gather_in(a, &bytes), *all = buf ? malloc(bytes * (size_t)np + 1) : NULL;
-    int rc = all ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes) : DMSG_ERR_NOMEM;
-    if (rc == DMSG_OK) {
+    int rc = !all ? DMSG_ERR_NOMEM : bytes ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes) : DMSG_OK;
+    if (rc == DMSG_OK && bytes) {
         for (size_t e = 0; e < bytes / es; e++) {
             char *best = all + e * es;
             for (int i = 1; i < np; i++) {
@@ -352,8 +362,10 @@ void _gfortran_caf_co_reduce(caf_desc *a, void *opr, int opr_flags, int result_i
     int np = dmsg_team_npes(dmsg_caf_cur->team);
     char *buf = gather_in(a, &bytes);
     char *all = buf ? malloc(bytes * (size_t)np + 1) : NULL, *tmp = malloc(es + 1);
-    int rc = all && tmp ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes) : DMSG_ERR_NOMEM;
-    for (size_t e = 0; rc == DMSG_OK && e < bytes / es; e++) {
+    int rc = !all || !tmp ? DMSG_ERR_NOMEM
+           : bytes        ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes)
+                          : DMSG_OK;
+    for (size_t e = 0; rc == DMSG_OK && bytes && e < bytes / es; e++) {
         char *acc = all + e * es;
         for (int i = 1; i < np && rc == DMSG_OK; i++)
             if (apply(opr, flags, type, es, acc, all + (size_t)i * bytes + e * es, tmp))
