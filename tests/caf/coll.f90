@@ -85,6 +85,7 @@ program coll
   call co_broadcast(zv, 1, stat=k)
   ok = ok .and. k == 0
   call check('zero-sized co_sum and co_broadcast', ok)
+  deallocate (zv)
   ! RANDOM_INIT: distinct across images or the same on all, repeatable or not
   call random_init(.true., .true.)
   call random_number(x1)
