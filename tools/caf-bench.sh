@@ -17,8 +17,8 @@
 #
 #   tools/caf-bench.sh [options]        (run from the source tree, after make)
 #
-#   -m MPIS      OpenCoarrays builds to compare with: ompi, mpich or both,
-#                comma-separated (default ompi)
+#   -m MPIS      OpenCoarrays builds to compare with: ompi, mpich, or both
+#                as ompi,mpich (default ompi)
 #   -r ROUNDS    rounds (default 2): each round runs dmsg and every reference
 #                at every image count, alternately; the best figure counts
 #   -p PES       image counts (default 2,4)
@@ -29,7 +29,7 @@
 #   -n SIZES     kernel sizes, transpose:sor (default 1024:1024)
 #   -k           skip the kernels
 #   -s SPIN      DMSG_SPIN for the dmsg runs (default: dmsg's own, which under
-#                load sleeps after 64 polls where MPICH keeps polling)
+#                load sleeps after 64 polls where MPI keeps polling)
 #   -B BUILD     build directory (default build)
 set -u
 BUILD=build
