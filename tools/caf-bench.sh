@@ -1,15 +1,26 @@
 #!/bin/sh
-# caf-bench.sh - Fortran coarrays on dmsg (libcaf_dmsg) against OpenCoarrays
-# over MPICH, side by side in one run (docs/coarrays.md, "Speed"):
+# caf-bench.sh - Fortran coarrays on dmsg (libcaf_dmsg) against OpenCoarrays,
+# side by side in one run (docs/coarrays.md, "Speed"):
 # tools/kernels/caf_bench.f90 (8 B put/get, SYNC ALL, CO_SUM 8 B and 64 KiB,
-# strided puts of 1-16 MiB) built with dmsg-caf and with caf.mpich, and the
-# coarray transpose and SOR kernels through tools/dmsg-ab (variants caf-dmsg
-# and caf-opencoarrays). Prints each figure and dmsg's ratio over
-# OpenCoarrays (time ratio: OpenCoarrays' time / dmsg's; throughput: dmsg's
-# MB/s / OpenCoarrays'), so above 1 means dmsg is faster.
+# strided puts of 1-16 MiB) built with dmsg-caf and with OpenCoarrays' caf,
+# and the coarray transpose and SOR kernels through tools/dmsg-ab (variants
+# caf-dmsg and caf-opencoarrays-ompi / caf-opencoarrays). Prints each figure
+# and dmsg's ratio over OpenCoarrays (time ratio: OpenCoarrays' time /
+# dmsg's; throughput: dmsg's MB/s / OpenCoarrays'), so above 1 means dmsg is
+# faster, with the host, the load (1-minute average) beside every run, and
+# the best of the rounds.
+#
+# The reference is OpenCoarrays over Open MPI (caf.openmpi, mpirun.openmpi
+# --oversubscribe; Debian libcoarrays-openmpi-dev). OpenCoarrays over Debian
+# 12's MPICH 4.0.2 is wrong here (a scalar put lands on the putting image,
+# LOCK hangs: docs/coarrays.md); -m ompi,mpich adds it as a second reference.
 #
 #   tools/caf-bench.sh [options]        (run from the source tree, after make)
 #
+#   -m MPIS      OpenCoarrays builds to compare with: ompi, mpich, or both
+#                as ompi,mpich (default ompi)
+#   -r ROUNDS    rounds (default 2): each round runs dmsg and every reference
+#                at every image count, alternately; the best figure counts
 #   -p PES       image counts (default 2,4)
 #   -b SECONDS   budget for one strided size (default 30): a size predicted to
 #                take longer is skipped and says so (OpenCoarrays' strided puts
@@ -18,11 +29,13 @@
 #   -n SIZES     kernel sizes, transpose:sor (default 1024:1024)
 #   -k           skip the kernels
 #   -s SPIN      DMSG_SPIN for the dmsg runs (default: dmsg's own, which under
-#                load sleeps after 64 polls where MPICH keeps polling)
+#                load sleeps after 64 polls where MPI keeps polling)
 #   -B BUILD     build directory (default build)
 set -u
 BUILD=build
 PES=2,4
+MPIS=ompi
+ROUNDS=2
 BUDGET=30
 LIMIT=300
 KSIZES=1024:1024
@@ -30,6 +43,8 @@ KERNELS=1
 while [ $# -gt 0 ]; do
     case $1 in
     -p) PES=$2; shift ;;
+    -m) MPIS=$2; shift ;;
+    -r) ROUNDS=$2; shift ;;
     -b) BUDGET=$2; shift ;;
     -T) LIMIT=$2; shift ;;
     -n) KSIZES=$2; shift ;;
@@ -42,69 +57,120 @@ while [ $# -gt 0 ]; do
     shift
 done
 BIN=$BUILD/bin
-MPIEXEC=$(command -v mpiexec.mpich) || { echo "caf-bench: mpiexec.mpich not found" >&2; exit 2; }
-command -v caf.mpich >/dev/null || { echo "caf-bench: caf.mpich (OpenCoarrays over MPICH) not found" >&2; exit 2; }
 [ -x "$BIN/dmsg-caf" ] && [ -x "$BIN/dmsgrun" ] || { echo "caf-bench: run make first" >&2; exit 2; }
 DIR=$BUILD/caf-bench
 mkdir -p "$DIR" || exit 2
 SRC=$(dirname "$0")/kernels/caf_bench.f90
 "$BIN/dmsg-caf" -O2 -J "$DIR" "$SRC" -o "$DIR/bench-dmsg" || exit 1
-caf.mpich -O2 -J "$DIR" "$SRC" -o "$DIR/bench-oc" || exit 1
+# every reference: its name, its caf and its launcher
+REFS=
+for m in $(echo "$MPIS" | tr , ' '); do
+    case $m in
+    ompi)
+        command -v caf.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null ||
+            { echo "caf-bench: caf.openmpi or mpirun.openmpi not found (Debian libcoarrays-openmpi-dev)" >&2; exit 2; }
+        caf.openmpi -O2 -J "$DIR" "$SRC" -o "$DIR/bench-ompi" || exit 1 ;;
+    mpich)
+        command -v caf.mpich >/dev/null && command -v mpiexec.mpich >/dev/null ||
+            { echo "caf-bench: caf.mpich or mpiexec.mpich not found (Debian libcoarrays-mpich-dev)" >&2; exit 2; }
+        caf.mpich -O2 -J "$DIR" "$SRC" -o "$DIR/bench-mpich" || exit 1 ;;
+    *) echo "caf-bench: -m takes ompi and mpich" >&2; exit 2 ;;
+    esac
+    REFS="$REFS $m"
+done
+launch() { # ref np: the launcher's command line
+    case $1 in
+    ompi) echo "mpirun.openmpi --oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root) -n $2" ;;
+    mpich) echo "mpiexec.mpich -n $2" ;;
+    esac
+}
+load() { cut -d' ' -f1 /proc/loadavg; }
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
-echo "host: $cpu, $(nproc) cores, DMSG_SPIN=${DMSG_SPIN:-default}, load $(cut -d' ' -f1-3 /proc/loadavg) at start ($(date -u '+%Y-%m-%d %H:%M') UTC)"
+echo "host: $(uname -n), $cpu, $(nproc) cores, DMSG_SPIN=${DMSG_SPIN:-default}, load $(cut -d' ' -f1-3 /proc/loadavg) at start ($(date -u '+%Y-%m-%d %H:%M') UTC)"
+echo "references:$(for m in $REFS; do case $m in ompi) printf ' OpenCoarrays over Open MPI (%s)' "$(launch ompi N)" ;; mpich) printf ' OpenCoarrays over MPICH (%s)' "$(launch mpich N)" ;; esac; done)"
 
-for np in $(echo "$PES" | tr , ' '); do
-    env DMSG_TRANSPORT=shm DMSG_TIMEOUT="$LIMIT" timeout -k 5 "$LIMIT" "$BIN/dmsgrun" -n "$np" \
-        "$DIR/bench-dmsg" "$BUDGET" >"$DIR/dmsg.$np" 2>"$DIR/dmsg.$np.err" ||
-        echo "caf-bench: dmsg at $np images: exit $? (see $DIR/dmsg.$np.err)" >&2
-    timeout -k 5 "$LIMIT" "$MPIEXEC" -n "$np" "$DIR/bench-oc" "$BUDGET" >"$DIR/oc.$np" 2>"$DIR/oc.$np.err"
-    rc=$?
-    [ $rc -eq 0 ] || echo "caf-bench: OpenCoarrays at $np images: exit $rc$( [ $rc -ge 124 ] && echo " (timeout ${LIMIT}s)")" >&2
-done
-
-# One table: measurement, then per image count dmsg, OpenCoarrays, ratio.
-echo
-printf '%-14s' "measurement"
-for np in $(echo "$PES" | tr , ' '); do printf ' %12s %12s %7s' "dmsg $np" "OC $np" "ratio"; done
-echo
-for m in put_8B get_8B sync_all co_sum_8B co_sum_64KiB strided_1MiB strided_4MiB strided_16MiB; do
-    printf '%-14s' "$m"
+# Rounds: dmsg and each reference alternately at every image count; one
+# file per run (NAME.NP.ROUND) with its load.
+rm -f "$DIR"/*.r[0-9]*
+r=1
+while [ $r -le "$ROUNDS" ]; do
     for np in $(echo "$PES" | tr , ' '); do
-        awk -v m="$m" -v d="$DIR/dmsg.$np" -v o="$DIR/oc.$np" '
-        function get(f,   line, a, v) {
-            v = "-"
-            while ((getline line < f) > 0) {
-                split(line, a, " ")
-                if (a[1] == m) v = (a[2] == "skipped") ? "skipped" : a[2]
-            }
-            close(f)
-            return v
-        }
-        BEGIN {
-            x = get(d); y = get(o)
-            r = "-"
-            if (x + 0 > 0 && y + 0 > 0) r = sprintf("%.2f", m ~ /^strided/ ? x / y : y / x)
-            printf " %12s %12s %7s", x, y, r
-        }'
+        l=$(load)
+        env DMSG_TRANSPORT=shm DMSG_TIMEOUT="$LIMIT" timeout -k 5 "$LIMIT" "$BIN/dmsgrun" -n "$np" \
+            "$DIR/bench-dmsg" "$BUDGET" >"$DIR/dmsg.$np.r$r" 2>"$DIR/dmsg.$np.r$r.err" ||
+            echo "caf-bench: dmsg at $np images, round $r: exit $? (see $DIR/dmsg.$np.r$r.err)" >&2
+        echo "load $l" >>"$DIR/dmsg.$np.r$r"
+        for m in $REFS; do
+            l=$(load)
+            timeout -k 5 "$LIMIT" $(launch "$m" "$np") "$DIR/bench-$m" "$BUDGET" >"$DIR/$m.$np.r$r" 2>"$DIR/$m.$np.r$r.err"
+            rc=$?
+            [ $rc -eq 0 ] || echo "caf-bench: OpenCoarrays over $m at $np images, round $r: exit $rc$( [ $rc -ge 124 ] && echo " (timeout ${LIMIT}s)")" >&2
+            echo "load $l" >>"$DIR/$m.$np.r$r"
+        done
     done
+    r=$((r + 1))
+done
+
+# One table per reference: measurement, then per image count dmsg, the
+# reference, the ratio (best of the rounds each: least time, most MB/s).
+for m in $REFS; do
+    case $m in ompi) name="OC-ompi" ;; mpich) name="OC-mpich" ;; esac
     echo
+    echo "dmsg against OpenCoarrays over $( [ "$m" = ompi ] && echo "Open MPI" || echo MPICH), best of $ROUNDS rounds:"
+    printf '%-14s' "measurement"
+    for np in $(echo "$PES" | tr , ' '); do printf ' %12s %12s %9s' "dmsg $np" "$name $np" "ratio"; done
+    echo
+    for meas in put_8B get_8B sync_all co_sum_8B co_sum_64KiB strided_1MiB strided_4MiB strided_16MiB load; do
+        printf '%-14s' "$meas"
+        for np in $(echo "$PES" | tr , ' '); do
+            cat "$DIR"/dmsg.$np.r[0-9]* 2>/dev/null | sed 's/^/D /' >"$DIR/all"
+            cat "$DIR"/$m.$np.r[0-9]* 2>/dev/null | sed 's/^/O /' >>"$DIR/all"
+            awk -v m="$meas" '
+            # best over the rounds: least time, most MB/s; for load the range
+            $2 == m {
+                if ($3 == "skipped") { if (!($1 in v)) sk[$1] = 1; next }
+                x = $3 + 0
+                if (m == "load") { if (!($1 in lo) || x < lo[$1]) lo[$1] = x; if (!($1 in hi) || x > hi[$1]) hi[$1] = x; v[$1] = 1; next }
+                if (!($1 in v) || (m ~ /^strided/ ? x > v[$1] : x < v[$1])) v[$1] = x
+            }
+            function show(k) {
+                if (m == "load") return (k in v) ? sprintf("%.1f-%.1f", lo[k], hi[k]) : "-"
+                return (k in v) ? sprintf("%.3f", v[k]) : (k in sk) ? "skipped" : "-"
+            }
+            END {
+                r = "-"
+                if (m != "load" && ("D" in v) && ("O" in v) && v["D"] > 0 && v["O"] > 0)
+                    r = sprintf("%.2f", m ~ /^strided/ ? v["D"] / v["O"] : v["O"] / v["D"])
+                printf " %12s %12s %9s", show("D"), show("O"), r
+            }' "$DIR/all"
+        done
+        echo
+    done
+    echo "(us per operation; strided: MB/s of payload; ratio above 1: dmsg faster; load: 1-minute averages at the runs' starts)"
+    for np in $(echo "$PES" | tr , ' '); do
+        cat "$DIR"/$m.$np.r[0-9]* 2>/dev/null | grep -q 'put_8B_remote F' &&
+            echo "note: OpenCoarrays over $m at $np images: the scalar put did not reach image 2 (it wrote the local copy): its put_8B is no remote put"
+        cat "$DIR"/$m.$np.r[0-9]* 2>/dev/null | grep -q 'strided_remote F' &&
+            echo "note: OpenCoarrays over $m at $np images: the strided put did not land right"
+    done
 done
-echo "(us per operation; strided: MB/s; ratio above 1: dmsg faster)"
 for np in $(echo "$PES" | tr , ' '); do
-    grep -q 'put_8B_remote F' "$DIR/oc.$np" 2>/dev/null &&
-        echo "note: OpenCoarrays at $np images: the scalar put did not reach image 2 (it wrote the local copy): its put_8B is no remote put"
-    grep -q 'strided_remote F' "$DIR/oc.$np" 2>/dev/null &&
-        echo "note: OpenCoarrays at $np images: the strided put did not land right"
-    grep -q ' F$' "$DIR/dmsg.$np" 2>/dev/null && echo "note: dmsg at $np images: a put did not land right"
+    cat "$DIR"/dmsg.$np.r[0-9]* 2>/dev/null | grep -q ' F$' && echo "note: dmsg at $np images: a put did not land right"
 done
+rm -f "$DIR/all"
 
 [ "$KERNELS" = 1 ] || exit 0
 echo
 xs=${KSIZES%%:*} ss=${KSIZES#*:}
+vars=caf-dmsg
+for m in $REFS; do
+    case $m in ompi) vars=$vars,caf-opencoarrays-ompi ;; mpich) vars=$vars,caf-opencoarrays ;; esac
+done
+echo "kernels through tools/dmsg-ab ($vars; $ROUNDS interleaved rounds, 3 repetitions, the best counts; us per step):"
 for k in transpose:$xs sor:$ss; do
-    sh "$(dirname "$0")/dmsg-ab" -B "$BUILD" -k "${k%%:*}" -n "${k#*:}" -p "$PES" -V caf-dmsg,caf-opencoarrays \
-        -r 2 -R 3 -T "$LIMIT" -o "$DIR/ab-${k%%:*}" 2>/dev/null |
-        grep -E '^(transpose|sor) |^caf-|coarrays:'
+    sh "$(dirname "$0")/dmsg-ab" -B "$BUILD" -k "${k%%:*}" -n "${k#*:}" -p "$PES" -V "$vars" \
+        -r "$ROUNDS" -R 3 -T "$LIMIT" -o "$DIR/ab-${k%%:*}" 2>/dev/null |
+        grep -E '^(transpose|sor) |^variant|^caf-|coarrays'
 done
 echo "load $(cut -d' ' -f1-3 /proc/loadavg) at end"

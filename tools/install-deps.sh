@@ -17,7 +17,7 @@ check=0
 # transport needs no libfabric.
 PKGS="build-essential pkg-config mpich libmpich-dev libcriterion-dev gnuplot-nox iproute2
 libfftw3-dev libmetis-dev openmpi-bin libopenmpi-dev libpmix-dev time
-gfortran libcoarrays-mpich-dev pvm pvm-dev pvm-examples"
+gfortran libcoarrays-mpich-dev libcoarrays-openmpi-dev pvm pvm-dev pvm-examples"
 [ "${OFI:-1}" = 0 ] || PKGS="$PKGS libfabric-dev libfabric-bin"
 missing=""
 for p in $PKGS; do

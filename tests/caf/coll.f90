@@ -19,7 +19,10 @@ end module
 program coll
   use coll_ops
   implicit none
-  integer :: me, np, i, iv(5), im(3, 4)
+  integer :: me, np, i, k, iv(5), im(3, 4)
+  logical :: ok
+  real(8) :: x1, x2
+  integer, allocatable :: zv(:)
   integer(8) :: i8
   real(8) :: r8(3), big(8192)
   real(4) :: r4
@@ -56,15 +59,60 @@ program coll
   s = 'zz' // achar(96 + me)
   call co_min(s)
   call check('co_min character', s == 'zza')
+  ! back-to-back small reductions: an image that runs ahead must not
+  ! overwrite values another image has not read yet (the gate's slots)
+  ok = .true.
+  do k = 1, 2000
+    i8 = me * k
+    call co_sum(i8)
+    ok = ok .and. i8 == k * np * (np + 1) / 2
+    r4 = mod(me + k, np)
+    call co_max(r4)
+    ok = ok .and. r4 == np - 1
+  end do
+  call check('co_sum and co_max 2000 times', ok)
   i = me
   call co_reduce(i, mult)
   call check('co_reduce by value', i == product([(i8, i8 = 1, np)]))
   r8 = me
   call co_reduce(r8, radd)
   call check('co_reduce by reference', all(r8 == np * (np + 1) / 2))
+  ! zero-sized arguments move nothing (gfortran may pass no memory at all)
+  ok = .true.
+  zv = [integer ::]
+  call co_sum(zv, stat=k)
+  ok = ok .and. k == 0 .and. size(zv) == 0
+  call co_broadcast(zv, 1, stat=k)
+  ok = ok .and. k == 0
+  call check('zero-sized co_sum and co_broadcast', ok)
+  deallocate (zv)
+  ! RANDOM_INIT: distinct across images or the same on all, repeatable or not
+  call random_init(.true., .true.)
+  call random_number(x1)
+  call random_init(.true., .true.)
+  call random_number(x2)
+  call check('random_init repeatable', x1 == x2)
+  call check('random_init repeatable, distinct', spread_of(x1) > 0)
+  call random_init(.true., .false.)
+  call random_number(x1)
+  call check('random_init repeatable, the same on all', spread_of(x1) == 0)
+  call random_init(.false., .false.)
+  call random_number(x1)
+  call check('random_init not repeatable, the same on all', spread_of(x1) == 0)
+  call random_init(.false., .true.)
+  call random_number(x1)
+  call check('random_init not repeatable, distinct', spread_of(x1) > 0)
   sync all
   if (me == 1) print '(a)', 'coll: done'
 contains
+  real(8) function spread_of(x)
+    real(8), intent(in) :: x
+    real(8) :: lo, hi
+    lo = x; hi = x
+    call co_min(lo)
+    call co_max(hi)
+    spread_of = hi - lo
+  end function
   subroutine check(what, ok)
     character(*), intent(in) :: what
     logical, intent(in) :: ok

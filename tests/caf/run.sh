@@ -11,7 +11,10 @@
 # scalar put `a[2] = 10` to the image doing it. A difference is reported, not
 # failed: OpenCoarrays 2.10.1 lacks atomic OR/XOR, vector puts, co_max of
 # CHARACTER, failed-image queries and more (docs/coarrays.md lists them).
-# CAF_REF=mpich|openmpi|none chooses.
+# CAF_REF=mpich|openmpi|none chooses. stopend.f90 is run once per statement
+# it names (each must end the job with exit status 1 and a message naming
+# the stopped image). Every dmsg run has DMSG_TIMEOUT=60 (unless set): a wait
+# that would hang fails the test instead.
 # Usage: sh tests/caf/run.sh BUILD_DIR      exit 77: skipped (reason printed)
 b=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +38,24 @@ auto | mpich)
     fi ;;
 esac
 fail=0 same=0 differ=0
+DMSG_TIMEOUT=${DMSG_TIMEOUT:-60}
+export DMSG_TIMEOUT
+
+# Without STAT=, a statement that waits for a stopped image ends the job
+# with status 1 and says which image stopped (tests/caf/stopend.f90).
+stopend() {
+    for what in co_sum allocate deallocate event_wait form_team change_team sync_all_in_team \
+        sync_team end_team; do
+        timeout 120 env DMSG_TRANSPORT=shm "$b/bin/dmsg-cafrun" -n 2 "$out/stopend" "$what" \
+            >"$out/stopend.$what" 2>&1
+        rc=$?
+        if [ $rc -ne 1 ] || ! grep -q 'libcaf_dmsg: image 1: .*has stopped' "$out/stopend.$what"; then
+            echo "caf: FAIL stopend $what (exit $rc, want 1 and the message):"
+            head -5 "$out/stopend.$what"
+            fail=1
+        fi
+    done
+}
 
 # run NAME LABEL EXPECTED_RC CMD... : runs, sorts the output, checks it
 check() {
@@ -58,6 +79,10 @@ for src in "$here"/*.f90; do
     [ "$name" = stop ] && want=7
     if ! "$b/bin/dmsg-caf" -O1 -ffree-line-length-none -J"$out" "$src" -o "$out/$name" 2>"$out/$name.cc"; then
         echo "caf: FAIL $name does not compile with dmsg-caf:"; head -20 "$out/$name.cc"; fail=1; continue
+    fi
+    if [ "$name" = stopend ]; then
+        stopend
+        continue
     fi
     check "$name" shm "$want" env DMSG_TRANSPORT=shm "$b/bin/dmsg-cafrun" -n "$n" "$out/$name"
     case $name in

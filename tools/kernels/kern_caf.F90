@@ -1,8 +1,9 @@
 ! kern_caf.F90 - the transpose and SOR kernels of the A/B harness
 ! (docs/kernels.md) written with Fortran coarrays, as a coarray programmer
 ! would: the same source is built with dmsg-caf (libcaf_dmsg, variant
-! caf-dmsg) and with OpenCoarrays' caf over MPICH (-DKERN_CAF_OC, variant
-! caf-opencoarrays). tools/dmsg-ab runs both.
+! caf-dmsg), with OpenCoarrays' caf over Open MPI (-DKERN_CAF_OC
+! -DKERN_CAF_OMPI, variant caf-opencoarrays-ompi) and over MPICH
+! (-DKERN_CAF_OC, variant caf-opencoarrays). tools/dmsg-ab runs them.
 !
 !   PROG KERNEL VARIANT N [STEPS [REPS]] [--nocompute] [--noalign]
 !
@@ -28,7 +29,9 @@ program kern_caf
   real(dp), parameter :: OMEGA = 0.9_dp
   ! split of a PE's time: comp, xfer, sync, pack, wait (wall, and CPU of comp/wait)
   integer, parameter :: T_COMP = 1, T_XFER = 2, T_SYNC = 3, T_PACK = 4, T_WAIT = 5
-#ifdef KERN_CAF_OC
+#if defined(KERN_CAF_OMPI)
+  character(len=*), parameter :: LIBVAR = 'caf-opencoarrays-ompi'
+#elif defined(KERN_CAF_OC)
   character(len=*), parameter :: LIBVAR = 'caf-opencoarrays'
 #else
   character(len=*), parameter :: LIBVAR = 'caf-dmsg'
@@ -89,7 +92,9 @@ program kern_caf
     if (me == 1) write (0, '(a)') 'usage: PROG KERNEL VARIANT N [STEPS [REPS]] [--nocompute] [--noalign]'
     error stop 2
   end if
-#ifdef KERN_CAF_OC
+#if defined(KERN_CAF_OMPI)
+  transport = 'openmpi'
+#elif defined(KERN_CAF_OC)
   transport = 'mpich'
 #else
   call get_environment_variable('DMSG_TRANSPORT', transport, status=st)

@@ -42,12 +42,15 @@ $(BUILD)/bin/kern-shmem: $(KERN_COMMON) $(KERN_DIR)/shmem/lib_shmem.c $(KERN_HDR
 	$(OSHCC) $(KERN_WRAP_CFLAGS) $(CFLAGS) $(LDFLAGS) -I$(KERN_DIR) -o $@ $(filter %.c,$^) $(KERN_LIBS)
 
 # The coarray kernels (kern_caf.F90, transpose and SOR): one Fortran source,
-# built with dmsg-caf (variant caf-dmsg) and with OpenCoarrays' caf over
-# MPICH (variant caf-opencoarrays), each where its compiler is installed.
+# built with dmsg-caf (variant caf-dmsg), with OpenCoarrays' caf over Open
+# MPI (variant caf-opencoarrays-ompi, the reference: docs/coarrays.md) and
+# over MPICH (variant caf-opencoarrays), each where its compiler is installed.
 GFORTRAN      ?= $(shell command -v gfortran 2>/dev/null)
 CAF_MPICH     ?= $(shell command -v caf.mpich 2>/dev/null)
+CAF_OMPI      ?= $(shell command -v caf.openmpi 2>/dev/null)
 KERN_FFLAGS   ?= -O2 -g
-KERN_CAF_PROGS := $(if $(GFORTRAN),$(BUILD)/bin/kern-caf-dmsg $(if $(CAF_MPICH),$(BUILD)/bin/kern-caf-oc))
+KERN_CAF_PROGS := $(if $(GFORTRAN),$(BUILD)/bin/kern-caf-dmsg $(if $(CAF_MPICH),$(BUILD)/bin/kern-caf-oc) \
+                    $(if $(CAF_OMPI),$(BUILD)/bin/kern-caf-oc-ompi))
 kernels: $(KERN_CAF_PROGS)
 
 $(BUILD)/bin/kern-caf-dmsg: $(KERN_DIR)/kern_caf.F90 $(BUILD)/bin/dmsg-caf $(BUILD)/lib/libcaf_dmsg.a $(LIB_A)
@@ -57,6 +60,10 @@ $(BUILD)/bin/kern-caf-dmsg: $(KERN_DIR)/kern_caf.F90 $(BUILD)/bin/dmsg-caf $(BUI
 $(BUILD)/bin/kern-caf-oc: $(KERN_DIR)/kern_caf.F90 | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CAF_MPICH) $(KERN_FFLAGS) -DKERN_CAF_OC -o $@ $<
+
+$(BUILD)/bin/kern-caf-oc-ompi: $(KERN_DIR)/kern_caf.F90 | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CAF_OMPI) $(KERN_FFLAGS) -DKERN_CAF_OC -DKERN_CAF_OMPI -o $@ $<
 
 # pvm-real: the kernels' postal variant written with PVM 3's API (lib_pvm.c)
 # and linked with the real PVM 3.4.6 (Debian pvm-dev: pvm3.h, libpvm3). Built

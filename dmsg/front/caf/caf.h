@@ -91,10 +91,19 @@ extern dmsg_caf_team *dmsg_caf_cur;   /* the current team */
 /* symmetric: per image, 0 running, else the image stopped (STOP or the end
  * of the program) and this is the number of the first world barrier it
  * entered stopped (dmsg_caf_barriers + 1 then); word [npes] counts the
- * stopped images */
+ * stopped images; word [npes + 1] is this image's bell: EVENT POST to this
+ * image and every image that stops add 1 to it, so an EVENT WAIT sleeps on
+ * it and wakes for either (DMSG_CAF_BELL) */
 extern uint64_t *dmsg_caf_status;
+#define DMSG_CAF_BELL (dmsg_caf_status + dmsg_npes() + 1)
+/* word [npes + 2] of image 1: the job's seed, 0 until image 1 has drawn it */
+#define DMSG_CAF_JOB_SEED (dmsg_caf_status + dmsg_npes() + 2)
 extern uint64_t *dmsg_caf_sync_cnt;   /* symmetric: SYNC IMAGES arrivals, one per image */
 extern uint64_t *dmsg_caf_sync_seen;  /* local: SYNC IMAGES waits done, one per image */
+/* The same pair for the gate in front of every collective (dmsg_caf_gate):
+ * symmetric arrivals, and local waits done, one word per image each. */
+extern uint64_t *dmsg_caf_gate_cnt;
+extern uint64_t *dmsg_caf_gate_seen;
 /* World barriers (dmsg_sync) this image has passed. Every image passes the
  * same ones in the same order, so at a matched barrier the counts agree:
  * a stopped image's status word names the barrier from which on it only
@@ -111,6 +120,38 @@ int dmsg_caf_world_sync(void);
 int dmsg_caf_stopped_by(uint64_t epoch);
 /* Whether the image on job PE `pe` has stopped. */
 int dmsg_caf_has_stopped(int pe);
+/* How many images of the job have stopped. */
+int dmsg_caf_nstopped(void);
+/* A number image 1 drew at start-up, the same on every image (RANDOM_INIT). */
+uint64_t dmsg_caf_job_seed(void);
+
+/* The gate in front of a collective of `team` (caf_sync.c): every member
+ * tells every other one that it has arrived, then waits until each has
+ * arrived or has stopped. A stopped image never arrives at a collective (it
+ * only takes part in world barriers, caf_init.c), so a collective that
+ * follows a gate through which every member came cannot wait for one. With
+ * quiet, this image's accesses complete first (the gate is then a barrier).
+ * Returns 0 when every member came; else reports through dmsg_caf_fail
+ * (STAT_STOPPED_IMAGE naming the lowest stopped image in the team, or 1 for
+ * a dmsg error; without stat the job ends) and returns -1. Every member
+ * gets the same answer: each waits for the same arrivals. */
+int dmsg_caf_gate(dmsg_team team, int quiet, const char *what, int *stat, char *errmsg,
+                  size_t errmsg_len);
+/* The gate carrying up to DMSG_CAF_SLOT bytes from every member to every
+ * other one (dmsg_deposit_signal: the data lands with the arrival). After a
+ * gate that returned 0, dmsg_caf_gate_slot(pe) is where member pe's bytes
+ * are (this image's own are where `data` was). Two slots per pair
+ * alternate: a member can be one gate ahead of another, not two, since
+ * the next gate waits for the slower one. */
+#define DMSG_CAF_SLOT 256
+int dmsg_caf_gate_data(dmsg_team team, const void *data, size_t bytes, const char *what, int *stat,
+                       char *errmsg, size_t errmsg_len);
+const void *dmsg_caf_gate_slot(int pe);
+extern char *dmsg_caf_slots; /* symmetric: 2 x npes slots of DMSG_CAF_SLOT bytes */
+/* Set when a coarray ALLOCATE reported STAT_STOPPED_IMAGE: gfortran follows
+ * every coarray ALLOCATE with a SYNC ALL without STAT= (even a failed one),
+ * which must not turn the reported stopped image into an error termination. */
+extern int dmsg_caf_alloc_stopped;
 
 /* Starts the job (once; later calls return at once). */
 void _gfortran_caf_init(int *argc, char ***argv);

@@ -17,11 +17,21 @@
 enum { OPR_BYREF = 1, OPR_HIDDEN_STRLEN = 2, OPR_ARG_VALUE = 4, OPR_ARG_DESC = 8 };
 
 /* The descriptor's elements as one contiguous buffer (the array itself when it is). */
+/* What gather_in returns for no bytes: a zero-sized array, or an
+ * unallocated component of a derived type, which gfortran passes to
+ * CO_BROADCAST with a NULL base (after `b = a` of a value whose component
+ * a constructor left unallocated); no failure. */
+static char no_bytes[1];
+
 static char *gather_in(caf_desc *d, size_t *bytes)
 {
     dmsg_layout l;
     size_t n = dmsg_caf_desc_count(d), es = d->dtype.elem_len;
+    if (!d->base) /* an unallocated component: its bounds mean nothing */
+        n = 0;
     *bytes = n * es;
+    if (*bytes == 0)
+        return no_bytes;
     if (dmsg_caf_desc_layout(d, &l) == 0 && l.ndims == 1 && (l.stride[0] == (ptrdiff_t)es || n == 1))
         return d->base;
     char *buf = malloc(*bytes ? *bytes : 1);
@@ -32,7 +42,7 @@ static char *gather_in(caf_desc *d, size_t *bytes)
 
 static void scatter_out(caf_desc *d, char *buf)
 {
-    if (buf != d->base) {
+    if (buf != d->base && buf != no_bytes) {
         dmsg_caf_unpack(d, d->base, buf);
         free(buf);
     }
@@ -55,6 +65,105 @@ static dmsg_type red_type(const caf_desc *d)
     }
 }
 
+/* acc[i] = acc[i] op x[i] for n elements of one type; integers wrap (in
+ * unsigned arithmetic, as the core's reductions). foldable() says which
+ * pairs it takes (the others use the core's collective). */
+#define FOLD_MINMAX(T)                                                                             \
+    do {                                                                                           \
+        T a, b;                                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            memcpy(&a, acc + i * sizeof a, sizeof a);                                              \
+            memcpy(&b, x + i * sizeof b, sizeof b);                                                \
+            if (op == DMSG_OP_MIN ? b < a : b > a)                                                 \
+                memcpy(acc + i * sizeof a, &b, sizeof b);                                          \
+        }                                                                                          \
+    } while (0)
+#define FOLD_SUM(T, U)                                                                             \
+    do {                                                                                           \
+        T a, b;                                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            memcpy(&a, acc + i * sizeof a, sizeof a);                                              \
+            memcpy(&b, x + i * sizeof b, sizeof b);                                                \
+            a = (T)((U)a + (U)b);                                                                  \
+            memcpy(acc + i * sizeof a, &a, sizeof a);                                              \
+        }                                                                                          \
+    } while (0)
+#define FOLD(T, U)                                                                                 \
+    do {                                                                                           \
+        if (op == DMSG_OP_SUM)                                                                     \
+            FOLD_SUM(T, U);                                                                        \
+        else                                                                                       \
+            FOLD_MINMAX(T);                                                                        \
+        return 0;                                                                                  \
+    } while (0)
+
+static int foldable(dmsg_type t, dmsg_redop op)
+{
+    if (op != DMSG_OP_SUM && op != DMSG_OP_MIN && op != DMSG_OP_MAX)
+        return 0;
+    if (t == DMSG_TYPE_FLOAT_COMPLEX || t == DMSG_TYPE_DOUBLE_COMPLEX)
+        return op == DMSG_OP_SUM;
+    return t == DMSG_TYPE_INT8 || t == DMSG_TYPE_INT16 || t == DMSG_TYPE_INT32 ||
+           t == DMSG_TYPE_INT64 || t == DMSG_TYPE_FLOAT || t == DMSG_TYPE_DOUBLE ||
+           t == DMSG_TYPE_LONG_DOUBLE;
+}
+
+static int fold(char *acc, const char *x, size_t n, dmsg_type t, dmsg_redop op)
+{
+    switch (t) {
+    case DMSG_TYPE_INT8: FOLD(int8_t, uint8_t);
+    case DMSG_TYPE_INT16: FOLD(int16_t, uint16_t);
+    case DMSG_TYPE_INT32: FOLD(int32_t, uint32_t);
+    case DMSG_TYPE_INT64: FOLD(int64_t, uint64_t);
+    case DMSG_TYPE_FLOAT: FOLD(float, float);
+    case DMSG_TYPE_DOUBLE: FOLD(double, double);
+    case DMSG_TYPE_LONG_DOUBLE: FOLD(long double, long double);
+    case DMSG_TYPE_FLOAT_COMPLEX:
+        if (op != DMSG_OP_SUM)
+            return -1;
+        FOLD_SUM(float _Complex, float _Complex);
+        return 0;
+    case DMSG_TYPE_DOUBLE_COMPLEX:
+        if (op != DMSG_OP_SUM)
+            return -1;
+        FOLD_SUM(double _Complex, double _Complex);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* A small reduction is one gate carrying every member's values to every
+ * other one (dmsg_caf_gate_data), then a local fold in team order, so
+ * every image computes the same result: no collective after the gate.
+ * Returns 1 where it does not apply (too large, or a pair fold() does not
+ * take). */
+static int reduce_small(char *buf, size_t bytes, size_t n, dmsg_type t, dmsg_redop op,
+                        int *stat, char *errmsg, size_t errmsg_len, const char *what)
+{
+    char acc[DMSG_CAF_SLOT];
+    dmsg_team team = dmsg_caf_cur->team;
+    if (bytes > DMSG_CAF_SLOT || bytes == 0 || !foldable(t, op))
+        return 1;
+    if (dmsg_caf_gate_data(team, buf, bytes, what, stat, errmsg, errmsg_len))
+        return 0;
+    int np = dmsg_team_npes(team), me = dmsg_team_pe(team);
+    for (int i = 0; i < np; i++) {
+        const char *x = i == me ? buf
+                                : dmsg_caf_gate_slot(team == DMSG_TEAM_WORLD
+                                                         ? i
+                                                         : dmsg_team_translate(team, i,
+                                                                               DMSG_TEAM_WORLD));
+        if (i == 0)
+            memcpy(acc, x, bytes);
+        else
+            (void)fold(acc, x, n, t, op);
+    }
+    memcpy(buf, acc, bytes);
+    dmsg_caf_ok(stat, errmsg, errmsg_len);
+    return 0;
+}
+
 static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char *errmsg,
                    size_t errmsg_len, const char *what)
 {
@@ -70,9 +179,19 @@ static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char
         return;
     }
     size_t n = bytes / d->dtype.elem_len;
-    int rc = result_image > 0
-        ? dmsg_reduce(dmsg_caf_cur->team, buf, buf, n, t, op, result_image - 1)
-        : dmsg_allreduce(dmsg_caf_cur->team, buf, buf, n, t, op);
+    /* (with RESULT_IMAGE the others' values become undefined: all get the result) */
+    if (reduce_small(buf, bytes, n, t, op, stat, errmsg, errmsg_len, what) == 0) {
+        scatter_out(d, buf);
+        return;
+    }
+    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, what, stat, errmsg, errmsg_len)) {
+        if (buf != d->base && buf != no_bytes)
+            free(buf);
+        return;
+    }
+    int rc = n == 0           ? DMSG_OK
+           : result_image > 0 ? dmsg_reduce(dmsg_caf_cur->team, buf, buf, n, t, op, result_image - 1)
+                              : dmsg_allreduce(dmsg_caf_cur->team, buf, buf, n, t, op);
     scatter_out(d, buf);
     if (rc)
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
@@ -87,12 +206,14 @@ void _gfortran_caf_co_broadcast(caf_desc *a, int source_image, int *stat, char *
                                 size_t errmsg_len)
 {
     size_t bytes;
+    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, "CO_BROADCAST", stat, errmsg, errmsg_len))
+        return;
     char *buf = gather_in(a, &bytes);
     if (!buf) {
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "CO_BROADCAST: out of memory");
         return;
     }
-    int rc = dmsg_bcast(dmsg_caf_cur->team, buf, buf, bytes, source_image - 1);
+    int rc = bytes ? dmsg_bcast(dmsg_caf_cur->team, buf, buf, bytes, source_image - 1) : DMSG_OK;
     scatter_out(a, buf);
     if (rc)
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "CO_BROADCAST: %s (%s)", dmsg_strerror(rc),
@@ -134,10 +255,12 @@ static void minmax(caf_desc *a, int result_image, int *stat, char *errmsg, int a
         return;
     }
     size_t bytes, es = a->dtype.elem_len, kind = a_len > 0 ? es / (size_t)a_len : 1;
+    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, what, stat, errmsg, errmsg_len))
+        return;
     int np = dmsg_team_npes(dmsg_caf_cur->team);
     char *buf = gather_in(a, &bytes), *all = buf ? malloc(bytes * (size_t)np + 1) : NULL;
-    int rc = all ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes) : DMSG_ERR_NOMEM;
-    if (rc == DMSG_OK) {
+    int rc = !all ? DMSG_ERR_NOMEM : bytes ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes) : DMSG_OK;
+    if (rc == DMSG_OK && bytes) {
         for (size_t e = 0; e < bytes / es; e++) {
             char *best = all + e * es;
             for (int i = 1; i < np; i++) {
@@ -234,11 +357,15 @@ void _gfortran_caf_co_reduce(caf_desc *a, void *opr, int opr_flags, int result_i
     (void)a_len;
     if (type == CAF_BT_DERIVED || (flags & OPR_ARG_DESC))
         dmsg_caf_unsupported("CO_REDUCE of a derived type or with an array-valued operation");
+    if (dmsg_caf_gate(dmsg_caf_cur->team, 0, "CO_REDUCE", stat, errmsg, errmsg_len))
+        return;
     int np = dmsg_team_npes(dmsg_caf_cur->team);
     char *buf = gather_in(a, &bytes);
     char *all = buf ? malloc(bytes * (size_t)np + 1) : NULL, *tmp = malloc(es + 1);
-    int rc = all && tmp ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes) : DMSG_ERR_NOMEM;
-    for (size_t e = 0; rc == DMSG_OK && e < bytes / es; e++) {
+    int rc = !all || !tmp ? DMSG_ERR_NOMEM
+           : bytes        ? dmsg_allgather(dmsg_caf_cur->team, all, buf, bytes)
+                          : DMSG_OK;
+    for (size_t e = 0; rc == DMSG_OK && bytes && e < bytes / es; e++) {
         char *acc = all + e * es;
         for (int i = 1; i < np && rc == DMSG_OK; i++)
             if (apply(opr, flags, type, es, acc, all + (size_t)i * bytes + e * es, tmp))
@@ -256,14 +383,60 @@ void _gfortran_caf_co_reduce(caf_desc *a, void *opr, int opr_flags, int result_i
         dmsg_caf_ok(stat, errmsg, errmsg_len);
 }
 
-/* RANDOM_INIT: libgfortran's own routine does the work; it needs the image
- * number to make the seeds of the images distinct. */
-extern void _gfortran_random_init(int32_t repeatable, int32_t image_distinct, int32_t image)
+/* RANDOM_INIT. libgfortran's own _gfortran_random_init serves one image
+ * only (it gives every image the same repeatable seed, and stops for
+ * REPEATABLE=.false., IMAGE_DISTINCT=.false. beyond image 2), so the seed
+ * is chosen here and put with RANDOM_SEED (libgfortran's
+ * _gfortran_random_seed_i4, descriptor as in caf.h):
+ *   repeatable, distinct:      a fixed sequence, offset by the image number
+ *   repeatable, not distinct:  the fixed sequence on every image
+ *   not repeatable, distinct:  RANDOM_SEED() (fresh entropy on each image)
+ *   neither:                   a sequence from the job's seed, which image 1
+ *                              drew at start-up (the same on every image,
+ *                              new in every run) */
+extern void _gfortran_random_seed_i4(int32_t *size, caf_desc *put, caf_desc *get)
     __attribute__((weak));
+
+/* Park and Miller's minimal standard generator (CACM 31(10), 1988). */
+static int32_t lcg_next(uint64_t *state)
+{
+    *state = *state * 16807 % 2147483647;
+    return (int32_t)*state;
+}
+
 void _gfortran_caf_random_init(bool repeatable, bool image_distinct);
 void _gfortran_caf_random_init(bool repeatable, bool image_distinct)
 {
-    if (!_gfortran_random_init)
+    int32_t size = 0;
+    if (!_gfortran_random_seed_i4)
         dmsg_caf_unsupported("RANDOM_INIT without libgfortran");
-    _gfortran_random_init(repeatable, image_distinct, dmsg_team_pe(DMSG_TEAM_WORLD) + 1);
+    if (!repeatable && image_distinct) {
+        _gfortran_random_seed_i4(NULL, NULL, NULL);
+        return;
+    }
+    _gfortran_random_seed_i4(&size, NULL, NULL);
+    int32_t *seed = malloc((size_t)(size > 0 ? size : 1) * sizeof *seed);
+    if (!seed)
+        dmsg_caf_fail(NULL, NULL, 0, 1, "RANDOM_INIT: out of memory");
+    uint64_t state = 57911963;
+    if (!repeatable)
+        state = dmsg_caf_job_seed();
+    if (image_distinct)
+        state += (uint64_t)dmsg_pe() * 1000003;
+    state = state % 2147483646 + 1; /* the generator's range: 1 .. 2^31 - 2 */
+    for (int32_t i = 0; i < size; i++)
+        seed[i] = lcg_next(&state);
+    caf_desc d;
+    memset(&d, 0, sizeof d);
+    d.base = seed;
+    d.dtype.elem_len = sizeof *seed;
+    d.dtype.rank = 1;
+    d.dtype.type = CAF_BT_INTEGER;
+    d.span = sizeof *seed;
+    d.dim[0].stride = 1;
+    d.dim[0].lbound = 1;
+    d.dim[0].ubound = size;
+    d.offset = (size_t)-1; /* base addresses element 1 */
+    _gfortran_random_seed_i4(NULL, &d, NULL);
+    free(seed);
 }

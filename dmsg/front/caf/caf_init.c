@@ -5,10 +5,14 @@
  *
  * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
  */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dmsg/front/caf/caf.h"
 
@@ -18,6 +22,10 @@ uint64_t *dmsg_caf_status;
 uint64_t dmsg_caf_barriers;
 uint64_t *dmsg_caf_sync_cnt;
 uint64_t *dmsg_caf_sync_seen;
+uint64_t *dmsg_caf_gate_cnt;
+uint64_t *dmsg_caf_gate_seen;
+int dmsg_caf_alloc_stopped;
+char *dmsg_caf_slots;
 
 /* Ends the job: dmsgrun reports the first PE that exits non-zero and stops the others. */
 static void die(int code) __attribute__((noreturn));
@@ -99,16 +107,29 @@ void _gfortran_caf_init(int *argc, char ***argv)
         die(1);
     }
     size_t n = (size_t)dmsg_npes();
-    void *p = NULL, *q = NULL;
-    /* status: one word per image, then how many have stopped */
-    if ((rc = dmsg_alloc((n + 1) * sizeof(uint64_t), &p)) != DMSG_OK ||
-        (rc = dmsg_alloc(n * sizeof(uint64_t), &q)) != DMSG_OK ||
-        !(dmsg_caf_sync_seen = calloc(n, sizeof(uint64_t)))) {
+    void *p = NULL, *q = NULL, *slots = NULL;
+    /* status: one word per image, how many have stopped, the bell; then
+     * the arrival words of SYNC IMAGES and of the gates, and the local
+     * counts of the waits for them (one block each) */
+    if ((rc = dmsg_alloc((n + 3) * sizeof(uint64_t), &p)) != DMSG_OK ||
+        (rc = dmsg_alloc(2 * n * sizeof(uint64_t), &q)) != DMSG_OK ||
+        (rc = dmsg_alloc(2 * n * DMSG_CAF_SLOT, &slots)) != DMSG_OK ||
+        !(dmsg_caf_sync_seen = calloc(2 * n, sizeof(uint64_t)))) {
         fprintf(stderr, "libcaf_dmsg: start-up failed: %s\n", rc ? dmsg_strerror(rc) : "no memory");
         die(1);
     }
     dmsg_caf_status = p;
     dmsg_caf_sync_cnt = q;
+    dmsg_caf_gate_cnt = dmsg_caf_sync_cnt + n;
+    dmsg_caf_gate_seen = dmsg_caf_sync_seen + n;
+    dmsg_caf_slots = slots;
+    if (dmsg_pe() == 0) {
+        uint64_t seed = 0;
+        if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+            seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
+        seed |= 1; /* never 0: 0 means "not drawn yet" */
+        (void)dmsg_atomic(DMSG_CAF_JOB_SEED, DMSG_AMO_SET, DMSG_TYPE_UINT64, &seed, NULL, NULL, 0);
+    }
 }
 
 int dmsg_caf_world_sync(void)
@@ -132,6 +153,22 @@ int dmsg_caf_has_stopped(int pe)
     return status_of(pe) != 0;
 }
 
+int dmsg_caf_nstopped(void)
+{
+    return (int)status_of(dmsg_npes());
+}
+
+uint64_t dmsg_caf_job_seed(void)
+{
+    /* image 1 stores it in its start-up, which may still be under way */
+    uint64_t v = 0;
+    while (dmsg_atomic(DMSG_CAF_JOB_SEED, DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL, &v, 0) ==
+               DMSG_OK &&
+           v == 0)
+        sched_yield();
+    return v;
+}
+
 int dmsg_caf_stopped_by(uint64_t epoch)
 {
     /* one word while no image has stopped (every SYNC ALL asks) */
@@ -146,8 +183,8 @@ int dmsg_caf_stopped_by(uint64_t epoch)
 }
 
 /* This image has stopped: it says so to every image (its status word holds
- * the first barrier it will enter stopped, and its SYNC IMAGES word wakes
- * whoever waits for it), then takes part in world barriers until every
+ * the first barrier it will enter stopped, its SYNC IMAGES and gate words
+ * wake whoever waits for it there, and the bell wakes EVENT WAITs), then takes part in world barriers until every
  * image has stopped. A SYNC ALL of the others thus still completes and
  * reports STAT_STOPPED_IMAGE, instead of meeting dmsg_finalize's barrier and
  * leaving the job out of step. Every image leaves the loop after the same
@@ -167,9 +204,17 @@ static void wait_all_stopped(void)
                               NULL, pe);
             (void)dmsg_atomic(&dmsg_caf_status[n], DMSG_AMO_ADD, DMSG_TYPE_UINT64, &one, NULL,
                               NULL, pe);
-            if (pe != me)
+            if (pe != me) {
                 (void)dmsg_signal(&dmsg_caf_sync_cnt[me], wake, DMSG_SIG_ADD, pe);
+                (void)dmsg_signal(&dmsg_caf_gate_cnt[me], wake, DMSG_SIG_ADD, pe);
+            }
         }
+        /* the bell rings after the count has landed (an EVENT WAIT reads
+         * the count when the bell wakes it) */
+        (void)dmsg_quiet();
+        for (int pe = 0; pe < n; pe++)
+            if (pe != me)
+                (void)dmsg_signal(DMSG_CAF_BELL, 1, DMSG_SIG_ADD, pe);
         (void)dmsg_quiet();
     }
     for (;;) {
@@ -198,6 +243,7 @@ void _gfortran_caf_finalize(void)
     }
     free(dmsg_caf_sync_seen);
     dmsg_caf_sync_seen = NULL;
+    dmsg_caf_gate_seen = NULL;
 }
 
 int _gfortran_caf_this_image(int distance);
@@ -342,6 +388,9 @@ void _gfortran_caf_stopped_images(caf_desc *res, void **team, int *kind)
 void _gfortran_caf_form_team(int number, void **team, int index);
 void _gfortran_caf_form_team(int number, void **team, int index)
 {
+    /* gfortran 12 takes no STAT= for the team statements: a stopped image
+     * in the team ends the job (the standard's error termination) */
+    (void)dmsg_caf_gate(dmsg_caf_cur->team, 0, "FORM TEAM", NULL, NULL, 0);
     dmsg_caf_team *t = calloc(1, sizeof *t);
     if (!t)
         dmsg_caf_fail(NULL, NULL, 0, 1, "FORM TEAM: out of memory");
@@ -362,9 +411,7 @@ void _gfortran_caf_change_team(void **team, int coselector)
         dmsg_caf_fail(NULL, NULL, 0, 1, "CHANGE TEAM: the team was not formed");
     t->parent = dmsg_caf_cur;
     dmsg_caf_cur = t;
-    int rc = dmsg_team_sync(t->team);
-    if (rc != DMSG_OK)
-        dmsg_caf_fail(NULL, NULL, 0, 1, "CHANGE TEAM: %s", dmsg_strerror(rc));
+    (void)dmsg_caf_gate(t->team, 1, "CHANGE TEAM", NULL, NULL, 0);
 }
 
 void _gfortran_caf_end_team(void **team);
@@ -374,9 +421,7 @@ void _gfortran_caf_end_team(void **team)
     dmsg_caf_team *t = dmsg_caf_cur;
     if (!t->parent)
         dmsg_caf_fail(NULL, NULL, 0, 1, "END TEAM outside CHANGE TEAM");
-    int rc = dmsg_team_sync(t->team);
-    if (rc != DMSG_OK)
-        dmsg_caf_fail(NULL, NULL, 0, 1, "END TEAM: %s", dmsg_strerror(rc));
+    (void)dmsg_caf_gate(t->team, 1, "END TEAM", NULL, NULL, 0);
     dmsg_caf_cur = t->parent;
     t->parent = NULL;
 }
@@ -386,9 +431,7 @@ void _gfortran_caf_sync_team(void **team, int unused)
 {
     (void)unused;
     dmsg_caf_team *t = team && *team ? *team : dmsg_caf_cur;
-    int rc = dmsg_team_sync(t->team);
-    if (rc != DMSG_OK)
-        dmsg_caf_fail(NULL, NULL, 0, 1, "SYNC TEAM: %s", dmsg_strerror(rc));
+    (void)dmsg_caf_gate(t->team, 1, "SYNC TEAM", NULL, NULL, 0);
 }
 
 int _gfortran_caf_team_number(void **team);

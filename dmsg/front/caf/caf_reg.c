@@ -46,13 +46,18 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
             free(t);
             dmsg_caf_unsupported("ALLOCATE of a coarray inside CHANGE TEAM");
         }
+        if (dmsg_caf_gate(DMSG_TEAM_WORLD, 0, "ALLOCATE of a coarray", stat, errmsg, errmsg_len)) {
+            free(t);
+            dmsg_caf_alloc_stopped = stat && *stat == CAF_STAT_STOPPED_IMAGE;
+            return;
+        }
         void *mem = NULL;
         int rc = dmsg_alloc(bytes, &mem);
         if (rc != DMSG_OK) {
             free(t);
-            dmsg_caf_fail(stat, errmsg, errmsg_len, 1,
-                          "coarray allocation of %zu bytes failed: %s (raise DMSG_SEGMENT_SIZE)",
-                          bytes, dmsg_strerror(rc));
+            dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "coarray allocation of %zu bytes failed: %s%s",
+                          bytes, dmsg_strerror(rc),
+                          rc == DMSG_ERR_NOMEM ? " (raise DMSG_SEGMENT_SIZE)" : "");
             return;
         }
         t->mem = mem;
@@ -74,6 +79,9 @@ void _gfortran_caf_deregister(void **token, int type, int *stat, char *errmsg, s
         return;
     }
     /* dmsg_free starts with a barrier: every access to it has completed. */
+    if (t->mem && dmsg_caf_gate(DMSG_TEAM_WORLD, 0, "DEALLOCATE of a coarray", stat, errmsg,
+                                errmsg_len))
+        return;
     int rc = t->mem ? dmsg_free(t->mem) : DMSG_OK;
     if (rc != DMSG_OK) {
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "DEALLOCATE of a coarray: %s", dmsg_strerror(rc));

@@ -20,17 +20,103 @@ static void check(int rc, int *stat, char *errmsg, size_t errmsg_len, const char
                       dmsg_last_error());
 }
 
+/* The arrival words work as those of SYNC IMAGES below: image i's word
+ * gate_cnt[j] counts the gates j came through with i, and a stopping image
+ * adds DMSG_CAF_STOP_WAKE to its word everywhere, so a wait for it ends and
+ * the count below that bit says whether it had come. Every member of a
+ * team passes the team's gates in the same order (collectives are called
+ * in the same order), so the counts of a pair agree. */
+static char *slot(int pe, uint64_t gates)
+{
+    return dmsg_caf_slots + ((size_t)(gates & 1) * (size_t)dmsg_npes() + (size_t)pe) * DMSG_CAF_SLOT;
+}
+
+const void *dmsg_caf_gate_slot(int pe)
+{
+    return slot(pe, dmsg_caf_gate_seen[pe] - 1);
+}
+
+static int gate(dmsg_team team, int quiet, const void *data, size_t bytes, const char *what,
+                int *stat, char *errmsg, size_t errmsg_len)
+{
+    int me = dmsg_pe(), n = dmsg_team_npes(team), rc = n < 1 ? n : DMSG_OK;
+    if (quiet && rc == DMSG_OK)
+        rc = dmsg_quiet();
+    for (int i = 0; i < n && rc == DMSG_OK; i++) {
+        int pe = team == DMSG_TEAM_WORLD ? i : dmsg_team_translate(team, i, DMSG_TEAM_WORLD);
+        if (pe == me)
+            continue;
+        /* the gates this pair has passed choose the slot, on both sides */
+        if (data)
+            rc = dmsg_deposit_signal(slot(me, dmsg_caf_gate_seen[pe]), data, bytes, pe,
+                                     DMSG_CTR_NONE, &dmsg_caf_gate_cnt[me], 1, DMSG_SIG_ADD);
+        else
+            rc = dmsg_signal(&dmsg_caf_gate_cnt[me], 1, DMSG_SIG_ADD, pe);
+    }
+    int gone = 0;
+    for (int i = 0; i < n && rc == DMSG_OK; i++) {
+        int pe = team == DMSG_TEAM_WORLD ? i : dmsg_team_translate(team, i, DMSG_TEAM_WORLD);
+        if (pe == me)
+            continue;
+        uint64_t want = ++dmsg_caf_gate_seen[pe], v = 0;
+        rc = dmsg_wait_until(&dmsg_caf_gate_cnt[pe], DMSG_TYPE_UINT64, DMSG_CMP_GE, &want);
+        if (rc == DMSG_OK)
+            rc = dmsg_atomic(&dmsg_caf_gate_cnt[pe], DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL,
+                             &v, me);
+        if (rc == DMSG_OK && (v & (DMSG_CAF_STOP_WAKE - 1)) < want) {
+            dmsg_caf_gate_seen[pe]--; /* it never comes: later gates must not wait for this one */
+            if (!gone)
+                gone = pe + 1;
+        }
+    }
+    /* images are named by their number in the initial team, as the
+     * message's "image N:" prefix names this one */
+    if (gone)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE, "%s: image %d has stopped",
+                      what, gone);
+    else if (rc != DMSG_OK)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
+                      dmsg_last_error());
+    return gone || rc != DMSG_OK ? -1 : 0;
+}
+
+int dmsg_caf_gate(dmsg_team team, int quiet, const char *what, int *stat, char *errmsg,
+                  size_t errmsg_len)
+{
+    return gate(team, quiet, NULL, 0, what, stat, errmsg, errmsg_len);
+}
+
+int dmsg_caf_gate_data(dmsg_team team, const void *data, size_t bytes, const char *what, int *stat,
+                       char *errmsg, size_t errmsg_len)
+{
+    if (bytes > DMSG_CAF_SLOT) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %zu bytes do not fit a gate's slot", what,
+                      bytes);
+        return -1;
+    }
+    return gate(team, 0, data, bytes, what, stat, errmsg, errmsg_len);
+}
+
 void _gfortran_caf_sync_all(int *stat, char *errmsg, size_t errmsg_len)
 {
+    /* the SYNC ALL that gfortran adds after a coarray ALLOCATE: a stopped
+     * image was reported by the ALLOCATE's STAT= already */
+    int after_alloc = dmsg_caf_alloc_stopped && !stat;
+    dmsg_caf_alloc_stopped = 0;
     if (dmsg_caf_cur->team != DMSG_TEAM_WORLD) {
-        check(dmsg_team_sync(dmsg_caf_cur->team), stat, errmsg, errmsg_len, "SYNC ALL");
+        /* a stopped image takes part in world barriers only: the gate
+         * (with quiet, a barrier) finds it instead of waiting for it */
+        if (dmsg_caf_gate(dmsg_caf_cur->team, 1, "SYNC ALL", stat, errmsg, errmsg_len) == 0)
+            dmsg_caf_ok(stat, errmsg, errmsg_len);
         return;
     }
     /* A stopped image takes part in world barriers until all have stopped
      * (caf_init.c): the barrier completes, and its status says whether it
      * had stopped by this barrier. */
     int rc = dmsg_caf_world_sync(), gone = rc == DMSG_OK ? dmsg_caf_stopped_by(dmsg_caf_barriers) : 0;
-    if (gone)
+    if (gone && after_alloc)
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+    else if (gone)
         dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
                       "SYNC ALL: image %d has stopped", gone);
     else
@@ -145,6 +231,13 @@ void _gfortran_caf_lock(void *token, size_t index, int image, int *acquired, int
             dmsg_caf_ok(stat, errmsg, errmsg_len);
             return;
         }
+        /* a holder that has stopped never unlocks it */
+        if (old <= (uint64_t)dmsg_npes() && dmsg_caf_has_stopped((int)old - 1)) {
+            dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                          "LOCK: the lock is held by image %llu, which has stopped",
+                          (unsigned long long)old);
+            return;
+        }
         /* PEs may outnumber cores: let the holder run. */
         sched_yield();
     }
@@ -200,11 +293,18 @@ void _gfortran_caf_event_post(void *token, size_t index, int image, int *stat, c
                       "EVENT POST: image %d has stopped", image);
         return;
     }
-    /* The poster's earlier accesses to any image complete before the count moves. */
+    /* The poster's earlier accesses to any image complete before the count
+     * moves, and the count has landed before the bell rings (a waiter that
+     * the bell wakes reads the count). */
     int rc = dmsg_quiet();
     uint64_t one = 1;
     if (rc == DMSG_OK)
         rc = dmsg_atomic(word(token, index), DMSG_AMO_ADD, DMSG_TYPE_UINT64, &one, NULL, NULL, pe);
+    if (rc == DMSG_OK && pe != dmsg_pe()) {
+        rc = dmsg_quiet();
+        if (rc == DMSG_OK)
+            rc = dmsg_signal(DMSG_CAF_BELL, 1, DMSG_SIG_ADD, pe);
+    }
     check(rc, stat, errmsg, errmsg_len, "EVENT POST");
 }
 
@@ -214,7 +314,31 @@ void _gfortran_caf_event_wait(void *token, size_t index, int until, int *stat, c
                               size_t errmsg_len)
 {
     uint64_t want = until > 0 ? (uint64_t)until : 1, minus = (uint64_t)0 - want;
-    int rc = dmsg_wait_until(word(token, index), DMSG_TYPE_UINT64, DMSG_CMP_GE, &want);
+    /* EVENT WAIT names no image: any image may still post, so the wait
+     * ends early only when every other image has stopped. It sleeps on the
+     * bell (rung by posts to this image and by stopping images), read
+     * before the count, so that no post or stop between the reads is
+     * missed. */
+    int rc, met = 0;
+    for (;;) {
+        uint64_t bell = 0, next;
+        rc = dmsg_atomic(DMSG_CAF_BELL, DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL, &bell,
+                         dmsg_pe());
+        if (rc == DMSG_OK)
+            rc = dmsg_test_until(word(token, index), DMSG_TYPE_UINT64, DMSG_CMP_GE, &want, &met);
+        if (rc != DMSG_OK || met)
+            break;
+        if (dmsg_caf_nstopped() >= dmsg_npes() - 1) {
+            dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                          "EVENT WAIT: every other image has stopped; the event cannot be "
+                          "posted any more");
+            return;
+        }
+        next = bell + 1;
+        rc = dmsg_wait_until(DMSG_CAF_BELL, DMSG_TYPE_UINT64, DMSG_CMP_GE, &next);
+        if (rc != DMSG_OK)
+            break;
+    }
     if (rc == DMSG_OK)
         rc = dmsg_atomic(word(token, index), DMSG_AMO_ADD, DMSG_TYPE_UINT64, &minus, NULL, NULL,
                          dmsg_pe());
