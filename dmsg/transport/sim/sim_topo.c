@@ -32,8 +32,7 @@ static void factor(int n, int k, int *dim)
     for (int i = np - 1; i >= 0; i--) {
         int least = 0;
         for (int d = 1; d < k; d++)
-            if (dim[d] < dim[least])
-                least = d;
+            if (dim[d] < dim[least]) least = d;
         dim[least] *= primes[i];
     }
     /* The largest first (x), so that the shape reads like 4 x 4 x 2. */
@@ -92,26 +91,22 @@ static int steps(const sim_topo *t, int k, int a, int b, int *dir)
 
 int dmsg_sim_topo_route(const sim_topo *t, int a, int b, int *links, int max)
 {
-    if (a == b)
-        return 0;
+    if (a == b) return 0;
     int na = a / t->ppn, nb = b / t->ppn, n = 0;
     int c[SIM_TOPO_MAX_DIMS], to[SIM_TOPO_MAX_DIMS];
     coords(t, na, c);
     coords(t, nb, to);
-    if (n >= max)
-        return -1;
+    if (n >= max) return -1;
     links[n++] = na * SIM_TOPO_MAX_LINKS_PER_NODE + SIM_TOPO_INJECT;
     for (int d = 0; d < t->ndims; d++) {
         int dir, k = steps(t, t->dim[d], c[d], to[d], &dir);
         for (int i = 0; i < k; i++) {
-            if (n >= max)
-                return -1;
+            if (n >= max) return -1;
             links[n++] = node_at(t, c) * SIM_TOPO_MAX_LINKS_PER_NODE + 2 * d + (dir < 0);
             c[d] = ((c[d] + dir) % t->dim[d] + t->dim[d]) % t->dim[d];
         }
     }
-    if (n >= max)
-        return -1;
+    if (n >= max) return -1;
     links[n++] = nb * SIM_TOPO_MAX_LINKS_PER_NODE + SIM_TOPO_EJECT;
     return n;
 }
@@ -153,8 +148,7 @@ void dmsg_sim_topo_book(sim_link *const *links, int n, double t, double end)
                 pick = j;
                 break;
             }
-            if (e < first)
-                first = e, pick = j;
+            if (e < first) first = e, pick = j;
         }
         atomic_store_explicit(&links[i]->end[pick], dbits(end), memory_order_relaxed);
     }
@@ -163,8 +157,8 @@ void dmsg_sim_topo_book(sim_link *const *links, int n, double t, double end)
 /* ------------------------------------------------- the sim transport's glue */
 
 struct sim_topo_run {
-    int max;          /* room of route[] and link[] */
-    int n;            /* links of the route entered */
+    int max; /* room of route[] and link[] */
+    int n;   /* links of the route entered */
     int *route;
     sim_link **link;
 };
@@ -193,11 +187,9 @@ dmsg_status dmsg_sim_topo_init(sim_state *s)
                          m->name);
     dmsg_status st = dmsg_sim_topo_shape(&s->net, m->topo_kind, m->topo_dims,
                                          m->topo_ppn > 0 ? m->topo_ppn : 1, s->tp->npes);
-    if (st)
-        return st;
+    if (st) return st;
     struct sim_topo_run *r = calloc(1, sizeof *r);
-    if (!r)
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "sim topology");
+    if (!r) return DMSG_FAIL(DMSG_ERR_NOMEM, "sim topology");
     r->max = 2;
     for (int d = 0; d < s->net.ndims; d++)
         r->max += s->net.dim[d];
@@ -215,8 +207,7 @@ dmsg_status dmsg_sim_topo_init(sim_state *s)
 
 void dmsg_sim_topo_fini(sim_state *s)
 {
-    if (!s->topo)
-        return;
+    if (!s->topo) return;
     free(s->topo->route);
     free(s->topo->link);
     free(s->topo);
@@ -230,10 +221,8 @@ static double bound_seen(sim_state *s, sim_log *l)
     for (;;) {
         uint64_t c = atomic_load(&l->colls);
         double v = bitsd(atomic_load(&l->lb));
-        if (atomic_load(&l->colls) != c)
-            continue;
-        if ((c & 1) && (c + 1) / 2 <= s->colls)
-            v = v < s->coll_time ? v : s->coll_time;
+        if (atomic_load(&l->colls) != c) continue;
+        if ((c & 1) && (c + 1) / 2 <= s->colls) v = v < s->coll_time ? v : s->coll_time;
         return v;
     }
 }
@@ -249,14 +238,11 @@ static int my_turn(sim_state *s, double t)
     for (;;) {
         uint64_t e = atomic_load(&l0->epoch);
         for (int q = 0; q < s->tp->npes; q++) {
-            if (q == me)
-                continue;
+            if (q == me) continue;
             double b = bound_seen(s, dmsg_sim_log_of(s, q));
-            if (b < t || (b == t && q < me))
-                return 0;
+            if (b < t || (b == t && q < me)) return 0;
         }
-        if (atomic_load(&l0->epoch) == e)
-            return 1;
+        if (atomic_load(&l0->epoch) == e) return 1;
     }
 }
 
@@ -276,11 +262,11 @@ dmsg_status dmsg_sim_topo_enter(sim_state *s, int pe)
         while (!my_turn(s, t)) {
             dmsg_wait_act act = dmsg_waiter_next(&w);
             if (act == DMSG_WAIT_TIMEOUT || act == DMSG_WAIT_ABORTED)
-                return dmsg_waiter_fail(&w, act, "the simulated network's turn (DMSG_SIM_TOPOLOGY)");
+                return dmsg_waiter_fail(&w, act,
+                                        "the simulated network's turn (DMSG_SIM_TOPOLOGY)");
             if (s->sched) {
                 /* The PE that holds this one back runs (least clock first). */
-                if ((st = dmsg_sim_sched_pause(s, SIM_PARK_POLL)))
-                    return st;
+                if ((st = dmsg_sim_sched_pause(s, SIM_PARK_POLL))) return st;
             } else if (act == DMSG_WAIT_YIELD) {
                 sched_yield();
             } else if (act == DMSG_WAIT_SLEEP) {

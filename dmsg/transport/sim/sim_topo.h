@@ -39,11 +39,11 @@
 /* The network of one job: the machine's kind and dimensions, shaped for the
  * job's node count. */
 typedef struct sim_topo {
-    int kind;                     /* DMSG_TOPO_TORUS or DMSG_TOPO_MESH (machine.h) */
-    int ndims;                    /* 1 to SIM_TOPO_MAX_DIMS */
-    int dim[SIM_TOPO_MAX_DIMS];   /* nodes along each dimension (x first) */
-    int ppn;                      /* PEs per node (network port) */
-    int nodes;                    /* product of dim[] */
+    int kind;                   /* DMSG_TOPO_TORUS or DMSG_TOPO_MESH (machine.h) */
+    int ndims;                  /* 1 to SIM_TOPO_MAX_DIMS */
+    int dim[SIM_TOPO_MAX_DIMS]; /* nodes along each dimension (x first) */
+    int ppn;                    /* PEs per node (network port) */
+    int nodes;                  /* product of dim[] */
 } sim_topo;
 
 /* Shapes a network of `kind` with `ndims` dimensions for npes PEs, ppn per
