@@ -172,7 +172,7 @@ static double account(dmsg_tp *tp, const dmsg_op *op, int nonblocking)
         sim_charge(s, copy, SIM_T_COPY);
         sim_charge(s, busy - copy, SIM_T_TRANSFER);
         if (routed)
-            dmsg_sim_topo_leave(s, t0, s->clock);
+            dmsg_sim_topo_leave(s, t0, s->clock, x->bytes);
         s->last_arrival = s->clock + (x->pe == tp->rank ? 0 : dmsg_sim_cost_latency(s));
         s->pending = fmax(s->pending, s->last_arrival);
         return s->last_arrival;

@@ -3,6 +3,7 @@
  * booked in the order of their start whatever the host does. */
 #include <math.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include "dmsg/transport/sim/sim.h"
@@ -157,8 +158,12 @@ void dmsg_sim_topo_book(sim_link *const *links, int n, double t, double end)
 /* ------------------------------------------------- the sim transport's glue */
 
 struct sim_topo_run {
-    int max; /* room of route[] and link[] */
-    int n;   /* links of the route entered */
+    double c_bytes;  /* sum of congestion x bytes over this PE's routed deposits */
+    double bytes;    /* their bytes */
+    double c_max;    /* the most congestion one met */
+    double deposits; /* their number */
+    int max;         /* room of route[] and link[] */
+    int n;           /* links of the route entered */
     int *route;
     sim_link **link;
 };
@@ -283,9 +288,44 @@ dmsg_status dmsg_sim_topo_enter(sim_state *s, int pe)
     return DMSG_OK;
 }
 
-void dmsg_sim_topo_leave(sim_state *s, double t, double end)
+void dmsg_sim_topo_leave(sim_state *s, double t, double end, uint64_t bytes)
 {
     struct sim_topo_run *r = s->topo;
     dmsg_sim_topo_book(r->link, r->n, t, end);
     r->n = 0;
+    r->c_bytes += s->topo_c * (double)bytes;
+    r->bytes += (double)bytes;
+    r->c_max = s->topo_c > r->c_max ? s->topo_c : r->c_max;
+    r->deposits++;
+}
+
+dmsg_status dmsg_sim_topo_report(dmsg_tp *tp)
+{
+    sim_state *s = tp->priv;
+    struct sim_topo_run *r = s->topo;
+    double mine[4] = {r->c_bytes, r->bytes, r->c_max, r->deposits};
+    double(*all)[4] = calloc((size_t)tp->npes, sizeof *all);
+    if (!all) return DMSG_FAIL(DMSG_ERR_NOMEM, "sim topology report");
+    dmsg_status st = dmsg_sim_coll_allgather(tp, mine, sizeof mine, all);
+    if (!st && tp->rank == 0) {
+        double cb = 0, b = 0, cmax = 0, n = 0;
+        for (int p = 0; p < tp->npes; p++) {
+            cb += all[p][0];
+            b += all[p][1];
+            cmax = all[p][2] > cmax ? all[p][2] : cmax;
+            n += all[p][3];
+        }
+        const sim_topo *t = &s->net;
+        fprintf(stderr, "dmsg sim: topology %s", t->kind == DMSG_TOPO_TORUS ? "torus" : "mesh");
+        for (int d = 0; d < t->ndims; d++)
+            fprintf(stderr, "%s%d", d ? " x " : " ", t->dim[d]);
+        /* A link remembers SIM_TOPO_FLOWS deposits: the most is a floor. */
+        fprintf(stderr,
+                " nodes, %d PE%s per node; %.0f routed deposits met congestion %.3f on "
+                "average (by bytes), %.0f%s at most\n",
+                t->ppn, t->ppn > 1 ? "s" : "", n, b > 0 ? cb / b : 1, n > 0 ? cmax : 1,
+                cmax > SIM_TOPO_FLOWS ? " or more" : "");
+    }
+    free(all);
+    return st;
 }

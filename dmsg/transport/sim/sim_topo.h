@@ -34,7 +34,7 @@
 /* Deposits a link remembers at once; a link crossed by more at one time
  * counts as SIM_TOPO_FLOWS + 1 (never reached by the patterns measured:
  * docs/simulator.md). */
-#define SIM_TOPO_FLOWS 6
+#define SIM_TOPO_FLOWS 14
 
 /* The network of one job: the machine's kind and dimensions, shaped for the
  * job's node count. */
@@ -101,7 +101,12 @@ void dmsg_sim_topo_fini(struct sim_state *s);
 dmsg_status dmsg_sim_topo_enter(struct sim_state *s, int pe);
 
 /* After it: books the route entered from t to end (the deposit's busy
- * time). */
-void dmsg_sim_topo_leave(struct sim_state *s, double t, double end);
+ * time) for a deposit of `bytes`. */
+void dmsg_sim_topo_leave(struct sim_state *s, double t, double end, uint64_t bytes);
+
+/* DMSG_SIM_REPORT's topology line (collective; PE 0 prints): the shape and
+ * the congestion the job's deposits met, on average by bytes and at most. */
+struct dmsg_tp;
+dmsg_status dmsg_sim_topo_report(struct dmsg_tp *tp);
 
 #endif
