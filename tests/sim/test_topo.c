@@ -43,7 +43,8 @@ static int run(const char *env, int np, const char *prog, char *out, size_t outl
     FILE *e = fopen(errfile, "r");
     size_t m = e ? fread(err, 1, errlen - 1, e) : 0;
     err[m] = '\0';
-    if (e) fclose(e);
+    if (e)
+        fclose(e);
     unlink(errfile);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -224,7 +225,8 @@ static void machine_file(const char *topo, char *path, size_t len)
 {
     const dmsg_machine_builtin *b = NULL;
     for (int i = 0; i < dmsg_machine_nbuiltins; i++)
-        if (!strcmp(dmsg_machine_builtins[i].name, "t3d")) b = &dmsg_machine_builtins[i];
+        if (!strcmp(dmsg_machine_builtins[i].name, "t3d"))
+            b = &dmsg_machine_builtins[i];
     cr_assert_not_null(b);
     snprintf(path, len, "/tmp/dmsg-topo-XXXXXX.machine");
     int fd = mkstemps(path, 8);
@@ -233,7 +235,8 @@ static void machine_file(const char *topo, char *path, size_t len)
     const char *cut = strstr(b->text, "\n# The network's shape");
     cr_assert_not_null(cut, "the t3d description has its topo keys at the end");
     fwrite(b->text, 1, (size_t)(cut - b->text) + 1, f);
-    if (topo) fputs(topo, f);
+    if (topo)
+        fputs(topo, f);
     fclose(f);
 }
 

@@ -33,7 +33,8 @@ static void factor(int n, int k, int *dim)
     for (int i = np - 1; i >= 0; i--) {
         int least = 0;
         for (int d = 1; d < k; d++)
-            if (dim[d] < dim[least]) least = d;
+            if (dim[d] < dim[least])
+                least = d;
         dim[least] *= primes[i];
     }
     /* The largest first (x), so that the shape reads like 4 x 4 x 2. */
@@ -92,22 +93,26 @@ static int steps(const sim_topo *t, int k, int a, int b, int *dir)
 
 int dmsg_sim_topo_route(const sim_topo *t, int a, int b, int *links, int max)
 {
-    if (a == b) return 0;
+    if (a == b)
+        return 0;
     int na = a / t->ppn, nb = b / t->ppn, n = 0;
     int c[SIM_TOPO_MAX_DIMS], to[SIM_TOPO_MAX_DIMS];
     coords(t, na, c);
     coords(t, nb, to);
-    if (n >= max) return -1;
+    if (n >= max)
+        return -1;
     links[n++] = na * SIM_TOPO_MAX_LINKS_PER_NODE + SIM_TOPO_INJECT;
     for (int d = 0; d < t->ndims; d++) {
         int dir, k = steps(t, t->dim[d], c[d], to[d], &dir);
         for (int i = 0; i < k; i++) {
-            if (n >= max) return -1;
+            if (n >= max)
+                return -1;
             links[n++] = node_at(t, c) * SIM_TOPO_MAX_LINKS_PER_NODE + 2 * d + (dir < 0);
             c[d] = ((c[d] + dir) % t->dim[d] + t->dim[d]) % t->dim[d];
         }
     }
-    if (n >= max) return -1;
+    if (n >= max)
+        return -1;
     links[n++] = nb * SIM_TOPO_MAX_LINKS_PER_NODE + SIM_TOPO_EJECT;
     return n;
 }
@@ -149,7 +154,10 @@ void dmsg_sim_topo_book(sim_link *const *links, int n, double t, double end)
                 pick = j;
                 break;
             }
-            if (e < first) first = e, pick = j;
+            if (e < first) {
+                first = e;
+                pick = j;
+            }
         }
         atomic_store_explicit(&links[i]->end[pick], dbits(end), memory_order_relaxed);
     }
@@ -192,9 +200,11 @@ dmsg_status dmsg_sim_topo_init(sim_state *s)
                          m->name);
     dmsg_status st = dmsg_sim_topo_shape(&s->net, m->topo_kind, m->topo_dims,
                                          m->topo_ppn > 0 ? m->topo_ppn : 1, s->tp->npes);
-    if (st) return st;
+    if (st)
+        return st;
     struct sim_topo_run *r = calloc(1, sizeof *r);
-    if (!r) return DMSG_FAIL(DMSG_ERR_NOMEM, "sim topology");
+    if (!r)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "sim topology");
     r->max = 2;
     for (int d = 0; d < s->net.ndims; d++)
         r->max += s->net.dim[d];
@@ -212,7 +222,8 @@ dmsg_status dmsg_sim_topo_init(sim_state *s)
 
 void dmsg_sim_topo_fini(sim_state *s)
 {
-    if (!s->topo) return;
+    if (!s->topo)
+        return;
     free(s->topo->route);
     free(s->topo->link);
     free(s->topo);
@@ -226,8 +237,10 @@ static double bound_seen(sim_state *s, sim_log *l)
     for (;;) {
         uint64_t c = atomic_load(&l->colls);
         double v = bitsd(atomic_load(&l->lb));
-        if (atomic_load(&l->colls) != c) continue;
-        if ((c & 1) && (c + 1) / 2 <= s->colls) v = v < s->coll_time ? v : s->coll_time;
+        if (atomic_load(&l->colls) != c)
+            continue;
+        if ((c & 1) && (c + 1) / 2 <= s->colls)
+            v = v < s->coll_time ? v : s->coll_time;
         return v;
     }
 }
@@ -243,11 +256,14 @@ static int my_turn(sim_state *s, double t)
     for (;;) {
         uint64_t e = atomic_load(&l0->epoch);
         for (int q = 0; q < s->tp->npes; q++) {
-            if (q == me) continue;
+            if (q == me)
+                continue;
             double b = bound_seen(s, dmsg_sim_log_of(s, q));
-            if (b < t || (b == t && q < me)) return 0;
+            if (b < t || (b == t && q < me))
+                return 0;
         }
-        if (atomic_load(&l0->epoch) == e) return 1;
+        if (atomic_load(&l0->epoch) == e)
+            return 1;
     }
 }
 
@@ -271,7 +287,8 @@ dmsg_status dmsg_sim_topo_enter(sim_state *s, int pe)
                                         "the simulated network's turn (DMSG_SIM_TOPOLOGY)");
             if (s->sched) {
                 /* The PE that holds this one back runs (least clock first). */
-                if ((st = dmsg_sim_sched_pause(s, SIM_PARK_POLL))) return st;
+                if ((st = dmsg_sim_sched_pause(s, SIM_PARK_POLL)))
+                    return st;
             } else if (act == DMSG_WAIT_YIELD) {
                 sched_yield();
             } else if (act == DMSG_WAIT_SLEEP) {
@@ -281,7 +298,11 @@ dmsg_status dmsg_sim_topo_enter(sim_state *s, int pe)
         }
         dmsg_waiter_done(&w);
     }
+    /* r->max holds the longest route of this shape: -1 cannot happen, but
+     * would book nothing rather than overrun. */
     r->n = dmsg_sim_topo_route(&s->net, s->tp->rank, pe, r->route, r->max);
+    if (r->n < 0)
+        r->n = 0;
     for (int i = 0; i < r->n; i++)
         r->link[i] = link_at(s, r->route[i]);
     s->topo_c = dmsg_sim_topo_load(r->link, r->n, t);
@@ -305,7 +326,8 @@ dmsg_status dmsg_sim_topo_report(dmsg_tp *tp)
     struct sim_topo_run *r = s->topo;
     double mine[4] = {r->c_bytes, r->bytes, r->c_max, r->deposits};
     double(*all)[4] = calloc((size_t)tp->npes, sizeof *all);
-    if (!all) return DMSG_FAIL(DMSG_ERR_NOMEM, "sim topology report");
+    if (!all)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "sim topology report");
     dmsg_status st = dmsg_sim_coll_allgather(tp, mine, sizeof mine, all);
     if (!st && tp->rank == 0) {
         double cb = 0, b = 0, cmax = 0, n = 0;
