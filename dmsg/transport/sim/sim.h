@@ -74,7 +74,7 @@ typedef struct sim_state {
     /* DMSG_SIM_TOPOLOGY=1 (sim_topo.c); topo NULL: off. */
     struct sim_topo_run *topo;
     sim_topo net;  /* the network shaped for this job */
-    double topo_c; /* the congestion the deposit being costed meets on its route */
+    double topo_c; /* the congestion the deposit being costed meets on its route; 0: none */
     dmsg_status topo_st; /* a turn's wait that failed (DMSG_TIMEOUT) */
 } sim_state;
 

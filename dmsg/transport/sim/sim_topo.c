@@ -318,6 +318,7 @@ void dmsg_sim_topo_leave(sim_state *s, double t, double end, uint64_t bytes)
     r->bytes += (double)bytes;
     r->c_max = s->topo_c > r->c_max ? s->topo_c : r->c_max;
     r->deposits++;
+    s->topo_c = 0; /* what is not routed (signals) pays the average factor */
 }
 
 dmsg_status dmsg_sim_topo_report(dmsg_tp *tp)
