@@ -201,7 +201,7 @@ static int pattern_key(parse_ctx *pc, dmsg_machine *m, const char *key, char *va
 
 /* -------------------------------------------------------- plain keys */
 
-enum vkind { V_NAME, V_TEXT, V_NUM, V_INT, V_LIST3, V_MECH, V_BARRIER, V_CHAIN };
+enum vkind { V_NAME, V_TEXT, V_NUM, V_INT, V_LIST3, V_MECH, V_BARRIER, V_CHAIN, V_TOPO };
 
 /* Numbers must lie in [lo, hi] (V_NUM with pos: in (lo, hi]). The upper
  * bounds are far beyond any real machine; they catch typos such as an
@@ -260,6 +260,9 @@ static const key_def keys[] = {
     {"vector.latency_ns", V_NUM, 0, F(vec_latency_ns), NS_POS},
     {"vector.gather.tv_ns", V_NUM, 0, F(gather_tv_ns), NS_POS},
     {"vector.gather.tzL_ns", V_NUM, 0, F(gather_tzL_ns), NS_POS},
+    {"topo.kind", V_TOPO, 0, F(topo_kind), 0, 0, 0, ""},
+    {"topo.dims", V_INT, 0, F(topo_dims), 1, 3, 0, "dimensions"},
+    {"topo.pes_per_node", V_INT, 0, F(topo_ppn), 1, 64, 0, "PEs"},
 };
 #undef F
 #undef US
@@ -364,6 +367,15 @@ static dmsg_status set_value(parse_ctx *pc, dmsg_machine *m, const key_def *k, c
             n = DMSG_CHAIN_PROCESSOR;
         else
             return perr(pc, "bad chained.form '%s' (adp, processor)", val);
+        memcpy(field, &n, sizeof n);
+        return DMSG_OK;
+    case V_TOPO:
+        if (!strcmp(val, "torus"))
+            n = DMSG_TOPO_TORUS;
+        else if (!strcmp(val, "mesh"))
+            n = DMSG_TOPO_MESH;
+        else
+            return perr(pc, "bad topo.kind '%s' (torus, mesh)", val);
         memcpy(field, &n, sizeof n);
         return DMSG_OK;
     }

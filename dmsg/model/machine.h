@@ -104,7 +104,16 @@ typedef struct dmsg_machine {
      * constant-stride kernel's); 0: use vec_tv_ns and vec_tzL_ns. */
     double gather_tv_ns;
     double gather_tzL_ns;
+
+    /* The network's shape, for the topology model (DMSG_SIM_TOPOLOGY=1);
+     * topo_kind 0: not given. */
+    int topo_kind; /* DMSG_TOPO_TORUS, DMSG_TOPO_MESH */
+    int topo_dims; /* dimensions, 1 to 3 */
+    int topo_ppn;  /* PEs per node (sharing its network port); 0: 1 */
 } dmsg_machine;
+
+/* Network kinds (key topo.kind): the same values as the simulator's. */
+enum { DMSG_TOPO_TORUS = 1, DMSG_TOPO_MESH = 2 };
 
 /* Loads a machine. name_or_path is an existing file, or a name looked up as
  * $DMSG_MACHINE_DIR/NAME.machine and then among the built-ins (iwarp, t3d,

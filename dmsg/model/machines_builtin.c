@@ -91,7 +91,13 @@ static const char iwarp_text[] =
     " 20 us\n"
     "remote.amo_us   = 40    # estimated: no hardware atomics; a request and a reply message"
     "\n"
-    "                        # handled by the arrival handler, as remote.read_us\n";
+    "                        # handled by the arrival handler, as remote.read_us\n"
+    "\n"
+    "# The network's shape, for the topology model (DMSG_SIM_TOPOLOGY=1, docs/simulator.md)."
+    "\n"
+    "topo.kind   = torus     # REFERENCE.md 2: 2-D torus\n"
+    "topo.dims   = 2\n"
+    "topo.pes_per_node = 1\n";
 
 static const char paragon_text[] =
     "# Intel Paragon: i860 XP compute processor, 2-D mesh, message coprocessor with DMA.\n"
@@ -175,7 +181,13 @@ static const char paragon_text[] =
     "remote.amo_us   = 60    # estimated: no hardware atomics; a software round trip through "
     "the\n"
     "                        # message path (request, handler applies the op, reply), as remo"
-    "te.read_us\n";
+    "te.read_us\n"
+    "\n"
+    "# The network's shape, for the topology model (DMSG_SIM_TOPOLOGY=1, docs/simulator.md)."
+    "\n"
+    "topo.kind   = mesh      # REFERENCE.md 2: mesh (2-D, no wrap-around links)\n"
+    "topo.dims   = 2\n"
+    "topo.pes_per_node = 1   # one compute processor per node\n";
 
 static const char t3d_text[] =
     "# Cray T3D: 150 MHz DEC Alpha 21064 PEs, 8 KB direct-mapped cache, 3-D torus;\n"
@@ -274,7 +286,13 @@ static const char t3d_text[] =
     "prefetch.net_issue_ns = 0     # estimated: not published; the processor (31 cycles per w"
     "ord)\n"
     "                              # limits the pipelined rate, so no separate network bound"
-    "\n";
+    "\n"
+    "\n"
+    "# The network's shape, for the topology model (DMSG_SIM_TOPOLOGY=1, docs/simulator.md)."
+    "\n"
+    "topo.kind   = torus     # REFERENCE.md 2: 3-D torus\n"
+    "topo.dims   = 3\n"
+    "topo.pes_per_node = 2   # REFERENCE.md 2: two PEs share one network port\n";
 
 static const char t3e_scap_text[] =
     "# Cray T3E as in the 1997 SCAP study: 300 MHz DEC Alpha 21164 PEs, 3-D torus, E-register"
@@ -369,7 +387,13 @@ static const char t3e_scap_text[] =
     "prefetch.issue_ns     = 160     # dt_p, prefetch loop iteration\n"
     "prefetch.access_ns    = 107     # dt_c, access loop iteration\n"
     "prefetch.net_issue_ns = 13.3    # dt_n, network issue time\n"
-    "prefetch.latency_ns   = 1489.6  # T_L\n";
+    "prefetch.latency_ns   = 1489.6  # T_L\n"
+    "\n"
+    "# The network's shape, for the topology model (DMSG_SIM_TOPOLOGY=1, docs/simulator.md)."
+    "\n"
+    "topo.kind   = torus     # REFERENCE.md 2: 3-D torus\n"
+    "topo.dims   = 3\n"
+    "topo.pes_per_node = 1   # one PE per node\n";
 
 static const char t3e_vscap_text[] =
     "# Cray T3E-900 as in the 2000 VSCAP study: 450 MHz DEC Alpha 21164 PEs, 3-D torus, E-reg"
@@ -487,7 +511,13 @@ static const char t3e_vscap_text[] =
     "vector.ts_ns  = 44      # t_s, loop overhead\n"
     "vector.latency_ns = 1480  # T_L of the VSCAP study (1880 ns for a blocking access)\n"
     "vector.gather.tv_ns  = 462  # t_v, indirect gather kernel (index load included)\n"
-    "vector.gather.tzL_ns = 183  # t_z^L, indirect gather kernel (its t_z is 156 ns)\n";
+    "vector.gather.tzL_ns = 183  # t_z^L, indirect gather kernel (its t_z is 156 ns)\n"
+    "\n"
+    "# The network's shape, for the topology model (DMSG_SIM_TOPOLOGY=1, docs/simulator.md)."
+    "\n"
+    "topo.kind   = torus     # REFERENCE.md 2: 3-D torus\n"
+    "topo.dims   = 3\n"
+    "topo.pes_per_node = 1   # one PE per node\n";
 
 const dmsg_machine_builtin dmsg_machine_builtins[] = {
     {"iwarp", iwarp_text},

@@ -660,6 +660,53 @@ static int case_amo(void)
     return 0;
 }
 
+/* Pairs SRC DST after the word count N (default 4096): each SRC deposits N
+ * contiguous words to its DST at the same virtual time (after a barrier);
+ * PE 0 prints every PE's time from the barrier to the end of its deposit
+ * ("sent PE %a"; 0 for a PE that sent nothing). For the topology model's
+ * contention tests (tests/sim/test_topo.c). */
+static int case_topo(void)
+{
+    long n = arg(0, 4096);
+    int pairs = (g_argc - 3) / 2, to = -1;
+    uint64_t expect = 0;
+    for (int i = 0; i < pairs; i++) {
+        int a = (int)arg(1 + 2 * i, 0), b = (int)arg(2 + 2 * i, 0);
+        if (a < 0 || a >= np || b < 0 || b >= np)
+            return 1;
+        if (a == me)
+            to = b;
+        expect += b == me;
+    }
+    double *src = calloc((size_t)n, sizeof *src), *dst, *all, sent = 0;
+    dmsg_ctr c, g;
+    if (!src)
+        return 1;
+    CHECK(dmsg_alloc((size_t)np * (size_t)n * sizeof *dst, (void **)&dst));
+    CHECK(dmsg_alloc((size_t)np * sizeof *all, (void **)&all));
+    CHECK(dmsg_ctr_create(&c));
+    CHECK(dmsg_ctr_create(&g));
+    CHECK(dmsg_sync());
+    double t0 = dmsg_wtime();
+    if (to >= 0) {
+        CHECK(dmsg_deposit(dst + (size_t)me * (size_t)n, src, (size_t)n * sizeof *src, to, c));
+        sent = dmsg_wtime() - t0;
+    }
+    if (expect)
+        CHECK(dmsg_await(c, expect));
+    CHECK(dmsg_sync());
+    CHECK(dmsg_deposit(&all[me], &sent, sizeof sent, 0, g));
+    if (me == 0) {
+        CHECK(dmsg_await(g, (uint64_t)np));
+        for (int p = 0; p < np; p++)
+            printf("sent %d %a\n", p, all[p]);
+    }
+    fflush(stdout);
+    CHECK(dmsg_sync());
+    free(src);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -669,7 +716,8 @@ int main(int argc, char **argv)
                  {"fetch", case_fetch},   {"times", case_times},         {"xfer", case_xfer},
                  {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift},
                  {"order", case_order},   {"rrall", case_rrall}, {"baselines", case_baselines},
-                 {"amo", case_amo}};
+                 {"amo", case_amo},
+                 {"topo", case_topo}};
     if (argc < 2) {
         fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");
         return 2;

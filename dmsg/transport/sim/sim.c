@@ -83,7 +83,12 @@ static dmsg_status sim_init(dmsg_tp *tp, dmsg_boot *boot)
     if (st)
         goto err_free;
     s->sched = s->set.sched;
+    if (s->set.topology && (st = dmsg_sim_topo_init(s))) {
+        dmsg_shm_leave(tp, &s->shm);
+        goto err_free;
+    }
     if (s->sched && (st = dmsg_sim_sched_start(tp, s))) {
+        dmsg_sim_topo_fini(s);
         dmsg_shm_leave(tp, &s->shm);
         goto err_free;
     }
@@ -98,6 +103,7 @@ static void sim_finalize(dmsg_tp *tp)
 {
     sim_state *s = tp->priv;
     dmsg_sim_sched_stop(s);
+    dmsg_sim_topo_fini(s);
     dmsg_shm_leave(tp, &s->shm);
     free(s);
 }
@@ -158,9 +164,15 @@ static double account(dmsg_tp *tp, const dmsg_op *op, int nonblocking)
         s->partner = x->pe;
     }
     if (!x->get) {
+        int routed = s->topo && x->pe != tp->rank;
+        double t0 = s->clock;
+        if (routed && (s->topo_st = dmsg_sim_topo_enter(s, x->pe)))
+            routed = 0;
         double copy, busy = dmsg_sim_cost_deposit(s, x, &copy);
         sim_charge(s, copy, SIM_T_COPY);
         sim_charge(s, busy - copy, SIM_T_TRANSFER);
+        if (routed)
+            dmsg_sim_topo_leave(s, t0, s->clock, x->bytes);
         s->last_arrival = s->clock + (x->pe == tp->rank ? 0 : dmsg_sim_cost_latency(s));
         s->pending = fmax(s->pending, s->last_arrival);
         return s->last_arrival;
@@ -179,6 +191,8 @@ static dmsg_status sim_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
 {
     sim_state *s = tp->priv;
     account(tp, op, 0);
+    if (s->topo_st) /* its turn never came: DMSG_TIMEOUT (detail set) */
+        return s->topo_st;
     dmsg_sim_word_stamp(s, op->pe, s->last_arrival);
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
     if (slot != UINT32_MAX) {

@@ -14,6 +14,7 @@
 #include "dmsg/base/mech.h"
 #include "dmsg/transport/shm/shm.h"
 #include "dmsg/model/machine.h"
+#include "dmsg/transport/sim/sim_topo.h"
 
 /* Where a PE's virtual time went. */
 enum { SIM_T_TRANSFER, SIM_T_COPY, SIM_T_SYNC, SIM_T_CTRWAIT, SIM_T_FETCH, SIM_T_N };
@@ -28,6 +29,7 @@ typedef struct sim_settings {
     char fetch[16];    /* DMSG_SIM_FETCH: auto, blocking, pipelined, vector */
     int report;        /* DMSG_SIM_REPORT: print the time breakdown at finalize */
     int sched;         /* DMSG_SIM_SCHED: one PE runs at a time (the scheduler) */
+    int topology;      /* DMSG_SIM_TOPOLOGY: the topology-aware network model */
 } sim_settings;
 extern const dmsg_env_table dmsg_sim_env_table;
 
@@ -69,6 +71,11 @@ typedef struct sim_state {
     int sched;           /* runs under the scheduler (sim_sched.c) */
     uint32_t polls;      /* counter reads since the last op (a poll loop: sim_ctr_read) */
     double t[SIM_T_N];
+    /* DMSG_SIM_TOPOLOGY=1 (sim_topo.c); topo NULL: off. */
+    struct sim_topo_run *topo;
+    sim_topo net;  /* the network shaped for this job */
+    double topo_c; /* the congestion the deposit being costed meets on its route; 0: none */
+    dmsg_status topo_st; /* a turn's wait that failed (DMSG_TIMEOUT) */
 } sim_state;
 
 /* Advances the clock to t (if later), charging the difference to category k. */

@@ -65,7 +65,7 @@ static uint32_t cap_of(const sim_state *s)
     /* The last bytes of the area are shm's doorbell and the boot layer's
      * (dmsg_job_pe_pid). */
     size_t room = s->shm.hdr->ctl_size - (size_t)s->shm.hdr->max_counters * DMSG_CTR_SLOT_BYTES -
-                  SHM_CTL_TAIL_BYTES;
+                  SHM_CTL_TAIL_BYTES - (s->set.topology ? SIM_TOPO_CTL_BYTES : 0);
     return (uint32_t)((room - sizeof(sim_log)) / sizeof(sim_rec));
 }
 

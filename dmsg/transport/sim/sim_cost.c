@@ -34,9 +34,12 @@ double dmsg_sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *
         return *copy_part;
     }
     dmsg_mech used;
-    double mbs = dmsg_ctm_remote_mbs(m, src, dst, s->mech, s->congestion, &used, NULL, 0);
+    /* A deposit the topology model routed: the congestion on its route
+     * (sim_topo.c; 0 for anything it does not route). */
+    double cong = s->topo_c > 0 ? s->topo_c : s->congestion;
+    double mbs = dmsg_ctm_remote_mbs(m, src, dst, s->mech, cong, &used, NULL, 0);
     if (mbs <= 0) /* the forced mechanism cannot move this pattern: take what can */
-        mbs = dmsg_ctm_remote_mbs(m, src, dst, DMSG_MECH_AUTO, s->congestion, &used, NULL, 0);
+        mbs = dmsg_ctm_remote_mbs(m, src, dst, DMSG_MECH_AUTO, cong, &used, NULL, 0);
     /* Packing copies at both ends, also 1C1 ones: the model charges them
      * (xC1 o ... o 1Cy, as in the published worked example). */
     if (used == DMSG_MECH_PACKED)

@@ -25,6 +25,11 @@ static const dmsg_env_entry rows[] = {
      "spinning; a PE that polls with non-blocking calls can stall it: docs/simulator.md); 0 = "
      "every PE runs freely",
      F(sched)},
+    {"DMSG_SIM_TOPOLOGY", DMSG_ENV_BOOL, "0",
+     "sim: 1 = each deposit routed through the machine's torus or mesh and charged the "
+     "congestion on its links (docs/simulator.md, \"The topology model\"); 0 = the average "
+     "congestion factor",
+     F(topology)},
 };
 
 const dmsg_env_table dmsg_sim_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(sim_settings)};

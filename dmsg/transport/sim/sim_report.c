@@ -31,6 +31,8 @@ dmsg_status dmsg_sim_report(dmsg_tp *tp)
                     ra[p][1] * 1e6, ra[p][2] * 1e6, ra[p][3] * 1e6, rb[p][0] * 1e6,
                     rb[p][1] * 1e6);
     }
+    if (!st && s->topo)
+        st = dmsg_sim_topo_report(tp);
 out:
     free(ra);
     free(rb);
