@@ -6,13 +6,17 @@
  *
  *   dmsgrun -n P dmsg-redist [-r ROUNDS] [-e EXECS] M A:B [A:B ...]
  *
- * A and B are block sizes (0: BLOCK). Prints per pattern: create ms (slowest
- * PE), MB/s per PE (source bytes of a PE over the slowest PE's time of one
- * execution; best and median of the rounds) and the ratio of the best to
- * the first pattern's best. Each result is checked element by element. */
+ * A and B are block sizes (0: BLOCK). Prints the host (CPU model, CPUs
+ * online, load average before and after: figures of a loaded host are noisy)
+ * and per pattern: create ms (slowest PE), MB/s per PE (source bytes of a PE
+ * over the slowest PE's time of one execution; best and median of the
+ * rounds) and the ratio of the best to the first pattern's best. Each result
+ * is checked element by element. tools/dmsg-redist-ab runs it and the MPICH
+ * reference alternately and prints both ratios of issue 29's targets. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "dmsg.h"
 #include "dmsg_plan.h"
 
@@ -65,6 +69,36 @@ static void desc(dmsg_darray_desc *d, size_t m, size_t k, int np)
     d->block[0] = k;
 }
 
+/* The 1-minute load average, or -1 where /proc does not say. */
+static double load1(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
+/* The CPU's model name from /proc/cpuinfo, or "unknown CPU". */
+static void cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f == NULL) return;
+    char line[256];
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *c = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || c == NULL) continue;
+        c += 1 + (c[1] == ' ');
+        c[strcspn(c, "\n")] = 0;
+        snprintf(buf, len, "%s", c);
+        break;
+    }
+    fclose(f);
+}
+
 static int cmp_d(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -87,6 +121,7 @@ int main(int argc, char **argv)
     size_t m = strtoull(argv[i++], NULL, 0);
     CK(dmsg_init());
     int np = dmsg_npes(), me = dmsg_pe();
+    double load_before = load1();
     CK(dmsg_alloc(MAXP * sizeof(double) > (size_t)np * sizeof(double) ? MAXP * sizeof(double)
                                                                       : (size_t)np * 8,
                   (void **)&g_red));
@@ -143,11 +178,21 @@ int main(int argc, char **argv)
             ps[p].t[r] = max_all((dmsg_wtime() - t0) / execs);
         }
     double base = 0;
-    if (me == 0)
+    if (me == 0) {
+        char cpu[128];
+        cpu_model(cpu, sizeof cpu);
         printf("# dmsg-redist: %zu doubles, %d PEs, transport %s, %d rounds x %d executions\n"
+               "# host: %s, %ld CPUs online, load average %.2f before, %.2f after\n"
+               "# A:B = CYCLIC(A) -> CYCLIC(B), 0 = BLOCK; MB/s per PE = a PE's source bytes\n"
+               "# over the slowest PE's time of one execution; vs_first = best MB/s over\n"
+               "# the first pattern's best in this run (issue 29's target for the periodic\n"
+               "# patterns against 0:16: >= 0.8); create_ms: dmsg_plan_create, slowest PE\n"
+               "# (the first plan of a job also calibrates the host model)\n"
                "# %-8s %10s %10s %10s %8s %8s %8s %8s\n",
-               m, np, dmsg_transport_name(), rounds, execs, "pattern", "create_ms", "best_MBs",
-               "med_MBs", "ratio", "pieces", "msgs", "packed");
+               m, np, dmsg_transport_name(), rounds, execs, cpu, sysconf(_SC_NPROCESSORS_ONLN),
+               load_before, load1(), "pattern", "create_ms", "best_MBs", "med_MBs", "vs_first",
+               "pieces", "msgs", "packed");
+    }
     for (int p = 0; p < n; p++) {
         pat *x = &ps[p];
         double mbs[MAXR];
