@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "dmsg.h"
 #include "dmsg_plan.h"
@@ -36,7 +37,7 @@ typedef struct pat {
     size_t a, b;
     dmsg_darray A, B;
     dmsg_plan *plan;
-    double create_s, t[MAXR];
+    double create_s, t[MAXR], cpu[MAXR];
     size_t na, nb;
     dmsg_plan_info info;
 } pat;
@@ -55,6 +56,30 @@ static double max_all(double x)
         m = g_red[q] > m ? g_red[q] : m;
     CK(dmsg_sync());
     return m;
+}
+
+/* The sum of every PE's x. */
+static double sum_all(double x)
+{
+    int np = dmsg_npes(), me = dmsg_pe();
+    for (int q = 0; q < np; q++)
+        CK(dmsg_deposit(&g_red[me], &x, sizeof x, q, DMSG_CTR_NONE));
+    CK(dmsg_sync());
+    double s = 0;
+    for (int q = 0; q < np; q++)
+        s += g_red[q];
+    CK(dmsg_sync());
+    return s;
+}
+
+/* CPU seconds this process has used: where other jobs load the host, the
+ * CPU time of a transfer moves less than its wall time (which counts the
+ * time the PE waited for a core). */
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static void desc(dmsg_darray_desc *d, size_t m, size_t k, int np)
@@ -172,12 +197,14 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++)
         for (int p = 0; p < n; p++) {
             CK(dmsg_sync());
-            double t0 = dmsg_wtime();
+            double t0 = dmsg_wtime(), c0 = cpu_s();
             for (int e = 0; e < execs; e++)
                 CK(dmsg_plan_execute(ps[p].plan));
+            double c = (cpu_s() - c0) / execs;
             ps[p].t[r] = max_all((dmsg_wtime() - t0) / execs);
+            ps[p].cpu[r] = sum_all(c);
         }
-    double base = 0;
+    double base = 0, cbase = 0;
     if (me == 0) {
         char cpu[128];
         cpu_model(cpu, sizeof cpu);
@@ -187,11 +214,14 @@ int main(int argc, char **argv)
                "# over the slowest PE's time of one execution; vs_first = best MB/s over\n"
                "# the first pattern's best in this run (issue 29's target for the periodic\n"
                "# patterns against 0:16: >= 0.8); create_ms: dmsg_plan_create, slowest PE\n"
-               "# (the first plan of a job also calibrates the host model)\n"
-               "# %-8s %10s %10s %10s %8s %8s %8s %8s\n",
+               "# (the first plan of a job also calibrates the host model); cpu_MBs = all\n"
+               "# PEs' source bytes over all PEs' CPU time of one execution (best round;\n"
+               "# waits count as they burn CPU), cpu_vs_first its ratio: steadier than\n"
+               "# wall time where other jobs take the cores\n"
+               "# %-8s %10s %10s %10s %8s %10s %12s %8s %8s %8s\n",
                m, np, dmsg_transport_name(), rounds, execs, cpu, sysconf(_SC_NPROCESSORS_ONLN),
                load_before, load1(), "pattern", "create_ms", "best_MBs", "med_MBs", "vs_first",
-               "pieces", "msgs", "packed");
+               "cpu_MBs", "cpu_vs_first", "pieces", "msgs", "packed");
     }
     for (int p = 0; p < n; p++) {
         pat *x = &ps[p];
@@ -199,11 +229,19 @@ int main(int argc, char **argv)
         for (int r = 0; r < rounds; r++)
             mbs[r] = (double)x->na * 8 / x->t[r] / 1e6;
         qsort(mbs, (size_t)rounds, sizeof *mbs, cmp_d);
-        double best = mbs[rounds - 1], med = mbs[rounds / 2];
-        if (p == 0) base = best;
+        double best = mbs[rounds - 1], med = mbs[rounds / 2], cbest = 0;
+        for (int r = 0; r < rounds; r++) {
+            double c = (double)m * 8 / x->cpu[r] / 1e6;
+            cbest = c > cbest ? c : cbest;
+        }
+        if (p == 0) {
+            base = best;
+            cbase = cbest;
+        }
         if (me == 0)
-            printf("%zu:%-8zu %10.2f %10.3f %10.3f %8.3f %8llu %8llu %8d\n", x->a, x->b,
-                   x->create_s * 1e3, best, med, best / base, (unsigned long long)x->info.pieces,
+            printf("%zu:%-8zu %10.2f %10.3f %10.3f %8.3f %10.1f %12.3f %8llu %8llu %8d\n", x->a,
+                   x->b, x->create_s * 1e3, best, med, best / base, cbest, cbest / cbase,
+                   (unsigned long long)x->info.pieces,
                    (unsigned long long)x->info.send_msgs, x->info.partners_packed);
     }
     for (int p = 0; p < n; p++) {
