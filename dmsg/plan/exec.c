@@ -37,6 +37,12 @@ static int send_packed(plan_t *pl, const plan_peer *pr)
 {
     char *buf = pl->stage + pl->stage_in, *src = pl->src.base;
     size_t off = 0;
+    if (pr->grp != NULL && pr->grp->nrest == 0 && pl->gather_remote) {
+        /* The whole chunk is the group: its runs in copy order straight into
+         * the receiver's staging area, the same layout, one deposit. */
+        dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_DST_STREAM);
+        return dmsg_deposit_periodic(pl->stage + pr->stage_off, src, &per, pr->pe, pl->ctr);
+    }
     if (pr->grp != NULL) {
         dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_DST_STREAM);
         int st = dmsg_deposit_periodic(buf, src, &per, pl->me, DMSG_CTR_NONE);

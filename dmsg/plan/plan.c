@@ -307,6 +307,10 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
     /* Where a deposit is complete when its call returns (shm, sim:
      * docs/model.md 3), packed bytes need no dmsg_quiet before they move. */
     pl->async = !dmsg_tp_has(DMSG_TP_CAP_PUT_DONE);
+    /* Where a deposit is the copy itself (as for the slices), a packed
+     * group can be gathered into the receiver's chunk by one deposit: one
+     * copy less than gathering here and depositing the buffer. */
+    pl->gather_remote = slice_groups();
     *made = pl;
     return DMSG_OK;
 }

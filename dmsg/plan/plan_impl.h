@@ -158,6 +158,7 @@ struct plan_s {
     int pack_on; /* packable pairs pack in the next execution */
     int async;   /* deposits may complete after their call returns (not shm, sim) */
     size_t slices; /* most slices of a send group (plan.c: PLAN_SLICE_WINDOW); 0: none */
+    int gather_remote; /* a packed group gathers straight into the receiver's staging */
     dmsg_ctr ctr;
     char *xch; /* symmetric: one row per PE for the create and measure exchanges */
     size_t rowsz;
