@@ -37,6 +37,12 @@ static int send_packed(plan_t *pl, const plan_peer *pr)
 {
     char *buf = pl->stage + pl->stage_in, *src = pl->src.base;
     size_t off = 0;
+    if (pr->grp != NULL && pr->grp->nrest == 0 && pl->gather_remote) {
+        /* The whole chunk is the group: its runs in copy order straight into
+         * the receiver's staging area, the same layout, one deposit. */
+        dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_DST_STREAM);
+        return dmsg_deposit_periodic(pl->stage + pr->stage_off, src, &per, pr->pe, pl->ctr);
+    }
     if (pr->grp != NULL) {
         dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_DST_STREAM);
         int st = dmsg_deposit_periodic(buf, src, &per, pl->me, DMSG_CTR_NONE);
@@ -56,10 +62,50 @@ static int send_packed(plan_t *pl, const plan_peer *pr)
     return dmsg_deposit(pl->stage + pr->stage_off, buf, (size_t)pr->bytes, pr->pe, pl->ctr);
 }
 
+/* 1 if pr's group moves in slices (send_sliced) in this execution. */
+static int sliced(const plan_t *pl, const plan_peer *pr)
+{
+    return pr->grp != NULL && pr->grp->slices > 1 && !(pl->pack_on && pr->packable);
+}
+
+/* The direct groups of every partner, slice by slice: in each turn every
+ * partner's deposit of that slice, so that the slice of the source is read
+ * from the cache by all but the first. The PEs start at turns spread over
+ * the slices (me * turns / npes), so that no two write the same part of a
+ * destination at the same time (their elements share cache lines). Each
+ * group's last slice carries its count (deposits to one PE land in the
+ * order issued: plan.c slices only then). */
+static int send_sliced(plan_t *pl)
+{
+    size_t turns = pl->slices, start = turns * (size_t)pl->me / (size_t)pl->npes;
+    char *src = pl->src.base, *dst = pl->dst.base;
+    for (int i = 0; i < pl->nto; i++) {
+        plan_peer *pr = &pl->to[i];
+        if (!sliced(pl, pr)) continue;
+        pr->last_w = turns - 1;
+        while ((pr->last_w + start) % turns >= pr->grp->slices)
+            pr->last_w--;
+    }
+    for (size_t w = 0; w < turns; w++) {
+        size_t s = (w + start) % turns;
+        for (int i = 0; i < pl->nto; i++) {
+            const plan_peer *pr = &pl->to[i];
+            if (!sliced(pl, pr) || s >= pr->grp->slices) continue;
+            size_t r0;
+            dmsg_periodic per = dmsg_plan_group_slice_pattern(pr->grp, s, &r0);
+            int st = dmsg_deposit_periodic(dst + (ptrdiff_t)r0 * pr->grp->dstride,
+                                           src + (ptrdiff_t)r0 * pr->grp->sstride, &per, pr->pe,
+                                           w == pr->last_w ? pl->ctr : DMSG_CTR_NONE);
+            if (st != DMSG_OK) return st;
+        }
+    }
+    return DMSG_OK;
+}
+
 static int send_direct(plan_t *pl, const plan_peer *pr)
 {
     char *src = pl->src.base, *dst = pl->dst.base;
-    if (pr->grp != NULL) {
+    if (pr->grp != NULL && !sliced(pl, pr)) {
         dmsg_periodic per = dmsg_plan_group_pattern(pr->grp, DMSG_PER_NO_STREAM);
         int st = dmsg_deposit_periodic(dst, src, &per, pr->pe, pl->ctr);
         if (st != DMSG_OK) return st;
@@ -107,6 +153,7 @@ int dmsg_plan_start(dmsg_plan *h)
     pl->started = 1;
     pl->ticket = dmsg_plan_ctr_begin(dmsg_plan_recv_msgs(pl, pl->pack_on));
     pl->t0 = dmsg_wtime();
+    if (pl->slices > 1 && (st = send_sliced(pl)) != DMSG_OK) return st;
     for (int i = 0; i < pl->nto; i++) {
         const plan_peer *pr = &pl->to[i];
         st = pl->pack_on && pr->packable ? send_packed(pl, pr) : send_direct(pl, pr);

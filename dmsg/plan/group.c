@@ -19,6 +19,10 @@
  * so it should stay cache-sized (and plan memory per period, not array). */
 #define PLAN_GROUP_MAX_RUNS 4096
 
+/* A lone piece becomes a group (dmsg_plan_group_single) only where its runs
+ * are shorter than a cache line: longer ones already read whole lines. */
+#define PLAN_GROUP_SHORT_RUN 64
+
 typedef struct key_ix {
     ptrdiff_t ss, ds;
     size_t k;
@@ -86,12 +90,15 @@ static int piece_runs(const dmsg_piece *pc, size_t elem, plan_group *g, size_t *
 void dmsg_plan_group_free(plan_group *g)
 {
     if (g == NULL) return;
+    free(g->mid);
+    free(g->last);
     free(g->run);
     free(g->rest);
     free(g);
 }
 
-dmsg_status dmsg_plan_group_build(const dmsg_piece *v, size_t n, size_t elem, plan_group **out)
+static dmsg_status build(const dmsg_piece *v, size_t n, size_t elem, size_t min_n,
+                         plan_group **out)
 {
     *out = NULL;
     key_ix *keys = malloc((n ? n : 1) * sizeof *keys);
@@ -130,7 +137,7 @@ dmsg_status dmsg_plan_group_build(const dmsg_piece *v, size_t n, size_t elem, pl
             keys[best + kept++] = keys[i];
     best_n = kept;
     dmsg_status st = DMSG_OK;
-    if (best_n < 2) goto out; /* one piece already moves in one pass */
+    if (best_n < min_n) goto out; /* one piece already moves in one pass */
     plan_group *g = calloc(1, sizeof *g);
     char *in = calloc(n, 1);
     if (g == NULL || in == NULL) {
@@ -156,6 +163,7 @@ dmsg_status dmsg_plan_group_build(const dmsg_piece *v, size_t n, size_t elem, pl
         ok = 0;
     }
     if (ok == 1) {
+        g->slices = 1;
         for (size_t k = 0; k < n; k++)
             if (!in[k]) g->rest[g->nrest++] = k;
         qsort(g->run, g->nruns, sizeof *g->run, cmp_run);
@@ -180,6 +188,22 @@ out:
     return st;
 }
 
+dmsg_status dmsg_plan_group_build(const dmsg_piece *v, size_t n, size_t elem, plan_group **out)
+{
+    return build(v, n, elem, 2, out);
+}
+
+dmsg_status dmsg_plan_group_single(const dmsg_piece *pc, size_t elem, plan_group **out)
+{
+    dmsg_status st = build(pc, 1, elem, 1, out);
+    for (size_t k = 0; st == DMSG_OK && *out != NULL && k < (*out)->nruns; k++)
+        if ((*out)->run[k].bytes >= PLAN_GROUP_SHORT_RUN) {
+            dmsg_plan_group_free(*out);
+            *out = NULL;
+        }
+    return st;
+}
+
 dmsg_periodic dmsg_plan_group_pattern(const plan_group *g, int stream)
 {
     dmsg_periodic p;
@@ -195,4 +219,43 @@ dmsg_periodic dmsg_plan_group_pattern(const plan_group *g, int stream)
 size_t dmsg_plan_peer_deposits(const plan_peer *pr)
 {
     return pr->grp != NULL ? 1 + pr->grp->nrest : pr->npieces;
+}
+
+dmsg_status dmsg_plan_group_slice(plan_group *g, size_t window)
+{
+    size_t full = SIZE_MAX;
+    for (size_t k = 0; k < g->nruns; k++)
+        full = g->run[k].reps < full ? g->run[k].reps : full;
+    if (g->sstride <= 0 || g->dstride <= 0 || g->nruns == 0) return DMSG_OK;
+    size_t per = window / (size_t)g->sstride;
+    per = per ? per : 1;
+    size_t slices = (full + per - 1) / per; /* the last starts inside the whole periods */
+    if (slices < 2) return DMSG_OK;
+    dmsg_prun *mid = malloc(g->nruns * sizeof *mid), *last = malloc(g->nruns * sizeof *last);
+    if (mid == NULL || last == NULL) {
+        free(mid);
+        free(last);
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+    }
+    size_t r0 = (slices - 1) * per;
+    for (size_t k = 0; k < g->nruns; k++) {
+        mid[k] = last[k] = g->run[k];
+        mid[k].reps = per;
+        last[k].reps = g->run[k].reps - r0; /* >= 1: r0 < full <= reps */
+    }
+    g->mid = mid;
+    g->last = last;
+    g->slice_periods = per;
+    g->slices = slices;
+    return DMSG_OK;
+}
+
+dmsg_periodic dmsg_plan_group_slice_pattern(const plan_group *g, size_t s, size_t *r0)
+{
+    dmsg_periodic p = dmsg_plan_group_pattern(g, DMSG_PER_NO_STREAM);
+    *r0 = 0;
+    if (g->slices < 2) return p;
+    *r0 = s * g->slice_periods;
+    p.run = s + 1 < g->slices ? g->mid : g->last;
+    return p;
 }

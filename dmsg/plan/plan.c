@@ -37,6 +37,23 @@ uint64_t dmsg_plan_recv_msgs(const plan_t *pl, int pack_on)
     return n;
 }
 
+/* Bytes of the source that the direct deposits of all partners' groups
+ * read in turn, slice by slice (exec.c): a periodic pattern's partners each
+ * take a few elements of every cache line, so moved partner after partner
+ * each pass reads the whole source again; in slices that fit the cache
+ * (L2), the source comes from memory once. */
+#define PLAN_SLICE_WINDOW (256u << 10)
+
+/* Slices only where deposits are copies done by the call, visible in the
+ * order issued (a group's last slice carries its count for all of them),
+ * and the clock is real: a simulated machine's model prices a group as one
+ * transfer (docs/compiler.md, section 3). */
+static int slice_groups(void)
+{
+    return dmsg_tp_has(DMSG_TP_CAP_ORDERED | DMSG_TP_CAP_PUT_DONE) &&
+           !dmsg_tp_has(DMSG_TP_CAP_VTIME);
+}
+
 /* The pieces between this PE and every partner, one direction. */
 static dmsg_status build_side(plan_t *pl, const dmsg_assign *as, int sending)
 {
@@ -64,6 +81,15 @@ static dmsg_status build_side(plan_t *pl, const dmsg_assign *as, int sending)
             pr->bytes += ps->v[k].elems * pl->elem;
         /* A partner with oneself deposits to oneself: grouped as well. */
         st = dmsg_plan_group_build(&ps->v[first], pr->npieces, pl->elem, &pr->grp);
+        /* A lone piece of short runs reads the source as a group does; as
+         * a group it moves in slices too (both ends build it alike, so
+         * their packed layouts agree). */
+        if (st == DMSG_OK && pr->grp == NULL && pr->npieces == 1 && slice_groups())
+            st = dmsg_plan_group_single(&ps->v[first], pl->elem, &pr->grp);
+        if (st == DMSG_OK && sending && pr->grp != NULL && slice_groups()) {
+            st = dmsg_plan_group_slice(pr->grp, PLAN_SLICE_WINDOW);
+            if (pr->grp->slices > 1 && pr->grp->slices > pl->slices) pl->slices = pr->grp->slices;
+        }
         if (st != DMSG_OK) {
             for (int j = 0; j < n; j++)
                 dmsg_plan_group_free(peers[j].grp);
@@ -279,6 +305,10 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
     /* Where a deposit is complete when its call returns (shm, sim:
      * docs/model.md 3), packed bytes need no dmsg_quiet before they move. */
     pl->async = !dmsg_tp_has(DMSG_TP_CAP_PUT_DONE);
+    /* Where a deposit is the copy itself (as for the slices), a packed
+     * group can be gathered into the receiver's chunk by one deposit: one
+     * copy less than gathering here and depositing the buffer. */
+    pl->gather_remote = slice_groups();
     *made = pl;
     return DMSG_OK;
 }

@@ -98,6 +98,12 @@ typedef struct plan_group {
     size_t *rest;               /* the partner's other pieces (index from its first) */
     size_t nrest;
     uint64_t bytes; /* payload of the grouped pieces: first in a packed chunk */
+    /* Slices (dmsg_plan_group_slice): the whole periods in slices of
+     * slice_periods, each moved by its own deposit of mid's runs (reps =
+     * slice_periods), the last from period (slices - 1) * slice_periods on
+     * by last's runs; slices 1: the group moves whole. */
+    size_t slices, slice_periods;
+    dmsg_prun *mid, *last;
 } plan_group;
 
 /* The group of a partner's n pieces, or *g NULL where fewer than two
@@ -106,8 +112,22 @@ typedef struct plan_group {
  * DMSG_ERR_NOMEM. */
 dmsg_status dmsg_plan_group_build(const dmsg_piece *v, size_t n, size_t elem, plan_group **g);
 void dmsg_plan_group_free(plan_group *g);
+/* The same for a partner's only piece pc: a group of its runs (one
+ * deposit, as the piece was) where they are shorter than a cache line and
+ * repeat at least twice, so that it can move in slices; else *g NULL.
+ * Errors: DMSG_ERR_NOMEM. */
+dmsg_status dmsg_plan_group_single(const dmsg_piece *pc, size_t elem, plan_group **g);
 /* The group as a periodic pattern to deposit (stream: DMSG_PER_*). */
 dmsg_periodic dmsg_plan_group_pattern(const plan_group *g, int stream);
+/* Cuts g's periods into slices of about window bytes of the source, so
+ * that the deposits of all partners can take turns slice by slice and read
+ * each part of the source while it is in the cache (exec.c). Only groups
+ * with both strides positive are cut. Errors: DMSG_ERR_NOMEM (g unchanged,
+ * one slice). */
+dmsg_status dmsg_plan_group_slice(plan_group *g, size_t window);
+/* Slice s of g as a direct deposit's pattern (no stream); *r0 is its first
+ * period (the bases move by r0 strides). */
+dmsg_periodic dmsg_plan_group_slice_pattern(const plan_group *g, size_t s, size_t *r0);
 
 /* ------------------------------------------------------------ plan.c */
 
@@ -122,6 +142,7 @@ typedef struct plan_peer {
     size_t stage_off;            /* send: my chunk in pe's staging; recv: pe's chunk in mine */
     double mbs_direct, mbs_pack; /* model predictions (send side; 0 without a model) */
     plan_group *grp;             /* periodic pieces moved in one pass, or NULL */
+    size_t last_w;               /* send_sliced's turn that counts the group (exec.c) */
 } plan_peer;
 
 /* Direct deposits of a partner: one for its group, one per other piece. */
@@ -136,6 +157,8 @@ struct plan_s {
     int mech, me, npes;
     int pack_on; /* packable pairs pack in the next execution */
     int async;   /* deposits may complete after their call returns (not shm, sim) */
+    size_t slices; /* most slices of a send group (plan.c: PLAN_SLICE_WINDOW); 0: none */
+    int gather_remote; /* a packed group gathers straight into the receiver's staging */
     dmsg_ctr ctr;
     char *xch; /* symmetric: one row per PE for the create and measure exchanges */
     size_t rowsz;

@@ -91,6 +91,19 @@ ParameterizedTest(int *npes, plan, periodic_group, .timeout = 2 * JOB_WATCHDOG)
     expect_case_ok("plan_periodic_group", *npes, NULL);
 }
 
+/* Groups moved in slices on shm, lone pieces as groups (tests/pe/plan.c
+ * plan_periodic_slices). */
+static int slice_pes[] = {1, 2, 3, 4, 8};
+
+ParameterizedTestParameters(plan, periodic_slices)
+{
+    return cr_make_param_array(int, slice_pes, sizeof slice_pes / sizeof slice_pes[0]);
+}
+ParameterizedTest(int *npes, plan, periodic_slices, .timeout = 4 * JOB_WATCHDOG)
+{
+    expect_case_ok("plan_periodic_slices", *npes, NULL);
+}
+
 Test(plan, periodic_group_sim, .timeout = 4 * JOB_WATCHDOG)
 {
     static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};

@@ -480,6 +480,34 @@ static int plan_periodic_group(void)
     return 0;
 }
 
+/* Periodic pairs large enough that a plan's direct groups move in slices
+ * on shm (plan.c: 256 KiB of the source each, so 1M doubles make 4-16 per
+ * partner on 2-8 PEs), with lone pieces of short runs as groups (CYCLIC(2)
+ * -> CYCLIC(3) on 4 and 8 PEs): whole and shifted sections, direct, packed
+ * (oneself still direct) and measured, two executions each with the
+ * destination refilled before the second, give the serial result. */
+static int plan_periodic_slices(void)
+{
+    static const size_t pairs[][2] = {{2, 3}, {16, 5}, {3, 1}, {0, 3}};
+    static const int mech_of[] = {DMSG_PLAN_DIRECT, DMSG_PLAN_PACK, DMSG_PLAN_MEASURE};
+    size_t n = (1u << 20) + 7;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        for (int shift = 0; shift < 2; shift++) {
+            dmsg_darray A, B;
+            dmsg_assign as;
+            PE_TRY(vec_pair(n, pairs[i][0], pairs[i][1], &A, &B, &as));
+            if (shift) { /* B(5:n-1) = A(0:n-6) */
+                as.dsec.lo[0] = 5;
+                as.ssec.hi[0] = n - 6;
+            }
+            int mech = mech_of[(i + (size_t)shift) % 3];
+            PE_TRY(run_assign(&as, 100 + 2 * i + (size_t)shift, mech, mech == DMSG_PLAN_MEASURE ? 4 : 2));
+            PE_OK(dmsg_darray_free(&B));
+            PE_OK(dmsg_darray_free(&A));
+        }
+    return 0;
+}
+
 static dmsg_darray_desc vec(size_t n, int dist, size_t k, int np)
 {
     return (dmsg_darray_desc){.ndims = 1,
@@ -705,6 +733,7 @@ const pe_case pe_plan_cases[] = {
     {"plan_random_small", plan_random_small, 0},
     {"plan_periodic", plan_periodic, 0},
     {"plan_periodic_group", plan_periodic_group, 0},
+    {"plan_periodic_slices", plan_periodic_slices, 0},
     {"plan_info_model", plan_info_model, 0},
     {"plan_transpose_split", plan_transpose_split, 0},
     {"plan_errors", plan_errors, 0},

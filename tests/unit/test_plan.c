@@ -613,6 +613,86 @@ Test(group, periodic_groups_move_what_the_pieces_do)
     cr_assert_gt(groups, 0);
 }
 
+Test(group, slices_move_what_the_pieces_do)
+{
+    /* A group cut into slices (dmsg_plan_group_slice; the direct deposits
+     * of a plan on shm take turns slice by slice), each slice moved as its
+     * own periodic pattern from its first period on, writes the same bytes
+     * as the pieces one by one: every BLOCK/CYCLIC pair, whole, shifted,
+     * strided and reversed sections, windows of 1 byte to a few periods, and
+     * lone pieces of short runs as groups (dmsg_plan_group_single). */
+    static const size_t sizes[] = {97, 4099};
+    static const int pes[] = {1, 2, 3, 4, 8};
+    static const size_t windows[] = {1, 100, 1000};
+    size_t sliced = 0, singles = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (size_t pi = 0; pi < sizeof pes / sizeof pes[0]; pi++)
+            for (size_t x = 0; x < NPBLOCKS; x++)
+                for (size_t y = 0; y < NPBLOCKS; y++)
+                    for (int v = 0; v < 4; v++) {
+                        size_t n = sizes[si];
+                        int np = pes[pi];
+                        dmsg_darray a, b;
+                        dmsg_assign as;
+                        if (!ppair(n, pblocks[x], pblocks[y], np, v, &a, &b, &as)) continue;
+                        char *src = malloc(a.bytes), *want = malloc(b.bytes), *got = malloc(b.bytes);
+                        cr_assert(src && want && got);
+                        for (size_t i = 0; i < a.bytes; i++)
+                            src[i] = (char)(i * 13 + 7);
+                        for (int p = 0; p < np; p++)
+                            for (int q = 0; q < np; q++) {
+                                size_t k;
+                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, NULL, 0, &k), DMSG_OK);
+                                dmsg_piece *pc = malloc((k ? k : 1) * sizeof *pc);
+                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, pc, k, &k), DMSG_OK);
+                                memset(want, 0, b.bytes);
+                                for (size_t i = 0; i < k; i++)
+                                    dmsg_copy_section(want + pc[i].dst_off, &pc[i].dst,
+                                                      src + pc[i].src_off, &pc[i].src, 8, NULL);
+                                for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+                                    plan_group *g = NULL;
+                                    cr_assert_eq(dmsg_plan_group_build(pc, k, 8, &g), DMSG_OK);
+                                    if (g == NULL && k == 1) {
+                                        cr_assert_eq(dmsg_plan_group_single(pc, 8, &g), DMSG_OK);
+                                        singles += g != NULL;
+                                    }
+                                    if (g == NULL) continue;
+                                    cr_assert_eq(dmsg_plan_group_slice(g, windows[w]), DMSG_OK);
+                                    cr_assert_geq(g->slices, 1);
+                                    sliced += g->slices > 1;
+                                    memset(got, 0, b.bytes);
+                                    for (size_t i = 0; i < g->nrest; i++) {
+                                        const dmsg_piece *r = &pc[g->rest[i]];
+                                        dmsg_copy_section(got + r->dst_off, &r->dst,
+                                                          src + r->src_off, &r->src, 8, NULL);
+                                    }
+                                    uint64_t bytes = 0;
+                                    for (size_t s = 0; s < g->slices; s++) {
+                                        size_t r0;
+                                        dmsg_periodic per = dmsg_plan_group_slice_pattern(g, s, &r0);
+                                        cr_assert_eq(dmsg_periodic_check(&per, NULL, NULL), DMSG_OK);
+                                        bytes += per.bytes;
+                                        dmsg_copy_periodic(got + (ptrdiff_t)r0 * g->dstride,
+                                                           src + (ptrdiff_t)r0 * g->sstride, &per);
+                                    }
+                                    cr_assert_eq(bytes, g->bytes);
+                                    cr_assert(memcmp(got, want, b.bytes) == 0,
+                                              "n %zu PEs %d blocks %zu -> %zu variant %d pair %d -> "
+                                              "%d window %zu: %zu slices",
+                                              n, np, pblocks[x], pblocks[y], v, p, q, windows[w],
+                                              g->slices);
+                                    dmsg_plan_group_free(g);
+                                }
+                                free(pc);
+                            }
+                        free(src);
+                        free(want);
+                        free(got);
+                    }
+    cr_assert_gt(sliced, 0);
+    cr_assert_gt(singles, 0);
+}
+
 Test(group, cyclic_2_to_3_is_one_group_per_partner)
 {
     /* 4M doubles on 2, 4 and 8 PEs: every partner's pieces form one group

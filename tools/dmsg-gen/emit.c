@@ -172,9 +172,14 @@ void gen_emit_header(FILE *o, const input *in, const char *machine, const char *
             "typedef struct gen_complex {\n    double re, im;\n} gen_complex;\n\n"
             "/* One partner of a sender: pieces [first, first + n) of the statement's table;\n"
             " * packed: gathered into one deposit at stage_off of the partner's staging\n"
-            " * area (bytes long), else one section deposit per piece. */\n"
+            " * area (bytes long), else one section deposit per piece. A packed pair whose\n"
+            " * first ngrp pieces are a periodic pattern gathers them by its own loop over\n"
+            " * the periods (gather; gbytes long, first in the chunk), and the receiver\n"
+            " * scatters them by the matching loop (scatter). */\n"
             "typedef struct gen_peer {\n    int pe, packed;\n    uint32_t first, n;\n"
-            "    size_t bytes, stage_off;\n} gen_peer;\n",
+            "    size_t bytes, stage_off;\n    uint32_t ngrp;\n    size_t gbytes;\n"
+            "    void (*gather)(char *buf, const char *src);\n"
+            "    void (*scatter)(char *dst, const char *buf);\n} gen_peer;\n",
             in->npes);
 }
 
@@ -219,6 +224,62 @@ void gen_emit_arrays(FILE *o, const input *in)
     fprintf(o, "};\n");
 }
 
+/* The copies of one period's runs: those with reps > r where r >= full
+ * (a last, partial period), every run where all. Gather: from the array at
+ * (o + soff) to the buffer, back to back; scatter: the other way, to the
+ * array at (o + doff). */
+static size_t emit_period(FILE *o, const gloop *lp, int scatter, int all, size_t r,
+                          const char *ind)
+{
+    size_t b = 0;
+    for (size_t k = 0; k < lp->grp->nruns; k++) {
+        const dmsg_prun *run = &lp->grp->run[k];
+        if (!all && run->reps <= r) continue;
+        if (scatter)
+            fprintf(o, "%smemcpy(dst + (o + %td), buf + %zu, %zu);\n", ind, run->doff, b,
+                    run->bytes);
+        else
+            fprintf(o, "%smemcpy(buf + %zu, src + (o + %td), %zu);\n", ind, b, run->soff,
+                    run->bytes);
+        b += run->bytes;
+    }
+    return b;
+}
+
+/* LABEL_gather_I and LABEL_scatter_I of pair i's periodic group: for each
+ * period, for each run of the period, one fixed-size copy (the compiler
+ * makes each a move or two); the periods advance the array side by the
+ * group's stride and the buffer by the period's payload. */
+static void emit_loops(FILE *o, const char *label, size_t i, int p, const gpeer *pr)
+{
+    const gloop *lp = &pr->loop;
+    fprintf(o,
+            "\n/* Pair %zu, PE %d -> PE %d: %zu periodic pieces as %zu runs a period, %zu whole\n"
+            " * periods%s; a period is %td bytes of the source, %td of the\n"
+            " * destination. */\n",
+            i, p, pr->q, lp->npieces, lp->grp->nruns, lp->full,
+            lp->periods > lp->full ? " and a partial one" : "", lp->grp->sstride,
+            lp->grp->dstride);
+    for (int scatter = 0; scatter < 2; scatter++) {
+        ptrdiff_t st = scatter ? lp->grp->dstride : lp->grp->sstride;
+        if (scatter)
+            fprintf(o, "static void %s_scatter_%zu(char *dst, const char *buf)\n{\n", label, i);
+        else
+            fprintf(o, "static void %s_gather_%zu(char *buf, const char *src)\n{\n", label, i);
+        fprintf(o,
+                "    ptrdiff_t o = 0;\n"
+                "    for (size_t r = 0; r < %zu; r++, o += %td, buf += %zu) {\n",
+                lp->full, st, lp->period_bytes);
+        emit_period(o, lp, scatter, 1, 0, "        ");
+        fprintf(o, "    }\n");
+        for (size_t r = lp->full; r < lp->periods; r++) {
+            size_t b = emit_period(o, lp, scatter, 0, r, "    ");
+            if (r + 1 < lp->periods) fprintf(o, "    o += %td;\n    buf += %zu;\n", st, b);
+        }
+        fprintf(o, "    (void)o;\n}\n");
+    }
+}
+
 void gen_emit_stmt(FILE *o, const input *in, const stmt *s, const gstmt *g, int adp)
 {
     const array *A = &in->arrays[s->src], *B = &in->arrays[s->dst];
@@ -241,14 +302,22 @@ void gen_emit_stmt(FILE *o, const input *in, const stmt *s, const gstmt *g, int 
         emit_layout(o, &pc->dst);
         fprintf(o, ", %zu},\n", pc->elems);
     }
-    fprintf(
-        o,
-        "};\n\n/* Partners of each sender, staggered: sender p's are [first[p], first[p+1]). */\n");
+    fprintf(o, "};\n");
+    for (int p = 0; p < in->npes; p++)
+        for (size_t i = g->peer_first[p]; i < g->peer_first[p + 1]; i++)
+            if (g->peers[i].packed && g->peers[i].loop.grp != NULL)
+                emit_loops(o, s->label, i, p, &g->peers[i]);
+    fprintf(o, "\n/* Partners of each sender, staggered: sender p's are [first[p], first[p+1]). */\n");
     fprintf(o, "static const gen_peer %s_peers[%zu] = {\n", s->label, g->npeers ? g->npeers : 1);
     for (size_t i = 0; i < g->npeers; i++) {
         const gpeer *pr = &g->peers[i];
-        fprintf(o, "    {%d, %d, %zu, %zu, %zu, %zu},\n", pr->q, pr->packed, pr->first, pr->n,
+        fprintf(o, "    {%d, %d, %zu, %zu, %zu, %zu", pr->q, pr->packed, pr->first, pr->n,
                 pr->bytes, pr->stage_off);
+        if (pr->packed && pr->loop.grp != NULL)
+            fprintf(o, ", %zu, %llu, %s_gather_%zu, %s_scatter_%zu},\n", pr->loop.npieces,
+                    (unsigned long long)pr->loop.grp->bytes, s->label, i, s->label, i);
+        else
+            fprintf(o, ", 0, 0, NULL, NULL},\n");
     }
     fprintf(o, "};\nstatic const uint32_t %s_first[GEN_NPES + 1] = {", s->label);
     for (int p = 0; p <= in->npes; p++)
@@ -304,13 +373,18 @@ void gen_emit_stmt(FILE *o, const input *in, const stmt *s, const gstmt *g, int 
         fprintf(o,
                 "        if (pr->packed) { /* gather, then one contiguous deposit */\n"
                 "            char *buf = %s_sendbuf;\n"
+                "            if (pr->gather != NULL) { /* the periodic pieces: one loop */\n"
+                "                pr->gather(buf, %s);\n"
+                "                buf += pr->gbytes;\n"
+                "                pc += pr->ngrp;\n"
+                "            }\n"
                 "            for (; pc < end; buf += pc->elems * %zu, pc++)\n"
                 "                gather_%zu(buf, %s + pc->src_off, &pc->src);\n"
                 "            st = dmsg_deposit(stage + pr->stage_off, %s_sendbuf, pr->bytes, "
                 "pr->pe, ctr);\n"
                 "            if (st != DMSG_OK)\n                return st;\n"
                 "            continue;\n        }\n",
-                s->label, e, e, A->name, s->label);
+                s->label, A->name, e, e, A->name, s->label);
     }
     if (adp) {
         fprintf(o,
@@ -340,12 +414,16 @@ void gen_emit_stmt(FILE *o, const input *in, const stmt *s, const gstmt *g, int 
                 "    for (uint32_t u = %s_unpack_first[me]; u < %s_unpack_first[me + 1]; u++) {\n"
                 "        const gen_peer *pr = &%s_peers[%s_unpack[u]];\n"
                 "        const char *buf = stage + pr->stage_off;\n"
-                "        for (const dmsg_piece *pc = &%s_pieces[pr->first], *end = pc + pr->n; "
-                "pc < end;\n"
-                "             buf += pc->elems * %zu, pc++)\n"
+                "        const dmsg_piece *pc = &%s_pieces[pr->first], *end = pc + pr->n;\n"
+                "        if (pr->scatter != NULL) { /* the periodic pieces: one loop */\n"
+                "            pr->scatter(%s, buf);\n"
+                "            buf += pr->gbytes;\n"
+                "            pc += pr->ngrp;\n"
+                "        }\n"
+                "        for (; pc < end; buf += pc->elems * %zu, pc++)\n"
                 "            scatter_%zu(%s + pc->dst_off, &pc->dst, buf);\n"
                 "    }\n",
-                s->label, s->label, s->label, s->label, s->label, e, e, B->name);
+                s->label, s->label, s->label, s->label, s->label, B->name, e, e, B->name);
     (void)s;
     fprintf(o, "    (void)stage;\n    return DMSG_OK;\n}\n");
 }

@@ -183,6 +183,44 @@ static void check_limits(const input *in, const stmt *s, const dmsg_assign *as, 
     }
 }
 
+/* The periodic group of a pair's n pieces (the library's, dmsg/plan/group.c)
+ * where its period is short enough to write out as code: the group's pieces
+ * then move to the front of v (the rest keep their order), so the emitted
+ * gather covers v[0 .. npieces) and gather_E the others. */
+static void fold_loop(dmsg_piece *v, size_t n, size_t elem, gloop *lp)
+{
+    memset(lp, 0, sizeof *lp);
+    plan_group *grp = NULL;
+    if (dmsg_plan_group_build(v, n, elem, &grp) != DMSG_OK) {
+        fprintf(stderr, "dmsg-gen: out of memory\n");
+        exit(1);
+    }
+    if (grp == NULL) return;
+    if (grp->nruns > GEN_LOOP_MAX_RUNS) {
+        dmsg_plan_group_free(grp);
+        return;
+    }
+    size_t full = SIZE_MAX, periods = 0, per = 0;
+    for (size_t k = 0; k < grp->nruns; k++) {
+        const dmsg_prun *r = &grp->run[k];
+        full = r->reps < full ? r->reps : full;
+        periods = r->reps > periods ? r->reps : periods;
+        per += r->bytes;
+    }
+    char *rest = gen_xmalloc(n);
+    for (size_t i = 0; i < grp->nrest; i++)
+        rest[grp->rest[i]] = 1;
+    dmsg_piece *tmp = gen_xmalloc(n * sizeof *tmp);
+    size_t w = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < n; k++)
+            if (rest[k] == pass) tmp[w++] = v[k];
+    memcpy(v, tmp, n * sizeof *v);
+    free(tmp);
+    free(rest);
+    *lp = (gloop){grp, n - grp->nrest, full, periods, per};
+}
+
 void gen_fold_stmt(const input *in, const stmt *s, gen_mech mech, const plan_model *model, gstmt *g,
                    size_t *stage_need)
 {
@@ -239,6 +277,7 @@ void gen_fold_stmt(const input *in, const stmt *s, gen_mech mech, const plan_mod
             pr->n = n;
             for (size_t k = 0; k < n; k++)
                 pr->bytes += g->pieces[g->npieces + k].elems * elem;
+            fold_loop(g->pieces + g->npieces, n, elem, &pr->loop);
             int cand = dmsg_plan_pack_candidate(g->pieces + g->npieces, n, elem, p == q);
             double md = 0, mp = 0;
             if (model != NULL)
@@ -270,6 +309,8 @@ void gen_fold_stmt(const input *in, const stmt *s, gen_mech mech, const plan_mod
 
 void gen_fold_free(gstmt *g)
 {
+    for (size_t i = 0; i < g->npeers; i++)
+        dmsg_plan_group_free(g->peers[i].loop.grp);
     free(g->pieces);
     free(g->peers);
     free(g->peer_first);

@@ -128,11 +128,25 @@ size_t gen_sec_count_1(size_t lo, size_t hi, ptrdiff_t step); /* of one triplet 
 #define GEN_MAX_PIECES (1u << 18)
 
 /* Everything generated for one statement: per sender, its partners. */
+/* A pair's periodic pieces (a CYCLIC(a) -> CYCLIC(b) pattern) as one
+ * period's runs: a packed pair gathers and scatters them by an emitted loop
+ * over the periods, the runs of one period written out as straight code
+ * (at most GEN_LOOP_MAX_RUNS, and the group's own bound). */
+#define GEN_LOOP_MAX_RUNS 64
+
+typedef struct gloop {
+    plan_group *grp;     /* sorted runs, strides (the library's group of the pair) */
+    size_t npieces;      /* the pair's first npieces pieces are the group's */
+    size_t full, periods; /* periods every run takes part in; periods in all */
+    size_t period_bytes; /* payload of one whole period */
+} gloop;
+
 typedef struct gpeer {
     int q;
     size_t first, n; /* into pieces */
     size_t bytes, stage_off;
     int packed;
+    gloop loop; /* loop.grp NULL: no periodic group */
 } gpeer;
 
 typedef struct gstmt {
