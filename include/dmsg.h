@@ -118,6 +118,24 @@ int dmsg_init(void);
  */
 int dmsg_finalize(void);
 
+#ifdef __cplusplus
+#define DMSG_NORETURN [[noreturn]]
+#else
+#define DMSG_NORETURN _Noreturn
+#endif
+
+/**
+ * Ends the whole job from this PE: flushes stdio, marks the PE as ending
+ * the job and exits the process with status (its low 8 bits, as _exit),
+ * without atexit handlers and without a barrier. Not collective: the other
+ * PEs need not call anything. Under dmsgrun (every transport) the launcher
+ * then stops the other PEs wherever they are and exits with exactly that
+ * status, 0 included; deposits not yet complete may be lost. Without
+ * dmsgrun (mpiexec) only this process exits, and the launcher decides what
+ * happens to the others. Before dmsg_init it is _exit(status). Never returns.
+ */
+DMSG_NORETURN void dmsg_global_exit(int status);
+
 /** This PE's rank in [0, npes), or -1 before dmsg_init. Local, no synchronization. */
 int dmsg_pe(void);
 

@@ -195,7 +195,9 @@ void shmem_query_thread(int *provided);
 /** Completes every PE's outstanding operations, then leaves the job
  *  (dmsg_finalize). Collective. Later calls other than shmem_init are errors. */
 void shmem_finalize(void);
-/** Ends every PE of the job with this exit status (dmsgrun ends the rest). */
+/** Ends every PE of the job (dmsg_global_exit): no finalize, no barrier;
+ *  under dmsgrun the other PEs are stopped and dmsgrun exits with exactly
+ *  this status (low 8 bits), 0 included. Never returns. */
 void shmem_global_exit(int status);
 /** This PE's number in SHMEM_TEAM_WORLD. Local. */
 int shmem_my_pe(void);

@@ -55,5 +55,26 @@ expect nonsym 1 'shmem_long_put: .*not in the symmetric segment'
 expect team 1 'shmem_team_sync: team used after shmem_team_destroy'
 expect ctx 1 'shmem_ctx_long_p: context used after shmem_ctx_destroy'
 expect cmp 1 'shmem_long_wait_until: cmp is not one of'
-expect exit 7 'exited with status 7'
+expect exit 7 'ended the job with status 7'
+# shmem_global_exit(S) ends every PE and dmsgrun exits with S, 0 included,
+# on every transport (PE 0's output before it is kept).
+gexit() { # transport, status, then env settings
+    tp=$1 want=$2
+    shift 2
+    out=$(timeout -k 5 120 env "$@" "$run" -n 3 -t "$tp" "$t/errors" exit "$want" 2>&1)
+    rc=$?
+    if [ $rc -ne "$want" ] || ! echo "$out" | grep -q "^global exit $want\$" ||
+        ! echo "$out" | grep -q "ended the job with status $want"; then
+        echo "shmem: FAIL global_exit($want) on $tp: exit $rc, output:"
+        echo "$out" | sed 's/^/    /'
+        fail=1
+    else
+        echo "shmem: ok   global_exit($want) on $tp: exit $rc"
+    fi
+}
+for s in 0 3 99; do
+    gexit shm $s
+    gexit sim $s
+    [ "${OFI:-1}" = 0 ] || gexit ofi $s DMSG_OFI_PROVIDER=shm
+done
 exit $fail

@@ -83,10 +83,8 @@ void shmem_finalize(void)
 
 void shmem_global_exit(int status)
 {
-    fflush(NULL);
-    /* dmsgrun stops the other PEs when one exits non-zero; with status 0
-     * the job ends as the others end. */
-    _exit(status);
+    /* dmsgrun stops the other PEs and exits with status, 0 included. */
+    dmsg_global_exit(status);
 }
 
 int shmem_my_pe(void)
