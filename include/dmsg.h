@@ -204,6 +204,30 @@ size_t dmsg_segment_size(void);
  */
 int dmsg_addr_is_symmetric(const void *addr, size_t bytes);
 
+/**
+ * Returns 1 if this process can load and store PE pe's symmetric memory
+ * directly (dmsg_peer_ptr gives addresses there), else 0; always 1 for this
+ * PE itself; 0 for a PE out of range and before dmsg_init. Which peers are
+ * mapped depends on the transport: shm maps every PE of the job, ofi and
+ * sim none but the PE itself. Local, no synchronization.
+ */
+int dmsg_pe_mapped(int pe);
+
+/**
+ * The address in this process at which PE pe's instance of the symmetric
+ * object at addr (an address of this PE's segment) can be loaded and stored,
+ * or NULL: addr is not in the segment, pe is out of range or not mapped
+ * (dmsg_pe_mapped), or dmsg is not initialized. Local.
+ * Loads and stores through it are plain memory accesses to the peer's
+ * segment: they are not deposits (no counter counts them, DMSG_CHECK does
+ * not see them) and they are ordered with the peer's accesses only by
+ * synchronization: a store is visible at pe after dmsg_sync (or a release
+ * such as dmsg_quiet followed by a signal or atomic the peer waits for);
+ * a peer's deposit is visible to a load after the same. Valid until
+ * dmsg_finalize.
+ */
+void *dmsg_peer_ptr(const void *addr, int pe);
+
 /* ------------------------------------------------------------- counters */
 
 /**

@@ -9,7 +9,7 @@ b=${1:-build}
 t="$b/tests/shmem"
 run="$b/bin/dmsg-oshrun"
 [ -x "$run" ] || { echo "shmem: $run not built (make tests)"; exit 1; }
-for p in rma amo p2p coll static_data errors; do
+for p in rma amo p2p coll static_data ptr errors; do
     [ -x "$t/$p" ] || { echo "shmem: $t/$p not built (make tests)"; exit 1; }
 done
 fail=0
@@ -29,12 +29,17 @@ progs="rma amo p2p coll static_data"
 for p in $progs; do go "shm 3 PEs $p" "$run" -n 3 -t shm "$t/$p"; done
 for p in $progs; do go "sim 3 PEs $p" "$run" -n 3 -t sim "$t/$p"; done
 go "shm 1 PE coll" "$run" -n 1 "$t/coll"
+# shmem_ptr and SHMEM_TEAM_SHARED: shm maps every PE, sim only the PE itself.
+go "shm 3 PEs ptr" "$run" -n 3 -t shm "$t/ptr" all
+go "shm 1 PE ptr" "$run" -n 1 -t shm "$t/ptr" all
+go "sim 3 PEs ptr" "$run" -n 3 -t sim "$t/ptr" self
 go "shm 4 PEs coll" "$run" -n 4 "$t/coll"
 if [ "${OFI:-1}" != 0 ]; then
     for prov in shm 'tcp;ofi_rxm'; do
         for p in $progs; do
             go "ofi $prov 2 PEs $p" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/$p"
         done
+        go "ofi $prov 2 PEs ptr" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/ptr" self
     done
 fi
 

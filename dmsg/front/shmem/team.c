@@ -36,12 +36,16 @@ void dmsg_shmem_teams_fini(void)
     g_nrecs = g_caprecs = 0;
 }
 
-/* SHMEM_TEAM_SHARED is the PEs that shmem_ptr reaches: here only the PE
- * itself (dmsg gives no load/store access to peers), so each PE's own team. */
+/* SHMEM_TEAM_SHARED is the PEs that shmem_ptr reaches (dmsg_pe_mapped):
+ * on shm every PE of the job, on ofi and sim the PE alone. Reachability
+ * groups PEs into classes (a host), each named by its lowest PE. */
 int dmsg_shmem_teams_init(void)
 {
     dmsg_team t;
-    if (dmsg_team_split_color(DMSG_TEAM_WORLD, dmsg_pe(), 0, &t))
+    int color = 0;
+    while (!dmsg_pe_mapped(color))
+        color++; /* ends at this PE at the latest */
+    if (dmsg_team_split_color(DMSG_TEAM_WORLD, color, dmsg_pe(), &t))
         return -1;
     dmsg_shmem_team_shared.t = t;
     dmsg_shmem_team_shared.live = 1;

@@ -180,6 +180,13 @@ dmsg_status dmsg_shm_seg_alias(dmsg_tp *tp, size_t off, size_t len, void *at)
     return DMSG_OK;
 }
 
+/* transport.h, peer_seg: shm maps every PE's segment in every process. */
+static void *shm_peer_seg(dmsg_tp *tp, int pe)
+{
+    shm_state *s = tp->priv;
+    return s->seg[pe];
+}
+
 const dmsg_tp_ops dmsg_tp_shm_ops = {
     .name = "shm",
     .init = shm_init,
@@ -199,6 +206,7 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
     .word_wait = dmsg_shm_word_wait,
     .caps = DMSG_TP_CAP_PUT_DONE | DMSG_TP_CAP_ORDERED | DMSG_TP_CAP_ASYNC |
             DMSG_TP_CAP_REMOTE_CTR | DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL |
-            DMSG_TP_CAP_WORD_WAIT,
+            DMSG_TP_CAP_WORD_WAIT | DMSG_TP_CAP_PEER_MAP,
     .seg_alias = dmsg_shm_seg_alias,
+    .peer_seg = shm_peer_seg,
 };
