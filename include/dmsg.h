@@ -677,7 +677,8 @@ typedef uint64_t dmsg_team;
  * stride may be negative, and 0 only with size 1). Every parent member
  * calls it with the same arguments; members of the new team get its handle,
  * the others DMSG_TEAM_INVALID. Only the parent's members take part (no
- * job-wide barrier). Errors, on every parent member alike: DMSG_ERR_TEAM
+ * job-wide barrier). Errors, on every parent member alike (also those
+ * outside the new team, which then keep *team unchanged): DMSG_ERR_TEAM
  * (invalid parent, or this PE not in it), DMSG_ERR_ARG (size < 1, a PE
  * outside the parent), DMSG_ERR_NULL, DMSG_ERR_COLLECTIVE (members passed
  * different arguments), DMSG_ERR_NOMEM (DMSG_MAX_TEAMS live teams), and the

@@ -178,6 +178,23 @@ int main(void)
     CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, npes - 1, SHMEM_TEAM_WORLD) == npes - 1);
     CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes + 1, NULL, 0, &xt) != 0 &&
           xt == SHMEM_TEAM_INVALID);
+    /* A full team table fails a split on every PE, also those outside the
+     * would-be team, and a split works again after a destroy. */
+    shmem_team_t fill[64];
+    int made = 0;
+    while (made < 64 &&
+           shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &fill[made]) == 0)
+        made++;
+    CHECK(made > 0 && made < 64);
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &xt) != 0 &&
+          xt == SHMEM_TEAM_INVALID);
+    shmem_team_destroy(fill[--made]);
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &xt) == 0);
+    CHECK((xt != SHMEM_TEAM_INVALID) == (me == 0));
+    if (xt != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(xt);
+    while (made > 0)
+        shmem_team_destroy(fill[--made]);
     shmem_barrier_all();
     return sht_end("coll");
 }

@@ -74,17 +74,6 @@ int dmsg_shmem_ctx_pe(shmem_ctx_t ctx, int pe, const char *call)
     return w;
 }
 
-/* Whether a split failed anywhere in the parent: dmsg reports a full team
- * table to the new team's members only, while OpenSHMEM programs expect
- * every parent member to see the failure. */
-static int failed_anywhere(dmsg_team parent, int st)
-{
-    int32_t mine = st != 0, any = 1;
-    if (dmsg_allreduce(parent, &any, &mine, 1, DMSG_TYPE_INT32, DMSG_OP_MAX))
-        return 1;
-    return any != 0;
-}
-
 static shmem_team_t make_team(dmsg_team t, const shmem_team_config_t *config, long mask)
 {
     if (t == DMSG_TEAM_INVALID)
@@ -143,12 +132,10 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         return -1;
     if (size == 1 && stride == 0)
         stride = 1;
-    int st = dmsg_team_split_strided(p, start, stride, size, &t);
-    if (failed_anywhere(p, st)) {
-        if (!st && t != DMSG_TEAM_INVALID)
-            dmsg_team_free(t);
+    /* dmsg fails a split on every parent member alike (a full team table
+     * too), as OpenSHMEM programs expect. */
+    if (dmsg_team_split_strided(p, start, stride, size, &t))
         return -1;
-    }
     *new_team = make_team(t, config, config_mask);
     return 0;
 }
@@ -171,16 +158,9 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (xrange > n)
         xrange = n;
     /* Rows hold xrange consecutive PEs; columns the PEs of equal x. */
-    int st = dmsg_team_split_color(p, me / xrange, me, &x);
-    if (failed_anywhere(p, st)) {
-        if (!st && x != DMSG_TEAM_INVALID)
-            dmsg_team_free(x);
+    if (dmsg_team_split_color(p, me / xrange, me, &x))
         return -1;
-    }
-    st = dmsg_team_split_color(p, me % xrange, me, &y);
-    if (failed_anywhere(p, st)) {
-        if (!st && y != DMSG_TEAM_INVALID)
-            dmsg_team_free(y);
+    if (dmsg_team_split_color(p, me % xrange, me, &y)) {
         dmsg_team_free(x);
         return -1;
     }
