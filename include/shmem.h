@@ -207,8 +207,11 @@ int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
 /** 1 when addr is symmetric (heap or static data) and pe a PE of the job. */
 int shmem_addr_accessible(const void *addr, int pe);
-/** A local pointer to dest on pe: dest itself for this PE; NULL for the
- *  others (dmsg gives no load/store access to a peer's memory). */
+/** A local pointer to dest on pe (dmsg_peer_ptr), for plain loads and
+ *  stores: dest itself for this PE; on shm every PE's (each process maps
+ *  every segment); NULL on ofi and sim for the others, for a PE out of
+ *  range and for an address that is not symmetric. Stores through it are
+ *  visible at pe after a barrier (or shmem_quiet and a signal). Local. */
 void *shmem_ptr(const void *dest, int pe);
 /** Profiling control: accepted and ignored (dmsg has no profiling levels). */
 void shmem_pcontrol(const int level, ...);
@@ -285,7 +288,7 @@ void shmem_team_destroy(shmem_team_t team);
 /** Barrier over the team's PEs that also completes their puts (dmsg_team_sync).
  *  shmem_sync(team) names it too (C11). */
 int shmem_team_sync(shmem_team_t team);
-/** shmem_ptr on a team: dest itself when pe (in the team) is this PE, else NULL. */
+/** shmem_ptr on a team: pe numbered in team; NULL when pe is not in it. */
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 /** Contexts: one per thread is enough; all complete and order alike (quiet
  *  on any context quiets the PE). Operations on a team's context number

@@ -67,7 +67,10 @@ int main(int argc, char **argv)
     for (int p = 0; p < tn; p++) {
         int w = shmem_team_translate_pe(SHMEM_TEAM_SHARED, p, SHMEM_TEAM_WORLD);
         CHECK(w >= 0 && w < n && shmem_ptr(heap, w) != NULL);
+        CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, heap, p) == shmem_ptr(heap, w));
     }
+    CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, heap, tn) == NULL);
+    CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, heap, right) == shmem_ptr(heap, right));
     shmem_barrier_all();
     shmem_free(heap);
     return sht_end("ptr");

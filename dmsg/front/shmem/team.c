@@ -240,7 +240,6 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
     dmsg_team t = dmsg_shmem_team_of(team, __func__);
-    if (!t || dmsg_team_translate(t, pe, DMSG_TEAM_WORLD) != dmsg_pe())
-        return NULL;
-    return shmem_ptr(dest, dmsg_pe());
+    int w = t ? dmsg_team_translate(t, pe, DMSG_TEAM_WORLD) : -1;
+    return w < 0 ? NULL : shmem_ptr(dest, w);
 }
