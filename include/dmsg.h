@@ -118,10 +118,14 @@ int dmsg_init(void);
  */
 int dmsg_finalize(void);
 
-#ifdef __cplusplus
+#if defined(__cplusplus)
 #define DMSG_NORETURN [[noreturn]]
-#else
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define DMSG_NORETURN _Noreturn
+#elif defined(__GNUC__)
+#define DMSG_NORETURN __attribute__((noreturn))
+#else
+#define DMSG_NORETURN
 #endif
 
 /**
