@@ -118,6 +118,28 @@ int dmsg_init(void);
  */
 int dmsg_finalize(void);
 
+#if defined(__cplusplus)
+#define DMSG_NORETURN [[noreturn]]
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define DMSG_NORETURN _Noreturn
+#elif defined(__GNUC__)
+#define DMSG_NORETURN __attribute__((noreturn))
+#else
+#define DMSG_NORETURN
+#endif
+
+/**
+ * Ends the whole job from this PE: flushes stdio, marks the PE as ending
+ * the job and exits the process with status (its low 8 bits, as _exit),
+ * without atexit handlers and without a barrier. Not collective: the other
+ * PEs need not call anything. Under dmsgrun (every transport) the launcher
+ * then stops the other PEs wherever they are and exits with exactly that
+ * status, 0 included; deposits not yet complete may be lost. Without
+ * dmsgrun (mpiexec) only this process exits, and the launcher decides what
+ * happens to the others. Before dmsg_init it is _exit(status). Never returns.
+ */
+DMSG_NORETURN void dmsg_global_exit(int status);
+
 /** This PE's rank in [0, npes), or -1 before dmsg_init. Local, no synchronization. */
 int dmsg_pe(void);
 
@@ -185,6 +207,30 @@ size_t dmsg_segment_size(void);
  * else 0. Local; a convenience for code generators.
  */
 int dmsg_addr_is_symmetric(const void *addr, size_t bytes);
+
+/**
+ * Returns 1 if this process can load and store PE pe's symmetric memory
+ * directly (dmsg_peer_ptr gives addresses there), else 0; always 1 for this
+ * PE itself; 0 for a PE out of range and before dmsg_init. Which peers are
+ * mapped depends on the transport: shm maps every PE of the job, ofi and
+ * sim none but the PE itself. Local, no synchronization.
+ */
+int dmsg_pe_mapped(int pe);
+
+/**
+ * The address in this process at which PE pe's instance of the symmetric
+ * object at addr (an address of this PE's segment) can be loaded and stored,
+ * or NULL: addr is not in the segment, pe is out of range or not mapped
+ * (dmsg_pe_mapped), or dmsg is not initialized. Local.
+ * Loads and stores through it are plain memory accesses to the peer's
+ * segment: they are not deposits (no counter counts them, DMSG_CHECK does
+ * not see them) and they are ordered with the peer's accesses only by
+ * synchronization: a store is visible at pe after dmsg_sync (or a release
+ * such as dmsg_quiet followed by a signal or atomic the peer waits for);
+ * a peer's deposit is visible to a load after the same. Valid until
+ * dmsg_finalize.
+ */
+void *dmsg_peer_ptr(const void *addr, int pe);
 
 /* ------------------------------------------------------------- counters */
 
@@ -635,7 +681,8 @@ typedef uint64_t dmsg_team;
  * stride may be negative, and 0 only with size 1). Every parent member
  * calls it with the same arguments; members of the new team get its handle,
  * the others DMSG_TEAM_INVALID. Only the parent's members take part (no
- * job-wide barrier). Errors, on every parent member alike: DMSG_ERR_TEAM
+ * job-wide barrier). Errors, on every parent member alike (also those
+ * outside the new team, which then keep *team unchanged): DMSG_ERR_TEAM
  * (invalid parent, or this PE not in it), DMSG_ERR_ARG (size < 1, a PE
  * outside the parent), DMSG_ERR_NULL, DMSG_ERR_COLLECTIVE (members passed
  * different arguments), DMSG_ERR_NOMEM (DMSG_MAX_TEAMS live teams), and the

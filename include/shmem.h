@@ -195,7 +195,9 @@ void shmem_query_thread(int *provided);
 /** Completes every PE's outstanding operations, then leaves the job
  *  (dmsg_finalize). Collective. Later calls other than shmem_init are errors. */
 void shmem_finalize(void);
-/** Ends every PE of the job with this exit status (dmsgrun ends the rest). */
+/** Ends every PE of the job (dmsg_global_exit): no finalize, no barrier;
+ *  under dmsgrun the other PEs are stopped and dmsgrun exits with exactly
+ *  this status (low 8 bits), 0 included. Never returns. */
 void shmem_global_exit(int status);
 /** This PE's number in SHMEM_TEAM_WORLD. Local. */
 int shmem_my_pe(void);
@@ -205,8 +207,11 @@ int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
 /** 1 when addr is symmetric (heap or static data) and pe a PE of the job. */
 int shmem_addr_accessible(const void *addr, int pe);
-/** A local pointer to dest on pe: dest itself for this PE; NULL for the
- *  others (dmsg gives no load/store access to a peer's memory). */
+/** A local pointer to dest on pe (dmsg_peer_ptr), for plain loads and
+ *  stores: dest itself for this PE; on shm every PE's (each process maps
+ *  every segment); NULL on ofi and sim for the others, for a PE out of
+ *  range and for an address that is not symmetric. Stores through it are
+ *  visible at pe after a barrier (or shmem_quiet and a signal). Local. */
 void *shmem_ptr(const void *dest, int pe);
 /** Profiling control: accepted and ignored (dmsg has no profiling levels). */
 void shmem_pcontrol(const int level, ...);
@@ -283,7 +288,7 @@ void shmem_team_destroy(shmem_team_t team);
 /** Barrier over the team's PEs that also completes their puts (dmsg_team_sync).
  *  shmem_sync(team) names it too (C11). */
 int shmem_team_sync(shmem_team_t team);
-/** shmem_ptr on a team: dest itself when pe (in the team) is this PE, else NULL. */
+/** shmem_ptr on a team: pe numbered in team; NULL when pe is not in it. */
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 /** Contexts: one per thread is enough; all complete and order alike (quiet
  *  on any context quiets the PE). Operations on a team's context number

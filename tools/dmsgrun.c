@@ -69,7 +69,8 @@ static void usage(FILE *f)
             "The job is sized by DMSG_SEGMENT_SIZE and DMSG_MAX_COUNTERS in dmsgrun's own\n"
             "environment, which the PEs inherit.\n"
             "Exit status: 0 when every PE exits 0; otherwise the failing PE's exit status\n"
-            "(128+signal when it was killed), after the other PEs have been stopped.\n",
+            "(128+signal when it was killed), after the other PEs have been stopped; a PE\n"
+            "that ends the job (dmsg_global_exit, shmem_global_exit) gives its status, 0 too.\n",
             DMSG_MAX_PES, dmsg_transport_list());
 }
 
@@ -446,6 +447,7 @@ static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw, int guar
 {
     char why[256];
     for (;;) {
+        int rc = 0;
         nap(TICK_NS);
         reap(pes, n);
         note_pids(pes, n, h, guard_wr);
@@ -456,13 +458,26 @@ static int watch(pe_proc *pes, int n, dmsg_job_hdr *h, stall_watch *sw, int guar
             stop_job(pes, n, h);
             return 128 + got_signal;
         }
+        /* A PE that ended the job (dmsg_global_exit) decides its status,
+         * 0 included, before any other PE's end is judged: the others'
+         * ends are its consequence. */
+        for (int i = 0; i < n; i++) {
+            if (!pes[i].done || atomic_load(&h->pe_state[i]) != DMSG_PE_EXIT)
+                continue;
+            rc = WIFSIGNALED(pes[i].status) ? 128 + WTERMSIG(pes[i].status)
+                                            : WEXITSTATUS(pes[i].status);
+            fprintf(stderr, "dmsgrun: PE %d (pid %d) ended the job with status %d; stopping the job\n",
+                    i, (int)pes[i].pid, rc);
+            stop_job(pes, n, h);
+            return rc;
+        }
         int any_joined = 0;
         for (int i = 0; i < n; i++)
             any_joined |= atomic_load(&h->pe_state[i]) != DMSG_PE_NONE;
         /* Of the PEs found failed in one look, one killed by a signal is
          * named first: the others' errors (a survivor whose barrier saw the
          * peer vanish and exited) are usually its consequence. */
-        int first = -1, rc = 0;
+        int first = -1;
         for (int i = 0; i < n; i++) {
             if (!pes[i].done || !judge(i, &pes[i], h, any_joined, why, sizeof why))
                 continue;

@@ -59,6 +59,12 @@ void dmsg_boot_leave(dmsg_boot *b)
         atomic_store(&b->hdr->pe_state[b->rank], DMSG_PE_FINALIZED);
 }
 
+void dmsg_boot_exit_job(dmsg_boot *b)
+{
+    if (b->hdr)
+        atomic_store(&b->hdr->pe_state[b->rank], DMSG_PE_EXIT);
+}
+
 /* How often a wait looks at dmsgrun's life pipe: poll(2) is a system call,
  * and a few tenths of a second are soon enough to notice a dead launcher. */
 #define LIFE_CHECK_S 0.1

@@ -33,6 +33,11 @@ dmsg_status dmsg_boot_join(dmsg_boot *b);
  * mapping stays until dmsg_boot_end. */
 void dmsg_boot_leave(dmsg_boot *b);
 
+/* Marks this PE, about to exit, as ending the whole job with its exit
+ * status (DMSG_PE_EXIT): the launcher then stops the other PEs and exits
+ * with that status, 0 included. Nothing where there is no job region. */
+void dmsg_boot_exit_job(dmsg_boot *b);
+
 /* 1 when the launcher has torn the job down (a PE failed). Called from the
  * sleeping (or rarely polling) paths of every wait; under dmsgrun it also
  * looks, at most every 0.1 s, whether dmsgrun is still alive (its life

@@ -31,7 +31,9 @@
  * wrapper that left dmsgrun's reach with setsid too). */
 #define DMSG_BOOT_ENV_LIFE "DMSG_BOOT_LIFE_FD"
 
-enum dmsg_pe_state { DMSG_PE_NONE = 0, DMSG_PE_INIT = 1, DMSG_PE_FINALIZED = 2 };
+/* DMSG_PE_EXIT: the PE ends the whole job with its own exit status
+ * (dmsg_global_exit); the launcher stops the others and exits with it. */
+enum dmsg_pe_state { DMSG_PE_NONE = 0, DMSG_PE_INIT = 1, DMSG_PE_FINALIZED = 2, DMSG_PE_EXIT = 3 };
 
 /* Where a PE waits, so that dmsgrun can say what a job that makes no
  * progress is stuck on. A PE's wait word holds the call it waits in (low 4

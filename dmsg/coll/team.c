@@ -148,16 +148,31 @@ static dmsg_status prepare_lanes(coll_team *p, uint64_t used, uint64_t notready,
     return st ? st : bst;
 }
 
-/* Sets up slot k for the members (world ranks, n of them, this PE's number me). */
+/* Whether a new team of up to n PEs fits, from what every parent member
+ * knows alike (the slots in use anywhere in the parent), so that members
+ * and non-members of the new team fail alike (dmsg.h's split contract). */
+static dmsg_status team_fits(uint64_t used, int n)
+{
+    int k = pick_slot(used);
+    if (k == DMSG_MAX_TEAMS)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "all %d team slots in use (DMSG_MAX_TEAMS)",
+                         DMSG_MAX_TEAMS);
+    coll_team tmp;
+    memset(&tmp, 0, sizeof tmp);
+    place(&tmp, k);
+    tmp.size = n;
+    if (n > 1 && dmsg_coll_rd_max(&tmp) < 128)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "collectives' scratch too small for a team of %d "
+                                         "(DMSG_COLL_SCRATCH)", n);
+    return DMSG_OK;
+}
+
+/* Sets up slot k for the members (world ranks, n of them, this PE's number
+ * me); team_fits(used, n) has said it fits. */
 static dmsg_status make_team(uint64_t used, int *members, int n, int me, dmsg_team *team)
 {
     coll_state *c = dmsg_g.coll;
     int k = pick_slot(used);
-    if (k == DMSG_MAX_TEAMS) {
-        free(members);
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "all %d team slots in use (DMSG_MAX_TEAMS)",
-                         DMSG_MAX_TEAMS);
-    }
     coll_team *t = &c->t[k];
     uint32_t gen = t->gen + 1;
     free(t->tmp);
@@ -169,13 +184,6 @@ static dmsg_status make_team(uint64_t used, int *members, int n, int me, dmsg_te
     t->members = members;
     place(t, k);
     dmsg_coll_team_fresh(t);
-    if (n > 1 && dmsg_coll_rd_max(t) < 128) {
-        t->used = 0;
-        free(members);
-        t->members = NULL;
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "collectives' scratch too small for a team of %d "
-                                         "(DMSG_COLL_SCRATCH)", n);
-    }
     *team = dmsg_coll_team_handle(t);
     return DMSG_OK;
 }
@@ -213,7 +221,7 @@ int dmsg_team_split_strided(dmsg_team parent, int start, int stride, int size, d
         return st;
     if (w[2] != ~w[3] || w[4] != ~w[5] || w[6] != ~w[7])
         return DMSG_FAIL(DMSG_ERR_COLLECTIVE, "members of the parent split it differently");
-    if ((st = coll_err_status(w[8])))
+    if ((st = coll_err_status(w[8])) || (st = team_fits(w[0], size)))
         return st;
     int me = -1;
     for (int i = 0; i < size; i++)
@@ -281,13 +289,24 @@ int dmsg_team_split_color(dmsg_team parent, int color, int key, dmsg_team *team)
     st = dmsg_coll_move(p, &plan, sizeof mine);
     dmsg_wait_leave();
     uint64_t used = 0, notready = 0;
-    int n = 0, me = -1;
+    int n = 0, me = -1, most = 0;
     for (int i = 0; !st && i < p->size; i++) {
         used |= all[i].used;
         notready |= all[i].notready;
         if (all[i].bad && !st)
             st = (dmsg_status)all[i].bad;
     }
+    /* The largest new team decides whether they all fit (a team's scratch
+     * share shrinks with its size), on every parent member alike. */
+    for (int i = 0; !st && i < p->size; i++) {
+        int same = 0;
+        for (int j = 0; all[i].color >= 0 && j < p->size; j++)
+            same += all[j].color == all[i].color;
+        if (same > most)
+            most = same;
+    }
+    if (!st && most > 0)
+        st = team_fits(used, most);
     int *members = NULL;
     if (!st && color >= 0) {
         members = malloc((size_t)p->size * sizeof *members);

@@ -44,3 +44,29 @@ int dmsg_addr_is_symmetric(const void *addr, size_t bytes)
     size_t off;
     return dmsg_g.initialized && dmsg_sym_range(addr, bytes, &off) == DMSG_OK;
 }
+
+int dmsg_pe_mapped(int pe)
+{
+    dmsg_state *g = &dmsg_g;
+    if (!g->initialized || pe < 0 || pe >= g->tp.npes)
+        return 0;
+    if (pe == g->tp.rank)
+        return 1;
+    /* Asked of the transport by capability: the simulated machine maps its
+     * peers too but must see every access to keep its clock. */
+    return (g->tp.ops->caps & DMSG_TP_CAP_PEER_MAP) && g->tp.ops->peer_seg(&g->tp, pe) != NULL;
+}
+
+void *dmsg_peer_ptr(const void *addr, int pe)
+{
+    dmsg_state *g = &dmsg_g;
+    size_t off;
+    if (!g->initialized || pe < 0 || pe >= g->tp.npes || dmsg_sym_range(addr, 1, &off))
+        return NULL;
+    if (pe == g->tp.rank)
+        return (void *)(uintptr_t)addr;
+    if (!(g->tp.ops->caps & DMSG_TP_CAP_PEER_MAP))
+        return NULL;
+    char *base = g->tp.ops->peer_seg(&g->tp, pe);
+    return base ? base + off : NULL;
+}

@@ -61,6 +61,8 @@ const char *dmsg_tp_incomplete(const dmsg_tp_ops *ops)
         return "the signal slot and DMSG_TP_CAP_SIGNAL disagree";
     if (!agree(c, DMSG_TP_CAP_WORD_WAIT, ops->word_wait != NULL))
         return "the word_wait slot and DMSG_TP_CAP_WORD_WAIT disagree";
+    if (!agree(c, DMSG_TP_CAP_PEER_MAP, ops->peer_seg != NULL))
+        return "the peer_seg slot and DMSG_TP_CAP_PEER_MAP disagree";
     const dmsg_tp_vtime_ops *v = dmsg_tp_vtime(ops);
     if (!agree(c, DMSG_TP_CAP_VTIME, v != NULL))
         return "its vtime extension and DMSG_TP_CAP_VTIME disagree";

@@ -96,6 +96,9 @@ enum {
     /* The clock is virtual: the transport offers the DMSG_TP_EXT_VTIME
      * extension (dmsg_tp_vtime_ops), and dmsg_wtime reads it. */
     DMSG_TP_CAP_VTIME = 1u << 9,
+    /* Peers' segments are mapped in this process (the peer_seg op): a
+     * load or store there is a load or store of the peer's memory. */
+    DMSG_TP_CAP_PEER_MAP = 1u << 10,
 };
 
 typedef struct dmsg_tp_ops {
@@ -186,6 +189,11 @@ typedef struct dmsg_tp_ops {
      * len and at are page-aligned. Writes no global of the process between
      * the copy and the mapping (`at` may hold them). */
     dmsg_status (*seg_alias)(dmsg_tp *tp, size_t off, size_t len, void *at);
+
+    /* Optional with DMSG_TP_CAP_PEER_MAP (as amo): where pe's segment is
+     * mapped in this process, or NULL where this process cannot load and
+     * store it (pe is in [0, npes)). The same address for the whole job. */
+    void *(*peer_seg)(dmsg_tp *tp, int pe);
 } dmsg_tp_ops;
 
 /* The extension of a transport that keeps virtual time (a simulated

@@ -78,6 +78,7 @@ PE_CASE(coll_allreduce_small)
 PE_CASE(team_cycle)
 PE_CASE(team_counter)
 PE_CASE(coll_errors)
+PE_CASE(team_table_full)
 static const char *const coll_check_env[] = {"DMSG_CHECK=1", NULL};
 PE_CASE_ENV(coll_mismatch, coll_check_env)
 static const char *const coll_tiny_env[] = {"DMSG_COLL_SCRATCH=4K", NULL};

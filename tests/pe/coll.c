@@ -379,6 +379,35 @@ static int team_counter(void)
     return 0;
 }
 
+/* A full team table refuses a split on every parent member alike,
+ * non-members of the would-be team included (dmsg.h), and changes nothing:
+ * the handle stays as it was, and a split works again once a team is freed. */
+static int team_table_full(void)
+{
+    int n = pe_n(), me = pe_me();
+    dmsg_team fill[64];
+    int made = 0, st;
+    while (made < 64 && (st = dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, n, &fill[made])) == 0)
+        made++;
+    PE_EXPECT(st, DMSG_ERR_NOMEM);
+    PE_CHECK(made > 0 && made < 64, "%d teams made before the table was full", made);
+    /* Only PE 0 would be in these teams: everyone else must fail too. */
+    dmsg_team t = 7;
+    PE_EXPECT(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, 1, &t), DMSG_ERR_NOMEM);
+    PE_CHECK(t == 7, "a refused split set the handle (PE %d)", me);
+    PE_EXPECT(dmsg_team_split_color(DMSG_TEAM_WORLD, me == 0 ? 0 : -1, 0, &t), DMSG_ERR_NOMEM);
+    PE_CHECK(t == 7, "a refused color split set the handle (PE %d)", me);
+    PE_OK(dmsg_team_free(fill[--made]));
+    PE_OK(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, 1, &t));
+    PE_CHECK((t != DMSG_TEAM_INVALID) == (me == 0), "PE %d: team after the free", me);
+    if (t != DMSG_TEAM_INVALID)
+        PE_OK(dmsg_team_free(t));
+    while (made > 0)
+        PE_OK(dmsg_team_free(fill[--made]));
+    PE_OK(dmsg_sync());
+    return 0;
+}
+
 static int coll_errors(void)
 {
     int n = pe_n(), me = pe_me();
@@ -711,6 +740,7 @@ const pe_case pe_coll_cases[] = {
     {"team_cycle", team_cycle, 0},
     {"team_counter", team_counter, 0},
     {"coll_errors", coll_errors, 0},
+    {"team_table_full", team_table_full, 0},
     {"coll_mismatch", coll_mismatch, 0},
     {NULL, NULL, 0},
 };

@@ -9,6 +9,7 @@
 #define MAXP 16
 static long psync[SHMEM_SYNC_SIZE];
 static unsigned char s_src[8 * 16 * MAXP], s_dst[8 * 16 * MAXP];
+static long s_pe_ptr_probe; /* a symmetric object for shmem_ptr */
 
 #define COLL(T, N)                                                                                 \
     {                                                                                              \
@@ -168,10 +169,32 @@ int main(void)
     CHECK(shmem_team_translate_pe(yt, 0, SHMEM_TEAM_WORLD) == me % 2);
     shmem_team_destroy(xt);
     shmem_team_destroy(yt);
-    CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == 1 && shmem_team_my_pe(SHMEM_TEAM_SHARED) == 0);
+    /* The shared team is the PEs shmem_ptr reaches (tests/shmem/ptr.c
+     * checks which they are per transport). */
+    int reached = 0;
+    for (int p = 0; p < npes; p++)
+        reached += shmem_ptr(&s_pe_ptr_probe, p) != NULL;
+    CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == reached);
     CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, npes - 1, SHMEM_TEAM_WORLD) == npes - 1);
     CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes + 1, NULL, 0, &xt) != 0 &&
           xt == SHMEM_TEAM_INVALID);
+    /* A full team table fails a split on every PE, also those outside the
+     * would-be team, and a split works again after a destroy. */
+    shmem_team_t fill[64];
+    int made = 0;
+    while (made < 64 &&
+           shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &fill[made]) == 0)
+        made++;
+    CHECK(made > 0 && made < 64);
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &xt) != 0 &&
+          xt == SHMEM_TEAM_INVALID);
+    shmem_team_destroy(fill[--made]);
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &xt) == 0);
+    CHECK((xt != SHMEM_TEAM_INVALID) == (me == 0));
+    if (xt != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(xt);
+    while (made > 0)
+        shmem_team_destroy(fill[--made]);
     shmem_barrier_all();
     return sht_end("coll");
 }

@@ -1,7 +1,9 @@
 /* Bad input ends the job with one line naming the call (run.sh checks the
  * line and the exit status). Usage: errors MODE, MODE one of pe, nonsym,
- * team, ctx, cmp, exit (shmem_global_exit(7) on PE 0). */
+ * team, ctx, cmp, exit [STATUS] (shmem_global_exit(STATUS, default 7) on
+ * PE 0 while the others wait in a barrier). */
 #include "shtest.h"
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,10 +34,16 @@ int main(int argc, char **argv)
     if (!strcmp(m, "cmp") && me == 0)
         shmem_long_wait_until(&s_x, 42, 0);
     if (!strcmp(m, "exit")) {
-        if (me == 0)
-            shmem_global_exit(7);
+        if (me == 0) {
+            /* Output before the exit must reach the launcher's stdout. */
+            printf("global exit %s\n", argc > 2 ? argv[2] : "7");
+            shmem_global_exit(argc > 2 ? atoi(argv[2]) : 7);
+        }
+        /* The others are stopped by dmsgrun in the barrier (which PE 0
+         * never joins) or in the sleep, whichever they reach. */
+        shmem_barrier_all();
         for (;;)
-            sleep(1); /* the others are stopped by dmsgrun */
+            sleep(1);
     }
     shmem_barrier_all();
     shmem_finalize();

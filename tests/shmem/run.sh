@@ -9,7 +9,7 @@ b=${1:-build}
 t="$b/tests/shmem"
 run="$b/bin/dmsg-oshrun"
 [ -x "$run" ] || { echo "shmem: $run not built (make tests)"; exit 1; }
-for p in rma amo p2p coll static_data errors; do
+for p in rma amo p2p coll static_data ptr errors; do
     [ -x "$t/$p" ] || { echo "shmem: $t/$p not built (make tests)"; exit 1; }
 done
 fail=0
@@ -29,12 +29,17 @@ progs="rma amo p2p coll static_data"
 for p in $progs; do go "shm 3 PEs $p" "$run" -n 3 -t shm "$t/$p"; done
 for p in $progs; do go "sim 3 PEs $p" "$run" -n 3 -t sim "$t/$p"; done
 go "shm 1 PE coll" "$run" -n 1 "$t/coll"
+# shmem_ptr and SHMEM_TEAM_SHARED: shm maps every PE, sim only the PE itself.
+go "shm 3 PEs ptr" "$run" -n 3 -t shm "$t/ptr" all
+go "shm 1 PE ptr" "$run" -n 1 -t shm "$t/ptr" all
+go "sim 3 PEs ptr" "$run" -n 3 -t sim "$t/ptr" self
 go "shm 4 PEs coll" "$run" -n 4 "$t/coll"
 if [ "${OFI:-1}" != 0 ]; then
     for prov in shm 'tcp;ofi_rxm'; do
         for p in $progs; do
             go "ofi $prov 2 PEs $p" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/$p"
         done
+        go "ofi $prov 2 PEs ptr" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/ptr" self
     done
 fi
 
@@ -55,5 +60,26 @@ expect nonsym 1 'shmem_long_put: .*not in the symmetric segment'
 expect team 1 'shmem_team_sync: team used after shmem_team_destroy'
 expect ctx 1 'shmem_ctx_long_p: context used after shmem_ctx_destroy'
 expect cmp 1 'shmem_long_wait_until: cmp is not one of'
-expect exit 7 'exited with status 7'
+expect exit 7 'ended the job with status 7'
+# shmem_global_exit(S) ends every PE and dmsgrun exits with S, 0 included,
+# on every transport (PE 0's output before it is kept).
+gexit() { # transport, status, then env settings
+    tp=$1 want=$2
+    shift 2
+    out=$(timeout -k 5 120 env "$@" "$run" -n 3 -t "$tp" "$t/errors" exit "$want" 2>&1)
+    rc=$?
+    if [ $rc -ne "$want" ] || ! echo "$out" | grep -q "^global exit $want\$" ||
+        ! echo "$out" | grep -q "ended the job with status $want"; then
+        echo "shmem: FAIL global_exit($want) on $tp: exit $rc, output:"
+        echo "$out" | sed 's/^/    /'
+        fail=1
+    else
+        echo "shmem: ok   global_exit($want) on $tp: exit $rc"
+    fi
+}
+for s in 0 3 99; do
+    gexit shm $s
+    gexit sim $s
+    [ "${OFI:-1}" = 0 ] || gexit ofi $s DMSG_OFI_PROVIDER=shm
+done
 exit $fail

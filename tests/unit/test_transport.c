@@ -100,6 +100,11 @@ static const void *ext_vtime(const char *name)
     return strcmp(name, DMSG_TP_EXT_VTIME) == 0 ? &vt : NULL;
 }
 
+static void *st_peer_seg(dmsg_tp *tp, int pe)
+{
+    return NULL;
+}
+
 static const void *ext_none(const char *name)
 {
     return NULL;
@@ -240,6 +245,14 @@ Test(tp_check, capability_and_slot_agree)
     full();
     ops.caps &= ~(unsigned)DMSG_TP_CAP_WORD_WAIT;
     refused("word_wait");
+    full();
+    ops.caps |= DMSG_TP_CAP_PEER_MAP; /* peers mapped, no way to find them */
+    refused("peer_seg");
+    full();
+    ops.peer_seg = st_peer_seg; /* a slot, nothing promised */
+    refused("peer_seg");
+    ops.caps |= DMSG_TP_CAP_PEER_MAP;
+    cr_assert_null(dmsg_tp_incomplete(&ops));
 }
 
 Test(tp_check, vtime_extension_whole_or_absent)

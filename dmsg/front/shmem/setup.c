@@ -83,10 +83,8 @@ void shmem_finalize(void)
 
 void shmem_global_exit(int status)
 {
-    fflush(NULL);
-    /* dmsgrun stops the other PEs when one exits non-zero; with status 0
-     * the job ends as the others end. */
-    _exit(status);
+    /* dmsgrun stops the other PEs and exits with status, 0 included. */
+    dmsg_global_exit(status);
 }
 
 int shmem_my_pe(void)
@@ -111,9 +109,9 @@ int shmem_addr_accessible(const void *addr, int pe)
 
 void *shmem_ptr(const void *dest, int pe)
 {
-    if (pe == dmsg_pe() && dmsg_addr_is_symmetric(dmsg_shmem_sym(dest), 1))
-        return (void *)(uintptr_t)dest;
-    return NULL;
+    void *p = dmsg_peer_ptr(dmsg_shmem_sym(dest), pe);
+    /* The PE's own static data: its own address (the block aliases it). */
+    return p && pe == dmsg_pe() ? (void *)(uintptr_t)dest : p;
 }
 
 void shmem_info_get_version(int *major, int *minor)

@@ -36,12 +36,16 @@ void dmsg_shmem_teams_fini(void)
     g_nrecs = g_caprecs = 0;
 }
 
-/* SHMEM_TEAM_SHARED is the PEs that shmem_ptr reaches: here only the PE
- * itself (dmsg gives no load/store access to peers), so each PE's own team. */
+/* SHMEM_TEAM_SHARED is the PEs that shmem_ptr reaches (dmsg_pe_mapped):
+ * on shm every PE of the job, on ofi and sim the PE alone. Reachability
+ * groups PEs into classes (a host), each named by its lowest PE. */
 int dmsg_shmem_teams_init(void)
 {
     dmsg_team t;
-    if (dmsg_team_split_color(DMSG_TEAM_WORLD, dmsg_pe(), 0, &t))
+    int color = 0;
+    while (!dmsg_pe_mapped(color))
+        color++; /* ends at this PE at the latest */
+    if (dmsg_team_split_color(DMSG_TEAM_WORLD, color, dmsg_pe(), &t))
         return -1;
     dmsg_shmem_team_shared.t = t;
     dmsg_shmem_team_shared.live = 1;
@@ -68,17 +72,6 @@ int dmsg_shmem_ctx_pe(shmem_ctx_t ctx, int pe, const char *call)
     if (w < 0)
         dmsg_shmem_die(call, w == -1 ? DMSG_ERR_PE : w, "PE not in the context's team");
     return w;
-}
-
-/* Whether a split failed anywhere in the parent: dmsg reports a full team
- * table to the new team's members only, while OpenSHMEM programs expect
- * every parent member to see the failure. */
-static int failed_anywhere(dmsg_team parent, int st)
-{
-    int32_t mine = st != 0, any = 1;
-    if (dmsg_allreduce(parent, &any, &mine, 1, DMSG_TYPE_INT32, DMSG_OP_MAX))
-        return 1;
-    return any != 0;
 }
 
 static shmem_team_t make_team(dmsg_team t, const shmem_team_config_t *config, long mask)
@@ -139,12 +132,10 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         return -1;
     if (size == 1 && stride == 0)
         stride = 1;
-    int st = dmsg_team_split_strided(p, start, stride, size, &t);
-    if (failed_anywhere(p, st)) {
-        if (!st && t != DMSG_TEAM_INVALID)
-            dmsg_team_free(t);
+    /* dmsg fails a split on every parent member alike (a full team table
+     * too), as OpenSHMEM programs expect. */
+    if (dmsg_team_split_strided(p, start, stride, size, &t))
         return -1;
-    }
     *new_team = make_team(t, config, config_mask);
     return 0;
 }
@@ -167,16 +158,9 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (xrange > n)
         xrange = n;
     /* Rows hold xrange consecutive PEs; columns the PEs of equal x. */
-    int st = dmsg_team_split_color(p, me / xrange, me, &x);
-    if (failed_anywhere(p, st)) {
-        if (!st && x != DMSG_TEAM_INVALID)
-            dmsg_team_free(x);
+    if (dmsg_team_split_color(p, me / xrange, me, &x))
         return -1;
-    }
-    st = dmsg_team_split_color(p, me % xrange, me, &y);
-    if (failed_anywhere(p, st)) {
-        if (!st && y != DMSG_TEAM_INVALID)
-            dmsg_team_free(y);
+    if (dmsg_team_split_color(p, me % xrange, me, &y)) {
         dmsg_team_free(x);
         return -1;
     }
@@ -256,7 +240,6 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
     dmsg_team t = dmsg_shmem_team_of(team, __func__);
-    if (!t || dmsg_team_translate(t, pe, DMSG_TEAM_WORLD) != dmsg_pe())
-        return NULL;
-    return shmem_ptr(dest, dmsg_pe());
+    int w = t ? dmsg_team_translate(t, pe, DMSG_TEAM_WORLD) : -1;
+    return w < 0 ? NULL : shmem_ptr(dest, w);
 }

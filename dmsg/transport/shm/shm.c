@@ -27,14 +27,48 @@ static int gen_moved(const void *arg)
     return atomic_load_explicit(g->gen, memory_order_acquire) != g->seen;
 }
 
+typedef struct pair_past {
+    _Atomic uint32_t *entered;
+    uint32_t want;
+} pair_past;
+
+static int pair_done(const void *arg)
+{
+    const pair_past *p = arg;
+    uint32_t e = atomic_load_explicit(p->entered, memory_order_acquire);
+    return (int32_t)(e - p->want) >= 0; /* counts wrap */
+}
+
+/* Two PEs: each raises the other's word and waits until its own shows the
+ * partner has entered as many barriers as itself. The critical path is the
+ * later PE's store reaching the earlier one's line and that PE's reload of
+ * it: two line transfers, where the central counter below costs the last
+ * arrival two (count, generation) and the waiter a third. The seq_cst add
+ * releases this PE's stores (the partner acquires them with its word) and
+ * orders the add before the look at the partner's sleepers (futex_sleep
+ * advertises itself before its last check). */
+static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s)
+{
+    shm_pair *mine = &s->area->pair[tp->rank], *peer = &s->area->pair[1 - tp->rank];
+    pair_past p = {&mine->entered, ++s->pair_seen};
+    atomic_fetch_add_explicit(&peer->entered, 1, memory_order_seq_cst);
+    dmsg_shm_wake(&peer->entered, &peer->sleepers, 0);
+    if (pair_done(&p))
+        return DMSG_OK;
+    return dmsg_shm_wait(s, pair_done, &p, &mine->entered, &mine->sleepers);
+}
+
 /* Central counter barrier with a generation word: the last arrival resets
  * the count and then releases the others by bumping the generation, so a PE
  * that races ahead into the next barrier always finds the count reset. The
  * acq_rel arrival and the acquire of the generation make every store before
- * the barrier on any PE visible after it on every PE. */
+ * the barrier on any PE visible after it on every PE. Jobs of two PEs take
+ * pair_barrier (above). */
 dmsg_status dmsg_shm_barrier(dmsg_tp *tp)
 {
     shm_state *s = tp->priv;
+    if (tp->npes == 2)
+        return pair_barrier(tp, s);
     shm_job_area *a = s->area;
     gen_past g = {&a->gen, atomic_load_explicit(&a->gen, memory_order_acquire)};
     if (atomic_fetch_add_explicit(&a->arrived, 1, memory_order_acq_rel) == (uint32_t)tp->npes - 1) {
@@ -175,6 +209,13 @@ dmsg_status dmsg_shm_seg_alias(dmsg_tp *tp, size_t off, size_t len, void *at)
     return DMSG_OK;
 }
 
+/* transport.h, peer_seg: shm maps every PE's segment in every process. */
+static void *shm_peer_seg(dmsg_tp *tp, int pe)
+{
+    shm_state *s = tp->priv;
+    return s->seg[pe];
+}
+
 const dmsg_tp_ops dmsg_tp_shm_ops = {
     .name = "shm",
     .init = shm_init,
@@ -194,6 +235,7 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
     .word_wait = dmsg_shm_word_wait,
     .caps = DMSG_TP_CAP_PUT_DONE | DMSG_TP_CAP_ORDERED | DMSG_TP_CAP_ASYNC |
             DMSG_TP_CAP_REMOTE_CTR | DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL |
-            DMSG_TP_CAP_WORD_WAIT,
+            DMSG_TP_CAP_WORD_WAIT | DMSG_TP_CAP_PEER_MAP,
     .seg_alias = dmsg_shm_seg_alias,
+    .peer_seg = shm_peer_seg,
 };

@@ -68,12 +68,20 @@
                       .busy_polls = SHM_SPIN_BUSY,                                             \
                       .yield_after = SHM_YIELD_AFTER, .yield_s = SHM_YIELD_S})
 
+/* A PE's word of the two-PE barrier (shm.c): the barriers its partner
+ * has entered, raised by the partner, polled (or slept on) by the PE. */
+typedef struct shm_pair {
+    _Alignas(SHM_LINE) _Atomic uint32_t entered;
+    _Atomic uint32_t sleepers;
+} shm_pair;
+
 /* Barrier and gather slots, in the transport job area of the region. */
 typedef struct shm_job_area {
     _Alignas(SHM_LINE) _Atomic uint32_t arrived;
     _Alignas(SHM_LINE) _Atomic uint32_t gen;
     _Atomic uint32_t sleepers;
     _Alignas(SHM_LINE) uint64_t gather[DMSG_MAX_PES][4];
+    shm_pair pair[2]; /* jobs of two PEs: one line per PE */
 } shm_job_area;
 /* The rest of the transport job area, after shm's, is free for a transport
  * layered on shm (shm_job_spare): it starts zeroed with the region. */
@@ -128,6 +136,7 @@ typedef struct shm_state {
                         * Private, so an await never writes the shared counter line
                         * (a write would cost the next sender a cache-line transfer). */
     char **seg;        /* every PE's segment, mapped in this process */
+    uint32_t pair_seen; /* jobs of two PEs: barriers this PE has entered */
     dmsg_xfer_params xp;
 } shm_state;
 
