@@ -84,6 +84,7 @@ typedef struct dmsg_caf_team {
     dmsg_team team;
     int number;                   /* TEAM_NUMBER of FORM TEAM; -1 for the initial team */
     struct dmsg_caf_team *parent; /* set while the team is active (CHANGE TEAM) */
+    struct dmsg_caf_team *formed; /* the team formed before this one (freed at the end) */
 } dmsg_caf_team;
 
 /* State of this image (caf_init.c). */

@@ -16,7 +16,7 @@
 
 #include "dmsg/front/caf/caf.h"
 
-static dmsg_caf_team initial_team = {DMSG_TEAM_WORLD, -1, NULL};
+static dmsg_caf_team initial_team = {DMSG_TEAM_WORLD, -1, NULL, NULL};
 dmsg_caf_team *dmsg_caf_cur = &initial_team;
 uint64_t *dmsg_caf_status;
 uint64_t dmsg_caf_barriers;
@@ -236,6 +236,9 @@ static void wait_all_stopped(void)
     }
 }
 
+/* Every team FORM TEAM made, newest first (freed at the end). */
+static dmsg_caf_team *formed;
+
 void _gfortran_caf_finalize(void);
 void _gfortran_caf_finalize(void)
 {
@@ -250,6 +253,13 @@ void _gfortran_caf_finalize(void)
     free(dmsg_caf_sync_seen);
     dmsg_caf_sync_seen = NULL;
     dmsg_caf_gate_seen = NULL;
+    /* a TEAM_TYPE variable lives to the end of the program, and no call
+     * tells when it is gone: every team formed is freed here */
+    while (formed) {
+        dmsg_caf_team *t = formed;
+        formed = t->formed;
+        free(t);
+    }
 }
 
 int _gfortran_caf_this_image(int distance);
@@ -405,6 +415,8 @@ void _gfortran_caf_form_team(int number, void **team, int index)
     if (rc != DMSG_OK)
         dmsg_caf_fail(NULL, NULL, 0, 1, "FORM TEAM: %s (%s)", dmsg_strerror(rc), dmsg_last_error());
     t->number = number;
+    t->formed = formed;
+    formed = t;
     *team = t;
 }
 
