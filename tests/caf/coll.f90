@@ -1,6 +1,8 @@
 ! Collective subroutines: CO_BROADCAST, CO_SUM, CO_MIN, CO_MAX (integer,
 ! real, complex, character), RESULT_IMAGE, strided arguments, CO_REDUCE with
-! value and reference arguments. images: 4
+! value and reference arguments; reductions of 256 B to 64 KiB (split in
+! one part per image) of every type, uneven lengths, back to back and
+! across a change of team. images: 4
 module coll_ops
   implicit none
 contains
@@ -18,12 +20,17 @@ end module
 
 program coll
   use coll_ops
+  use, intrinsic :: iso_fortran_env, only: team_type
   implicit none
   integer :: me, np, i, k, iv(5), im(3, 4)
   logical :: ok
   real(8) :: x1, x2
   integer, allocatable :: zv(:)
   integer(8) :: i8
+  integer :: ib(10001), iw(3, 5000)
+  real(4) :: rb(16384)
+  complex(8) :: zb(4001)
+  type(team_type) :: half
   real(8) :: r8(3), big(8192)
   real(4) :: r4
   complex(8) :: z
@@ -44,6 +51,48 @@ program coll
   im = me
   call co_sum(im(2, :))
   call check('co_sum strided', all(im(2, :) == np * (np + 1) / 2) .and. all(im(1, :) == me))
+  ! 256 B to 64 KiB: each image folds one part and fetches the others'
+  ! (uneven lengths leave the last part short or empty)
+  ib = [(me * i, i = 1, size(ib))]
+  call co_sum(ib)
+  call check('co_sum integer, 10001 elements', all(ib == [(i * np * (np + 1) / 2, i = 1, size(ib))]))
+  rb = [(real(mod(me * 7 + i, 11), 4), i = 1, size(rb))]
+  call co_max(rb)
+  call check('co_max real(4), 64 KiB', all(rb == [(real(maxval([(mod(k * 7 + i, 11), k = 1, np)]), 4), &
+                                                   i = 1, size(rb))]))
+  rb = [(real(mod(me * 7 + i, 11), 4), i = 1, size(rb))]
+  call co_min(rb)
+  call check('co_min real(4), 64 KiB', all(rb == [(real(minval([(mod(k * 7 + i, 11), k = 1, np)]), 4), &
+                                                   i = 1, size(rb))]))
+  zb = [(cmplx(me, i, 8), i = 1, size(zb))]
+  call co_sum(zb, result_image=1)
+  if (me == 1) call check('co_sum complex(8), 64016 B, result_image', &
+                          all(zb == [(cmplx(np * (np + 1) / 2, np * i, 8), i = 1, size(zb))]))
+  iw = me
+  call co_sum(iw(2, :))
+  call check('co_sum strided, 20000 B', all(iw(2, :) == np * (np + 1) / 2) .and. all(iw(1, :) == me))
+  ! back to back, and an image running ahead through a team of its own:
+  ! none may change its values before the others have read them
+  ok = .true.
+  do k = 1, 100
+    ib = me + k
+    call co_sum(ib)
+    ok = ok .and. all(ib == np * (np + 1) / 2 + np * k)
+  end do
+  form team (mod(me - 1, 2) + 1, half)
+  do k = 1, 20
+    ib = me * k
+    call co_sum(ib)
+    ok = ok .and. all(ib == k * np * (np + 1) / 2)
+    change team (half)
+      ib = me * k
+      call co_sum(ib)
+      ok = ok .and. all(ib == k * sum([(i, i = mod(me - 1, 2) + 1, np, 2)]))
+      call co_sum(ib)
+      ok = ok .and. all(ib == k * sum([(i, i = mod(me - 1, 2) + 1, np, 2)]) * num_images())
+    end team
+  end do
+  call check('co_sum of 40 KiB back to back, in and out of teams', ok)
   r8 = [real(me, 8), -real(me, 8), 0.5d0 * me]
   call co_max(r8)
   call check('co_max real(8)', all(r8 == [real(np, 8), -1d0, 0.5d0 * np]))

@@ -164,6 +164,106 @@ static int reduce_small(char *buf, size_t bytes, size_t n, dmsg_type t, dmsg_red
     return 0;
 }
 
+/* A larger reduction: one or two gates instead of the gate and the core's
+ * allreduce (two more rounds of waits for vectors this size; a round
+ * waits for every member to be scheduled, and images often outnumber
+ * cores). Each member copies its values into its own symmetric
+ * dmsg_caf_big and passes the gate (with quiet: the others see the values
+ * once they see it). Two members then fetch each other's whole vector and
+ * fold. More members split the vector into one part per member: each
+ * fetches its part from every member, folds it, puts the result in place
+ * of its own values (nobody else reads that part of its dmsg_caf_big),
+ * passes a second gate and fetches the other parts' results: about twice
+ * the vector read per member, as the core's reduce-scatter and allgather
+ * move. Folds run in team order in chunks that stay in cache, so every
+ * image computes the same bits. Returns 1 where it does not apply. */
+#define BIG_CHUNK ((size_t)8 << 10)
+
+static int member_pe(dmsg_team team, int i)
+{
+    return team == DMSG_TEAM_WORLD ? i : dmsg_team_translate(team, i, DMSG_TEAM_WORLD);
+}
+
+/* buf[lo, hi) = the fold of every member's dmsg_caf_big[lo, hi), in team order. */
+static int fold_range(dmsg_team team, int np, char *buf, size_t lo, size_t hi, size_t es,
+                      dmsg_type t, dmsg_redop op)
+{
+    char acc[BIG_CHUNK], x[BIG_CHUNK];
+    int rc = DMSG_OK, me = dmsg_pe();
+    for (size_t off = lo; off < hi && rc == DMSG_OK; off += BIG_CHUNK) {
+        size_t len = hi - off < BIG_CHUNK ? hi - off : BIG_CHUNK;
+        for (int i = 0; i < np && rc == DMSG_OK; i++) {
+            int pe = member_pe(team, i);
+            char *to = i == 0 ? acc : x;
+            if (pe == me)
+                memcpy(to, buf + off, len);
+            else
+                rc = dmsg_fetch(to, dmsg_caf_big + off, len, pe);
+            if (rc == DMSG_OK && i > 0)
+                (void)fold(acc, x, len / es, t, op);
+        }
+        if (rc == DMSG_OK)
+            memcpy(buf + off, acc, len);
+    }
+    return rc;
+}
+
+static int reduce_big(char *buf, size_t bytes, size_t es, dmsg_type t, dmsg_redop op, int *stat,
+                      char *errmsg, size_t errmsg_len, const char *what)
+{
+    dmsg_team team = dmsg_caf_cur->team;
+    int np = dmsg_team_npes(team), mi = dmsg_team_pe(team), me = dmsg_pe();
+    if (bytes <= DMSG_CAF_SLOT || bytes > DMSG_CAF_BIG || np < 2 || !foldable(t, op) ||
+        BIG_CHUNK % es)
+        return 1;
+    /* every reader of the values this image offered last time has read
+     * them (at once but after a change of team: the gate waited for them) */
+    int rc = dmsg_wait_until(dmsg_caf_big_acks, DMSG_TYPE_UINT64, DMSG_CMP_GE, &dmsg_caf_big_want);
+    if (rc == DMSG_OK)
+        rc = dmsg_deposit(dmsg_caf_big, buf, bytes, me, DMSG_CTR_NONE);
+    if (rc != DMSG_OK) {
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
+                      dmsg_last_error());
+        return 0;
+    }
+    /* every member gets the same answer: none reads when it fails */
+    if (dmsg_caf_gate(team, 1, what, stat, errmsg, errmsg_len))
+        return 0;
+    dmsg_caf_big_want += (uint64_t)(np - 1);
+    size_t n = bytes / es, per = (n + (size_t)np - 1) / (size_t)np, lo = 0, hi = bytes;
+    if (np > 2) {
+        lo = (per * (size_t)mi < n ? per * (size_t)mi : n) * es;
+        hi = (per * (size_t)(mi + 1) < n ? per * (size_t)(mi + 1) : n) * es;
+    }
+    rc = fold_range(team, np, buf, lo, hi, es, t, op);
+    int gated = 1;
+    if (np > 2 && rc == DMSG_OK && hi > lo)
+        rc = dmsg_deposit(dmsg_caf_big + lo, buf + lo, hi - lo, me, DMSG_CTR_NONE);
+    if (np > 2 && rc == DMSG_OK)
+        gated = dmsg_caf_gate(team, 1, what, stat, errmsg, errmsg_len) == 0;
+    for (int i = 0; np > 2 && gated && i < np && rc == DMSG_OK; i++) {
+        size_t l = (per * (size_t)i < n ? per * (size_t)i : n) * es,
+               h = (per * (size_t)(i + 1) < n ? per * (size_t)(i + 1) : n) * es;
+        if (i != mi && h > l)
+            rc = dmsg_fetch(buf + l, dmsg_caf_big + l, h - l, member_pe(team, i));
+    }
+    /* told even after a failure, so that no owner waits for ever */
+    for (int i = 0; i < np; i++) {
+        int pe = member_pe(team, i);
+        int src = pe == me ? DMSG_OK : dmsg_signal(dmsg_caf_big_acks, 1, DMSG_SIG_ADD, pe);
+        if (rc == DMSG_OK)
+            rc = src;
+    }
+    if (!gated)
+        return 0; /* the gate reported it */
+    if (rc != DMSG_OK)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
+                      dmsg_last_error());
+    else
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+    return 0;
+}
+
 static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char *errmsg,
                    size_t errmsg_len, const char *what)
 {
@@ -180,7 +280,8 @@ static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char
     }
     size_t n = bytes / d->dtype.elem_len;
     /* (with RESULT_IMAGE the others' values become undefined: all get the result) */
-    if (reduce_small(buf, bytes, n, t, op, stat, errmsg, errmsg_len, what) == 0) {
+    if (reduce_small(buf, bytes, n, t, op, stat, errmsg, errmsg_len, what) == 0 ||
+        reduce_big(buf, bytes, d->dtype.elem_len, t, op, stat, errmsg, errmsg_len, what) == 0) {
         scatter_out(d, buf);
         return;
     }

@@ -16,7 +16,7 @@
 
 #include "dmsg/front/caf/caf.h"
 
-static dmsg_caf_team initial_team = {DMSG_TEAM_WORLD, -1, NULL};
+static dmsg_caf_team initial_team = {DMSG_TEAM_WORLD, -1, NULL, NULL};
 dmsg_caf_team *dmsg_caf_cur = &initial_team;
 uint64_t *dmsg_caf_status;
 uint64_t dmsg_caf_barriers;
@@ -26,6 +26,9 @@ uint64_t *dmsg_caf_gate_cnt;
 uint64_t *dmsg_caf_gate_seen;
 int dmsg_caf_alloc_stopped;
 char *dmsg_caf_slots;
+char *dmsg_caf_big;
+uint64_t *dmsg_caf_big_acks;
+uint64_t dmsg_caf_big_want;
 
 /* Ends the job: dmsgrun reports the first PE that exits non-zero and stops the others. */
 static void die(int code) __attribute__((noreturn));
@@ -107,13 +110,14 @@ void _gfortran_caf_init(int *argc, char ***argv)
         die(1);
     }
     size_t n = (size_t)dmsg_npes();
-    void *p = NULL, *q = NULL, *slots = NULL;
+    void *p = NULL, *q = NULL, *slots = NULL, *big = NULL;
     /* status: one word per image, how many have stopped, the bell; then
      * the arrival words of SYNC IMAGES and of the gates, and the local
      * counts of the waits for them (one block each) */
     if ((rc = dmsg_alloc((n + 3) * sizeof(uint64_t), &p)) != DMSG_OK ||
         (rc = dmsg_alloc(2 * n * sizeof(uint64_t), &q)) != DMSG_OK ||
         (rc = dmsg_alloc(2 * n * DMSG_CAF_SLOT, &slots)) != DMSG_OK ||
+        (rc = dmsg_alloc(DMSG_CAF_BIG + sizeof(uint64_t), &big)) != DMSG_OK ||
         !(dmsg_caf_sync_seen = calloc(2 * n, sizeof(uint64_t)))) {
         fprintf(stderr, "libcaf_dmsg: start-up failed: %s\n", rc ? dmsg_strerror(rc) : "no memory");
         die(1);
@@ -123,6 +127,8 @@ void _gfortran_caf_init(int *argc, char ***argv)
     dmsg_caf_gate_cnt = dmsg_caf_sync_cnt + n;
     dmsg_caf_gate_seen = dmsg_caf_sync_seen + n;
     dmsg_caf_slots = slots;
+    dmsg_caf_big_acks = big;
+    dmsg_caf_big = (char *)big + sizeof(uint64_t);
     if (dmsg_pe() == 0) {
         uint64_t seed = 0;
         if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
@@ -230,6 +236,9 @@ static void wait_all_stopped(void)
     }
 }
 
+/* Every team FORM TEAM made, newest first (freed at the end). */
+static dmsg_caf_team *formed;
+
 void _gfortran_caf_finalize(void);
 void _gfortran_caf_finalize(void)
 {
@@ -244,6 +253,13 @@ void _gfortran_caf_finalize(void)
     free(dmsg_caf_sync_seen);
     dmsg_caf_sync_seen = NULL;
     dmsg_caf_gate_seen = NULL;
+    /* a TEAM_TYPE variable lives to the end of the program, and no call
+     * tells when it is gone: every team formed is freed here */
+    while (formed) {
+        dmsg_caf_team *t = formed;
+        formed = t->formed;
+        free(t);
+    }
 }
 
 int _gfortran_caf_this_image(int distance);
@@ -399,6 +415,8 @@ void _gfortran_caf_form_team(int number, void **team, int index)
     if (rc != DMSG_OK)
         dmsg_caf_fail(NULL, NULL, 0, 1, "FORM TEAM: %s (%s)", dmsg_strerror(rc), dmsg_last_error());
     t->number = number;
+    t->formed = formed;
+    formed = t;
     *team = t;
 }
 
