@@ -162,6 +162,14 @@ static uint64_t ring_free(const chan *c, const chan_tx *t)
     return c->ring - (t->wpos - t->cpos);
 }
 
+uint64_t dmsg_chan_headers_fit(const chan *c, int pe)
+{
+    const chan_tx *t = &c->tx[pe];
+    uint64_t f = ring_free(c, t);
+    /* each keeps a STUCK notice's room in reserve, as try_deposit does */
+    return t->qhead || f < 2 * CHAN_HDR ? 0 : (f - CHAN_HDR) / CHAN_HDR;
+}
+
 /* Footprint of a message of len payload bytes written at the current position. */
 static uint64_t footprint(const chan *c, const chan_tx *t, uint64_t len, int *wrap)
 {

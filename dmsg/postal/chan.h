@@ -92,6 +92,11 @@ typedef struct chan_rx {  /* this PE receiving from one PE */
     uint8_t *done;        /* consumed flag per walked message, by index % cap */
     int stuck;            /* the sender has messages queued for us */
     chan_msg *open;       /* for the channel's user: a message of this sender it is building */
+    /* For the channel's user (postal): the large message this sender
+     * streams (its announcement's number) and how many of its bytes are in
+     * the sender's out-window, from the PARTs that arrived. One stream per
+     * sender at a time: it holds the sender's out-window until the DONE. */
+    uint64_t stream_id, stream_ready;
 } chan_rx;
 
 typedef struct chan_stats {
@@ -146,6 +151,10 @@ void dmsg_chan_forget(chan *c);
 
 /* Largest payload a message may carry. */
 size_t dmsg_chan_max_len(const chan *c);
+
+/* How many messages without payload would go straight into pe's ring now,
+ * one after the other (0 while messages for pe are queued). */
+uint64_t dmsg_chan_headers_fit(const chan *c, int pe);
 
 /* Whether `bytes` more payload for pe stay within the queue limit even if
  * none of it fits the ring now (after one progress pass when they would
