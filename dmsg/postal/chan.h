@@ -134,6 +134,12 @@ typedef struct chan {
      * barrier and close included. Deposits it makes set touched[pe]. NULL:
      * none. */
     dmsg_status (*serve)(struct chan *c);
+    /* The user sends a batch of messages (RRMSG's answers to everything a
+     * progress pass found): dmsg_chan_send leaves the bells, and the
+     * completion before them, to dmsg_chan_ring at the batch's end, so a
+     * partner is woken once for the batch, not once per message (a second
+     * message to a PE still completes the first one before it goes). */
+    int hold_bells;
 } chan;
 
 /* Copies bytes from src to dst (local memory) and books the copy as
@@ -219,6 +225,10 @@ void dmsg_chan_release(chan *c, chan_msg *m);
 /* Rings pe's bell after completing this PE's deposits (for deposits the
  * channel's user made itself, e.g. RRMSG data). */
 dmsg_status dmsg_chan_kick(chan *c, int pe);
+
+/* Completes this PE's deposits and rings the bells of every PE they went
+ * to (the end of a hold_bells batch). */
+dmsg_status dmsg_chan_ring(chan *c);
 
 /* Messages queued at this PE for any receiver. */
 uint64_t dmsg_chan_queued(const chan *c);
