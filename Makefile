@@ -1,6 +1,6 @@
 # dmsg - direct deposit message passing. See README.md.
 # Targets: all (default), run, test, check-all, check (build only tests),
-# check-asan, check-tsan, test-ofi, bench, bench-coll, bench-oversub, install, uninstall,
+# check-asan, check-tsan, test-ofi, bench, bench-coll, bench-pvm, bench-oversub, install, uninstall,
 # clean, format. PREFIX=/usr/local for
 # install. CFLAGS (default -O2 -g) is the user's: the flags the build needs
 # are kept apart in DMSG_CFLAGS, so `make CFLAGS='-O0 -g'` works.
@@ -238,6 +238,13 @@ bench: all
 # QUICK=1: 2 and 4 PEs, short budgets (docs/performance.md).
 bench-coll: all
 	$(BUILD)/bin/dmsg-bench --test coll $(if $(QUICK),--quick) --csv $(BUILD)/bench-coll.csv
+
+# Postal, RRMSG and dmsg against the real PVM 3.4.6 (tools/bench-pvm.sh,
+# docs/baselines.md): ROUNDS interleaved rounds (3), LOAD busy loops (0);
+# the raw lines go to BUILD/bench-pvm.txt.
+.PHONY: bench-pvm
+bench-pvm: all
+	sh tools/bench-pvm.sh -B $(BUILD) -r $(or $(ROUNDS),3) -L $(or $(LOAD),0) -o $(BUILD)/bench-pvm.txt
 
 # 16 PEs on this host's cores, ofi's providers per round next to the shm
 # transport, side by side in one run: figures, never a verdict.

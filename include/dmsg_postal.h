@@ -158,8 +158,12 @@ int dmsg_postal_send_ctx(int pe, int tag, int ctx);
 /**
  * Sends `bytes` contiguous bytes from buf to pe with tag, without touching
  * the send buffer (as pvm_psend). The bytes are still copied into the
- * message. Errors: as dmsg_postal_send, DMSG_ERR_NULL (buf NULL with
- * bytes > 0).
+ * message. A large message (longer than half a mailbox) is announced
+ * first and copied into the out-window piece by piece, so that a receiver
+ * already waiting fetches each piece while the next is copied (a stream;
+ * docs/baselines.md, "Large messages"); it still returns without waiting
+ * for the receiver. Errors: as dmsg_postal_send, DMSG_ERR_NULL (buf NULL
+ * with bytes > 0).
  */
 int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes);
 
@@ -318,6 +322,8 @@ typedef struct dmsg_postal_stats {
     uint64_t spill_bytes;   /**< copy R.T: mailbox into receiver memory (spills, reassembly of fragments) */
     uint64_t unpack_bytes;  /**< copy R.U: receive buffer into user data */
     uint64_t large;         /**< of sent: large messages announced, data through the windows */
+    uint64_t streamed;      /**< of large: send_bytes messages streamed (the receiver fetched
+                                 each piece while the next was copied) */
     double pack_time;       /**< seconds (dmsg_wtime) in pack calls */
     double send_time;       /**< in sends and flushes: transfer, control, buffer management */
     double recv_time;       /**< in receives and probes: waiting, matching, control */

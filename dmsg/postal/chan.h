@@ -92,6 +92,11 @@ typedef struct chan_rx {  /* this PE receiving from one PE */
     uint8_t *done;        /* consumed flag per walked message, by index % cap */
     int stuck;            /* the sender has messages queued for us */
     chan_msg *open;       /* for the channel's user: a message of this sender it is building */
+    /* For the channel's user (postal): the large message this sender
+     * streams (its announcement's number) and how many of its bytes are in
+     * the sender's out-window, from the PARTs that arrived. One stream per
+     * sender at a time: it holds the sender's out-window until the DONE. */
+    uint64_t stream_id, stream_ready;
 } chan_rx;
 
 typedef struct chan_stats {
@@ -129,6 +134,12 @@ typedef struct chan {
      * barrier and close included. Deposits it makes set touched[pe]. NULL:
      * none. */
     dmsg_status (*serve)(struct chan *c);
+    /* The user sends a batch of messages (RRMSG's answers to everything a
+     * progress pass found): dmsg_chan_send leaves the bells, and the
+     * completion before them, to dmsg_chan_ring at the batch's end, so a
+     * partner is woken once for the batch, not once per message (a second
+     * message to a PE still completes the first one before it goes). */
+    int hold_bells;
 } chan;
 
 /* Copies bytes from src to dst (local memory) and books the copy as
@@ -146,6 +157,10 @@ void dmsg_chan_forget(chan *c);
 
 /* Largest payload a message may carry. */
 size_t dmsg_chan_max_len(const chan *c);
+
+/* How many messages without payload would go straight into pe's ring now,
+ * one after the other (0 while messages for pe are queued). */
+uint64_t dmsg_chan_headers_fit(const chan *c, int pe);
 
 /* Whether `bytes` more payload for pe stay within the queue limit even if
  * none of it fits the ring now (after one progress pass when they would
@@ -210,6 +225,10 @@ void dmsg_chan_release(chan *c, chan_msg *m);
 /* Rings pe's bell after completing this PE's deposits (for deposits the
  * channel's user made itself, e.g. RRMSG data). */
 dmsg_status dmsg_chan_kick(chan *c, int pe);
+
+/* Completes this PE's deposits and rings the bells of every PE they went
+ * to (the end of a hold_bells batch). */
+dmsg_status dmsg_chan_ring(chan *c);
 
 /* Messages queued at this PE for any receiver. */
 uint64_t dmsg_chan_queued(const chan *c);

@@ -11,8 +11,20 @@
  * one (CTS: aux[BULK_ID], aux[BULK_OFF] the piece's offset, aux[BULK_LEN]
  * its length); the announcement of a large message the receiver fetches
  * itself from the sender's out-window (PULL: as RTS), and its report that
- * it has (DONE: aux[BULK_ID]). */
-enum { POSTAL_T_MSG = 1, POSTAL_T_RTS = 2, POSTAL_T_CTS = 3, POSTAL_T_PULL = 4, POSTAL_T_DONE = 5 };
+ * it has (DONE: aux[BULK_ID]). A STREAM announces (as PULL) a large message
+ * that send_bytes is still copying into its out-window, and each PART
+ * (aux[BULK_ID]; aux[BULK_OFF]: its first that many bytes are there)
+ * tells the receiver how far it may fetch: the sender's copy and the
+ * receiver's fetch overlap (postal_send.c, send_stream). */
+enum {
+    POSTAL_T_MSG = 1,
+    POSTAL_T_RTS = 2,
+    POSTAL_T_CTS = 3,
+    POSTAL_T_PULL = 4,
+    POSTAL_T_DONE = 5,
+    POSTAL_T_STREAM = 6,
+    POSTAL_T_PART = 7
+};
 
 /* Memory of a send buffer that pending large messages still read from
  * (postal_bulk), shared with the buffer until it is packed again. */
@@ -113,10 +125,11 @@ dmsg_status dmsg_postal_copy(void *dst, ptrdiff_t dstride, const void *src, ptrd
 dmsg_status dmsg_postal_progress(void);
 
 /* The channel's serve hook: deposits the pieces of this PE's large messages
- * that receivers granted (postal_send.c). */
+ * that receivers granted, frees out-window memory that receivers report
+ * fetched, notes how far streams have come (PART) (postal_send.c). */
 dmsg_status dmsg_postal_serve(chan *c);
 
-/* Fetches the large message m announces (RTS or PULL; taken, unlinked, its
+/* Fetches the large message m announces (RTS, PULL or STREAM; taken, unlinked, its
  * counts consumed), after which m is an ordinary message of its whole
  * length: a PULL with dst != NULL fetches only its bytes [skip, skip + n)
  * straight into dst and sets *into (m's data are then not there); else
@@ -134,12 +147,18 @@ static inline int dmsg_postal_ctx(const chan_msg *m)
 /* Frees every pending large message and lent memory (finalize). */
 void dmsg_postal_bulk_free(void);
 
+/* Whether m announces a large message (whose bytes are not here yet). */
+static inline int dmsg_postal_announced(const chan_msg *m)
+{
+    return m->h.type == POSTAL_T_RTS || m->h.type == POSTAL_T_PULL ||
+           m->h.type == POSTAL_T_STREAM;
+}
+
 /* The bytes of a landed message: its payload, or an announced large
  * message's whole length. */
 static inline size_t dmsg_postal_len(const chan_msg *m)
 {
-    int announced = m->h.type == POSTAL_T_RTS || m->h.type == POSTAL_T_PULL;
-    return (size_t)(announced ? m->h.aux[POSTAL_AUX_TOTAL] : m->h.len);
+    return (size_t)(dmsg_postal_announced(m) ? m->h.aux[POSTAL_AUX_TOTAL] : m->h.len);
 }
 
 #endif

@@ -31,8 +31,7 @@ static chan_msg *scan(dmsg_postal_match_fn fn, void *arg, int *err)
         dmsg_postal_info info;
         describe(m, &info);
         /* an announced large message has no bytes here yet: info says it all */
-        int announced = m->h.type == POSTAL_T_RTS || m->h.type == POSTAL_T_PULL;
-        int s = fn(arg, &info, announced ? NULL : m->data);
+        int s = fn(arg, &info, dmsg_postal_announced(m) ? NULL : m->data);
         if (s < 0) {
             *err = s;
             best = NULL;

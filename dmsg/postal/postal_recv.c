@@ -16,7 +16,7 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
     uint64_t total = m->h.aux[POSTAL_AUX_TOTAL], off = m->h.aux[POSTAL_AUX_OFF];
     chan_msg *first = c->rx[m->src].open;
     m->user = POSTAL_SEEN;
-    if (m->h.type == POSTAL_T_RTS || m->h.type == POSTAL_T_PULL) {
+    if (dmsg_postal_announced(m)) {
         m->user = POSTAL_READY; /* fetched when a receive takes it */
         return DMSG_OK;
     }
@@ -207,8 +207,40 @@ static dmsg_status bulk_fetch(chan_msg *m)
     return DMSG_OK;
 }
 
+/* Fetches bytes [skip, skip + n) of the large message that m's sender
+ * streams into its out-window (STREAM) to dst, each piece as soon as a
+ * PART says it is there (the serve hook notes them in the sender's
+ * chan_rx), serving everything else while it waits. The sender is inside
+ * send_bytes or past it, with every PART in this PE's ring (it streams
+ * only then), so the wait ends without any other call of the sender. */
+static dmsg_status stream_fetch(const chan_msg *m, char *dst, size_t skip, size_t n)
+{
+    postal_state *g = &dmsg_postal_g;
+    const chan_rx *r = &g->ch.rx[m->src];
+    uint64_t id = m->h.aux[POSTAL_AUX_ANN_ID];
+    size_t got = skip, end = skip + n;
+    dmsg_status st;
+    while (got < end) {
+        size_t ready = r->stream_id == id ? (size_t)r->stream_ready : 0;
+        if (ready > got) {
+            size_t k = (ready < end ? ready : end) - got;
+            if ((st = dmsg_fetch(dst + (got - skip), g->owin + CHAN_HDR + got, k, m->src)))
+                return st;
+            got += k;
+            continue;
+        }
+        if ((st = dmsg_postal_progress()))
+            return st;
+        if (r->stream_id == id && r->stream_ready > got)
+            continue;
+        if ((st = dmsg_chan_wait(&g->ch)))
+            return st;
+    }
+    return DMSG_OK;
+}
+
 /* Fetches the large message m announces from its sender's out-window
- * (PULL; m taken and unlinked): its bytes [skip, skip + n) into dst when
+ * (PULL or STREAM; m taken and unlinked): its bytes [skip, skip + n) into dst when
  * given (recv_bytes, match_copy: the user's buffer), else all of it into
  * the window, which m then borrows (the active buffer, as bulk_fetch
  * leaves it). Then tells the sender (DONE), whose out-window is free again
@@ -234,7 +266,11 @@ static dmsg_status pull_fetch(chan_msg *m, void *dst, size_t skip, size_t n)
         return st;
     if ((st = dmsg_chan_own(c, m, 0)))
         return st;
-    if (n && (st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR + skip, n, m->src)))
+    if (m->h.type == POSTAL_T_STREAM)
+        st = stream_fetch(m, dst ? dst : g->win, skip, n);
+    else if (n)
+        st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR + skip, n, m->src);
+    if (st)
         return st;
     char hbuf[CHAN_HDR];
     chan_hdr h = {.type = POSTAL_T_DONE};
@@ -256,7 +292,7 @@ dmsg_status dmsg_postal_fetch(chan_msg *m, void *dst, size_t skip, size_t n, int
     *into = 0;
     if (m->h.type == POSTAL_T_RTS)
         return bulk_fetch(m);
-    if (m->h.type != POSTAL_T_PULL)
+    if (m->h.type != POSTAL_T_PULL && m->h.type != POSTAL_T_STREAM)
         return DMSG_OK;
     dmsg_status st = pull_fetch(m, dst, skip, n);
     if (!st && dst)

@@ -5,6 +5,7 @@
  * machine). A message longer than a channel message goes as fragments. */
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/core/order.h"
 #include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
 
@@ -205,8 +206,10 @@ static dmsg_status check_dest(int pe, int tag)
 
 /* Announces the packed bytes of b as a large message: an RTS to pe, and
  * b's memory lent to the message until the receiver's grants have been
- * served (no copy; a later pack into b detaches it). */
-static dmsg_status send_bulk(postal_buf *b, int pe, int tag, int ctx)
+ * served (no copy; a later pack into b detaches it). A buffer in the
+ * out-window is announced as a PULL (the receiver fetches it), or as a
+ * STREAM when its bytes are still being copied there (send_stream). */
+static dmsg_status send_bulk(postal_buf *b, int pe, int tag, int ctx, int stream)
 {
     postal_state *g = &dmsg_postal_g;
     int pull = b->lent == &g->olend; /* fetched by the receiver from the out-window */
@@ -221,7 +224,7 @@ static dmsg_status send_bulk(postal_buf *b, int pe, int tag, int ctx)
         *b->lent = (postal_lend){.refs = 1, .p = b->p, .cap = b->cap};
     }
     char hbuf[CHAN_HDR];
-    chan_hdr h = {.type = pull ? POSTAL_T_PULL : POSTAL_T_RTS, .tag = tag};
+    chan_hdr h = {.type = stream ? POSTAL_T_STREAM : pull ? POSTAL_T_PULL : POSTAL_T_RTS, .tag = tag};
     h.aux[POSTAL_AUX_TOTAL] = b->used;
     h.aux[POSTAL_AUX_ANN_ID] = ++g->bulk_ids;
     h.aux[POSTAL_AUX_CTX] = (uint64_t)(int64_t)ctx;
@@ -243,6 +246,22 @@ dmsg_status dmsg_postal_serve(chan *c)
     dmsg_status st = DMSG_OK;
     for (chan_msg *m = c->head, *next; m && !st; m = next) {
         next = m->next;
+        if (m->h.type == POSTAL_T_PART) { /* a stream of m->src: bytes ready to fetch */
+            chan_rx *r = &c->rx[m->src];
+            uint64_t id = m->h.aux[POSTAL_AUX_BULK_ID], ready = m->h.aux[POSTAL_AUX_BULK_OFF];
+            int src = m->src;
+            if ((st = dmsg_chan_take(c, m)))
+                break;
+            dmsg_chan_consume(c, m);
+            if (r->stream_id == id && ready < r->stream_ready) {
+                st = DMSG_FAIL(DMSG_ERR_STATE, "stream %llu of PE %d went back to %llu bytes",
+                               (unsigned long long)id, src, (unsigned long long)ready);
+                break;
+            }
+            r->stream_id = id;
+            r->stream_ready = ready;
+            continue;
+        }
         if (m->h.type != POSTAL_T_CTS && m->h.type != POSTAL_T_DONE)
             continue;
         uint64_t id = m->h.aux[POSTAL_AUX_BULK_ID], off = m->h.aux[POSTAL_AUX_BULK_OFF],
@@ -324,7 +343,7 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag, int ctx)
     size_t len = b->used, frag = dmsg_chan_max_len(&g->ch);
     dmsg_status st = DMSG_OK;
     if (len > frag && g->win) {
-        if (!(st = send_bulk(b, pe, tag, ctx))) {
+        if (!(st = send_bulk(b, pe, tag, ctx, 0))) {
             g->st.sent++;
             g->st.large++;
         }
@@ -377,6 +396,129 @@ int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes)
     return dmsg_postal_send_bytes_ctx(pe, tag, 0, buf, bytes);
 }
 
+/* Streams: a large send_bytes is announced before its bytes are copied
+ * into the out-window, then copied piece by piece, each piece reported
+ * with a PART, so that a receiver already waiting fetches each piece while
+ * the next one is copied. The copies are the same two (into the
+ * out-window, the receiver's fetch), but they overlap instead of following
+ * each other. At most STREAM_PARTS pieces of at least STREAM_PIECE bytes:
+ * each costs a 64-byte message and the receiver's wake-up. */
+enum { STREAM_PARTS = 8 };
+#define STREAM_PIECE ((size_t)64 << 10)
+
+/* The pieces a send_bytes of `bytes` to pe streams in, or 0: not without
+ * windows, nor for a message that fits a fragment or exceeds the
+ * out-window, nor while the out-window is in use (send_buf decides then),
+ * nor where the announcement and its PARTs would not all go straight into
+ * pe's ring (a queued PART would keep the receiver waiting until this PE's
+ * next postal call), nor on a simulated machine (dmsg_order_on: the model
+ * books each copy whole, and its figures stay those of the protocol
+ * without streams). */
+static size_t stream_parts(int pe, size_t bytes)
+{
+    postal_state *g = &dmsg_postal_g;
+    /* the out-window is free, or holds only the send buffer (sbuf_leave) */
+    int idle = !g->olend.refs || (g->olend.refs == 1 && g->sbuf.lent == &g->olend);
+    if (!g->win || !idle || bytes <= dmsg_chan_max_len(&g->ch) ||
+        bytes > g->winsize || dmsg_order_on())
+        return 0;
+    size_t parts = bytes / STREAM_PIECE;
+    uint64_t fit = dmsg_chan_headers_fit(&g->ch, pe);
+    if (parts > STREAM_PARTS)
+        parts = STREAM_PARTS;
+    if (fit < 1 + parts)
+        parts = fit > 1 ? (size_t)fit - 1 : 0;
+    return parts >= 2 ? parts : 0;
+}
+
+/* The send buffer, alone in the out-window and no longer read by any
+ * message, moves to private memory with its packed bytes (a program may
+ * send it again or pack more), so that a stream can have the window: a
+ * copy, once, where a program follows a large packed message with a large
+ * send_bytes. */
+static dmsg_status sbuf_leave(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    postal_buf *b = &g->sbuf;
+    if (b->lent != &g->olend || g->olend.refs != 1)
+        return DMSG_OK;
+    size_t cap = b->used > 4096 ? b->used : 4096;
+    char *p = spare_take(cap, &cap);
+    if (!p && !(p = malloc(CHAN_HDR + cap)))
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "send buffer of %zu bytes", cap);
+    if (b->used) {
+        dmsg_status st = dmsg_chan_copy(p + CHAN_HDR, b->p + CHAN_HDR, b->used);
+        if (st) {
+            free(p);
+            return st;
+        }
+    }
+    g->ch.st.queue_bytes += b->used; /* a copy of packed bytes aside, as into the queue */
+    b->p = p;
+    b->cap = cap;
+    b->lent = NULL;
+    g->olend.refs = 0;
+    return DMSG_OK;
+}
+
+/* send_bytes' buffer holds nothing of use once its message is sent: it
+ * lets go of memory lent to the message at once, so that the out-window
+ * is free for the next large message of either buffer as soon as the
+ * receiver is done with it. */
+static void pbuf_let_go(void)
+{
+    postal_buf *b = &dmsg_postal_g.pbuf;
+    if (!b->lent)
+        return; /* private memory: kept for the next send_bytes */
+    lend_put(b->lent);
+    *b = (postal_buf){0};
+}
+
+/* Sends `bytes` at buf to pe as a stream of `parts` pieces (see above):
+ * the send buffer pbuf moves into the out-window, the STREAM goes out,
+ * then each piece is copied and its PART sent. Nothing here waits for the
+ * receiver. */
+static dmsg_status send_stream(int pe, int tag, int ctx, const void *buf, size_t bytes,
+                               size_t parts)
+{
+    postal_state *g = &dmsg_postal_g;
+    postal_buf *b = &g->pbuf;
+    double t0 = dmsg_wtime();
+    dmsg_status st = sbuf_leave();
+    if (st || (st = buf_room(b, bytes)))
+        return st;
+    if (b->lent != &g->olend)
+        return DMSG_FAIL(DMSG_ERR_STATE, "stream of %zu bytes outside the out-window", bytes);
+    b->used = bytes; /* the announced length; the PARTs say how much is there */
+    if ((st = send_bulk(b, pe, tag, ctx, 1)))
+        return st;
+    uint64_t id = g->bulk_ids;
+    size_t piece = (bytes / parts + 4095) & ~(size_t)4095;
+    double packing = 0;
+    for (size_t off = 0; off < bytes;) {
+        size_t n = bytes - off < piece ? bytes - off : piece;
+        double t1 = dmsg_wtime();
+        if ((st = dmsg_postal_copy(b->p + CHAN_HDR + off, 1, (const char *)buf + off, 1, n, 1)))
+            return st;
+        g->st.pack_bytes += n;
+        packing += dmsg_wtime() - t1;
+        off += n;
+        char hbuf[CHAN_HDR];
+        chan_hdr h = {.type = POSTAL_T_PART};
+        h.aux[POSTAL_AUX_BULK_ID] = id;
+        h.aux[POSTAL_AUX_BULK_OFF] = off;
+        if ((st = dmsg_chan_send(&g->ch, pe, &h, hbuf, 0)))
+            return st;
+    }
+    g->st.sent++;
+    g->st.large++;
+    g->st.streamed++;
+    g->st.pack_time += packing;
+    pbuf_let_go();
+    g->st.send_time += dmsg_wtime() - t0 - packing;
+    return DMSG_OK;
+}
+
 int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t bytes)
 {
     postal_state *g = &dmsg_postal_g;
@@ -386,7 +528,12 @@ int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t
         return st;
     if (!buf && bytes)
         return DMSG_FAIL(DMSG_ERR_NULL, "buf is NULL");
-    if ((st = buf_reset(&g->pbuf)) || (st = buf_room(&g->pbuf, bytes)))
+    if ((st = buf_reset(&g->pbuf)))
+        return st;
+    size_t parts = stream_parts(pe, bytes);
+    if (parts)
+        return send_stream(pe, tag, ctx, buf, bytes, parts);
+    if ((st = buf_room(&g->pbuf, bytes)))
         return st;
     if (bytes) {
         double t0 = dmsg_wtime();
@@ -396,5 +543,7 @@ int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t
         g->st.pack_bytes += bytes;
         g->st.pack_time += dmsg_wtime() - t0;
     }
-    return send_buf(&g->pbuf, pe, tag, ctx);
+    if (!(st = send_buf(&g->pbuf, pe, tag, ctx)))
+        pbuf_let_go();
+    return st;
 }

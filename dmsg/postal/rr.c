@@ -346,21 +346,23 @@ dmsg_status dmsg_rr_progress_found(void)
     dmsg_status st = dmsg_chan_progress(&g->ch);
     if (st)
         return st;
+    /* The responses and acknowledgements of this pass go out as one batch:
+     * one completion and one wake-up per partner, not one per message. */
+    g->ch.hold_bells = 1;
     chan_msg *m = g->ch.head;
-    while (m) {
+    while (m && !st) {
         chan_msg *next = m->next;
         int consumed;
         st = dmsg_rr_on_message(m, &consumed);
         if (consumed)
             dmsg_chan_consume(&g->ch, m);
-        if (st)
-            return st;
         m = next;
     }
-    for (int p = 0; p < dmsg_npes(); p++)
-        if ((st = landed(p)))
-            return st;
-    return DMSG_OK;
+    for (int p = 0; p < dmsg_npes() && !st; p++)
+        st = landed(p);
+    g->ch.hold_bells = 0;
+    dmsg_status s2 = dmsg_chan_ring(&g->ch);
+    return st ? st : s2;
 }
 
 dmsg_status dmsg_rr_layout_span(const dmsg_layout *l, size_t elem, int written, size_t *n,

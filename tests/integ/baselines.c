@@ -77,10 +77,12 @@ BASE_CASE(postal_active_pingpong, late_env())
 BASE_CASE(postal_poll_full, NULL)
 BASE_CASE(postal_random, NULL)
 BASE_CASE(postal_window, NULL)
+BASE_CASE(postal_stream, NULL)
 BASE_CASE(rr_alltoall, NULL)
 BASE_CASE(rr_neighbour, late_env())
 BASE_CASE(rr_indexed_errors, NULL)
 BASE_CASE(rr_random_test, NULL)
+BASE_CASE(rr_batch, NULL)
 
 /* The all-to-all and neighbour exchanges of both libraries on 8 PEs. Over
  * ofi (8 PEs on 2 cores over a network provider take about half a minute a

@@ -881,6 +881,169 @@ static int window_case(void)
     return 0;
 }
 
+/* Whether send_bytes of `len` bytes streams here (docs/baselines.md,
+ * "Large messages"): the default mailbox and a window that holds it, on a
+ * transport in real time (the simulator books the protocol without
+ * streams). */
+static int streams(size_t len)
+{
+    const char *t = getenv("DMSG_TRANSPORT");
+    return !getenv("DMSG_POSTAL_MAILBOX") && window() >= (long)len && !(t && !strcmp(t, "sim"));
+}
+
+typedef struct {
+    int src, tag;
+} stream_sel;
+
+static int stream_match(void *arg, const dmsg_postal_info *info, const void *data)
+{
+    const stream_sel *w = arg;
+    (void)data;
+    return info->src == w->src && info->tag == w->tag;
+}
+
+/* Large send_bytes messages streamed (announced first, copied into the
+ * out-window piece by piece, each piece fetched as soon as it is there):
+ * 1. Every PE sends its successor three (the first streamed, the others
+ *    pushed: the out-window is in use): received with recv_bytes (a
+ *    buffer larger than the message), with recv and two unpacks, and with
+ *    dmsg_postal_match_copy from an offset into a smaller buffer
+ *    (truncated, as pvm_precv).
+ * 2. A packed large message keeps the send buffer in the out-window after
+ *    it is received; a large send_bytes still streams (the send buffer
+ *    moves out with its bytes), and the send buffer, sent again, still
+ *    holds them.
+ * 3. After a large send_bytes has been received, a large packed message
+ *    is fetched by its receiver from the out-window (send_bytes' buffer let
+ *    go of it): its data are not pushed (transfer_bytes has only headers).
+ * 4. Pairs play ping-pong with 1 MiB messages (the receiver waits while
+ *    the sender streams). */
+static int stream_case(void)
+{
+    int n = pe_n(), me = pe_me(), to = (me + 1) % n, from = (me - 1 + n) % n;
+    size_t len = ((size_t)1 << 20) + 8 * (size_t)me + 5, lf = ((size_t)1 << 20) + 8 * (size_t)from + 5;
+    size_t big = len > lf ? len : lf, most = big + 4096;
+    unsigned char *buf = malloc(most), *got = malloc(most);
+    PE_CHECK(buf && got, "malloc");
+    PE_OK(dmsg_postal_init());
+    dmsg_postal_stats s0, s1;
+    dmsg_postal_info info;
+
+    /* 1. */
+    PE_OK(dmsg_postal_stats_get(&s0));
+    for (int tag = 1; tag <= 3; tag++) {
+        fill_msg(buf, len, me, to, tag, 0);
+        PE_OK(dmsg_postal_send_bytes(to, tag, buf, len));
+    }
+    PE_OK(dmsg_postal_stats_get(&s1));
+    if (streams(len)) /* the first: the next two find the out-window in use (pushed) */
+        PE_CHECK(s1.streamed - s0.streamed == 1 && s1.large - s0.large == 3,
+                 "%llu of %llu large messages streamed, expected 1 of 3",
+                 (unsigned long long)(s1.streamed - s0.streamed),
+                 (unsigned long long)(s1.large - s0.large));
+    memset(got, 0, most);
+    PE_OK(dmsg_postal_recv_bytes(from, 1, got, most, &info));
+    PE_CHECK(info.bytes == lf, "tag 1: %zu bytes, expected %zu", info.bytes, lf);
+    if (window_check(got, lf, from, 1, 0))
+        return 1;
+    PE_CHECK(got[lf] == 0, "recv_bytes wrote past the message");
+    memset(got, 0, most);
+    PE_OK(dmsg_postal_recv(from, 2, &info));
+    PE_CHECK(info.bytes == lf, "tag 2: %zu bytes, expected %zu", info.bytes, lf);
+    PE_OK(dmsg_postal_upk_byte((int8_t *)got, 1000, 1));
+    PE_OK(dmsg_postal_upk_byte((int8_t *)got + 1000, (long)(lf - 1000), 1));
+    if (window_check(got, lf, from, 2, 0))
+        return 1;
+    stream_sel w = {from, 3};
+    size_t copied = 0, skip = 4099, cap = lf / 2;
+    int found = 0;
+    memset(got, 0, most);
+    PE_OK(dmsg_postal_match_copy(stream_match, &w, DMSG_POSTAL_WAIT, skip, got, cap, &copied,
+                                 &found, &info));
+    PE_CHECK(found && info.bytes == lf && copied == cap, "tag 3: found %d, %zu bytes, %zu copied",
+             found, info.bytes, copied);
+    fill_msg(buf, lf, from, me, 3, 0);
+    PE_CHECK(!memcmp(got, buf + skip, cap) && got[cap] == 0,
+             "tag 3: bytes %zu .. %zu of the message wrong, or more written", skip, skip + cap);
+    PE_OK(dmsg_postal_barrier());
+
+    /* 2. */
+    fill_msg(buf, len, me, to, 5, 0);
+    PE_OK(dmsg_postal_initsend());
+    PE_OK(dmsg_postal_pk_byte((int8_t *)buf, (long)len, 1));
+    PE_OK(dmsg_postal_send(to, 5));
+    PE_OK(dmsg_postal_recv(from, 5, &info));
+    PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)lf, 1));
+    if (window_check(got, lf, from, 5, 0))
+        return 1;
+    PE_OK(dmsg_postal_barrier()); /* every receiver has reported its fetch */
+    PE_OK(dmsg_postal_stats_get(&s0));
+    fill_msg(buf, len, me, to, 6, 0);
+    PE_OK(dmsg_postal_send_bytes(to, 6, buf, len));
+    PE_OK(dmsg_postal_stats_get(&s1));
+    if (streams(len))
+        PE_CHECK(s1.streamed - s0.streamed == 1,
+                 "send_bytes after a packed message in the out-window did not stream");
+    PE_OK(dmsg_postal_send(to, 7)); /* the send buffer of tag 5, sent again */
+    PE_OK(dmsg_postal_recv_bytes(from, 6, got, lf, &info));
+    if (window_check(got, lf, from, 6, 0))
+        return 1;
+    PE_OK(dmsg_postal_recv(from, 7, &info));
+    PE_CHECK(info.bytes == lf, "tag 7: %zu bytes, expected %zu", info.bytes, lf);
+    PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)lf, 1));
+    if (window_check(got, lf, from, 5, 0))
+        return 1;
+    PE_OK(dmsg_postal_barrier());
+
+    /* 3. */
+    fill_msg(buf, len, me, to, 8, 0);
+    PE_OK(dmsg_postal_send_bytes(to, 8, buf, len));
+    PE_OK(dmsg_postal_recv_bytes(from, 8, got, lf, &info));
+    if (window_check(got, lf, from, 8, 0))
+        return 1;
+    PE_OK(dmsg_postal_barrier()); /* its receiver has reported the fetch */
+    PE_OK(dmsg_postal_stats_get(&s0));
+    fill_msg(buf, len, me, to, 9, 0);
+    PE_OK(dmsg_postal_initsend());
+    PE_OK(dmsg_postal_pk_byte((int8_t *)buf, (long)len, 1));
+    PE_OK(dmsg_postal_send(to, 9));
+    PE_OK(dmsg_postal_recv(from, 9, &info));
+    PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)lf, 1));
+    if (window_check(got, lf, from, 9, 0))
+        return 1;
+    PE_OK(dmsg_postal_barrier());
+    PE_OK(dmsg_postal_stats_get(&s1));
+    if (window() >= (long)len)
+        PE_CHECK(s1.transfer_bytes - s0.transfer_bytes < len,
+                 "a packed message after a send_bytes was pushed (%llu bytes deposited)",
+                 (unsigned long long)(s1.transfer_bytes - s0.transfer_bytes));
+
+    /* 4. */
+    int partner = me ^ 1;
+    if (partner < n) {
+        size_t lp = ((size_t)1 << 20) + 11;
+        for (long k = 0; k < 6; k++) {
+            int first = (me & 1) == (int)(k & 1);
+            for (int step = 0; step < 2; step++) {
+                if (step == !first) {
+                    fill_msg(buf, lp, me, partner, 10, k);
+                    PE_OK(dmsg_postal_send_bytes(partner, 10, buf, lp));
+                } else {
+                    PE_OK(dmsg_postal_recv_bytes(partner, 10, got, lp, &info));
+                    size_t i = bad_byte(got, lp, partner, me, 10, k);
+                    PE_CHECK(i == lp, "ping-pong %ld: byte %zu wrong", k, i);
+                }
+            }
+        }
+    }
+    PE_OK(dmsg_postal_stats_get(&s1));
+    PE_CHECK(s1.unreceived == 0, "%llu unreceived", (unsigned long long)s1.unreceived);
+    PE_OK(dmsg_postal_finalize());
+    free(buf);
+    free(got);
+    return 0;
+}
+
 /* Every case above in one job (the integration suite over ofi, where
  * starting a job costs seconds). */
 static int all(void)
@@ -908,5 +1071,6 @@ const pe_case pe_postal_cases[] = {
     {"postal_poll_full", poll_full, 0},
     {"postal_random", random_mix, 0},
     {"postal_window", window_case, 0},
+    {"postal_stream", stream_case, 0},
     {NULL, NULL, 0},
 };

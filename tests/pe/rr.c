@@ -303,6 +303,58 @@ static int random_test(void)
     return 0;
 }
 
+/* The answers of one progress pass go out as a batch: PE 1 posts K
+ * receives, PE 0 sends K requests, and one dmsg_rr_test of PE 1 answers
+ * all K with one completion and one wake-up for PE 0 (it took K wake-ups
+ * before), on a transport in real time (the simulator serves arrivals one
+ * by one in virtual-time order). Every transfer then completes with its
+ * data. */
+static int batch(void)
+{
+    enum { K = 16 };
+    int me = pe_me();
+    const char *t = getenv("DMSG_TRANSPORT");
+    int timed = !(t && !strcmp(t, "sim"));
+    long *dst;
+    long src[K];
+    dmsg_rr_req r[K];
+    PE_OK(dmsg_rr_init());
+    PE_OK(dmsg_alloc(K * sizeof *dst, (void **)&dst));
+    memset(dst, 0, K * sizeof *dst);
+    for (int k = 0; k < K; k++)
+        src[k] = 1000 * me + k;
+    if (me == 1)
+        for (int k = 0; k < K; k++)
+            PE_OK(dmsg_rr_irecv(0, k, &dst[k], sizeof *dst, &r[k]));
+    PE_OK(dmsg_sync());
+    if (me == 0 && pe_n() > 1)
+        for (int k = 0; k < K; k++)
+            PE_OK(dmsg_rr_isend(1, k, &src[k], sizeof src[k], &r[k]));
+    PE_OK(dmsg_sync()); /* the requests have landed */
+    if (me == 1) {
+        dmsg_rr_stats s0, s1;
+        int done;
+        PE_OK(dmsg_rr_stats_get(&s0));
+        PE_OK(dmsg_rr_test(&r[0], &done, NULL));
+        PE_OK(dmsg_rr_stats_get(&s1));
+        PE_CHECK(s1.control - s0.control == K, "%llu responses, expected %d",
+                 (unsigned long long)(s1.control - s0.control), K);
+        if (timed)
+            PE_CHECK(s1.signals - s0.signals <= 2, "%llu wake-ups and room reports for %d responses",
+                     (unsigned long long)(s1.signals - s0.signals), K);
+        PE_CHECK(!done, "a receive completed before its data was sent");
+    }
+    if ((me == 0 && pe_n() > 1) || me == 1)
+        PE_OK(dmsg_rr_waitall(K, r, NULL));
+    if (me == 1)
+        for (int k = 0; k < K; k++)
+            PE_CHECK(dst[k] == k, "transfer %d: %ld", k, dst[k]);
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(dst));
+    PE_OK(dmsg_rr_finalize());
+    return 0;
+}
+
 /* Every case above in one job (as postal_all). */
 static int all(void)
 {
@@ -315,5 +367,6 @@ const pe_case pe_rr_cases[] = {
     {"rr_neighbour", neighbour, 0},
     {"rr_indexed_errors", indexed_and_errors, 0},
     {"rr_random_test", random_test, 0},
+    {"rr_batch", batch, 0},
     {NULL, NULL, 0},
 };

@@ -17,7 +17,8 @@
 /* The context of the group collectives' own messages: never a user's
  * (pvm_newcontext hands out positive numbers, the base is 0). */
 #define PVM_CTX_GROUP (-2)
-/* pvm_kill's notice: the receiving task ends at its next receive. */
+/* pvm_kill's notice: it wakes a task waiting in a receive, which then ends
+ * (pvm_task.c, pvm_kill). */
 #define PVM_CTX_KILL (-3)
 
 /* A piece of a send buffer: bytes in the buffer's own memory, or (in
@@ -56,13 +57,14 @@ typedef struct pvm_state {
     int route, autoerr, fragsize, outtid, outcode, showtids, resvtids, polltype, polltime;
     int (*recvf)(int, int, int);
     /* symmetric */
-    int64_t *slot;      /* [0] parent tid (0: not handed out), [1] pid; then the name */
+    int64_t *slot;      /* [0] parent tid (0: not handed out), [1] pid, [2] killed (pvm_kill
+                           sets it); then the name */
     void *groups;       /* the group table (its home is PE 0) */
 } pvm_state;
 
 extern pvm_state dmsg_pvm_g;
 
-#define PVM_SLOT_WORDS 2
+#define PVM_SLOT_WORDS 3
 #define PVM_NAME_MAX 64
 
 /* Enrolls on first use; returns PvmOk or a PVM error (and records it). */
@@ -94,6 +96,9 @@ int dmsg_pvm_recv_bytes(int pe, int tag, int ctx, void *p, size_t cap, size_t *g
                         dmsg_postal_info *info);
 /* Ends this task as pvm_kill does (exits the process). */
 void dmsg_pvm_die(void);
+/* Ends this task if a pvm_kill has reached it (its slot[2]); called at the
+ * start of every PVM call and in every polling wait. */
+void dmsg_pvm_check_kill(void);
 /* Drives postal progress once (waits that are not postal waits call it). */
 int dmsg_pvm_poll(void);
 /* Sleeps a little in a polling wait (after the first spins). */

@@ -70,7 +70,9 @@ size_t dmsg_pvm_type_size(int type)
 int dmsg_pvm_poll(void)
 {
     int found;
-    return dmsg_postal_probe(DMSG_POSTAL_ANY, DMSG_POSTAL_ANY, &found, NULL);
+    int st = dmsg_postal_probe(DMSG_POSTAL_ANY, DMSG_POSTAL_ANY, &found, NULL);
+    dmsg_pvm_check_kill(); /* no polling wait holds the group lock */
+    return st;
 }
 
 void dmsg_pvm_nap(unsigned *spins)
@@ -163,8 +165,12 @@ static int await_claim(pvm_state *g);
 int dmsg_pvm_enroll(void)
 {
     pvm_state *g = &dmsg_pvm_g;
-    if (g->enrolled)
-        return g->left ? dmsg_pvm_err(PvmSysErr) : PvmOk;
+    if (g->enrolled) {
+        if (g->left)
+            return dmsg_pvm_err(PvmSysErr);
+        dmsg_pvm_check_kill(); /* every PVM call starts here */
+        return PvmOk;
+    }
     int st;
     if (dmsg_pe() < 0) {
         if ((st = dmsg_init()))
@@ -333,16 +339,38 @@ int pvm_kill(int tid)
         return dmsg_pvm_err(PvmBadParam);
     if (pe == g->me)
         dmsg_pvm_die();
-    /* A kill notice: the task ends at its next receive (docs/baselines.md). */
+    /* The task ends at its next PVM call, or in the wait it is in: its kill
+     * word, which every call and polling wait looks at, and a notice that
+     * wakes a receive (docs/baselines.md). Not at once, by a signal as
+     * PVM's daemon sends: the task may be inside a PVM call or holding
+     * the group lock, and its exit ends the job's shared state
+     * collectively, which needs it at a clean point. */
+    int64_t one = 1;
+    if (dmsg_atomic(&g->slot[2], DMSG_AMO_SET, DMSG_TYPE_INT64, &one, NULL, NULL, pe))
+        return dmsg_pvm_err(PvmSysErr);
     int rc = dmsg_pvm_send_bytes(pe, 0, PVM_CTX_KILL, NULL, 0);
     return rc ? dmsg_pvm_err(rc) : PvmOk;
 }
+
+/* Set once the task is ending: the PVM calls of its exit (pvm_exit's
+ * group leaving) must not end it a second time. */
+static int dying;
 
 void dmsg_pvm_die(void)
 {
     /* as a task that PVM kills: no further PVM work; the job's shared state
      * still ends collectively at exit */
+    dying = 1;
     exit(0);
+}
+
+void dmsg_pvm_check_kill(void)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    /* Another PE's atomic set it: a relaxed look at this PE's own word is
+     * enough, since a late sight only delays the end to the next call. */
+    if (!dying && g->slot && __atomic_load_n(&g->slot[2], __ATOMIC_RELAXED))
+        dmsg_pvm_die();
 }
 
 int pvm_tidtohost(int tid)
