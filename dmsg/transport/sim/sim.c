@@ -268,18 +268,31 @@ static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint
     return st;
 }
 
-/* A program (or the checker) that reads a counter in a loop waits for
- * other PEs: under the scheduler a PE that reads counters more often
- * without another op in between than a look at every partner's counter
- * four times takes (postal's progress reads one per partner) lets them
- * run. */
+/* A counter read is how every poll looks for news (postal's nrecv and probe
+ * walk every partner's counter; a program may read one in a loop): under
+ * the scheduler a read that finds nothing new is a hand-over point, else a
+ * PE that polls for something another PE has still to send would never let
+ * that PE run. "Nothing new": no counted deposit has reached this PE since
+ * its last read (its log's record number is unchanged). Whatever else the
+ * poll does in between (modelled matching work, room reports) does not
+ * count: such work is what every fruitless poll does. The PE pauses once
+ * its fruitless reads outnumber a look at every partner's counter (one
+ * postal progress pass) plus a few, so a poll loop hands over about once per
+ * pass while a PE that reads a few counters on its way does not. */
 static dmsg_status sim_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     sim_state *s = tp->priv;
-    if (s->sched && ++s->polls % (4 * (uint32_t)s->tp->npes + 64) == 0) {
-        dmsg_status st = dmsg_sim_sched_pause(s, SIM_PARK_POLL);
-        if (st)
-            return st;
+    if (s->sched) {
+        uint32_t adds = atomic_load(&dmsg_sim_log_of(s, s->tp->rank)->adds);
+        if (adds != s->seen_adds) {
+            s->seen_adds = adds;
+            s->polls = 0;
+        } else if (++s->polls > (uint32_t)s->tp->npes + SIM_POLL_SLACK) {
+            s->polls = 0;
+            dmsg_status st = dmsg_sim_sched_pause(s, SIM_PARK_POLL);
+            if (st)
+                return st;
+        }
     }
     return dmsg_shm_ctr_read(tp, slot, msgs, bytes);
 }

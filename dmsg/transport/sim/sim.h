@@ -67,7 +67,8 @@ typedef struct sim_state {
     double coll_time;    /* the clock every PE left the last of them with */
     uint32_t mark;       /* own log's `adds` when the caller last looked (horizon) */
     int sched;           /* runs under the scheduler (sim_sched.c) */
-    uint32_t polls;      /* counter reads since the last op (a poll loop: sim_ctr_read) */
+    uint32_t polls;      /* counter reads in a row that found nothing new (sim_ctr_read) */
+    uint32_t seen_adds;  /* own log's `adds` at the last counter read */
     double t[SIM_T_N];
 } sim_state;
 
@@ -230,6 +231,8 @@ void dmsg_sim_order_wake(sim_log *l);
  * a futex. A PE gives the run token away only where it blocks. */
 enum { SIM_S_READY, SIM_S_RUN, SIM_S_PARKED, SIM_S_OFF };
 enum { SIM_PARK_DATA, SIM_PARK_COLL, SIM_PARK_ORDER, SIM_PARK_POLL };
+/* Fruitless counter reads beyond one per PE before a poll hands over. */
+#define SIM_POLL_SLACK 8u
 /* Whether this job runs under the scheduler (DMSG_SIM_SCHED). */
 static inline int sim_sched_on(const sim_state *s)
 {

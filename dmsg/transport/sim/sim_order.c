@@ -101,7 +101,6 @@ static void set_bound(sim_state *s, sim_log *l, double b)
 
 void dmsg_sim_order_publish(sim_state *s)
 {
-    s->polls = 0;
     set_bound(s, dmsg_sim_log_of(s, s->tp->rank), s->clock);
 }
 
