@@ -73,8 +73,8 @@ typedef struct sim_state {
     double t[SIM_T_N];
 } sim_state;
 
-/* This PE communicates or awaits (a deposit, fetch, atomic, signal or
- * counter wait): it is not in a poll that finds nothing (sim_ctr_read). */
+/* This PE communicates or waits (a deposit, fetch, atomic, signal, counter
+ * wait or order wait): it is not in a poll that finds nothing (sim_ctr_read). */
 static inline void sim_acted(sim_state *s)
 {
     s->polls = 0;

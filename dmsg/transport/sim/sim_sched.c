@@ -201,10 +201,15 @@ static void ready_if_parked(sim_state *s, int pe)
 
 /* An update cannot end a collective: a PE parked in one stays parked
  * (a transpose's deposits to PEs already in the next barrier would each
- * cost a hand-off for nothing). */
+ * cost a hand-off for nothing). Nor an order wait, unless it is a counted
+ * deposit that lowers the waiter's bound (dmsg_sim_log_add pokes it then):
+ * at 128 PEs every deposit to a PE in an order wait woke it to look at
+ * every PE's bound and park again. */
 void dmsg_sim_sched_poke(sim_state *s, int pe)
 {
-    if (s->sched && pe != s->tp->rank && atomic_load(&pe_words(s, pe)->why) != SIM_PARK_COLL)
+    uint32_t why;
+    if (s->sched && pe != s->tp->rank &&
+        (why = atomic_load(&pe_words(s, pe)->why)) != SIM_PARK_COLL && why != SIM_PARK_ORDER)
         ready_if_parked(s, pe);
 }
 
