@@ -34,9 +34,9 @@
  *
  * What a program must not do under it: wait for another PE by spinning on
  * memory (a flag in the symmetric heap) without a dmsg call that can block:
- * the other PE never runs. dmsg_wait_until, dmsg_await, dmsg_test and the
- * counter reads in a loop (a PE that reads a counter 64 times without any
- * other call lets the others run) are fine. */
+ * the other PE never runs. dmsg_wait_until, dmsg_await, dmsg_test and
+ * counter reads in a loop (a poll that finds nothing hands over:
+ * sim_ctr_read) are fine. */
 #include <limits.h>
 #include <linux/futex.h>
 #include <math.h>
