@@ -697,6 +697,32 @@ Test(sim, kernels_are_deterministic_on_a_loaded_host, .timeout = 900)
     }
 }
 
+/* A poll that finds nothing hands the run token over (sim_ctr_read): postal
+ * programs that poll with nrecv and probe, and RRMSG's that poll with
+ * dmsg_rr_test, finish under the scheduler. Before, the matching work each
+ * fruitless nrecv books reset the poll count, so the poller never handed
+ * over and the PE it waited for never ran (seed 4: "nrecv polled in vain"
+ * after DMSG_TIMEOUT). */
+Test(sim, scheduler_hands_over_when_a_poll_finds_nothing, .timeout = 900)
+{
+    static char err[4096];
+    char prog[512];
+    snprintf(prog, sizeof prog, "%s/tests/pe_prog", build());
+    for (int seed = 2; seed <= 5; seed++) {
+        char env[256];
+        snprintf(env, sizeof env,
+                 "DMSG_TRANSPORT=sim DMSG_SIM_SCHED=1 DMSG_TIMEOUT=120 DMSG_POSTAL_MAILBOX=1K "
+                 "PE_POSTAL_SEED=%d",
+                 seed);
+        cr_assert_eq(run(env, 2 + seed % 2, prog, "postal_random", NULL, 0, err, sizeof err), 0,
+                     "postal_random, seed %d: %s", seed, err);
+        snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_SIM_SCHED=1 DMSG_TIMEOUT=120 PE_RR_SEED=%d",
+                 seed);
+        cr_assert_eq(run(env, 3 + seed % 2, prog, "rr_random_test", NULL, 0, err, sizeof err), 0,
+                     "rr_random_test, seed %d: %s", seed, err);
+    }
+}
+
 /* ---- The postal and RRMSG baselines against the model (tests/simpe: case
  * baselines; docs/simulator.md, "The postal and RRMSG baselines"). One
  * transfer of n doubles read every sx words at PE 0 and written every sy

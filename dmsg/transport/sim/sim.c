@@ -157,6 +157,7 @@ static double account(dmsg_tp *tp, const dmsg_op *op, int nonblocking)
 {
     sim_state *s = tp->priv;
     sim_transfer tx, *x = &tx;
+    sim_acted(s);
     dmsg_sim_describe(op, x);
     x->nonblocking = nonblocking;
     if (x->pe != s->partner && x->pe != tp->rank) {
@@ -266,6 +267,7 @@ static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint
     int on_bytes = bytes_mode == SIM_TAKE_BYTES;
     ctr_need need = {tp, slot, on_bytes, n};
     int blocks = !ctr_there(&need);
+    sim_acted(s); /* a PE that awaits is not polling (sim_ctr_read) */
     if (blocks)
         dmsg_sim_order_block(s, slot, bytes_mode, n);
     /* Under the scheduler the others run until the count is there; shm's
@@ -282,18 +284,35 @@ static dmsg_status sim_ctr_wait(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint
     return st;
 }
 
-/* A program (or the checker) that reads a counter in a loop waits for
- * other PEs: under the scheduler a PE that reads counters more often
- * without another op in between than a look at every partner's counter
- * four times takes (postal's progress reads one per partner) lets them
- * run. */
+/* A counter read is how every poll looks for news (postal's nrecv and probe
+ * walk every partner's counter; a program may read one in a loop): under
+ * the scheduler a read that finds nothing new is a hand-over point, else a
+ * PE that polls for something another PE has still to send would never let
+ * that PE run. "Nothing new": no update (deposit, atomic, signal) has
+ * reached this PE since its last read (its log's `news`; not the arrival
+ * log's record number, which stops while the log is full), and this PE has not
+ * communicated since (a deposit, fetch, atomic or signal: a PE that sends
+ * is not polling). Modelled work between the reads (the matching every
+ * fruitless nrecv books) does not count: before, it reset the count, and a
+ * polling PE never handed over. Nor does an await (a PE that blocks is
+ * not polling). The PE pauses once its fruitless reads outnumber two looks
+ * at every partner's counter (postal's progress reads one per partner:
+ * a blocking receive makes one fruitless pass and then awaits its bell,
+ * so only a program's poll loop gets there) plus a few. */
 static dmsg_status sim_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint64_t *bytes)
 {
     sim_state *s = tp->priv;
-    if (s->sched && ++s->polls % (4 * (uint32_t)s->tp->npes + 64) == 0) {
-        dmsg_status st = dmsg_sim_sched_pause(s, SIM_PARK_POLL);
-        if (st)
-            return st;
+    if (s->sched) {
+        uint32_t news = atomic_load(&dmsg_sim_log_of(s, s->tp->rank)->news);
+        if (news != s->seen_news) {
+            s->seen_news = news;
+            s->polls = 0;
+        } else if (++s->polls > 2 * (uint32_t)s->tp->npes + SIM_POLL_SLACK) {
+            s->polls = 0;
+            dmsg_status st = dmsg_sim_sched_pause(s, SIM_PARK_POLL);
+            if (st)
+                return st;
+        }
     }
     return dmsg_shm_ctr_read(tp, slot, msgs, bytes);
 }

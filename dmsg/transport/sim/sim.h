@@ -69,7 +69,9 @@ typedef struct sim_state {
     double coll_time;    /* the clock every PE left the last of them with */
     uint32_t mark;       /* own log's `adds` when the caller last looked (horizon) */
     int sched;           /* runs under the scheduler (sim_sched.c) */
-    uint32_t polls;      /* counter reads since the last op (a poll loop: sim_ctr_read) */
+    uint32_t polls;      /* counter reads that found nothing new since this PE last
+                          * communicated (sim_ctr_read) */
+    uint32_t seen_news;  /* own log's `news` at the last counter read */
     double t[SIM_T_N];
     /* DMSG_SIM_TOPOLOGY=1 (sim_topo.c); topo NULL: off. */
     struct sim_topo_run *topo;
@@ -77,6 +79,13 @@ typedef struct sim_state {
     double topo_c; /* the congestion the deposit being costed meets on its route; 0: none */
     dmsg_status topo_st; /* a turn's wait that failed (DMSG_TIMEOUT) */
 } sim_state;
+
+/* This PE communicates or waits (a deposit, fetch, atomic, signal, counter
+ * wait or order wait): it is not in a poll that finds nothing (sim_ctr_read). */
+static inline void sim_acted(sim_state *s)
+{
+    s->polls = 0;
+}
 
 /* Advances the clock to t (if later), charging the difference to category k. */
 static inline void sim_advance_to(sim_state *s, double t, int k)
@@ -175,6 +184,8 @@ typedef struct sim_log {
     _Atomic uint32_t adds;     /* number of the last record added (wraps, skipping 0) */
     _Atomic uint64_t wstamp;   /* bits of the latest arrival of any update to this PE's
                                 * words (deposit, atomic, signal): point-to-point waits */
+    _Atomic uint32_t news;     /* updates to this PE's words so far (wraps): a poll that
+                                * sees it unchanged found nothing new (sim_ctr_read) */
     uint32_t blk_bytes;        /* a blocked await (under the lock): bytes mode, */
     uint64_t blk_n;            /* its count, */
     double blk_clock;          /* and the clock it waits from */
@@ -237,6 +248,8 @@ void dmsg_sim_order_wake(sim_log *l);
  * a futex. A PE gives the run token away only where it blocks. */
 enum { SIM_S_READY, SIM_S_RUN, SIM_S_PARKED, SIM_S_OFF };
 enum { SIM_PARK_DATA, SIM_PARK_COLL, SIM_PARK_ORDER, SIM_PARK_POLL };
+/* Fruitless counter reads beyond two per PE before a poll hands over. */
+#define SIM_POLL_SLACK 8u
 /* Whether this job runs under the scheduler (DMSG_SIM_SCHED). */
 static inline int sim_sched_on(const sim_state *s)
 {

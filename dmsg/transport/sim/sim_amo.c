@@ -27,6 +27,7 @@ void dmsg_sim_word_stamp(sim_state *s, int pe, double t)
     uint64_t want = dbits(t), have = atomic_load(&l->wstamp);
     while (have < want && !atomic_compare_exchange_weak(&l->wstamp, &have, want))
         ;
+    atomic_fetch_add_explicit(&l->news, 1, memory_order_relaxed);
     /* The update's own stores (plain copies too) come after the stamp. */
     dmsg_fence_seq_cst(); /* a release (a full fence: see fence.h) */
     dmsg_sim_sched_poke(s, pe); /* a PE parked on its words may go on */
@@ -34,6 +35,7 @@ void dmsg_sim_word_stamp(sim_state *s, int pe, double t)
 
 static void switch_partner(sim_state *s, int pe)
 {
+    sim_acted(s);
     if (pe != s->partner && pe != s->tp->rank) {
         sim_charge(s, s->m.partner_us * 1e-6, SIM_T_TRANSFER);
         s->partner = pe;

@@ -116,6 +116,8 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
         atomic_fetch_add(&dmsg_sim_log_of(s, 0)->epoch, 1);
     if (any)
         dmsg_sim_order_wake(l);
+    if (any && lowered) /* the only deposits that can end an order wait early */
+        dmsg_sim_sched_poke_why(s, pe, SIM_PARK_ORDER);
 }
 
 double dmsg_sim_log_next(sim_state *s, double clock, double t, uint32_t mark)

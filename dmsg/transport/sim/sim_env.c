@@ -20,10 +20,9 @@ static const dmsg_env_entry rows[] = {
      F(fetch)},
     {"DMSG_SIM_REPORT", DMSG_ENV_BOOL, "0",
      "sim: PE 0 prints every PE's virtual time breakdown at dmsg_finalize", F(report)},
-    {"DMSG_SIM_SCHED", DMSG_ENV_BOOL, "0",
+    {"DMSG_SIM_SCHED", DMSG_ENV_BOOL, "1",
      "sim: 1 = one PE process runs at a time, the least virtual clock first (deterministic, no "
-     "spinning; a PE that polls with non-blocking calls can stall it: docs/simulator.md); 0 = "
-     "every PE runs freely",
+     "spinning: docs/simulator.md); 0 = every PE runs freely, as before the scheduler",
      F(sched)},
     {"DMSG_SIM_TOPOLOGY", DMSG_ENV_BOOL, "0",
      "sim: 1 = each deposit routed through the machine's torus or mesh and charged the "

@@ -68,7 +68,16 @@ void dmsg_sim_order_wake(sim_log *l)
 }
 
 /* This PE's bound rose from ob to nb (bits): wake the order waits whose
- * threshold it may have been the last to reach. */
+ * threshold it may have been the last to reach. A wait can go on only once
+ * every other PE's bound is at its threshold, so only those are woken: the
+ * least and the second least bound of all PEs give each waiter the least
+ * of the others'. That plain least is never below what the waiter's own
+ * look (bound_of, which can only lower a bound) will find, so a waiter left
+ * asleep could not have gone on; it stays registered in `want`, and the
+ * next rise across it looks again. Before, every waiter whose threshold
+ * this one PE had passed was woken, to find mostly that another PE was
+ * still below it: at 128 PEs RRMSG's order waits spent the host's time in
+ * those wake-ups and their horizons. */
 static void raised(sim_state *s, uint64_t ob, uint64_t nb)
 {
     sim_log *l0 = dmsg_sim_log_of(s, 0);
@@ -76,12 +85,21 @@ static void raised(sim_state *s, uint64_t ob, uint64_t nb)
     if (!w || !(ob < ~w && nb >= ~w))
         return;
     atomic_store(&l0->want, 0);
+    uint64_t lo = UINT64_MAX, lo2 = UINT64_MAX;
+    int lo_pe = -1;
+    for (int p = 0; p < s->tp->npes; p++) {
+        uint64_t b = atomic_load(&dmsg_sim_log_of(s, p)->lb);
+        if (b < lo)
+            lo2 = lo, lo = b, lo_pe = p;
+        else if (b < lo2)
+            lo2 = b;
+    }
     for (int p = 0; p < s->tp->npes; p++) {
         sim_log *l = dmsg_sim_log_of(s, p);
         if (p == s->tp->rank || atomic_load(&l->wait) != SIM_WAIT_ANY)
             continue;
         uint64_t thr = atomic_load(&l->thr);
-        if (thr <= nb) {
+        if (thr <= nb && thr <= (p == lo_pe ? lo2 : lo)) {
             atomic_fetch_add(&l->inbox, 1);
             dmsg_sim_order_wake(l);
             dmsg_sim_sched_poke_why(s, p, SIM_PARK_ORDER);
@@ -101,7 +119,6 @@ static void set_bound(sim_state *s, sim_log *l, double b)
 
 void dmsg_sim_order_publish(sim_state *s)
 {
-    s->polls = 0;
     set_bound(s, dmsg_sim_log_of(s, s->tp->rank), s->clock);
 }
 
@@ -185,6 +202,7 @@ dmsg_status dmsg_sim_order_wait(dmsg_tp *tp, double t)
     sim_log *l = dmsg_sim_log_of(s, s->tp->rank), *l0 = dmsg_sim_log_of(s, 0);
     double lat = dmsg_sim_cost_latency(s);
     dmsg_status st = DMSG_OK;
+    sim_acted(s); /* a PE that waits is not polling (sim_ctr_read) */
     dmsg_sim_log_lock(l);
     atomic_store(&l->wait, SIM_WAIT_ANY);
     uint64_t nb = dbits(dmsg_sim_log_next(s, s->clock, t, s->mark));

@@ -34,9 +34,9 @@
  *
  * What a program must not do under it: wait for another PE by spinning on
  * memory (a flag in the symmetric heap) without a dmsg call that can block:
- * the other PE never runs. dmsg_wait_until, dmsg_await, dmsg_test and the
- * counter reads in a loop (a PE that reads a counter 64 times without any
- * other call lets the others run) are fine. */
+ * the other PE never runs. dmsg_wait_until, dmsg_await, dmsg_test and
+ * counter reads in a loop (a poll that finds nothing hands over:
+ * sim_ctr_read) are fine. */
 #include <limits.h>
 #include <linux/futex.h>
 #include <math.h>
@@ -92,7 +92,16 @@ static int sweep(sim_state *s)
     return n;
 }
 
-/* Sleeps until this PE holds the token again. */
+/* A wait ran past DMSG_TIMEOUT; this PE holds the token and goes on (the
+ * program sees the error: that is progress, not a deadlock). */
+static dmsg_status timed_out(sim_state *s)
+{
+    atomic_store(&sim_job(s)->idle, 0);
+    return DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s", s->shm.wait->timeout);
+}
+
+/* Sleeps until this PE holds the token again (or, past the deadline, takes
+ * it where nobody holds it). */
 static dmsg_status sleep_for_token(sim_state *s, double deadline)
 {
     sim_ctr_words *me = pe_words(s, s->tp->rank);
@@ -102,9 +111,17 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
             return DMSG_OK;
         if (dmsg_boot_aborted(s->shm.boot))
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
-        if (deadline && dmsg_clock_now() > deadline)
-            return DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited longer than DMSG_TIMEOUT=%g s",
-                             s->shm.wait->timeout);
+        /* A wait times out only where nobody runs (a deadlock): it takes
+         * the token first, so that the program goes on as the one PE that
+         * runs. Where another PE holds it, the job is busy, not stuck: it
+         * gets the token when that PE blocks, and sched_block looks at the
+         * deadline then. */
+        int32_t none = -1;
+        if (deadline && dmsg_clock_now() > deadline &&
+            atomic_compare_exchange_strong(&sim_job(s)->owner, &none, s->tp->rank)) {
+            atomic_store(&me->state, SIM_S_RUN);
+            return timed_out(s);
+        }
         struct timespec ts = {0, SIM_SCHED_SLICE_NS};
         syscall(SYS_futex, (uint32_t *)&me->go, FUTEX_WAIT, v, &ts, NULL, 0);
     }
@@ -158,6 +175,8 @@ dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void 
         dmsg_status st = yield_token(s, deadline);
         if (st)
             return st;
+        if (deadline && dmsg_clock_now() > deadline && !ready(arg))
+            return timed_out(s);
     }
 }
 
@@ -182,10 +201,15 @@ static void ready_if_parked(sim_state *s, int pe)
 
 /* An update cannot end a collective: a PE parked in one stays parked
  * (a transpose's deposits to PEs already in the next barrier would each
- * cost a hand-off for nothing). */
+ * cost a hand-off for nothing). Nor an order wait, unless it is a counted
+ * deposit that lowers the waiter's bound (dmsg_sim_log_add pokes it then):
+ * at 128 PEs every deposit to a PE in an order wait woke it to look at
+ * every PE's bound and park again. */
 void dmsg_sim_sched_poke(sim_state *s, int pe)
 {
-    if (s->sched && pe != s->tp->rank && atomic_load(&pe_words(s, pe)->why) != SIM_PARK_COLL)
+    uint32_t why;
+    if (s->sched && pe != s->tp->rank &&
+        (why = atomic_load(&pe_words(s, pe)->why)) != SIM_PARK_COLL && why != SIM_PARK_ORDER)
         ready_if_parked(s, pe);
 }
 
