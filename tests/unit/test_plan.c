@@ -560,6 +560,22 @@ static int group_move(const dmsg_piece *pc, size_t n, size_t elem, char *dst, co
     return had;
 }
 
+/* The pieces PE p sends PE q under as (malloc'd, *k of them), and in want
+ * (wbytes, cleared first) what they write there, moved one by one. */
+static dmsg_piece *pair_pieces(const dmsg_assign *as, int np, int p, int q, const char *src,
+                               char *want, size_t wbytes, size_t *k)
+{
+    cr_assert_eq(dmsg_assign_pieces(as, np, p, q, NULL, 0, k), DMSG_OK);
+    dmsg_piece *pc = malloc((*k ? *k : 1) * sizeof *pc);
+    cr_assert(pc != NULL);
+    cr_assert_eq(dmsg_assign_pieces(as, np, p, q, pc, *k, k), DMSG_OK);
+    memset(want, 0, wbytes);
+    for (size_t i = 0; i < *k; i++)
+        dmsg_copy_section(want + pc[i].dst_off, &pc[i].dst, src + pc[i].src_off, &pc[i].src, 8,
+                          NULL);
+    return pc;
+}
+
 Test(group, periodic_groups_move_what_the_pieces_do)
 {
     /* Every BLOCK/CYCLIC pair at odd sizes (below, near and far above the
@@ -588,13 +604,7 @@ Test(group, periodic_groups_move_what_the_pieces_do)
                         for (int p = 0; p < np; p++)
                             for (int q = 0; q < np; q++) {
                                 size_t k;
-                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, NULL, 0, &k), DMSG_OK);
-                                dmsg_piece *pc = malloc((k ? k : 1) * sizeof *pc);
-                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, pc, k, &k), DMSG_OK);
-                                memset(want, 0, b.bytes);
-                                for (size_t i = 0; i < k; i++)
-                                    dmsg_copy_section(want + pc[i].dst_off, &pc[i].dst,
-                                                      src + pc[i].src_off, &pc[i].src, 8, NULL);
+                                dmsg_piece *pc = pair_pieces(&as, np, p, q, src, want, b.bytes, &k);
                                 for (int packed = 0; packed < 2; packed++) {
                                     memset(got, 0, b.bytes);
                                     groups += (size_t)group_move(pc, k, 8, got, src, packed, stream);
@@ -642,13 +652,7 @@ Test(group, slices_move_what_the_pieces_do)
                         for (int p = 0; p < np; p++)
                             for (int q = 0; q < np; q++) {
                                 size_t k;
-                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, NULL, 0, &k), DMSG_OK);
-                                dmsg_piece *pc = malloc((k ? k : 1) * sizeof *pc);
-                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, pc, k, &k), DMSG_OK);
-                                memset(want, 0, b.bytes);
-                                for (size_t i = 0; i < k; i++)
-                                    dmsg_copy_section(want + pc[i].dst_off, &pc[i].dst,
-                                                      src + pc[i].src_off, &pc[i].src, 8, NULL);
+                                dmsg_piece *pc = pair_pieces(&as, np, p, q, src, want, b.bytes, &k);
                                 for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
                                     plan_group *g = NULL;
                                     cr_assert_eq(dmsg_plan_group_build(pc, k, 8, &g), DMSG_OK);
