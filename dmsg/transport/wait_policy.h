@@ -125,4 +125,10 @@ double dmsg_tp_yield_s(const struct dmsg_tp_conf *conf, double auto_s);
  * whole time slice). Cheap: a coarse clock read per call. */
 int dmsg_tp_host_loaded(void);
 
+/* The smoothed count of runnable tasks after a sample of r (the host is
+ * loaded above cores + 0.5): running smoothed over about four samples, the
+ * first sample (first != 0) capped at cores, so that start-up alone never
+ * makes the host loaded. */
+double dmsg_tp_load_smooth(double running, int first, double r, long cores);
+
 #endif

@@ -122,3 +122,23 @@ Test(wait, spinning_waits_tell_the_next_ones)
     if (!dmsg_tp_host_loaded())
         cr_assert_eq(w.limit, autov.spin_polls, "full spins again");
 }
+
+/* The load's smoothing: a first sample taken while a job starts (many
+ * runnable tasks) does not make the host loaded by itself; a host that
+ * stays loaded does within a few samples; a host whose only runnable
+ * tasks are the job's own PEs on its cores never does. */
+Test(wait, load_first_sample_does_not_make_the_host_loaded)
+{
+    const long cores = 2;
+    const double loaded = (double)cores + 0.5; /* the verdict's threshold */
+    double run = dmsg_tp_load_smooth(0, 1, 7, cores);
+    cr_assert_leq(run, (double)cores, "first sample of 7 on 2 cores: %g", run);
+    cr_assert_eq(dmsg_tp_load_smooth(0, 1, 1, cores), 1.0);
+    for (int i = 0; i < 50; i++)
+        run = dmsg_tp_load_smooth(run, 0, 2, cores);
+    cr_assert_lt(run, loaded, "two PEs on two cores read as loaded: %g", run);
+    int samples = 0;
+    for (run = dmsg_tp_load_smooth(0, 1, 4, cores); run <= loaded && samples < 10; samples++)
+        run = dmsg_tp_load_smooth(run, 0, 4, cores);
+    cr_assert_leq(samples, 3, "four runnable tasks on 2 cores took %d samples to count", samples);
+}
