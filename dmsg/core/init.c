@@ -172,6 +172,7 @@ int dmsg_finalize(void)
     if (g->coll_fini)
         g->coll_fini(g->coll);
     g->tp.ops->finalize(&g->tp);
+    dmsg_wait_policy_end();
     dmsg_boot_end(&g->boot);
     free(g->ctr_team);
     free(g->coll_buf);

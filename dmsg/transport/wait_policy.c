@@ -114,6 +114,7 @@ int dmsg_tp_host_loaded(void)
     return host_loaded_at(coarse_now());
 }
 
+
 /* ------------------------------------------------------------ the policy */
 
 void dmsg_wait_policy_init(dmsg_wait_policy *p, const dmsg_tp_conf *conf, int npes,
@@ -256,4 +257,18 @@ dmsg_status dmsg_waiter_fail(const dmsg_waiter *w, dmsg_wait_act act, const char
         return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
     return DMSG_FAIL(DMSG_ERR_TIMEOUT, "waited %g s for %s (DMSG_TIMEOUT); a peer may have died",
                      w->pol->timeout, what);
+}
+
+void dmsg_wait_policy_end(void)
+{
+    /* What the waits learnt about this host ends with the job, and the
+     * load sampler's descriptor with it. */
+    if (load.fd >= 0)
+        close(load.fd);
+    load.fd = -2;
+    load.running = 0;
+    load.next = 0;
+    recent.wasted = 0;
+    recent.probe_every = PROBE_MIN;
+    recent.since_probe = 0;
 }

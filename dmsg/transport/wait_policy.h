@@ -131,4 +131,9 @@ int dmsg_tp_host_loaded(void);
  * makes the host loaded. */
 double dmsg_tp_load_smooth(double running, int first, double r, long cores);
 
+/* Forgets what the waits learnt (the load sample, the spin history) and
+ * closes the load sampler's descriptor: called by dmsg_finalize, so that no
+ * state of a job outlives it. */
+void dmsg_wait_policy_end(void);
+
 #endif

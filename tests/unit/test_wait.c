@@ -1,3 +1,7 @@
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 /* The one wait policy (dmsg/transport/wait_policy.h): what a wait does after
  * each empty poll, under fixed and automatic settings, its deadline, and
  * the core's dmsg_wait that now follows it. */
@@ -141,4 +145,37 @@ Test(wait, load_first_sample_does_not_make_the_host_loaded)
     for (run = dmsg_tp_load_smooth(0, 1, 4, cores); run <= loaded && samples < 10; samples++)
         run = dmsg_tp_load_smooth(run, 0, 4, cores);
     cr_assert_leq(samples, 3, "four runnable tasks on 2 cores took %d samples to count", samples);
+}
+
+/* Descriptors of this process open on /proc/loadavg. */
+static int loadavg_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    cr_assert(d != NULL);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char path[300], target[256];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t k = readlink(path, target, sizeof target - 1);
+        if (k > 0) {
+            target[k] = '\0';
+            n += strcmp(target, "/proc/loadavg") == 0;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* What the waits learnt ends with the job (dmsg_finalize calls
+ * dmsg_wait_policy_end): the load sampler's descriptor is closed, and a
+ * later job samples afresh. */
+Test(wait, policy_state_ends)
+{
+    (void)dmsg_tp_host_loaded(); /* opens the sampler */
+    cr_assert_eq(loadavg_fds(), 1, "the sampler holds one descriptor");
+    dmsg_wait_policy_end();
+    cr_assert_eq(loadavg_fds(), 0, "the sampler's descriptor outlived the job");
+    (void)dmsg_tp_host_loaded();
+    cr_assert_eq(loadavg_fds(), 1, "a later job samples again");
+    dmsg_wait_policy_end();
 }
