@@ -286,6 +286,28 @@ static dmsg_status bad_range(parse_ctx *pc, const key_def *k, const char *val)
                 k->pos ? "above " : "", k->lo, k->hi, *k->unit ? " " : "", k->unit);
 }
 
+/* The keys whose value is one of two words, each naming an int. */
+typedef struct word_value {
+    const char *word;
+    int value;
+} word_value;
+static const word_value barrier_words[] = {{"hardware", DMSG_BARRIER_HARDWARE},
+                                           {"tree", DMSG_BARRIER_TREE}};
+static const word_value chain_words[] = {{"adp", DMSG_CHAIN_ADP},
+                                         {"processor", DMSG_CHAIN_PROCESSOR}};
+static const word_value topo_words[] = {{"torus", DMSG_TOPO_TORUS}, {"mesh", DMSG_TOPO_MESH}};
+
+static dmsg_status pick_word(parse_ctx *pc, const char *key, const char *val,
+                             const word_value w[2], char *field)
+{
+    for (int i = 0; i < 2; i++)
+        if (!strcmp(val, w[i].word)) {
+            memcpy(field, &w[i].value, sizeof w[i].value);
+            return DMSG_OK;
+        }
+    return perr(pc, "bad %s '%s' (%s, %s)", key, val, w[0].word, w[1].word);
+}
+
 static dmsg_status set_value(parse_ctx *pc, dmsg_machine *m, const key_def *k, char *val)
 {
     char *field = (char *)m + k->off;
@@ -352,32 +374,11 @@ static dmsg_status set_value(parse_ctx *pc, dmsg_machine *m, const key_def *k, c
         return DMSG_OK;
     }
     case V_BARRIER:
-        if (!strcmp(val, "hardware"))
-            n = DMSG_BARRIER_HARDWARE;
-        else if (!strcmp(val, "tree"))
-            n = DMSG_BARRIER_TREE;
-        else
-            return perr(pc, "bad barrier.kind '%s' (hardware, tree)", val);
-        memcpy(field, &n, sizeof n);
-        return DMSG_OK;
+        return pick_word(pc, "barrier.kind", val, barrier_words, field);
     case V_CHAIN:
-        if (!strcmp(val, "adp"))
-            n = DMSG_CHAIN_ADP;
-        else if (!strcmp(val, "processor"))
-            n = DMSG_CHAIN_PROCESSOR;
-        else
-            return perr(pc, "bad chained.form '%s' (adp, processor)", val);
-        memcpy(field, &n, sizeof n);
-        return DMSG_OK;
+        return pick_word(pc, "chained.form", val, chain_words, field);
     case V_TOPO:
-        if (!strcmp(val, "torus"))
-            n = DMSG_TOPO_TORUS;
-        else if (!strcmp(val, "mesh"))
-            n = DMSG_TOPO_MESH;
-        else
-            return perr(pc, "bad topo.kind '%s' (torus, mesh)", val);
-        memcpy(field, &n, sizeof n);
-        return DMSG_OK;
+        return pick_word(pc, "topo.kind", val, topo_words, field);
     }
     return perr(pc, "internal: key kind");
 }
