@@ -14,20 +14,12 @@
 #include "dmsg/model/ctm.h"
 #include "dmsg/model/machine.h"
 #include "tests/figures.h"
-
-/* The call's status, with its detail (dmsg_last_error) copied into err. */
-static dmsg_status detail(dmsg_status st, char *err, size_t len)
-{
-    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
-    return st;
-}
+#include "tests/unit/detail.h"
 
 /* dmsg_machine_load with its detail (dmsg_last_error) copied into err. */
 static dmsg_status load_machine(const char *name, dmsg_machine *m, char *err, size_t len)
 {
-    dmsg_status st = dmsg_machine_load(name, m);
-    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
-    return st;
+    return detail(dmsg_machine_load(name, m), err, len);
 }
 
 static dmsg_machine load(const char *name)

@@ -9,13 +9,7 @@
 #include "dmsg/plan/registry.h"
 #include "dmsg/transport/sim/sim.h"
 #include "dmsg/transport/transport.h"
-
-/* The call's status, with its detail (dmsg_last_error) copied into err. */
-static dmsg_status detail(dmsg_status st, char *err, size_t len)
-{
-    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
-    return st;
-}
+#include "tests/unit/detail.h"
 
 /* Every table of this build, through the settings registry. */
 static const dmsg_env_table *table(size_t k)

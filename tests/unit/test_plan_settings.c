@@ -6,13 +6,7 @@
 #include <string.h>
 #include "dmsg/plan/settings.h"
 #include "dmsg_plan.h"
-
-/* The call's status, with its detail (dmsg_last_error) copied into err. */
-static dmsg_status detail(dmsg_status st, char *err, size_t len)
-{
-    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
-    return st;
-}
+#include "tests/unit/detail.h"
 
 static void clear(void)
 {

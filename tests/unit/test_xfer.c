@@ -7,13 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "dmsg/xfer/xfer.h"
-
-/* The call's status, with its detail (dmsg_last_error) copied into err. */
-static dmsg_status detail(dmsg_status st, char *err, size_t len)
-{
-    snprintf(err, len, "%s", st ? dmsg_last_error() : "");
-    return st;
-}
+#include "tests/unit/detail.h"
 
 /* ------------------------------------------------------------- helpers */
 
