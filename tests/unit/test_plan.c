@@ -2,6 +2,7 @@
  * assignment checks, and the closed-form pieces, compared element by element
  * with a serial evaluation for random statements on 1 to 64 PEs. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg_plan.h"
@@ -560,20 +561,81 @@ static int group_move(const dmsg_piece *pc, size_t n, size_t elem, char *dst, co
     return had;
 }
 
-/* The pieces PE p sends PE q under as (malloc'd, *k of them), and in want
- * (wbytes, cleared first) what they write there, moved one by one. */
-static dmsg_piece *pair_pieces(const dmsg_assign *as, int np, int p, int q, const char *src,
-                               char *want, size_t wbytes, size_t *k)
+/* One pair's case of the group tests: PE p's pieces for PE q under a
+ * redistribution, the source, what the pieces write moved one by one
+ * (want), and a buffer of the destination's size to move them into. */
+typedef struct pair_case {
+    const dmsg_piece *pc;
+    size_t k;
+    const char *src;
+    const char *want;
+    char *got;
+    size_t bytes; /* of want and got */
+    char label[96];
+} pair_case;
+
+typedef void (*pair_fn)(const pair_case *c, void *ctx);
+
+/* Every BLOCK/CYCLIC pair (pblocks x pblocks, four section variants) at
+ * each size and PE count, every (p, q) of it, handed to fn. */
+static void each_pair(const size_t *sizes, size_t nsizes, const int *pes, size_t npes, pair_fn fn,
+                      void *ctx)
 {
-    cr_assert_eq(dmsg_assign_pieces(as, np, p, q, NULL, 0, k), DMSG_OK);
-    dmsg_piece *pc = malloc((*k ? *k : 1) * sizeof *pc);
-    cr_assert(pc != NULL);
-    cr_assert_eq(dmsg_assign_pieces(as, np, p, q, pc, *k, k), DMSG_OK);
-    memset(want, 0, wbytes);
-    for (size_t i = 0; i < *k; i++)
-        dmsg_copy_section(want + pc[i].dst_off, &pc[i].dst, src + pc[i].src_off, &pc[i].src, 8,
-                          NULL);
-    return pc;
+    for (size_t si = 0; si < nsizes; si++)
+        for (size_t pi = 0; pi < npes; pi++)
+            for (size_t x = 0; x < NPBLOCKS; x++)
+                for (size_t y = 0; y < NPBLOCKS; y++)
+                    for (int v = 0; v < 4; v++) {
+                        size_t n = sizes[si];
+                        int np = pes[pi];
+                        dmsg_darray a, b;
+                        dmsg_assign as;
+                        if (!ppair(n, pblocks[x], pblocks[y], np, v, &a, &b, &as)) continue;
+                        char *src = malloc(a.bytes), *want = malloc(b.bytes);
+                        char *got = malloc(b.bytes);
+                        cr_assert(src && want && got);
+                        for (size_t i = 0; i < a.bytes; i++)
+                            src[i] = (char)(i * 13 + 7);
+                        for (int p = 0; p < np; p++)
+                            for (int q = 0; q < np; q++) {
+                                pair_case c = {.src = src, .want = want, .got = got,
+                                               .bytes = b.bytes};
+                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, NULL, 0, &c.k),
+                                             DMSG_OK);
+                                dmsg_piece *pc = malloc((c.k ? c.k : 1) * sizeof *pc);
+                                cr_assert(pc != NULL);
+                                cr_assert_eq(dmsg_assign_pieces(&as, np, p, q, pc, c.k, &c.k),
+                                             DMSG_OK);
+                                memset(want, 0, b.bytes);
+                                for (size_t i = 0; i < c.k; i++)
+                                    dmsg_copy_section(want + pc[i].dst_off, &pc[i].dst,
+                                                      src + pc[i].src_off, &pc[i].src, 8, NULL);
+                                c.pc = pc;
+                                snprintf(c.label, sizeof c.label,
+                                         "n %zu PEs %d blocks %zu -> %zu variant %d pair %d -> %d",
+                                         n, np, pblocks[x], pblocks[y], v, p, q);
+                                fn(&c, ctx);
+                                free(pc);
+                            }
+                        free(src);
+                        free(want);
+                        free(got);
+                    }
+}
+
+/* Moved as a group (direct and packed), the pieces write what they do one
+ * by one; counts the groups formed. */
+static void group_moves(const pair_case *c, void *ctx)
+{
+    size_t *groups = ctx;
+    char *stream = malloc(c->bytes ? c->bytes : 1);
+    cr_assert(stream != NULL);
+    for (int packed = 0; packed < 2; packed++) {
+        memset(c->got, 0, c->bytes);
+        *groups += (size_t)group_move(c->pc, c->k, 8, c->got, c->src, packed, stream);
+        cr_assert(memcmp(c->got, c->want, c->bytes) == 0, "%s packed %d", c->label, packed);
+    }
+    free(stream);
 }
 
 Test(group, periodic_groups_move_what_the_pieces_do)
@@ -586,41 +648,51 @@ Test(group, periodic_groups_move_what_the_pieces_do)
     static const size_t sizes[] = {5, 97, 1001, 4099};
     static const int pes[] = {1, 2, 3, 4, 5, 8};
     size_t groups = 0;
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-        for (size_t pi = 0; pi < sizeof pes / sizeof pes[0]; pi++)
-            for (size_t x = 0; x < NPBLOCKS; x++)
-                for (size_t y = 0; y < NPBLOCKS; y++)
-                    for (int v = 0; v < 4; v++) {
-                        size_t n = sizes[si];
-                        int np = pes[pi];
-                        dmsg_darray a, b;
-                        dmsg_assign as;
-                        if (!ppair(n, pblocks[x], pblocks[y], np, v, &a, &b, &as)) continue;
-                        char *src = malloc(a.bytes), *want = malloc(b.bytes);
-                        char *got = malloc(b.bytes), *stream = malloc(b.bytes);
-                        cr_assert(src && want && got && stream);
-                        for (size_t i = 0; i < a.bytes; i++)
-                            src[i] = (char)(i * 13 + 7);
-                        for (int p = 0; p < np; p++)
-                            for (int q = 0; q < np; q++) {
-                                size_t k;
-                                dmsg_piece *pc = pair_pieces(&as, np, p, q, src, want, b.bytes, &k);
-                                for (int packed = 0; packed < 2; packed++) {
-                                    memset(got, 0, b.bytes);
-                                    groups += (size_t)group_move(pc, k, 8, got, src, packed, stream);
-                                    cr_assert(memcmp(got, want, b.bytes) == 0,
-                                              "n %zu PEs %d blocks %zu -> %zu variant %d pair %d -> %d "
-                                              "packed %d",
-                                              n, np, pblocks[x], pblocks[y], v, p, q, packed);
-                                }
-                                free(pc);
-                            }
-                        free(src);
-                        free(want);
-                        free(got);
-                        free(stream);
-                    }
+    each_pair(sizes, sizeof sizes / sizeof sizes[0], pes, sizeof pes / sizeof pes[0], group_moves,
+              &groups);
     cr_assert_gt(groups, 0);
+}
+
+typedef struct slice_count {
+    size_t sliced, singles;
+} slice_count;
+
+/* Cut into slices of 1 byte to a few periods, each slice moved as its own
+ * periodic pattern, the group writes what the pieces do one by one. */
+static void slices_move(const pair_case *c, void *ctx)
+{
+    static const size_t windows[] = {1, 100, 1000};
+    slice_count *n = ctx;
+    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+        plan_group *g = NULL;
+        cr_assert_eq(dmsg_plan_group_build(c->pc, c->k, 8, &g), DMSG_OK);
+        if (g == NULL && c->k == 1) {
+            cr_assert_eq(dmsg_plan_group_single(c->pc, 8, &g), DMSG_OK);
+            n->singles += g != NULL;
+        }
+        if (g == NULL) continue;
+        cr_assert_eq(dmsg_plan_group_slice(g, windows[w]), DMSG_OK);
+        cr_assert_geq(g->slices, 1);
+        n->sliced += g->slices > 1;
+        memset(c->got, 0, c->bytes);
+        for (size_t i = 0; i < g->nrest; i++) {
+            const dmsg_piece *r = &c->pc[g->rest[i]];
+            dmsg_copy_section(c->got + r->dst_off, &r->dst, c->src + r->src_off, &r->src, 8, NULL);
+        }
+        uint64_t bytes = 0;
+        for (size_t s = 0; s < g->slices; s++) {
+            size_t r0;
+            dmsg_periodic per = dmsg_plan_group_slice_pattern(g, s, &r0);
+            cr_assert_eq(dmsg_periodic_check(&per, NULL, NULL), DMSG_OK);
+            bytes += per.bytes;
+            dmsg_copy_periodic(c->got + (ptrdiff_t)r0 * g->dstride,
+                               c->src + (ptrdiff_t)r0 * g->sstride, &per);
+        }
+        cr_assert_eq(bytes, g->bytes);
+        cr_assert(memcmp(c->got, c->want, c->bytes) == 0, "%s window %zu: %zu slices", c->label,
+                  windows[w], g->slices);
+        dmsg_plan_group_free(g);
+    }
 }
 
 Test(group, slices_move_what_the_pieces_do)
@@ -633,68 +705,11 @@ Test(group, slices_move_what_the_pieces_do)
      * lone pieces of short runs as groups (dmsg_plan_group_single). */
     static const size_t sizes[] = {97, 4099};
     static const int pes[] = {1, 2, 3, 4, 8};
-    static const size_t windows[] = {1, 100, 1000};
-    size_t sliced = 0, singles = 0;
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-        for (size_t pi = 0; pi < sizeof pes / sizeof pes[0]; pi++)
-            for (size_t x = 0; x < NPBLOCKS; x++)
-                for (size_t y = 0; y < NPBLOCKS; y++)
-                    for (int v = 0; v < 4; v++) {
-                        size_t n = sizes[si];
-                        int np = pes[pi];
-                        dmsg_darray a, b;
-                        dmsg_assign as;
-                        if (!ppair(n, pblocks[x], pblocks[y], np, v, &a, &b, &as)) continue;
-                        char *src = malloc(a.bytes), *want = malloc(b.bytes), *got = malloc(b.bytes);
-                        cr_assert(src && want && got);
-                        for (size_t i = 0; i < a.bytes; i++)
-                            src[i] = (char)(i * 13 + 7);
-                        for (int p = 0; p < np; p++)
-                            for (int q = 0; q < np; q++) {
-                                size_t k;
-                                dmsg_piece *pc = pair_pieces(&as, np, p, q, src, want, b.bytes, &k);
-                                for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
-                                    plan_group *g = NULL;
-                                    cr_assert_eq(dmsg_plan_group_build(pc, k, 8, &g), DMSG_OK);
-                                    if (g == NULL && k == 1) {
-                                        cr_assert_eq(dmsg_plan_group_single(pc, 8, &g), DMSG_OK);
-                                        singles += g != NULL;
-                                    }
-                                    if (g == NULL) continue;
-                                    cr_assert_eq(dmsg_plan_group_slice(g, windows[w]), DMSG_OK);
-                                    cr_assert_geq(g->slices, 1);
-                                    sliced += g->slices > 1;
-                                    memset(got, 0, b.bytes);
-                                    for (size_t i = 0; i < g->nrest; i++) {
-                                        const dmsg_piece *r = &pc[g->rest[i]];
-                                        dmsg_copy_section(got + r->dst_off, &r->dst,
-                                                          src + r->src_off, &r->src, 8, NULL);
-                                    }
-                                    uint64_t bytes = 0;
-                                    for (size_t s = 0; s < g->slices; s++) {
-                                        size_t r0;
-                                        dmsg_periodic per = dmsg_plan_group_slice_pattern(g, s, &r0);
-                                        cr_assert_eq(dmsg_periodic_check(&per, NULL, NULL), DMSG_OK);
-                                        bytes += per.bytes;
-                                        dmsg_copy_periodic(got + (ptrdiff_t)r0 * g->dstride,
-                                                           src + (ptrdiff_t)r0 * g->sstride, &per);
-                                    }
-                                    cr_assert_eq(bytes, g->bytes);
-                                    cr_assert(memcmp(got, want, b.bytes) == 0,
-                                              "n %zu PEs %d blocks %zu -> %zu variant %d pair %d -> "
-                                              "%d window %zu: %zu slices",
-                                              n, np, pblocks[x], pblocks[y], v, p, q, windows[w],
-                                              g->slices);
-                                    dmsg_plan_group_free(g);
-                                }
-                                free(pc);
-                            }
-                        free(src);
-                        free(want);
-                        free(got);
-                    }
-    cr_assert_gt(sliced, 0);
-    cr_assert_gt(singles, 0);
+    slice_count n = {0, 0};
+    each_pair(sizes, sizeof sizes / sizeof sizes[0], pes, sizeof pes / sizeof pes[0], slices_move,
+              &n);
+    cr_assert_gt(n.sliced, 0);
+    cr_assert_gt(n.singles, 0);
 }
 
 Test(group, cyclic_2_to_3_is_one_group_per_partner)
