@@ -36,6 +36,24 @@ const void *dmsg_caf_gate_slot(int pe)
     return slot(pe, dmsg_caf_gate_seen[pe] - 1);
 }
 
+/* Waits for image pe's next arrival on this image's word cnt[pe] (seen[pe]
+ * counts the arrivals waited for). A stopping image adds DMSG_CAF_STOP_WAKE
+ * to the word: the wait ends, and the count below it says whether pe came
+ * before stopping; if not, *stopped is set and the arrival is not counted
+ * (it never comes: later waits must not wait for it). */
+static int arrival(uint64_t *cnt, uint64_t *seen, int pe, int *stopped)
+{
+    uint64_t want = ++seen[pe], v = 0;
+    int rc = dmsg_wait_until(&cnt[pe], DMSG_TYPE_UINT64, DMSG_CMP_GE, &want);
+    if (rc == DMSG_OK)
+        rc = dmsg_atomic(&cnt[pe], DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL, &v, dmsg_pe());
+    if (rc == DMSG_OK && (v & (DMSG_CAF_STOP_WAKE - 1)) < want) {
+        seen[pe]--;
+        *stopped = 1;
+    }
+    return rc;
+}
+
 static int gate(dmsg_team team, int quiet, const void *data, size_t bytes, const char *what,
                 int *stat, char *errmsg, size_t errmsg_len)
 {
@@ -58,16 +76,10 @@ static int gate(dmsg_team team, int quiet, const void *data, size_t bytes, const
         int pe = team == DMSG_TEAM_WORLD ? i : dmsg_team_translate(team, i, DMSG_TEAM_WORLD);
         if (pe == me)
             continue;
-        uint64_t want = ++dmsg_caf_gate_seen[pe], v = 0;
-        rc = dmsg_wait_until(&dmsg_caf_gate_cnt[pe], DMSG_TYPE_UINT64, DMSG_CMP_GE, &want);
-        if (rc == DMSG_OK)
-            rc = dmsg_atomic(&dmsg_caf_gate_cnt[pe], DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL,
-                             &v, me);
-        if (rc == DMSG_OK && (v & (DMSG_CAF_STOP_WAKE - 1)) < want) {
-            dmsg_caf_gate_seen[pe]--; /* it never comes: later gates must not wait for this one */
-            if (!gone)
-                gone = pe + 1;
-        }
+        int stopped = 0;
+        rc = arrival(dmsg_caf_gate_cnt, dmsg_caf_gate_seen, pe, &stopped);
+        if (stopped && !gone)
+            gone = pe + 1;
     }
     /* images are named by their number in the initial team, as the
      * message's "image N:" prefix names this one */
@@ -168,16 +180,10 @@ void _gfortran_caf_sync_images(int count, int images[], int *stat, char *errmsg,
         int pe = dmsg_caf_pe(all ? i + 1 : images[i]);
         if (pe == me)
             continue;
-        uint64_t want = ++dmsg_caf_sync_seen[pe], v = 0;
-        rc = dmsg_wait_until(&dmsg_caf_sync_cnt[pe], DMSG_TYPE_UINT64, DMSG_CMP_GE, &want);
-        if (rc == DMSG_OK)
-            rc = dmsg_atomic(&dmsg_caf_sync_cnt[pe], DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL,
-                             &v, me);
-        if (rc == DMSG_OK && (v & (DMSG_CAF_STOP_WAKE - 1)) < want) {
-            dmsg_caf_sync_seen[pe]--;
-            if (!gone)
-                gone = all ? i + 1 : images[i];
-        }
+        int stopped = 0;
+        rc = arrival(dmsg_caf_sync_cnt, dmsg_caf_sync_seen, pe, &stopped);
+        if (stopped && !gone)
+            gone = all ? i + 1 : images[i];
     }
     if (gone)
         dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
