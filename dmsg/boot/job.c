@@ -97,9 +97,10 @@ const char *dmsg_job_wait_name(unsigned word)
     }
 }
 
-size_t dmsg_job_ctl_size(uint32_t max_counters)
+size_t dmsg_job_ctl_size(uint32_t max_counters, uint32_t npes)
 {
-    size_t bytes = (size_t)max_counters * DMSG_CTR_SLOT_BYTES + 4096;
+    size_t bytes = (size_t)max_counters * DMSG_CTR_SLOT_BYTES + 4096 +
+                   (size_t)npes * DMSG_JOB_CTL_PER_PE_BYTES;
     return (bytes + 4095) & ~(size_t)4095;
 }
 
@@ -107,7 +108,7 @@ dmsg_status dmsg_job_create(uint32_t npes, uint64_t seg_size, uint32_t max_count
 {
     if (npes < 1 || npes > DMSG_MAX_PES)
         return DMSG_FAIL(DMSG_ERR_ARG, "%u PEs: must be 1..%d", npes, DMSG_MAX_PES);
-    uint64_t ctl = dmsg_job_ctl_size(max_counters);
+    uint64_t ctl = dmsg_job_ctl_size(max_counters, npes);
     uint64_t stride = ctl + seg_size, total;
     if (__builtin_mul_overflow(stride, (uint64_t)npes, &total) ||
         __builtin_add_overflow(total, (uint64_t)DMSG_JOB_HDR_BYTES, &total) ||

@@ -83,8 +83,16 @@ const char *dmsg_job_wait_name(unsigned word);
  * it out: messages, futex words and bytes on separate cache lines). */
 #define DMSG_CTR_SLOT_BYTES 256u
 
-/* Control-area size for a given counter table size (page-rounded). */
-size_t dmsg_job_ctl_size(uint32_t max_counters);
+/* Bytes of a control area kept per PE of the job, past the counter table
+ * and the spare page: a transport layered on shm keeps per-sender records
+ * there (sim: the arrival log, four 24-byte records per sender, so that a
+ * step in which every PE deposits a message and a wake-up to every other,
+ * one sender a step ahead, fits without falling back to its conservative
+ * rule: docs/simulator.md, "Arrival times"). */
+#define DMSG_JOB_CTL_PER_PE_BYTES 96u
+
+/* Control-area size for a counter table size and a PE count (page-rounded). */
+size_t dmsg_job_ctl_size(uint32_t max_counters, uint32_t npes);
 
 /* Creates and sizes a job region for npes PEs; returns its fd (not
  * close-on-exec) with the header written. */

@@ -407,6 +407,43 @@ static int case_drift(void)
     return 0;
 }
 
+/* Many senders (tests/sim: await_takes_early_arrivals_of_many_senders):
+ * every PE but 0 deposits two messages into PE 0, works 1000 us and
+ * deposits two more, all counted by one counter; PE 0 looks until all
+ * have landed, then awaits the early half ("early %a") and the rest
+ * ("late %a"). With four arrivals per sender the arrival log must hold
+ * 4 x (np - 1) records, or the overflow's floor drags the early await to a
+ * late arrival. */
+static int case_fanin(void)
+{
+    char *buf;
+    dmsg_ctr c;
+    uint64_t senders = (uint64_t)np - 1;
+    CHECK(dmsg_alloc(64, (void **)&buf));
+    CHECK(dmsg_ctr_create(&c));
+    CHECK(dmsg_sync());
+    if (me != 0) {
+        dmsg_work w = {.kind = DMSG_WORK_MESSAGE, .n = 1000}; /* 1000 us on the T3D */
+        CHECK(dmsg_deposit(buf, buf + 8, 8, 0, c));
+        CHECK(dmsg_deposit(buf, buf + 16, 8, 0, c));
+        CHECK(dmsg_work_book(&w));
+        CHECK(dmsg_deposit(buf, buf + 24, 8, 0, c));
+        CHECK(dmsg_deposit(buf, buf + 32, 8, 0, c));
+    } else {
+        uint64_t n = 0;
+        while (n < 4 * senders)
+            CHECK(dmsg_ctr_read(c, &n, NULL));
+        CHECK(dmsg_await(c, 2 * senders));
+        printf("early %a\n", dmsg_wtime());
+        CHECK(dmsg_await(c, 2 * senders));
+        printf("late %a\n", dmsg_wtime());
+    }
+    CHECK(dmsg_sync());
+    CHECK(dmsg_ctr_destroy(c));
+    CHECK(dmsg_free(buf));
+    return 0;
+}
+
 /* Ordered delivery (3 PEs, RRMSG): PE 0 posts two receives from any PE.
  * PE 1's request leaves at once in host time but 1000 us late in virtual
  * time (modelled work first); PE 2's leaves 300 ms later in host time but
@@ -714,7 +751,7 @@ int main(int argc, char **argv)
         int (*fn)(void);
     } cases[] = {{"clocks", case_clocks}, {"causality", case_causality}, {"cost", case_cost},
                  {"fetch", case_fetch},   {"times", case_times},         {"xfer", case_xfer},
-                 {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift},
+                 {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift}, {"fanin", case_fanin},
                  {"order", case_order},   {"rrall", case_rrall}, {"baselines", case_baselines},
                  {"amo", case_amo},
                  {"topo", case_topo}};

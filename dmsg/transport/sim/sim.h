@@ -189,6 +189,8 @@ typedef struct sim_log {
     uint32_t blk_bytes;        /* a blocked await (under the lock): bytes mode, */
     uint64_t blk_n;            /* its count, */
     double blk_clock;          /* and the clock it waits from */
+    uint32_t hi;               /* under the lock: records from here on are free, so the
+                                * scans stop here (the log grows with the PE count) */
     /* PE 0's only, for the whole job: */
     _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
     _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */

@@ -69,6 +69,21 @@ static uint32_t cap_of(const sim_state *s)
     return (uint32_t)((room - sizeof(sim_log)) / sizeof(sim_rec));
 }
 
+/* Where the scans of l stop: no record at or past it is in use (l locked). */
+static uint32_t scan_end(const sim_state *s, const sim_log *l)
+{
+    uint32_t cap = cap_of(s);
+    return l->hi < cap ? l->hi : cap;
+}
+
+/* After records were freed: the high-water mark comes down past the free
+ * ones at the top (l locked). */
+static void lower_hi(sim_log *l)
+{
+    while (l->hi > 0 && !l->rec[l->hi - 1].used)
+        l->hi--;
+}
+
 /* Raises the counter's floor to t (a lock-free max on the bit patterns:
  * positive doubles order like them). */
 static void raise_floor(sim_ctr_words *c, double t)
@@ -90,10 +105,12 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
      * the count (signalled below, before the number is published). */
     uint32_t seq = atomic_load(&l->adds) + 1;
     seq += !seq; /* 0 marks a free record */
-    if (i < cap)
+    if (i < cap) {
         l->rec[i] = (sim_rec){.slot = slot | (bytes ? 0 : SIM_REC_EMPTY), .used = seq, .t = t,
                               .bytes = bytes};
-    else
+        if (i >= l->hi)
+            l->hi = i + 1;
+    } else
         raise_floor(sim_ctr(s, pe, slot), t);
     uint32_t w = atomic_load(&l->wait);
     int lowered = 0, any = w == SIM_WAIT_ANY;
@@ -123,9 +140,9 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
 double dmsg_sim_log_next(sim_state *s, double clock, double t, uint32_t mark)
 {
     sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
-    uint32_t cap = cap_of(s);
+    uint32_t end = scan_end(s, l);
     double b = t > clock ? t : clock;
-    for (uint32_t i = 0; i < cap; i++) {
+    for (uint32_t i = 0; i < end; i++) {
         sim_rec *r = &l->rec[i];
         if (!r->used)
             continue;
@@ -140,10 +157,10 @@ double dmsg_sim_log_next(sim_state *s, double clock, double t, uint32_t mark)
 
 /* The earliest record of slot that a message (or, bytes_mode, a bytes)
  * await can still take, or NULL. */
-static sim_rec *earliest(sim_log *l, uint32_t cap, uint32_t slot, int bytes_mode)
+static sim_rec *earliest(sim_log *l, uint32_t end, uint32_t slot, int bytes_mode)
 {
     sim_rec *best = NULL;
-    for (uint32_t i = 0; i < cap; i++) {
+    for (uint32_t i = 0; i < end; i++) {
         sim_rec *r = &l->rec[i];
         if (rec_counts(r, slot, bytes_mode) && (!best || r->t < best->t))
             best = r;
@@ -155,13 +172,13 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
                    int *covered)
 {
     sim_log *l = dmsg_sim_log_of(s, pe);
-    uint32_t cap = cap_of(s);
+    uint32_t end = scan_end(s, l);
     double floor = bitsd(atomic_load(&sim_ctr(s, pe, slot)->floor));
     /* One pass first: too few, or exactly enough (the latest of them), is
      * the common case of an await that blocks. */
     uint64_t have = 0;
     double latest = 0;
-    for (uint32_t i = 0; i < cap; i++) {
+    for (uint32_t i = 0; i < end; i++) {
         sim_rec *r = &l->rec[i];
         if (rec_counts(r, slot, bytes_mode)) {
             have += bytes_mode == SIM_TAKE_BYTES ? r->bytes : 1;
@@ -178,7 +195,7 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
     while (n > 0) {
         sim_rec *best = NULL;
         uint32_t bi = 0;
-        for (uint32_t i = 0; i < cap; i++) {
+        for (uint32_t i = 0; i < end; i++) {
             sim_rec *r = &l->rec[i];
             if (!rec_counts(r, slot, bytes_mode))
                 continue;
@@ -213,7 +230,7 @@ double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n
     double t = bitsd(atomic_load(&sim_ctr(s, s->tp->rank, slot)->floor));
     dmsg_sim_log_lock(l);
     while (n > 0) {
-        sim_rec *r = earliest(l, cap_of(s), slot, bytes_mode);
+        sim_rec *r = earliest(l, scan_end(s, l), slot, bytes_mode);
         if (!r)
             break; /* the rest overflowed the log: the floor stands for them */
         t = r->t > t ? r->t : t;
@@ -226,6 +243,7 @@ double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n
             n -= k;
         }
     }
+    lower_hi(l);
     dmsg_sim_log_unlock(l);
     return t;
 }
@@ -234,10 +252,10 @@ void dmsg_sim_log_reset(sim_state *s, uint32_t slot)
 {
     sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     atomic_store(&sim_ctr(s, s->tp->rank, slot)->floor, 0);
-    uint32_t cap = cap_of(s);
     dmsg_sim_log_lock(l);
-    for (uint32_t i = 0; i < cap; i++)
+    for (uint32_t i = 0, end = scan_end(s, l); i < end; i++)
         if ((l->rec[i].slot & ~SIM_REC_EMPTY) == slot)
             l->rec[i].used = 0;
+    lower_hi(l);
     dmsg_sim_log_unlock(l);
 }
