@@ -30,9 +30,43 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
         bytes = size * sizeof(uint64_t);
         break;
     case CAF_REG_ALLOC_ALLOCATE_ONLY:
-        /* An allocatable component is allocated by one image alone, which a
-         * collective symmetric heap cannot serve. */
-        dmsg_caf_unsupported("ALLOCATE of an allocatable component of a derived-type coarray");
+        /* An allocatable component, allocated by this image alone: from
+         * its part of the component heap (caf_heap.c). */
+        t = *token;
+        if (!t && !(t = calloc(1, sizeof *t))) {
+            dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "ALLOCATE of a component: out of memory");
+            return;
+        }
+        void *mem = dmsg_caf_heap_alloc(size);
+        if (!mem) {
+            if (t != *token)
+                free(t);
+            dmsg_caf_fail(stat, errmsg, errmsg_len, 1,
+                          "ALLOCATE of a component of %zu bytes: the component heap (%zu bytes, "
+                          "a quarter of DMSG_SEGMENT_SIZE) is full",
+                          size, dmsg_caf_heap_size());
+            return;
+        }
+        t->mem = mem;
+        t->bytes = size;
+        *token = t;
+        if (desc)
+            desc->base = mem;
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+        return;
+    case CAF_REG_ALLOC_REGISTER_ONLY: {
+        /* Every image registers the components of a coarray at the same
+         * point (the coarray's own registration or ALLOCATE), so the heap's
+         * collective allocation can happen here. */
+        int rc = dmsg_caf_heap_make();
+        if (rc != DMSG_OK) {
+            dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "the component heap: %s%s",
+                          dmsg_strerror(rc),
+                          rc == DMSG_ERR_NOMEM ? " (raise DMSG_SEGMENT_SIZE)" : "");
+            return;
+        }
+        break;
+    }
     default:
         break;
     }
@@ -62,6 +96,8 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
         }
         t->mem = mem;
         t->bytes = bytes;
+        if (type == CAF_REG_ALLOC)
+            t->desc = desc;
     }
     *token = t;
     if (desc)
@@ -72,9 +108,22 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
 void _gfortran_caf_deregister(void **token, int type, int *stat, char *errmsg, size_t errmsg_len);
 void _gfortran_caf_deregister(void **token, int type, int *stat, char *errmsg, size_t errmsg_len)
 {
-    (void)type;
     dmsg_caf_token *t = token ? *token : NULL;
     if (!t) {
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+        return;
+    }
+    /* A component of this image's part of the component heap: freed by
+     * this image alone (DEALLOCATE(x%a) on one image). DEALLOCATE_ONLY (1)
+     * keeps the token for a later ALLOCATE of the same component. */
+    if (dmsg_caf_heap_owns(t->mem) || (!t->mem && type == 1)) {
+        dmsg_caf_heap_free(t->mem);
+        t->mem = NULL;
+        t->bytes = 0;
+        if (type != 1) {
+            free(t);
+            *token = NULL;
+        }
         dmsg_caf_ok(stat, errmsg, errmsg_len);
         return;
     }
