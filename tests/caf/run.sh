@@ -86,7 +86,7 @@ for src in "$here"/*.f90; do
     fi
     check "$name" shm "$want" env DMSG_TRANSPORT=shm "$b/bin/dmsg-cafrun" -n "$n" "$out/$name"
     case $name in
-    xfer|sync)
+    xfer|sync|comp)
         check "$name" sim "$want" env DMSG_TRANSPORT=sim "$b/bin/dmsg-cafrun" -n "$n" "$out/$name"
         if [ "${OFI:-1}" != 0 ]; then
             check "$name" ofi "$want" env DMSG_TRANSPORT=ofi 'DMSG_OFI_PROVIDER=tcp;ofi_rxm' \
