@@ -158,7 +158,8 @@ static int array_ref(walk *w, const caf_ref *r, const caf_desc *d, const char **
             w->base += (r->u.a.dim[k].s.start - lb) * bs;
             continue;
         case ARR_FULL:
-            if (!d)
+            /* (::2) is a full ref with a stride; gfortran sets it always */
+            if (r->u.a.dim[k].s.stride)
                 st = r->u.a.dim[k].s.stride;
             break;
         case ARR_RANGE:
