@@ -59,6 +59,9 @@ program comp
   r = x[nx]%a(2:nx * 4:2)
   call check(size(r) == nx * 2 .and. all(r == [(100 * nx + i, i = 2, nx * 4, 2)]), &
              'get of a section of a component')
+  r = x[nx]%a(::2)
+  call check(size(r) == nx * 2 .and. all(r == [(100 * nx + i, i = 1, nx * 4, 2)]), &
+             'get of a full section with a stride (::2)')
   ! get: an element, a reversed section, a vector subscript
   v = x[nx]%a(3)
   call check(v == 100 * nx + 3, 'get of an element of a component')
