@@ -4,7 +4,8 @@
 # ofi, tcp;ofi_rxm); each run's sorted output must equal NAME.out beside it
 # (each program checks its own results and prints "ok" lines), and its exit
 # status must be 0 (stop.f90: 7, its ERROR STOP code; compbad.f90: 1, with
-# libcaf_dmsg's message naming the unallocated component). In the same run each
+# libcaf_dmsg's message naming the unallocated component; comp is also run
+# with a component heap too small, DMSG_CAF_HEAP=1K: status 1 and the message). In the same run each
 # program is built with OpenCoarrays (the reference) and run under its MPI,
 # and its output is compared with dmsg's. The reference is OpenCoarrays over
 # Open MPI (caf.openmpi, mpirun.openmpi) where installed, else over MPICH
@@ -87,6 +88,17 @@ for src in "$here"/*.f90; do
         continue
     fi
     check "$name" shm "$want" env DMSG_TRANSPORT=shm "$b/bin/dmsg-cafrun" -n "$n" "$out/$name"
+    # a component heap too small for comp's components: ALLOCATE says so
+    if [ "$name" = comp ]; then
+        timeout 120 env DMSG_TRANSPORT=shm DMSG_CAF_HEAP=1K "$b/bin/dmsg-cafrun" -n "$n" \
+            "$out/$name" >"$out/$name.heap" 2>&1
+        rc=$?
+        if [ $rc -ne 1 ] || ! grep -q 'component heap (1024 bytes, DMSG_CAF_HEAP) is full' "$out/$name.heap"; then
+            echo "caf: FAIL comp with DMSG_CAF_HEAP=1K (exit $rc, want 1 and the message):"
+            head -5 "$out/$name.heap"
+            fail=1
+        fi
+    fi
     if [ "$name" = compbad ] &&
         ! grep -q 'libcaf_dmsg: image 1: .*component on image 2: .*not allocated' "$out/$name.shm.err"; then
         echo "caf: FAIL compbad: no message naming the unallocated component"

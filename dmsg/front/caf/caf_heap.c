@@ -13,13 +13,16 @@
  *
  * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dmsg/front/caf/caf.h"
 
 /* Allocation granule: keeps every component as aligned as dmsg_alloc's. */
 #define HEAP_ALIGN 64
-/* The heap takes this part of the segment (halved while that does not fit). */
+/* Without DMSG_CAF_HEAP the heap takes this part of the segment (halved
+ * while that does not fit). */
 #define HEAP_PART 4
 #define HEAP_MIN ((size_t)64 << 10)
 
@@ -39,17 +42,61 @@ static size_t heap_bytes;
 static extent *free_list;
 static block *used;
 
+/* DMSG_CAF_HEAP (registered in dmsg/plan/registry.c): bytes, with an
+ * optional K, M, G or T (then B or iB), as dmsgrun checks it; 0 or unset:
+ * none. Returns -1 for anything else. */
+static int heap_setting(size_t *out)
+{
+    const char *s = getenv("DMSG_CAF_HEAP");
+    *out = 0;
+    if (!s || !*s)
+        return 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *s == '-')
+        return -1;
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; break;
+    case 'M': case 'm': shift = 20; break;
+    case 'G': case 'g': shift = 30; break;
+    case 'T': case 't': shift = 40; break;
+    default: break;
+    }
+    if (shift) {
+        end++;
+        if (!strcmp(end, "iB"))
+            end += 2;
+    }
+    if (!strcmp(end, "B"))
+        end++;
+    if (*end || (shift && v > (~0ULL >> shift)))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
 int dmsg_caf_heap_make(void)
 {
     if (heap)
         return DMSG_OK;
-    size_t want = dmsg_segment_size() / HEAP_PART / HEAP_ALIGN * HEAP_ALIGN;
+    size_t set = 0;
+    if (heap_setting(&set)) {
+        fprintf(stderr, "libcaf_dmsg: DMSG_CAF_HEAP=%s is not a size (bytes, K, M, G, T)\n",
+                getenv("DMSG_CAF_HEAP"));
+        return DMSG_ERR_ARG;
+    }
+    size_t want = set ? (set + HEAP_ALIGN - 1) / HEAP_ALIGN * HEAP_ALIGN
+                      : dmsg_segment_size() / HEAP_PART / HEAP_ALIGN * HEAP_ALIGN;
     void *p = NULL;
     int rc = DMSG_ERR_NOMEM;
-    /* Every image gets the same answer from dmsg_alloc, so every image
-     * halves alike and all end with the same block. */
-    while (want >= HEAP_MIN && (rc = dmsg_alloc(want, &p)) == DMSG_ERR_NOMEM)
-        want = want / 2 / HEAP_ALIGN * HEAP_ALIGN;
+    if (set)
+        rc = dmsg_alloc(want, &p);
+    else
+        /* Every image gets the same answer from dmsg_alloc, so every image
+         * halves alike and all end with the same block. */
+        while (want >= HEAP_MIN && (rc = dmsg_alloc(want, &p)) == DMSG_ERR_NOMEM)
+            want = want / 2 / HEAP_ALIGN * HEAP_ALIGN;
     if (rc != DMSG_OK)
         return rc;
     extent *e = malloc(sizeof *e);

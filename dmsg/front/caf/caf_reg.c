@@ -43,7 +43,7 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
                 free(t);
             dmsg_caf_fail(stat, errmsg, errmsg_len, 1,
                           "ALLOCATE of a component of %zu bytes: the component heap (%zu bytes, "
-                          "a quarter of DMSG_SEGMENT_SIZE) is full",
+                          "DMSG_CAF_HEAP) is full",
                           size, dmsg_caf_heap_size());
             return;
         }
@@ -62,7 +62,8 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
         if (rc != DMSG_OK) {
             dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "the component heap: %s%s",
                           dmsg_strerror(rc),
-                          rc == DMSG_ERR_NOMEM ? " (raise DMSG_SEGMENT_SIZE)" : "");
+                          rc == DMSG_ERR_NOMEM ? " (raise DMSG_SEGMENT_SIZE or lower DMSG_CAF_HEAP)"
+                                               : "");
             return;
         }
         break;
