@@ -84,7 +84,7 @@ static const dmsg_env_entry caf_rows[] = {
      DMSG_ENV_FIELD(caf_settings, heap)},
 };
 static const dmsg_env_table caf_table = {caf_rows, 1, sizeof(caf_settings)};
-static const dmsg_env_owner caf_owner = {"coarrays", "libcaf_dmsg (dmsg-caf programs)",
+static const dmsg_env_owner caf_owner = {"coarrays", "libcaf_dmsg, at its first component",
                                          &caf_table, NULL};
 
 /* The owners below and above the transports, in --help-env's order. */

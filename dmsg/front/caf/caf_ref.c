@@ -251,7 +251,8 @@ static int walk_refs(walk *w, dmsg_caf_token *t, int image, const caf_ref *r, co
             }
             if (r->next && r->next->type == REF_ARRAY) {
                 /* an allocatable array: its descriptor is in the parent */
-                size_t bytes = offsetof(caf_desc, dim) + (size_t)ref_rank(r->next) * sizeof(caf_dim);
+                size_t bytes =
+                    offsetof(caf_desc, dim) + (size_t)ref_rank(r->next) * sizeof(caf_dim);
                 memset(&rd, 0, sizeof rd);
                 if ((rc = dmsg_fetch(&rd, w->base + r->u.c.offset, bytes, w->pe)))
                     return rc;
@@ -451,7 +452,8 @@ void _gfortran_caf_get_by_ref(void *token, int image, caf_desc *dst, caf_ref *re
     walk_free(&w);
     if (rc)
         dmsg_caf_fail(stat, NULL, 0, 1, "coindexed reference to a component on image %d: %s (%s)",
-                      image, why ? why : dmsg_strerror(rc), why ? dmsg_strerror(rc) : dmsg_last_error());
+                      image, why ? why : dmsg_strerror(rc),
+                      why ? dmsg_strerror(rc) : dmsg_last_error());
     else if (stat)
         *stat = 0;
 }
@@ -493,7 +495,8 @@ void _gfortran_caf_send_by_ref(void *token, int image, caf_desc *src, caf_ref *r
     walk_free(&w);
     if (rc)
         dmsg_caf_fail(stat, NULL, 0, 1, "coindexed assignment to a component on image %d: %s (%s)",
-                      image, why ? why : dmsg_strerror(rc), why ? dmsg_strerror(rc) : dmsg_last_error());
+                      image, why ? why : dmsg_strerror(rc),
+                      why ? dmsg_strerror(rc) : dmsg_last_error());
     else if (stat)
         *stat = 0;
 }

@@ -269,8 +269,8 @@ void _gfortran_caf_send(void *token, size_t offset, int image, caf_desc *dest, c
     free(rs.idx);
     if (rc)
         dmsg_caf_fail(stat, NULL, 0, 1, "coindexed assignment to image %d (%s to %s): %s (%s)",
-                      image, dmsg_caf_tname(src->dtype.type), dmsg_caf_tname(dest->dtype.type), dmsg_strerror(rc),
-                      dmsg_last_error());
+                      image, dmsg_caf_tname(src->dtype.type), dmsg_caf_tname(dest->dtype.type),
+                      dmsg_strerror(rc), dmsg_last_error());
     else if (stat)
         *stat = 0;
 }
@@ -347,8 +347,8 @@ void _gfortran_caf_get(void *token, size_t offset, int image, caf_desc *src, caf
     free(rs.idx);
     if (rc)
         dmsg_caf_fail(stat, NULL, 0, 1, "coindexed reference to image %d (%s to %s): %s (%s)",
-                      image, dmsg_caf_tname(src->dtype.type), dmsg_caf_tname(dest->dtype.type), dmsg_strerror(rc),
-                      dmsg_last_error());
+                      image, dmsg_caf_tname(src->dtype.type), dmsg_caf_tname(dest->dtype.type),
+                      dmsg_strerror(rc), dmsg_last_error());
     else if (stat)
         *stat = 0;
 }
