@@ -6,7 +6,8 @@
 ! component with its own allocatable array, an array of derived types with
 ! a static array), a vector subscript, kind conversion, a copy between two
 ! other images, ALLOCATED of a remote component, and DEALLOCATE and a new
-! ALLOCATE of one image's component while the others keep theirs. images: 3
+! ALLOCATE of one image's component while the others keep theirs, and the
+! component heap taking back what DEALLOCATE frees. images: 3
 program comp
   implicit none
   type inner
@@ -19,13 +20,15 @@ program comp
     type(inner), allocatable :: c
     type(inner), allocatable :: arr(:)
     integer :: k
+    real(8), allocatable :: p(:), q(:), w(:)
   end type
   type(t) :: x[*]
   type(t), allocatable :: y(:)[:]
   integer, allocatable :: r(:)
   real(8), allocatable :: q(:, :)
   real(4), allocatable :: f(:)
-  integer :: me, n, nx, i, j, v
+  integer :: me, n, nx, i, j, v, it
+  integer, parameter :: mib9 = 9 * 131072
   logical :: ok
   me = this_image()
   n = num_images()
@@ -145,6 +148,25 @@ program comp
     r = x[1]%a
     call check(size(r) == 4 .and. r(4) == -9, 'a component reallocated on one image')
   end if
+  sync all
+
+  ! the component heap (a quarter of the 128 MiB segment) gives back what
+  ! DEALLOCATE frees: 200 rounds of 9 MiB are far more than it holds, and
+  ! three 9 MiB blocks freed in the order middle, first, last merge into
+  ! one that holds 27 MiB (nothing is written: no memory is touched)
+  ok = .true.
+  do it = 1, 200
+    allocate(x%p(mib9), stat=i)
+    ok = ok .and. i == 0
+    if (i == 0) deallocate(x%p)
+  end do
+  call check(ok, 'the component heap takes back what DEALLOCATE frees')
+  allocate(x%p(mib9), x%q(mib9), x%w(mib9), stat=i)
+  ok = i == 0
+  if (ok) deallocate(x%q, x%p, x%w)
+  if (ok) allocate(x%p(3 * mib9), stat=i)
+  call check(ok .and. i == 0, 'freed neighbours in the component heap merge')
+  if (allocated(x%p)) deallocate(x%p)
   sync all
   deallocate(y)
 contains
