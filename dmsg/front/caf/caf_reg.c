@@ -29,7 +29,7 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
         /* size counts lock or event variables: one 64-bit word each. */
         bytes = size * sizeof(uint64_t);
         break;
-    case CAF_REG_ALLOC_ALLOCATE_ONLY:
+    case CAF_REG_ALLOC_ALLOCATE_ONLY: {
         /* An allocatable component, allocated by this image alone: from
          * its part of the component heap (caf_heap.c). */
         t = *token;
@@ -54,10 +54,12 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
             desc->base = mem;
         dmsg_caf_ok(stat, errmsg, errmsg_len);
         return;
+    }
     case CAF_REG_ALLOC_REGISTER_ONLY: {
-        /* Every image registers the components of a coarray at the same
-         * point (the coarray's own registration or ALLOCATE), so the heap's
-         * collective allocation can happen here. */
+        /* The first one is collective: every image registers the components
+         * of a coarray at its own registration or ALLOCATE, and a nested
+         * component (registered when one image allocates its parent) comes
+         * later. So the heap's collective allocation can happen here. */
         int rc = dmsg_caf_heap_make();
         if (rc != DMSG_OK) {
             dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "the component heap: %s%s",
