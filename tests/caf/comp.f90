@@ -7,8 +7,10 @@
 ! a static array), a vector subscript, kind conversion, a copy between two
 ! other images, ALLOCATED of a remote component, and DEALLOCATE and a new
 ! ALLOCATE of one image's component while the others keep theirs, and the
-! component heap taking back what DEALLOCATE frees. images: 3
+! component heap taking back what DEALLOCATE frees, and a get inside a
+! team. images: 3
 program comp
+  use iso_fortran_env, only: team_type
   implicit none
   type inner
     real(8), allocatable :: d(:, :)
@@ -28,6 +30,7 @@ program comp
   real(8), allocatable :: q(:, :)
   real(4), allocatable :: f(:)
   integer :: me, n, nx, i, j, v, it
+  type(team_type) :: tm
   integer, parameter :: mib9 = 9 * 131072
   logical :: ok
   me = this_image()
@@ -167,6 +170,16 @@ program comp
   if (ok) allocate(x%p(3 * mib9), stat=i)
   call check(ok .and. i == 0, 'freed neighbours in the component heap merge')
   if (allocated(x%p)) deallocate(x%p)
+  sync all
+
+  ! inside a team, image numbers are the team's: images 1 and 3 form one
+  ! team (its image 2 is image 3), image 2 the other
+  form team (2 - mod(me, 2), tm)
+  change team (tm)
+    r = y(1)[num_images()]%a
+    j = merge(3, 2, mod(me, 2) == 1)
+    call check(size(r) == j + 1 .and. all(r == 10 * j + 1), 'get of a component inside CHANGE TEAM')
+  end team
   sync all
   deallocate(y)
 contains
