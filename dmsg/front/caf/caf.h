@@ -84,6 +84,13 @@ typedef struct dmsg_caf_token {
      * while the coarray is allocated): the bounds of a _by_ref reference
      * that starts with an array ref of the coarray itself */
     const caf_desc *desc;
+    /* a component's token (REGISTER_ONLY): where gfortran keeps it, and
+     * its place in caf_reg.c's list, so that DEALLOCATE of the coarray
+     * frees the tokens of components that were never allocated (gfortran
+     * deregisters only the allocated ones) */
+    void **home;
+    struct dmsg_caf_token *lprev, *lnext;
+    int listed;
 } dmsg_caf_token;
 
 /* A team as gfortran's team_type variable holds it. */

@@ -9,6 +9,51 @@
 
 #include "dmsg/front/caf/caf.h"
 
+/* The tokens of components (REGISTER_ONLY), doubly linked: one is taken
+ * out at once when it is deregistered, and DEALLOCATE of a coarray frees,
+ * in one pass, those kept inside the coarray's memory. */
+static dmsg_caf_token *comp_tokens;
+
+static void list_add(dmsg_caf_token *t, void **home)
+{
+    t->home = home;
+    t->lprev = NULL;
+    t->lnext = comp_tokens;
+    if (comp_tokens)
+        comp_tokens->lprev = t;
+    comp_tokens = t;
+    t->listed = 1;
+}
+
+static void list_drop(dmsg_caf_token *t)
+{
+    if (!t->listed)
+        return;
+    if (t->lprev)
+        t->lprev->lnext = t->lnext;
+    else
+        comp_tokens = t->lnext;
+    if (t->lnext)
+        t->lnext->lprev = t->lprev;
+    t->listed = 0;
+}
+
+/* Frees the component tokens kept in [mem, mem + bytes), a coarray that is
+ * being deallocated, with what they still hold in the component heap. */
+static void drop_homed(const char *mem, size_t bytes)
+{
+    dmsg_caf_token *t = comp_tokens;
+    while (t) {
+        dmsg_caf_token *next = t->lnext;
+        if ((const char *)t->home >= mem && (const char *)t->home < mem + bytes) {
+            list_drop(t);
+            dmsg_caf_heap_free(t->mem);
+            free(t);
+        }
+        t = next;
+    }
+}
+
 void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc, int *stat,
                             char *errmsg, size_t errmsg_len);
 void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc, int *stat,
@@ -101,6 +146,8 @@ void _gfortran_caf_register(size_t size, int type, void **token, caf_desc *desc,
         t->bytes = bytes;
         if (type == CAF_REG_ALLOC)
             t->desc = desc;
+    } else {
+        list_add(t, token);
     }
     *token = t;
     if (desc)
@@ -124,6 +171,7 @@ void _gfortran_caf_deregister(void **token, int type, int *stat, char *errmsg, s
         t->mem = NULL;
         t->bytes = 0;
         if (type != 1) {
+            list_drop(t);
             free(t);
             *token = NULL;
         }
@@ -139,6 +187,9 @@ void _gfortran_caf_deregister(void **token, int type, int *stat, char *errmsg, s
         dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "DEALLOCATE of a coarray: %s", dmsg_strerror(rc));
         return;
     }
+    if (t->mem)
+        drop_homed(t->mem, t->bytes);
+    list_drop(t);
     free(t);
     *token = NULL;
     dmsg_caf_ok(stat, errmsg, errmsg_len);
