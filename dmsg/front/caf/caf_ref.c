@@ -444,6 +444,10 @@ void _gfortran_caf_get_by_ref(void *token, int image, caf_desc *dst, caf_ref *re
     }
     if (rc == DMSG_OK && dst_reallocatable && (rc = reshape_dest(dst, &w)))
         why = "the destination's rank differs";
+    if (rc == DMSG_OK && !dst->base) {
+        why = "the destination is not allocated";
+        rc = DMSG_ERR_ARG;
+    }
     if (rc == DMSG_OK && (rc = to_rside(&w, &rs)) == DMSG_OK) {
         caf_desc sd = type_desc(src_type, w.es);
         rc = dmsg_caf_rside_get(&rs, &sd, src_kind, dst, dst_kind, may_require_tmp);
