@@ -70,11 +70,28 @@ static const dmsg_env_table mpmd_table = {mpmd_rows, sizeof mpmd_rows / sizeof m
 static const dmsg_env_owner mpmd_owner = {"dmsgrun MPMD", "the PVM front end (pvm_spawn)",
                                           &mpmd_table, NULL};
 
+/* The coarray runtime's component heap (dmsg/front/caf/caf_heap.c), which
+ * reads it with getenv: a front end sits above this layer. */
+typedef struct caf_settings {
+    uint64_t heap;
+} caf_settings;
+
+static const dmsg_env_entry caf_rows[] = {
+    {"DMSG_CAF_HEAP", DMSG_ENV_SIZE, "0",
+     "libcaf_dmsg: bytes of the component heap, the symmetric block in which each image "
+     "allocates the allocatable components of its derived-type coarrays; taken from the "
+     "segment at the first registration of a component; 0 = a quarter of DMSG_SEGMENT_SIZE",
+     DMSG_ENV_FIELD(caf_settings, heap)},
+};
+static const dmsg_env_table caf_table = {caf_rows, 1, sizeof(caf_settings)};
+static const dmsg_env_owner caf_owner = {"coarrays", "libcaf_dmsg, at its first component",
+                                         &caf_table, NULL};
+
 /* The owners below and above the transports, in --help-env's order. */
 static const dmsg_env_owner *const before[] = {&dmsg_config_owner, &profile_owner};
 static const dmsg_env_owner *const after[] = {&dmsg_machine_owner, &dmsg_postal_owner,
                                               &dmsg_plan_owner, &dmsg_run_owner, &mpmd_owner,
-                                              &bench_owner};
+                                              &caf_owner, &bench_owner};
 #define NBEFORE (sizeof before / sizeof before[0])
 #define NAFTER (sizeof after / sizeof after[0])
 

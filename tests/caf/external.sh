@@ -24,6 +24,7 @@ run_args() { # name -> "IMAGES [ARGS...]"
     sync-team | duplicate_syncimages) echo 8 ;;              # "I need at least 8 images"; images 5-7
     issue-488-multi-dim-cobounds) echo 8 true ;;             # "cafrun -np 8 ./a.out true" (false passes too)
     issue-552-send_by_ref-singleton) echo 2 ;;               # "if (nimg /= 2) error stop 1"
+    issue-515-mimic-mpi-gatherv) echo 2 ;;                   # "if (gsize /= 6) error stop 1": sizes 2 + 4
     *) echo "$n" ;;
     esac
 }

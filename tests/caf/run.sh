@@ -1,9 +1,11 @@
 #!/bin/sh
 # The coarray tests (make test's step caf): every tests/caf/*.f90 compiled
-# with dmsg-caf and run under dmsg over shm (xfer and sync also over sim and
+# with dmsg-caf and run under dmsg over shm (xfer, sync and comp also over sim and
 # ofi, tcp;ofi_rxm); each run's sorted output must equal NAME.out beside it
 # (each program checks its own results and prints "ok" lines), and its exit
-# status must be 0 (stop.f90: 7, its ERROR STOP code). In the same run each
+# status must be 0 (stop.f90: 7, its ERROR STOP code; compbad.f90: 1, with
+# libcaf_dmsg's message naming the unallocated component; comp is also run
+# with a component heap too small, DMSG_CAF_HEAP=1K: status 1 and the message). In the same run each
 # program is built with OpenCoarrays (the reference) and run under its MPI,
 # and its output is compared with dmsg's. The reference is OpenCoarrays over
 # Open MPI (caf.openmpi, mpirun.openmpi) where installed, else over MPICH
@@ -77,6 +79,7 @@ for src in "$here"/*.f90; do
     n=$(sed -n 's/.*images: *\([0-9]*\).*/\1/p' "$src" | head -1)
     want=0
     [ "$name" = stop ] && want=7
+    [ "$name" = compbad ] && want=1
     if ! "$b/bin/dmsg-caf" -O1 -ffree-line-length-none -J"$out" "$src" -o "$out/$name" 2>"$out/$name.cc"; then
         echo "caf: FAIL $name does not compile with dmsg-caf:"; head -20 "$out/$name.cc"; fail=1; continue
     fi
@@ -85,8 +88,25 @@ for src in "$here"/*.f90; do
         continue
     fi
     check "$name" shm "$want" env DMSG_TRANSPORT=shm "$b/bin/dmsg-cafrun" -n "$n" "$out/$name"
+    # a component heap too small for comp's components: ALLOCATE says so
+    if [ "$name" = comp ]; then
+        timeout 120 env DMSG_TRANSPORT=shm DMSG_CAF_HEAP=1K "$b/bin/dmsg-cafrun" -n "$n" \
+            "$out/$name" >"$out/$name.heap" 2>&1
+        rc=$?
+        if [ $rc -ne 1 ] || ! grep -q 'component heap (1024 bytes, DMSG_CAF_HEAP) is full' "$out/$name.heap"; then
+            echo "caf: FAIL comp with DMSG_CAF_HEAP=1K (exit $rc, want 1 and the message):"
+            head -5 "$out/$name.heap"
+            fail=1
+        fi
+    fi
+    if [ "$name" = compbad ] &&
+        ! grep -q 'libcaf_dmsg: image 1: .*component on image 2: .*not allocated' "$out/$name.shm.err"; then
+        echo "caf: FAIL compbad: no message naming the unallocated component"
+        head -5 "$out/$name.shm.err"
+        fail=1
+    fi
     case $name in
-    xfer|sync)
+    xfer|sync|comp)
         check "$name" sim "$want" env DMSG_TRANSPORT=sim "$b/bin/dmsg-cafrun" -n "$n" "$out/$name"
         if [ "${OFI:-1}" != 0 ]; then
             check "$name" ofi "$want" env DMSG_TRANSPORT=ofi 'DMSG_OFI_PROVIDER=tcp;ofi_rxm' \

@@ -75,8 +75,22 @@ enum { CAF_STAT_UNLOCKED = 0, CAF_STAT_LOCKED = 1, CAF_STAT_LOCKED_OTHER_IMAGE =
 
 /* A coarray's token: where its data lives in the symmetric heap. */
 typedef struct dmsg_caf_token {
-    char *mem;    /* symmetric address (same offset on every image) */
+    char *mem;    /* symmetric address (same offset on every image); an
+                   * allocatable component's lies in this image's own part
+                   * of the component heap (caf_heap.c), at an offset the
+                   * other images learn from its descriptor */
     size_t bytes; /* bytes allocated */
+    /* an allocatable coarray's descriptor as registered (gfortran keeps it
+     * while the coarray is allocated): the bounds of a _by_ref reference
+     * that starts with an array ref of the coarray itself */
+    const caf_desc *desc;
+    /* a component's token (REGISTER_ONLY): where gfortran keeps it, and
+     * its place in caf_reg.c's list, so that DEALLOCATE of the coarray
+     * frees the tokens of components that were never allocated (gfortran
+     * deregisters only the allocated ones) */
+    void **home;
+    struct dmsg_caf_token *lprev, *lnext;
+    int listed;
 } dmsg_caf_token;
 
 /* A team as gfortran's team_type variable holds it. */
@@ -99,6 +113,11 @@ extern uint64_t *dmsg_caf_status;
 #define DMSG_CAF_BELL (dmsg_caf_status + dmsg_npes() + 1)
 /* word [npes + 2] of image 1: the job's seed, 0 until image 1 has drawn it */
 #define DMSG_CAF_JOB_SEED (dmsg_caf_status + dmsg_npes() + 2)
+/* word [npes + 3]: where dmsg_caf_status lies in this image's process, so
+ * that another image can turn a pointer it read here (an allocatable
+ * component's address) into its own symmetric address (caf_ref.c) */
+#define DMSG_CAF_ANCHOR (dmsg_caf_status + dmsg_npes() + 3)
+#define DMSG_CAF_STATUS_WORDS(n) ((size_t)(n) + 4)
 extern uint64_t *dmsg_caf_sync_cnt;   /* symmetric: SYNC IMAGES arrivals, one per image */
 extern uint64_t *dmsg_caf_sync_seen;  /* local: SYNC IMAGES waits done, one per image */
 /* The same pair for the gate in front of every collective (dmsg_caf_gate):
@@ -187,6 +206,37 @@ int dmsg_caf_desc_layout(const caf_desc *d, dmsg_layout *l);
 /* Copies the descriptor's elements into / out of a contiguous buffer. */
 void dmsg_caf_pack(const caf_desc *d, const char *base, void *buf);
 void dmsg_caf_unpack(const caf_desc *d, char *base, const void *buf);
+
+/* The remote side of a transfer (caf_xfer.c). */
+typedef struct dmsg_caf_rside {
+    char *base;  /* symmetric address of the first element (or of offset 0 of idx) */
+    int pe;      /* job PE */
+    size_t n;    /* elements */
+    size_t es;   /* bytes per element */
+    int mode;    /* 0: section l; 1: indexed idx (elements); 2: byte offsets */
+    dmsg_layout l;
+    size_t *idx; /* mode 1: element indices, mode 2: byte offsets, from base (malloc) */
+} dmsg_caf_rside;
+/* A put of the local src into rs (whose type is that of rdesc, rank
+ * ignored), a get of rs into the local dest, and a remote-to-remote copy:
+ * kind conversion, a scalar for many elements, overlap with this image
+ * through a buffer. They return a dmsg status; the caller quiets and reports. */
+int dmsg_caf_rside_put(dmsg_caf_rside *rs, const caf_desc *rdesc, int dst_kind,
+                       const caf_desc *src, int src_kind);
+int dmsg_caf_rside_get(dmsg_caf_rside *rs, const caf_desc *rdesc, int src_kind, caf_desc *dest,
+                       int dst_kind, bool may_require_tmp);
+int dmsg_caf_rside_copy(dmsg_caf_rside *ds, const caf_desc *ddesc, int dst_kind,
+                        dmsg_caf_rside *ss, const caf_desc *sdesc, int src_kind);
+const char *dmsg_caf_tname(int type);
+
+/* The component heap (caf_heap.c): a symmetric block, made collectively at
+ * the first registration of an allocatable component, in which each image
+ * allocates its own components alone (ALLOCATE of x%a on one image). */
+int dmsg_caf_heap_make(void);
+void *dmsg_caf_heap_alloc(size_t bytes);
+int dmsg_caf_heap_owns(const void *p);
+void dmsg_caf_heap_free(void *p);
+size_t dmsg_caf_heap_size(void);
 
 /* Converts n elements between Fortran types and kinds (caf_conv.c); dst and
  * src contiguous. Returns 0, or -1 for a pair it cannot convert. */

@@ -111,10 +111,11 @@ void _gfortran_caf_init(int *argc, char ***argv)
     }
     size_t n = (size_t)dmsg_npes();
     void *p = NULL, *q = NULL, *slots = NULL, *big = NULL;
-    /* status: one word per image, how many have stopped, the bell; then
+    /* status: one word per image, how many have stopped, the bell, the
+     * job's seed, the anchor; then
      * the arrival words of SYNC IMAGES and of the gates, and the local
      * counts of the waits for them (one block each) */
-    if ((rc = dmsg_alloc((n + 3) * sizeof(uint64_t), &p)) != DMSG_OK ||
+    if ((rc = dmsg_alloc(DMSG_CAF_STATUS_WORDS(n) * sizeof(uint64_t), &p)) != DMSG_OK ||
         (rc = dmsg_alloc(2 * n * sizeof(uint64_t), &q)) != DMSG_OK ||
         (rc = dmsg_alloc(2 * n * DMSG_CAF_SLOT, &slots)) != DMSG_OK ||
         (rc = dmsg_alloc(DMSG_CAF_BIG + sizeof(uint64_t), &big)) != DMSG_OK ||
@@ -123,6 +124,8 @@ void _gfortran_caf_init(int *argc, char ***argv)
         die(1);
     }
     dmsg_caf_status = p;
+    /* read by other images only after the barriers of the allocations below */
+    *DMSG_CAF_ANCHOR = (uint64_t)(uintptr_t)p;
     dmsg_caf_sync_cnt = q;
     dmsg_caf_gate_cnt = dmsg_caf_sync_cnt + n;
     dmsg_caf_gate_seen = dmsg_caf_sync_seen + n;

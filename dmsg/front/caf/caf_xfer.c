@@ -13,16 +13,7 @@
 
 #include "dmsg/front/caf/caf.h"
 
-/* The remote side of a transfer. */
-typedef struct rside {
-    char *base;       /* symmetric address of the first element (or of offset 0 of idx) */
-    int pe;           /* job PE */
-    size_t n;         /* elements */
-    size_t es;        /* bytes per element */
-    int mode;         /* 0: section l; 1: indexed idx (elements); 2: byte offsets */
-    dmsg_layout l;
-    size_t *idx;      /* mode 1: element indices, mode 2: byte offsets, from base */
-} rside;
+typedef dmsg_caf_rside rside;
 
 static int vec_index(const caf_vec *v, size_t i, ptrdiff_t *out)
 {
@@ -206,11 +197,41 @@ static void *source_buf(const caf_desc *src, const char *sbase, int skind, size_
     return q;
 }
 
-static const char *tname(int t)
+const char *dmsg_caf_tname(int t)
 {
     static const char *n[] = {"?", "INTEGER", "LOGICAL", "REAL", "COMPLEX", "derived type",
                               "CHARACTER"};
     return t >= 1 && t <= 6 ? n[t] : "?";
+}
+
+int dmsg_caf_rside_put(rside *rs, const caf_desc *dest, int dst_kind, const caf_desc *src,
+                       int src_kind)
+{
+    void *buf = NULL;
+    int bad = 0, rc = DMSG_OK;
+    size_t ns = dmsg_caf_desc_count(src);
+    if (rs->n == 0)
+        return DMSG_OK;
+    int conv = needs_conv(dest, dst_kind, src, src_kind);
+    dmsg_layout sl;
+    /* Straight from the source's memory unless it may overlap the target
+     * (this image), needs converting, or is a scalar for many elements. */
+    if (!conv && ns == rs->n && rs->pe != dmsg_pe() && rs->mode == 0 &&
+        dmsg_caf_desc_layout(src, &sl) == 0) {
+        if (rs->l.ndims == 1 && sl.ndims == 1 && rs->l.stride[0] == (ptrdiff_t)rs->es &&
+            sl.stride[0] == (ptrdiff_t)rs->es)
+            return dmsg_deposit(rs->base, src->base, rs->n * rs->es, rs->pe, DMSG_CTR_NONE);
+        return dmsg_deposit_section(rs->base, &rs->l, src->base, &sl, rs->es, rs->pe,
+                                    DMSG_CTR_NONE);
+    }
+    if (ns != rs->n && ns != 1)
+        return DMSG_ERR_ARG;
+    buf = source_buf(src, src->base, src_kind, ns, dest, dst_kind, rs->n, &bad);
+    if (!buf)
+        return bad ? DMSG_ERR_UNSUPPORTED : DMSG_ERR_NOMEM;
+    rc = rside_store(rs, buf);
+    free(buf);
+    return rc;
 }
 
 void _gfortran_caf_send(void *token, size_t offset, int image, caf_desc *dest, caf_vec *dvec,
@@ -238,49 +259,65 @@ void _gfortran_caf_send(void *token, size_t offset, int image, caf_desc *dest, c
         }
     }
     rside rs;
-    void *buf = NULL;
-    int bad = 0, rc = rside_init(&rs, token, offset, image, dest, dvec);
-    if (rc)
-        goto out;
-    size_t ns = dmsg_caf_desc_count(src);
-    if (rs.n == 0)
-        goto out;
-    int conv = needs_conv(dest, dst_kind, src, src_kind);
-    dmsg_layout sl;
-    /* Straight from the source's memory unless it may overlap the target
-     * (this image), needs converting, or is a scalar for many elements. */
-    if (!conv && ns == rs.n && rs.pe != dmsg_pe() && rs.mode == 0 &&
-        dmsg_caf_desc_layout(src, &sl) == 0) {
-        if (rs.l.ndims == 1 && sl.ndims == 1 && rs.l.stride[0] == (ptrdiff_t)rs.es &&
-            sl.stride[0] == (ptrdiff_t)rs.es)
-            rc = dmsg_deposit(rs.base, src->base, rs.n * rs.es, rs.pe, DMSG_CTR_NONE);
-        else
-            rc = dmsg_deposit_section(rs.base, &rs.l, src->base, &sl, rs.es, rs.pe, DMSG_CTR_NONE);
-        goto out;
-    }
+    int rc = rside_init(&rs, token, offset, image, dest, dvec);
+    if (rc == DMSG_OK)
+        rc = dmsg_caf_rside_put(&rs, dest, dst_kind, src, src_kind);
     (void)may_require_tmp;
-    if (ns != rs.n && ns != 1) {
-        rc = DMSG_ERR_ARG;
-        goto out;
-    }
-    buf = source_buf(src, src->base, src_kind, ns, dest, dst_kind, rs.n, &bad);
-    if (!buf) {
-        rc = bad ? DMSG_ERR_UNSUPPORTED : DMSG_ERR_NOMEM;
-        goto out;
-    }
-    rc = rside_store(&rs, buf);
-out:
     /* A later access by this image of the same location sees the data. */
     if (rc == DMSG_OK)
         rc = dmsg_quiet();
-    free(buf);
     free(rs.idx);
     if (rc)
         dmsg_caf_fail(stat, NULL, 0, 1, "coindexed assignment to image %d (%s to %s): %s (%s)",
-                      image, tname(src->dtype.type), tname(dest->dtype.type), dmsg_strerror(rc),
-                      dmsg_last_error());
+                      image, dmsg_caf_tname(src->dtype.type), dmsg_caf_tname(dest->dtype.type),
+                      dmsg_strerror(rc), dmsg_last_error());
     else if (stat)
         *stat = 0;
+}
+
+int dmsg_caf_rside_get(rside *rs, const caf_desc *src, int src_kind, caf_desc *dest,
+                       int dst_kind, bool may_require_tmp)
+{
+    char *buf = NULL, *cbuf = NULL;
+    int rc = DMSG_OK;
+    size_t nd = dmsg_caf_desc_count(dest), des = dest->dtype.elem_len;
+    if (nd == 0)
+        goto out;
+    int conv = needs_conv(dest, dst_kind, src, src_kind);
+    dmsg_layout dl;
+    if (!conv && nd == rs->n && rs->mode == 0 && (rs->pe != dmsg_pe() || !may_require_tmp) &&
+        dmsg_caf_desc_layout(dest, &dl) == 0) {
+        if (rs->l.ndims == 1 && dl.ndims == 1 && rs->l.stride[0] == (ptrdiff_t)rs->es &&
+            dl.stride[0] == (ptrdiff_t)rs->es)
+            rc = dmsg_fetch(dest->base, rs->base, rs->n * rs->es, rs->pe);
+        else
+            rc = dmsg_fetch_section(dest->base, &dl, rs->base, &rs->l, rs->es, rs->pe);
+        goto out;
+    }
+    if (rs->n != nd && rs->n != 1) {
+        rc = DMSG_ERR_ARG;
+        goto out;
+    }
+    buf = malloc((rs->n ? rs->n : 1) * rs->es);
+    cbuf = malloc(nd * des);
+    if (!buf || !cbuf) {
+        rc = DMSG_ERR_NOMEM;
+        goto out;
+    }
+    if ((rc = rside_fetch(rs, buf)))
+        goto out;
+    if (dmsg_caf_convert(cbuf, dest->dtype.type, dst_kind, des, buf, src->dtype.type, src_kind,
+                         rs->es, rs->n)) {
+        rc = DMSG_ERR_UNSUPPORTED;
+        goto out;
+    }
+    for (size_t i = rs->n; i < nd; i++)
+        memcpy(cbuf + i * des, cbuf, des);
+    dmsg_caf_unpack(dest, dest->base, cbuf);
+out:
+    free(buf);
+    free(cbuf);
+    return rc;
 }
 
 void _gfortran_caf_get(void *token, size_t offset, int image, caf_desc *src, caf_vec *svec,
@@ -304,54 +341,51 @@ void _gfortran_caf_get(void *token, size_t offset, int image, caf_desc *src, caf
         }
     }
     rside rs;
-    char *buf = NULL, *cbuf = NULL;
     int rc = rside_init(&rs, token, offset, image, src, svec);
+    if (rc == DMSG_OK)
+        rc = dmsg_caf_rside_get(&rs, src, src_kind, dest, dst_kind, may_require_tmp);
+    free(rs.idx);
     if (rc)
+        dmsg_caf_fail(stat, NULL, 0, 1, "coindexed reference to image %d (%s to %s): %s (%s)",
+                      image, dmsg_caf_tname(src->dtype.type), dmsg_caf_tname(dest->dtype.type),
+                      dmsg_strerror(rc), dmsg_last_error());
+    else if (stat)
+        *stat = 0;
+}
+
+int dmsg_caf_rside_copy(rside *ds, const caf_desc *dest, int dst_kind, rside *ss,
+                        const caf_desc *src, int src_kind)
+{
+    char *buf = NULL, *cbuf = NULL;
+    int rc = DMSG_OK;
+    if (ds->n == 0)
         goto out;
-    size_t nd = dmsg_caf_desc_count(dest), des = dest->dtype.elem_len;
-    if (nd == 0)
-        goto out;
-    int conv = needs_conv(dest, dst_kind, src, src_kind);
-    dmsg_layout dl;
-    if (!conv && nd == rs.n && rs.mode == 0 && (rs.pe != dmsg_pe() || !may_require_tmp) &&
-        dmsg_caf_desc_layout(dest, &dl) == 0) {
-        if (rs.l.ndims == 1 && dl.ndims == 1 && rs.l.stride[0] == (ptrdiff_t)rs.es &&
-            dl.stride[0] == (ptrdiff_t)rs.es)
-            rc = dmsg_fetch(dest->base, rs.base, rs.n * rs.es, rs.pe);
-        else
-            rc = dmsg_fetch_section(dest->base, &dl, rs.base, &rs.l, rs.es, rs.pe);
-        goto out;
-    }
-    if (rs.n != nd && rs.n != 1) {
+    if (ss->n != ds->n && ss->n != 1) {
         rc = DMSG_ERR_ARG;
         goto out;
     }
-    buf = malloc((rs.n ? rs.n : 1) * rs.es);
-    cbuf = malloc(nd * des);
+    /* Through this image: fetch the source, convert, deposit (the two
+     * remote images need not take part). */
+    buf = malloc((ss->n ? ss->n : 1) * ss->es);
+    cbuf = malloc(ds->n * ds->es);
     if (!buf || !cbuf) {
         rc = DMSG_ERR_NOMEM;
         goto out;
     }
-    if ((rc = rside_fetch(&rs, buf)))
+    if ((rc = rside_fetch(ss, buf)))
         goto out;
-    if (dmsg_caf_convert(cbuf, dest->dtype.type, dst_kind, des, buf, src->dtype.type, src_kind,
-                         rs.es, rs.n)) {
+    if (dmsg_caf_convert(cbuf, dest->dtype.type, dst_kind, ds->es, buf, src->dtype.type, src_kind,
+                         ss->es, ss->n)) {
         rc = DMSG_ERR_UNSUPPORTED;
         goto out;
     }
-    for (size_t i = rs.n; i < nd; i++)
-        memcpy(cbuf + i * des, cbuf, des);
-    dmsg_caf_unpack(dest, dest->base, cbuf);
+    for (size_t i = ss->n; i < ds->n; i++)
+        memcpy(cbuf + i * ds->es, cbuf, ds->es);
+    rc = rside_store(ds, cbuf);
 out:
     free(buf);
     free(cbuf);
-    free(rs.idx);
-    if (rc)
-        dmsg_caf_fail(stat, NULL, 0, 1, "coindexed reference to image %d (%s to %s): %s (%s)",
-                      image, tname(src->dtype.type), tname(dest->dtype.type), dmsg_strerror(rc),
-                      dmsg_last_error());
-    else if (stat)
-        *stat = 0;
+    return rc;
 }
 
 void _gfortran_caf_sendget(void *dtoken, size_t doffset, int dimage, caf_desc *dest,
@@ -364,40 +398,12 @@ void _gfortran_caf_sendget(void *dtoken, size_t doffset, int dimage, caf_desc *d
                            bool may_require_tmp, int *stat)
 {
     rside ds, ss;
-    char *buf = NULL, *cbuf = NULL;
     (void)may_require_tmp;
     memset(&ss, 0, sizeof ss);
     int rc = rside_init(&ds, dtoken, doffset, dimage, dest, dvec);
-    if (rc || (rc = rside_init(&ss, stoken, soffset, simage, src, svec)))
-        goto out;
-    if (ds.n == 0)
-        goto out;
-    if (ss.n != ds.n && ss.n != 1) {
-        rc = DMSG_ERR_ARG;
-        goto out;
-    }
-    /* Through this image: fetch the source, convert, deposit (the two
-     * remote images need not take part). */
-    buf = malloc((ss.n ? ss.n : 1) * ss.es);
-    cbuf = malloc(ds.n * ds.es);
-    if (!buf || !cbuf) {
-        rc = DMSG_ERR_NOMEM;
-        goto out;
-    }
-    if ((rc = rside_fetch(&ss, buf)))
-        goto out;
-    if (dmsg_caf_convert(cbuf, dest->dtype.type, dst_kind, ds.es, buf, src->dtype.type, src_kind,
-                         ss.es, ss.n)) {
-        rc = DMSG_ERR_UNSUPPORTED;
-        goto out;
-    }
-    for (size_t i = ss.n; i < ds.n; i++)
-        memcpy(cbuf + i * ds.es, cbuf, ds.es);
-    if ((rc = rside_store(&ds, cbuf)) == DMSG_OK)
+    if (rc == DMSG_OK && (rc = rside_init(&ss, stoken, soffset, simage, src, svec)) == DMSG_OK &&
+        (rc = dmsg_caf_rside_copy(&ds, dest, dst_kind, &ss, src, src_kind)) == DMSG_OK)
         rc = dmsg_quiet();
-out:
-    free(buf);
-    free(cbuf);
     free(ds.idx);
     free(ss.idx);
     if (rc)
@@ -405,42 +411,4 @@ out:
                       simage, dimage, dmsg_strerror(rc), dmsg_last_error());
     else if (stat)
         *stat = 0;
-}
-
-/* References through derived-type components with allocatable or pointer
- * parts (gfortran's _by_ref calls) need per-image allocation, which the
- * collective symmetric heap does not have: a clear stop instead. */
-void _gfortran_caf_get_by_ref(void *token, int image, caf_desc *dst, void *refs, int dst_kind,
-                              int src_kind, bool tmp, bool realloc, int *stat, int src_type);
-void _gfortran_caf_get_by_ref(void *token, int image, caf_desc *dst, void *refs, int dst_kind,
-                              int src_kind, bool tmp, bool realloc, int *stat, int src_type)
-{
-    dmsg_caf_unsupported("a coindexed reference through an allocatable or pointer component "
-                         "(caf_get_by_ref)");
-}
-
-void _gfortran_caf_send_by_ref(void *token, int image, caf_desc *src, void *refs, int dst_kind,
-                               int src_kind, bool tmp, bool realloc, int *stat, int dst_type);
-void _gfortran_caf_send_by_ref(void *token, int image, caf_desc *src, void *refs, int dst_kind,
-                               int src_kind, bool tmp, bool realloc, int *stat, int dst_type)
-{
-    dmsg_caf_unsupported("a coindexed assignment through an allocatable or pointer component "
-                         "(caf_send_by_ref)");
-}
-
-void _gfortran_caf_sendget_by_ref(void *dtoken, int dimage, void *drefs, void *stoken, int simage,
-                                  void *srefs, int dst_kind, int src_kind, bool tmp, int *dstat,
-                                  int *sstat, int dst_type, int src_type);
-void _gfortran_caf_sendget_by_ref(void *dtoken, int dimage, void *drefs, void *stoken, int simage,
-                                  void *srefs, int dst_kind, int src_kind, bool tmp, int *dstat,
-                                  int *sstat, int dst_type, int src_type)
-{
-    dmsg_caf_unsupported("a coindexed assignment between allocatable or pointer components "
-                         "(caf_sendget_by_ref)");
-}
-
-int _gfortran_caf_is_present(void *token, int image, void *refs);
-int _gfortran_caf_is_present(void *token, int image, void *refs)
-{
-    dmsg_caf_unsupported("ALLOCATED of a coindexed allocatable component (caf_is_present)");
 }
