@@ -11,6 +11,8 @@ int dmsg_shmem_thread_level = SHMEM_THREAD_SINGLE;
 void dmsg_shmem_static_init(void); /* static.c */
 int dmsg_shmem_teams_init(void);   /* team.c */
 void dmsg_shmem_teams_fini(void);  /* team.c */
+void dmsg_shmem_thr_init(void);    /* thr.c */
+void dmsg_shmem_thr_fini(void);    /* thr.c */
 
 _Noreturn void dmsg_shmem_die(const char *call, int st, const char *what)
 {
@@ -43,6 +45,7 @@ void shmem_init(void)
         dmsg_shmem_die("shmem_init", st, NULL);
     if (dmsg_shmem_teams_init())
         dmsg_shmem_die("shmem_init", 0, "could not make SHMEM_TEAM_SHARED");
+    dmsg_shmem_thr_init(); /* before static data's barrier, which it needs */
     dmsg_shmem_static_init();
     dmsg_shmem_inited = 1;
     /* Programs written before OpenSHMEM 1.2 end without shmem_finalize. */
@@ -54,11 +57,14 @@ void shmem_init(void)
 int shmem_init_thread(int requested, int *provided)
 {
     shmem_init();
-    /* dmsg serves one thread of a PE at a time (include/dmsg.h, "Threads"). */
+    /* dmsg serves one thread of a PE at a time (include/dmsg.h, "Threads"):
+     * MULTIPLE is the front end's lock (thr.c), taken only when asked for.
+     * A level above MULTIPLE is none of the specification's: MULTIPLE. */
     dmsg_shmem_thread_level =
-        requested < SHMEM_THREAD_SERIALIZED ? requested : SHMEM_THREAD_SERIALIZED;
+        requested < SHMEM_THREAD_MULTIPLE ? requested : SHMEM_THREAD_MULTIPLE;
     if (dmsg_shmem_thread_level < SHMEM_THREAD_SINGLE)
         dmsg_shmem_thread_level = SHMEM_THREAD_SINGLE;
+    dmsg_shmem_mt = dmsg_shmem_thread_level == SHMEM_THREAD_MULTIPLE;
     if (provided)
         *provided = dmsg_shmem_thread_level;
     return 0;
@@ -77,6 +83,7 @@ void shmem_finalize(void)
     int st = dmsg_finalize();
     dmsg_shmem_inited = 0;
     dmsg_shmem_teams_fini();
+    dmsg_shmem_thr_fini();
     if (st)
         dmsg_shmem_die("shmem_finalize", st, NULL);
 }
