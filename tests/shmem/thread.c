@@ -9,9 +9,8 @@
  *   thread, later, puts the words that let the other PEs reach the barrier;
  *   then threads allocate, split teams and synchronize them while others
  *   put and add.
- * Each runs on 2 or more PEs. */
+ * On one PE the previous and the next PE are the PE itself. */
 #include <pthread.h>
-#include <string.h>
 #include <time.h>
 #include "shtest.h"
 
@@ -101,7 +100,7 @@ static long go, bdata[16];
 static void *barrier_thread(void *arg)
 {
     (void)arg;
-    if (me != 0)
+    if (me != 0 || npes == 1) /* PE 0 alone has no one else to wait for */
         shmem_long_wait_until(&go, SHMEM_CMP_EQ, 1);
     shmem_barrier_all();
     /* Every PE is past PE 0's puts: they are complete and visible. */
@@ -131,8 +130,7 @@ static void *rma_thread(void *arg)
         long v[16];
         for (int i = 0; i < 16; i++)
             v[i] = 100 + i;
-        memcpy(bdata, v, sizeof v); /* before the others can pass the barrier */
-        for (int p = 1; p < npes; p++) {
+        for (int p = 0; p < npes; p++) { /* itself first: before the others pass */
             shmem_long_put(bdata, v, 16, p);
             shmem_fence();
             shmem_long_p(&go, 1, p);
@@ -169,10 +167,6 @@ int main(void)
     int q = -1;
     shmem_query_thread(&q);
     CHECK(q == SHMEM_THREAD_MULTIPLE);
-    if (npes < 2) {
-        printf("thread: needs 2 PEs\n");
-        return 1;
-    }
 
     pthread_t th[T];
     for (int t = 0; t < T; t++)
