@@ -197,8 +197,11 @@ extern struct dmsg_shmem_ctx dmsg_shmem_ctx_default;
  *  returns after every PE joined. A failure prints why and exits(1). */
 void shmem_init(void);
 /** shmem_init; provided = requested (SINGLE for a level below it, MULTIPLE
- *  above it). MULTIPLE turns on the PE's lock (see "Threads" above); call it
- *  before the program starts other threads. Returns 0. */
+ *  above it). Collective like shmem_init: when any PE asks for MULTIPLE,
+ *  every PE takes the lock (see "Threads" above), whatever it reports. Call
+ *  it before the program starts other threads; called again after
+ *  shmem_init, it provides at most SERIALIZED unless the lock was agreed on
+ *  then. Returns 0. */
 int shmem_init_thread(int requested, int *provided);
 /** The thread level shmem_init_thread provided (SINGLE after shmem_init). */
 void shmem_query_thread(int *provided);

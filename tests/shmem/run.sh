@@ -39,6 +39,9 @@ go "shm 4 PEs coll" "$run" -n 4 "$t/coll"
 # through the paths for threads, from one thread (SHT_MULTIPLE, shtest.h).
 for n in 1 2 4; do go "shm $n PEs thread" "$run" -n $n "$t/thread"; done
 go "sim 3 PEs thread" "$run" -n 3 -t sim "$t/thread"
+# Only the first PE asks for MULTIPLE: every PE takes the lock (the gate).
+go "shm 3 PEs thread mixed" "$run" -n 3 "$t/thread" mixed
+go "sim 3 PEs thread mixed" "$run" -n 3 -t sim "$t/thread" mixed
 for p in $progs; do go "shm 3 PEs $p MULTIPLE" env SHT_MULTIPLE=1 "$run" -n 3 -t shm "$t/$p"; done
 for p in $progs; do go "sim 3 PEs $p MULTIPLE" env SHT_MULTIPLE=1 "$run" -n 3 -t sim "$t/$p"; done
 go "shm 4 PEs coll MULTIPLE" env SHT_MULTIPLE=1 "$run" -n 4 "$t/coll"
@@ -49,6 +52,7 @@ if [ "${OFI:-1}" != 0 ]; then
         done
         go "ofi $prov 2 PEs ptr" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/ptr" self
         go "ofi $prov 2 PEs thread" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/thread"
+        go "ofi $prov 2 PEs thread mixed" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/thread" mixed
         go "ofi $prov 2 PEs p2p MULTIPLE" env SHT_MULTIPLE=1 DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/p2p"
         go "ofi $prov 2 PEs coll MULTIPLE" env SHT_MULTIPLE=1 DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/coll"
     done

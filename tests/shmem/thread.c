@@ -9,8 +9,12 @@
  *   thread, later, puts the words that let the other PEs reach the barrier;
  *   then threads allocate, split teams and synchronize them while others
  *   put and add.
- * On one PE the previous and the next PE are the PE itself. */
+ * On one PE the previous and the next PE are the PE itself.
+ * With the argument "mixed", only the PE that dmsgrun started first asks for
+ * MULTIPLE and runs two threads (barriers in one, atomics to every other PE
+ * in the other); the others call shmem_init and run one thread. */
 #include <pthread.h>
+#include <string.h>
 #include <time.h>
 #include "shtest.h"
 
@@ -154,8 +158,68 @@ static void run2(void *(*a)(void *), void *(*b)(void *))
     pthread_join(tb, NULL);
 }
 
-int main(void)
+/* The rank dmsgrun gave this process, before shmem_init: the library takes
+ * the launcher's variables out of the environment, not out of the block
+ * the process started with. -1 when not found. */
+static long launcher_rank(void)
 {
+    static char env[65536];
+    FILE *f = fopen("/proc/self/environ", "r");
+    if (!f)
+        return -1;
+    size_t n = fread(env, 1, sizeof env - 1, f);
+    fclose(f);
+    env[n] = '\0';
+    for (size_t i = 0; i < n; i += strlen(env + i) + 1)
+        if (!strncmp(env + i, "DMSG_BOOT_RANK=", 15))
+            return atol(env + i + 15);
+    return -1;
+}
+
+static long mixed_count;
+
+static void *mixed_barriers(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 50; i++)
+        shmem_barrier_all();
+    return NULL;
+}
+
+static void *mixed_atomics(void *arg)
+{
+    (void)arg;
+    for (int p = 1; p < npes; p++)
+        for (int i = 0; i < 100; i++)
+            shmem_long_atomic_inc(&mixed_count, p);
+    shmem_quiet();
+    return NULL;
+}
+
+static int mixed(void)
+{
+    int first = launcher_rank() == 0, provided = -1;
+    if (first)
+        shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    else
+        shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    shmem_query_thread(&provided);
+    CHECK(provided == (first ? SHMEM_THREAD_MULTIPLE : SHMEM_THREAD_SINGLE));
+    if (first)
+        run2(mixed_barriers, mixed_atomics);
+    else
+        mixed_barriers(NULL);
+    shmem_barrier_all();
+    CHECK(first || mixed_count == 100);
+    return sht_end("thread mixed");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "mixed"))
+        return mixed();
     int provided = -1;
     CHECK(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0);
     me = shmem_my_pe();

@@ -5,9 +5,9 @@
  * One lock per PE (big) is held by every call that reaches dmsg's core:
  * the core's state (the transport's queues and progress, the simulated
  * clock, the wait policy's load sample, team tables, the last error's
- * counters) has no lock of its own. It is taken only when the program asked
- * for MULTIPLE at shmem_init_thread (dmsg_shmem_mt, tested once per call),
- * so SINGLE, FUNNELED and SERIALIZED programs pay one predictable branch.
+ * counters) has no lock of its own. It is taken only when a PE asked for
+ * MULTIPLE at shmem_init_thread (dmsg_shmem_mt, tested once per call), so
+ * SINGLE, FUNNELED and SERIALIZED programs pay one predictable branch.
  *
  * Nothing waits for another PE while holding it, except inside a
  * collective whose every member has arrived (below):
@@ -26,7 +26,9 @@
  *   forbids concurrent collectives on one team, and those on different
  *   teams that share PEs must then be entered in one order on every PE.
  * The gate array is symmetric (shmem_init allocates it on every PE, at
- * any thread level, so that heaps stay alike).
+ * any thread level, so that heaps stay alike). Whether the PEs take the
+ * lock is agreed at shmem_init (any PE at MULTIPLE: all of them), since a
+ * gate waits for every member.
  *
  * Not covered by the lock: the program's own loads and stores to symmetric
  * memory (as in every OpenSHMEM) and shmem_ptr's pointers; the core's
@@ -164,7 +166,10 @@ void dmsg_shmem_mt_coll_leave(void)
 
 /* ----------------------------------------------------- setup, teardown */
 
-void dmsg_shmem_thr_init(void)
+/* level: what this PE asked for. The job takes the lock when any PE asked
+ * for MULTIPLE: the gate needs every member's arrival, also from PEs whose
+ * program runs one thread (they then pay for the lock too). */
+void dmsg_shmem_thr_init(int level)
 {
     int n = dmsg_npes();
     void *g = NULL;
@@ -179,6 +184,11 @@ void dmsg_shmem_thr_init(void)
      * peer can enter a collective and add to it. */
     memset(g, 0, (size_t)n * sizeof(uint64_t));
     gate = g;
+    int32_t mine = level, any = 0;
+    st = dmsg_allreduce(DMSG_TEAM_WORLD, &any, &mine, 1, DMSG_TYPE_INT32, DMSG_OP_MAX);
+    if (st)
+        dmsg_shmem_die("shmem_init", st, "agreeing on the thread level");
+    dmsg_shmem_mt = any == SHMEM_THREAD_MULTIPLE;
 }
 
 void dmsg_shmem_thr_fini(void)
