@@ -26,8 +26,16 @@
  * collectives on teams) return non-zero instead where the specification
  * says so.
  *
- * Threads: one thread per PE calls dmsg at a time; shmem_init_thread
- * provides at most SHMEM_THREAD_SERIALIZED.
+ * Threads: shmem_init_thread provides the level asked for, up to
+ * SHMEM_THREAD_MULTIPLE. Under MULTIPLE any thread may call any routine at
+ * any time: one lock per PE serializes the calls that reach dmsg (which
+ * serves one thread of a PE at a time), a waiting thread (wait_until,
+ * signal_wait_until, a barrier or collective waiting for other PEs) does
+ * not hold it, and collectives first wait, without it, until every member
+ * has entered a collective. Collectives are serialized per PE: those of
+ * different teams called at once by different threads must be entered in
+ * the same order on every PE they share. The lower levels take no lock
+ * (docs/openshmem.md, "Threads").
  *
  * SPDX-License-Identifier: BSD-3-Clause (the LICENSE file of dmsg)
  */
@@ -188,7 +196,12 @@ extern struct dmsg_shmem_ctx dmsg_shmem_ctx_default;
 /** Joins the job (dmsg_init) and makes static data symmetric. Collective:
  *  returns after every PE joined. A failure prints why and exits(1). */
 void shmem_init(void);
-/** shmem_init; provided = min(requested, SHMEM_THREAD_SERIALIZED). Returns 0. */
+/** shmem_init; provided = requested (SINGLE for a level below it, MULTIPLE
+ *  above it). Collective like shmem_init: when any PE asks for MULTIPLE,
+ *  every PE takes the lock (see "Threads" above), whatever it reports. Call
+ *  it before the program starts other threads; called again after
+ *  shmem_init, it provides at most SERIALIZED unless the lock was agreed on
+ *  then. Returns 0. */
 int shmem_init_thread(int requested, int *provided);
 /** The thread level shmem_init_thread provided (SINGLE after shmem_init). */
 void shmem_query_thread(int *provided);
@@ -290,9 +303,10 @@ void shmem_team_destroy(shmem_team_t team);
 int shmem_team_sync(shmem_team_t team);
 /** shmem_ptr on a team: pe numbered in team; NULL when pe is not in it. */
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
-/** Contexts: one per thread is enough; all complete and order alike (quiet
- *  on any context quiets the PE). Operations on a team's context number
- *  PEs in that team. */
+/** Contexts: one per thread is enough (any options, SHMEM_CTX_PRIVATE too,
+ *  under SHMEM_THREAD_MULTIPLE); all complete and order alike (quiet on any
+ *  context quiets the PE, every thread's puts included). Operations on a
+ *  team's context number PEs in that team. */
 int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
 void shmem_ctx_destroy(shmem_ctx_t ctx);

@@ -83,7 +83,7 @@
 
 int main(void)
 {
-    shmem_init();
+    sht_init();
     int me = shmem_my_pe(), npes = shmem_n_pes(), right = (me + 1) % npes;
     DMSG_SHMEM_AMO_STD_TYPES(STD)
     DMSG_SHMEM_AMO_EXT_TYPES(EXT)

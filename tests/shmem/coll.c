@@ -74,7 +74,7 @@ static long s_pe_ptr_probe; /* a symmetric object for shmem_ptr */
 
 int main(void)
 {
-    shmem_init();
+    sht_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     if (npes > MAXP)
         return 1;

@@ -49,7 +49,7 @@
 
 int main(void)
 {
-    shmem_init();
+    sht_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     if (npes < 2) {
         printf("p2p: needs 2 PEs\n");

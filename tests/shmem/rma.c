@@ -62,7 +62,7 @@ static uint64_t s_sig;
 
 int main(void)
 {
-    shmem_init();
+    sht_init();
     int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
     DMSG_SHMEM_RMA_TYPES(TEST_TYPE)
 

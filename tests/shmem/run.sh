@@ -1,7 +1,8 @@
 #!/bin/sh
 # The OpenSHMEM front end's own tests (make test, step shmem): every routine
 # and type family (rma, amo, p2p, coll), static data (static_data) on shm,
-# sim and ofi (providers shm and tcp;ofi_rxm), and bad input (errors: one
+# sim and ofi (providers shm and tcp;ofi_rxm), threads at
+# SHMEM_THREAD_MULTIPLE (thread, and the others with SHT_MULTIPLE=1), and bad input (errors: one
 # line naming the call, the job's exit status). Programs written elsewhere
 # are run by tests/shmem/external.sh (docs/openshmem.md), not here.
 # Usage: sh tests/shmem/run.sh BUILD
@@ -9,7 +10,7 @@ b=${1:-build}
 t="$b/tests/shmem"
 run="$b/bin/dmsg-oshrun"
 [ -x "$run" ] || { echo "shmem: $run not built (make tests)"; exit 1; }
-for p in rma amo p2p coll static_data ptr errors; do
+for p in rma amo p2p coll static_data ptr errors thread; do
     [ -x "$t/$p" ] || { echo "shmem: $t/$p not built (make tests)"; exit 1; }
 done
 fail=0
@@ -34,12 +35,26 @@ go "shm 3 PEs ptr" "$run" -n 3 -t shm "$t/ptr" all
 go "shm 1 PE ptr" "$run" -n 1 -t shm "$t/ptr" all
 go "sim 3 PEs ptr" "$run" -n 3 -t sim "$t/ptr" self
 go "shm 4 PEs coll" "$run" -n 4 "$t/coll"
+# SHMEM_THREAD_MULTIPLE: threads at once (thread), and every routine family
+# through the paths for threads, from one thread (SHT_MULTIPLE, shtest.h).
+for n in 1 2 4; do go "shm $n PEs thread" "$run" -n $n "$t/thread"; done
+go "sim 3 PEs thread" "$run" -n 3 -t sim "$t/thread"
+# Only the first PE asks for MULTIPLE: every PE takes the lock (the gate).
+go "shm 3 PEs thread mixed" "$run" -n 3 "$t/thread" mixed
+go "sim 3 PEs thread mixed" "$run" -n 3 -t sim "$t/thread" mixed
+for p in $progs; do go "shm 3 PEs $p MULTIPLE" env SHT_MULTIPLE=1 "$run" -n 3 -t shm "$t/$p"; done
+for p in $progs; do go "sim 3 PEs $p MULTIPLE" env SHT_MULTIPLE=1 "$run" -n 3 -t sim "$t/$p"; done
+go "shm 4 PEs coll MULTIPLE" env SHT_MULTIPLE=1 "$run" -n 4 "$t/coll"
 if [ "${OFI:-1}" != 0 ]; then
     for prov in shm 'tcp;ofi_rxm'; do
         for p in $progs; do
             go "ofi $prov 2 PEs $p" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/$p"
         done
         go "ofi $prov 2 PEs ptr" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/ptr" self
+        go "ofi $prov 2 PEs thread" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/thread"
+        go "ofi $prov 2 PEs thread mixed" env DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/thread" mixed
+        go "ofi $prov 2 PEs p2p MULTIPLE" env SHT_MULTIPLE=1 DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/p2p"
+        go "ofi $prov 2 PEs coll MULTIPLE" env SHT_MULTIPLE=1 DMSG_OFI_PROVIDER="$prov" "$run" -n 2 -t ofi "$t/coll"
     done
 fi
 

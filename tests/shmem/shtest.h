@@ -15,6 +15,25 @@ static int sht_fail;
         }                                                                                          \
     } while (0)
 
+/* shmem_init; with SHT_MULTIPLE=1 in the environment shmem_init_thread
+ * at SHMEM_THREAD_MULTIPLE instead, so that the same checks run through the
+ * front end's paths for threads (the lock, polling waits, the collectives'
+ * gate: dmsg/front/shmem/thr.c), from one thread. */
+static inline void sht_init(void)
+{
+    const char *mt = getenv("SHT_MULTIPLE");
+    if (!mt || *mt != '1') {
+        shmem_init();
+        return;
+    }
+    int provided = -1;
+    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0 ||
+        provided != SHMEM_THREAD_MULTIPLE) {
+        fprintf(stderr, "SHMEM_THREAD_MULTIPLE not provided (%d)\n", provided);
+        shmem_global_exit(1);
+    }
+}
+
 /* Ends the test: every PE reports; the job fails when any check failed. */
 static inline int sht_end(const char *name)
 {

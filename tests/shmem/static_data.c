@@ -12,7 +12,7 @@ char g_big[1 << 20];
 int main(void)
 {
     static long s_func;
-    shmem_init();
+    sht_init();
     int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n;
     CHECK(g_data[4] == 5 && s_file == 2.5); /* values survive the move */
     CHECK(shmem_addr_accessible(g_bss, right) && shmem_addr_accessible(&s_func, right));

@@ -6,8 +6,12 @@
 static void amo(const char *call, shmem_ctx_t ctx, const void *dst, dmsg_amo_op op, dmsg_type t,
                 const void *operand, const void *cmp, void *result, int pe)
 {
+    /* Under MULTIPLE the lock keeps the core to one thread; the operation
+     * itself is atomic across threads and PEs alike (a CPU atomic on shm). */
+    dmsg_shmem_lock();
     int p = ctx == SHMEM_CTX_DEFAULT ? pe : dmsg_shmem_ctx_pe(ctx, pe, call);
     int st = dmsg_atomic(dmsg_shmem_sym(dst), op, t, operand, cmp, result, p);
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(call, st, NULL);
 }

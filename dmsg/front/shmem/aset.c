@@ -4,7 +4,9 @@
  * set, whose members alone call them (so no dmsg team can be made), they
  * are fetches between barriers of the set: a dissemination barrier whose
  * counters are the words of pSync, changed by atomic adds, consumed by the
- * waiter, so that pSync is back at SHMEM_SYNC_VALUE when the set is done. */
+ * waiter, so that pSync is back at SHMEM_SYNC_VALUE when the set is done.
+ * Under SHMEM_THREAD_MULTIPLE each is a collective of the set (from
+ * aset_make to dmsg_shmem_coll_leave; thr.c). */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,8 @@ static void aset_make(const char *call, dmsg_shmem_aset *a, int start, int logst
         a->me = (int)((me - start) / stride);
     if (a->me < 0)
         dmsg_shmem_die(call, 0, "this PE is not in the active set");
+    /* Every caller ends with dmsg_shmem_coll_leave (SHMEM_THREAD_MULTIPLE). */
+    dmsg_shmem_coll_enter(call, DMSG_TEAM_WORLD, a);
 }
 
 static int aset_world(const dmsg_shmem_aset *a)
@@ -80,6 +84,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
         world_st(__func__, dmsg_sync());
     else
         aset_barrier(__func__, &a, pSync);
+    dmsg_shmem_coll_leave();
 }
 
 void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
@@ -99,12 +104,13 @@ static void bcast(const char *call, void *dest, const void *src, size_t bytes, i
         int r = a.me == root;
         world_st(call, dmsg_bcast(DMSG_TEAM_WORLD, r ? (void *)(uintptr_t)src : dest, src, bytes,
                                   root));
-        return;
+    } else {
+        aset_barrier(call, &a, pSync);
+        if (a.me != root)
+            fetch(call, dest, src, bytes, aset_pe(&a, root));
+        aset_barrier(call, &a, pSync);
     }
-    aset_barrier(call, &a, pSync);
-    if (a.me != root)
-        fetch(call, dest, src, bytes, aset_pe(&a, root));
-    aset_barrier(call, &a, pSync);
+    dmsg_shmem_coll_leave();
 }
 
 static void collect(const char *call, int fixed, void *dest, const void *src, size_t bytes,
@@ -114,6 +120,7 @@ static void collect(const char *call, int fixed, void *dest, const void *src, si
     aset_make(call, &a, start, logstride, size);
     if (aset_world(&a) && fixed) {
         world_st(call, dmsg_allgather(DMSG_TEAM_WORLD, dest, src, bytes));
+        dmsg_shmem_coll_leave();
         return;
     }
     long *ps = pSync;
@@ -134,6 +141,7 @@ static void collect(const char *call, int fixed, void *dest, const void *src, si
     aset_barrier(call, &a, pSync);
     if (!fixed)
         ps[SIZE_WORD] = SHMEM_SYNC_VALUE;
+    dmsg_shmem_coll_leave();
 }
 
 static void alltoalls(const char *call, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
@@ -143,6 +151,7 @@ static void alltoalls(const char *call, void *dest, const void *src, ptrdiff_t d
     aset_make(call, &a, start, logstride, pes);
     if (aset_world(&a) && dst == 1 && sst == 1) {
         world_st(call, dmsg_alltoall(DMSG_TEAM_WORLD, dest, src, nelems * size));
+        dmsg_shmem_coll_leave();
         return;
     }
     aset_barrier(call, &a, pSync);
@@ -159,6 +168,7 @@ static void alltoalls(const char *call, void *dest, const void *src, ptrdiff_t d
         }
     }
     aset_barrier(call, &a, pSync);
+    dmsg_shmem_coll_leave();
 }
 
 #define DEF_ASET(B)                                                                                \
@@ -236,9 +246,11 @@ static void *gather_all(const char *call, const dmsg_shmem_aset *a, const void *
         if (aset_world(&a)) {                                                                      \
             world_st(__func__,                                                                     \
                      dmsg_allreduce(DMSG_TEAM_WORLD, dest, source, n, DMSG_SHMEM_DT_##N, DOP));    \
+            dmsg_shmem_coll_leave();                                                               \
             return;                                                                                \
         }                                                                                          \
         T *all = gather_all(__func__, &a, source, n * sizeof(T), pSync);                           \
+        dmsg_shmem_coll_leave();                                                                   \
         for (int i = 1; i < a.size; i++)                                                           \
             for (size_t j = 0; j < n; j++)                                                         \
                 all[j] = OP_##OP(all[j], all[(size_t)i * n + j]);                                  \

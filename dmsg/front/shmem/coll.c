@@ -7,7 +7,9 @@
 void shmem_barrier_all(void)
 {
     dmsg_shmem_need_init(__func__);
+    dmsg_shmem_coll_enter(__func__, DMSG_TEAM_WORLD, NULL);
     int st = dmsg_sync();
+    dmsg_shmem_coll_leave();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
 }
@@ -15,7 +17,9 @@ void shmem_barrier_all(void)
 void shmem_sync_all(void)
 {
     dmsg_shmem_need_init(__func__);
+    dmsg_shmem_coll_enter(__func__, DMSG_TEAM_WORLD, NULL);
     int st = dmsg_sync();
+    dmsg_shmem_coll_leave();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
 }
@@ -24,15 +28,26 @@ void shmem_sync_all(void)
  * failure in the waits leaves the PEs out of step, so it ends the job. */
 static int ret(const char *call, int st)
 {
+    dmsg_shmem_coll_leave(); /* entered by coll_team (SHMEM_THREAD_MULTIPLE) */
     if (st == DMSG_ERR_TIMEOUT || st == DMSG_ERR_ABORTED || st == DMSG_ERR_TRANSPORT)
         dmsg_shmem_die(call, st, NULL);
     return st ? -1 : 0;
 }
 
+/* The dmsg team of a collective's handle, the collective entered (thr.c);
+ * ret() leaves it. */
+static dmsg_team coll_team(shmem_team_t team, const char *call)
+{
+    dmsg_team t = dmsg_shmem_team_of(team, call);
+    if (t)
+        dmsg_shmem_coll_enter(call, t, NULL);
+    return t;
+}
+
 static int bcast(const char *call, shmem_team_t team, void *dest, const void *src, size_t bytes,
                  int root)
 {
-    dmsg_team t = dmsg_shmem_team_of(team, call);
+    dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
     return ret(call, dmsg_bcast(t, dest, src, bytes, root));
@@ -40,12 +55,12 @@ static int bcast(const char *call, shmem_team_t team, void *dest, const void *sr
 
 static int collect(const char *call, shmem_team_t team, void *dest, const void *src, size_t bytes)
 {
-    dmsg_team t = dmsg_shmem_team_of(team, call);
+    dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
     int n = dmsg_team_npes(t);
     if (n < 0)
-        return -1;
+        return ret(call, n);
     size_t *cnt = malloc(2 * (size_t)n * sizeof *cnt);
     if (!cnt)
         dmsg_shmem_die(call, DMSG_ERR_NOMEM, NULL);
@@ -65,7 +80,7 @@ static int collect(const char *call, shmem_team_t team, void *dest, const void *
 
 static int fcollect(const char *call, shmem_team_t team, void *dest, const void *src, size_t bytes)
 {
-    dmsg_team t = dmsg_shmem_team_of(team, call);
+    dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
     return ret(call, dmsg_allgather(t, dest, src, bytes));
@@ -73,7 +88,7 @@ static int fcollect(const char *call, shmem_team_t team, void *dest, const void 
 
 static int alltoall(const char *call, shmem_team_t team, void *dest, const void *src, size_t bytes)
 {
-    dmsg_team t = dmsg_shmem_team_of(team, call);
+    dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
     return ret(call, dmsg_alltoall(t, dest, src, bytes));
@@ -85,12 +100,12 @@ static int alltoalls(const char *call, shmem_team_t team, void *dest, const void
 {
     if (dst == 1 && sst == 1)
         return alltoall(call, team, dest, src, nelems * size);
-    dmsg_team t = dmsg_shmem_team_of(team, call);
+    dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
     int n = dmsg_team_npes(t);
     if (n < 0 || dst < 1 || sst < 1)
-        return -1;
+        return ret(call, DMSG_ERR_ARG);
     size_t m = (size_t)n * nelems;
     unsigned char *tmp = malloc(2 * m * size + 1), *in = tmp + m * size;
     if (!tmp)
@@ -160,7 +175,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
 static int reduce(const char *call, shmem_team_t team, void *dest, const void *src, size_t n,
                   dmsg_type ty, dmsg_redop op)
 {
-    dmsg_team t = dmsg_shmem_team_of(team, call);
+    dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
     return ret(call, dmsg_allreduce(t, dest, src, n, ty, op));

@@ -1,6 +1,7 @@
 /* OpenSHMEM memory management on dmsg's symmetric heap (dmsg_alloc). Each
  * block starts with a small header before the user's pointer: where the
- * dmsg block starts and the user's size, written by every PE alike. */
+ * dmsg block starts and the user's size, written by every PE alike. The
+ * calls are collectives (dmsg_shmem_coll_enter, for SHMEM_THREAD_MULTIPLE). */
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/front/shmem/shmem_impl.h"
@@ -23,7 +24,9 @@ static void *alloc_aligned(const char *call, size_t align, size_t size)
     if (size > SIZE_MAX - HDR_ROOM - extra)
         return NULL;
     void *base;
+    dmsg_shmem_coll_enter(call, DMSG_TEAM_WORLD, NULL);
     int st = dmsg_alloc(HDR_ROOM + extra + size, &base);
+    dmsg_shmem_coll_leave();
     if (st == DMSG_ERR_NOMEM)
         return NULL;
     if (st)
@@ -60,7 +63,9 @@ void *shmem_calloc(size_t count, size_t size)
     if (p) {
         memset(p, 0, count * size);
         /* Nobody may put into the block before every PE has cleared it. */
+        dmsg_shmem_coll_enter(__func__, DMSG_TEAM_WORLD, NULL);
         int st = dmsg_sync();
+        dmsg_shmem_coll_leave();
         if (st)
             dmsg_shmem_die(__func__, st, NULL);
     }
@@ -76,7 +81,9 @@ void shmem_free(void *ptr)
             dmsg_shmem_die(__func__, 0, "not a block of shmem_malloc");
         base = ((blk_hdr *)ptr - 1)->base;
     }
+    dmsg_shmem_coll_enter(__func__, DMSG_TEAM_WORLD, NULL);
     int st = dmsg_free(base);
+    dmsg_shmem_coll_leave();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
 }

@@ -1,5 +1,6 @@
 /* OpenSHMEM point-to-point synchronization, signals, ordering and locks on
- * dmsg's waits, atomics and dmsg_quiet. */
+ * dmsg's waits, atomics and dmsg_quiet. Under SHMEM_THREAD_MULTIPLE each
+ * call holds the PE's lock, and waits poll instead (thr.c). */
 #include <sched.h>
 #include <stdlib.h>
 #include "dmsg/front/shmem/shmem_impl.h"
@@ -12,9 +13,24 @@ static dmsg_cmp cmp_of(const char *call, int cmp)
     return c;
 }
 
+/* A wait under SHMEM_THREAD_MULTIPLE: tests, each under the lock. */
+typedef struct one_wait {
+    const void *ivar, *value;
+    dmsg_type t;
+    dmsg_cmp c;
+} one_wait;
+
+static int one_test(void *arg, int *met)
+{
+    const one_wait *w = arg;
+    return dmsg_test_until(w->ivar, w->t, w->c, w->value, met);
+}
+
 static void wait1(const char *call, const void *ivar, dmsg_type t, int cmp, const void *value)
 {
-    int st = dmsg_wait_until(dmsg_shmem_sym(ivar), t, cmp_of(call, cmp), value);
+    one_wait w = {dmsg_shmem_sym(ivar), value, t, cmp_of(call, cmp)};
+    int st = dmsg_shmem_mt ? dmsg_shmem_mt_poll(one_test, &w)
+                           : dmsg_wait_until(w.ivar, t, w.c, value);
     if (st)
         dmsg_shmem_die(call, st, NULL);
 }
@@ -22,10 +38,27 @@ static void wait1(const char *call, const void *ivar, dmsg_type t, int cmp, cons
 static int test1(const char *call, const void *ivar, dmsg_type t, int cmp, const void *value)
 {
     int met = 0;
-    int st = dmsg_test_until(dmsg_shmem_sym(ivar), t, cmp_of(call, cmp), value, &met);
+    dmsg_cmp c = cmp_of(call, cmp);
+    dmsg_shmem_lock();
+    int st = dmsg_test_until(dmsg_shmem_sym(ivar), t, c, value, &met);
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(call, st, NULL);
     return met;
+}
+
+typedef struct set_wait {
+    const dmsg_wait_set *ws;
+    dmsg_wait_mode mode;
+    size_t *indices, nfound;
+} set_wait;
+
+static int set_test(void *arg, int *met)
+{
+    set_wait *w = arg;
+    int st = dmsg_test_until_set(w->ws, w->mode, w->indices, &w->nfound);
+    *met = w->nfound > 0;
+    return st;
 }
 
 /* The set forms. Returns what dmsg found; *all_out: every word is skipped. */
@@ -50,10 +83,19 @@ static size_t set(const char *call, int wait, dmsg_wait_mode mode, const void *i
         if (!all)
             dmsg_shmem_die(call, DMSG_ERR_NOMEM, NULL);
     }
-    int st = wait ? dmsg_wait_until_set(&ws, mode == DMSG_WAIT_ANY ? DMSG_WAIT_SOME : mode, all,
-                                        &nfound)
-                  : dmsg_test_until_set(&ws, mode == DMSG_WAIT_ANY ? DMSG_WAIT_SOME : mode, all,
-                                        &nfound);
+    dmsg_wait_mode m = mode == DMSG_WAIT_ANY ? DMSG_WAIT_SOME : mode;
+    set_wait w = {&ws, m, all, 0};
+    int st;
+    if (wait && dmsg_shmem_mt) {
+        st = dmsg_shmem_mt_poll(set_test, &w);
+        nfound = w.nfound;
+    } else {
+        dmsg_shmem_lock();
+        st = wait ? dmsg_wait_until_set(&ws, m, all, &nfound)
+                  : dmsg_test_until_set(&ws, m, all, &nfound);
+        dmsg_shmem_unlock();
+    }
+    dmsg_shmem_lock(); /* the rotor is the PE's */
     if (!st && mode == DMSG_WAIT_ANY && nfound) {
         static size_t rotor;
         idx = all[0];
@@ -64,6 +106,7 @@ static size_t set(const char *call, int wait, dmsg_wait_mode mode, const void *i
             }
         rotor = idx + 1;
     }
+    dmsg_shmem_unlock();
     if (mode == DMSG_WAIT_ANY && all != small)
         free(all);
     if (st)
@@ -191,8 +234,10 @@ void(shmem_wait_until)(long *ivar, int cmp, long cmp_value)
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
     uint64_t v;
+    dmsg_shmem_lock();
     int st = dmsg_atomic(dmsg_shmem_sym(sig_addr), DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL, &v,
                          dmsg_pe());
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
     return v;
@@ -209,7 +254,9 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 void shmem_quiet(void)
 {
     dmsg_shmem_need_init(__func__);
+    dmsg_shmem_lock();
     int st = dmsg_quiet();
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
 }
@@ -228,7 +275,9 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
 void shmem_fence(void)
 {
     dmsg_shmem_need_init(__func__);
+    dmsg_shmem_lock();
     int st = dmsg_quiet();
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
 }
@@ -248,8 +297,10 @@ void shmem_ctx_fence(shmem_ctx_t ctx)
 int shmem_test_lock(long *lock)
 {
     long want = 1 + dmsg_pe(), free0 = 0, old;
+    dmsg_shmem_lock();
     int st = dmsg_atomic(dmsg_shmem_sym(lock), DMSG_AMO_CSWAP, DMSG_SHMEM_DT_long, &want, &free0,
                          &old, 0);
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
     return old != 0;
@@ -259,8 +310,10 @@ void shmem_set_lock(long *lock)
 {
     long want = 1 + dmsg_pe(), free0 = 0, old;
     for (;;) {
+        dmsg_shmem_lock();
         int st = dmsg_atomic(dmsg_shmem_sym(lock), DMSG_AMO_CSWAP, DMSG_SHMEM_DT_long, &want,
                              &free0, &old, 0);
+        dmsg_shmem_unlock();
         if (st)
             dmsg_shmem_die(__func__, st, NULL);
         if (old == 0)
@@ -274,10 +327,12 @@ void shmem_clear_lock(long *lock)
 {
     long zero = 0;
     /* What was written under the lock is complete before it is released. */
+    dmsg_shmem_lock();
     int st = dmsg_quiet();
     if (!st)
         st = dmsg_atomic(dmsg_shmem_sym(lock), DMSG_AMO_SET, DMSG_SHMEM_DT_long, &zero, NULL, NULL,
                          0);
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
 }

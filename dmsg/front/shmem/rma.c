@@ -1,7 +1,8 @@
 /* OpenSHMEM RMA: puts are dmsg deposits, gets dmsg fetches (shmem.h, "RMA").
  * A put returns when its source may be reused (dmsg_deposit), so the _nbi
  * forms are the blocking ones; a get returns with its data, so get_nbi is
- * complete at once, earlier than shmem_quiet requires. */
+ * complete at once, earlier than shmem_quiet requires. Each call holds the
+ * PE's lock under SHMEM_THREAD_MULTIPLE (thr.c). */
 #include "dmsg/front/shmem/shmem_impl.h"
 
 static inline int pe_of(shmem_ctx_t ctx, int pe, const char *call)
@@ -12,10 +13,10 @@ static inline int pe_of(shmem_ctx_t ctx, int pe, const char *call)
 static void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *src, size_t bytes,
                       int pe)
 {
+    dmsg_shmem_lock();
     int p = pe_of(ctx, pe, call);
-    if (bytes == 0)
-        return;
-    int st = dmsg_deposit(dmsg_shmem_sym(dest), src, bytes, p, DMSG_CTR_NONE);
+    int st = bytes ? dmsg_deposit(dmsg_shmem_sym(dest), src, bytes, p, DMSG_CTR_NONE) : DMSG_OK;
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(call, st, NULL);
 }
@@ -23,10 +24,10 @@ static void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void 
 static void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *src, size_t bytes,
                       int pe)
 {
+    dmsg_shmem_lock();
     int p = pe_of(ctx, pe, call);
-    if (bytes == 0)
-        return;
-    int st = dmsg_fetch(dest, dmsg_shmem_sym(src), bytes, p);
+    int st = bytes ? dmsg_fetch(dest, dmsg_shmem_sym(src), bytes, p) : DMSG_OK;
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(call, st, NULL);
 }
@@ -34,13 +35,14 @@ static void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void 
 static void strided(const char *call, shmem_ctx_t ctx, int put, void *dest, const void *src,
                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t size, int pe)
 {
-    int p = pe_of(ctx, pe, call);
-    if (nelems == 0)
-        return;
     dmsg_layout dl = {.ndims = 1, .count = {nelems}, .stride = {dst * (ptrdiff_t)size}};
     dmsg_layout sl = {.ndims = 1, .count = {nelems}, .stride = {sst * (ptrdiff_t)size}};
-    int st = put ? dmsg_deposit_section(dmsg_shmem_sym(dest), &dl, src, &sl, size, p, DMSG_CTR_NONE)
+    dmsg_shmem_lock();
+    int p = pe_of(ctx, pe, call), st = DMSG_OK;
+    if (nelems)
+        st = put ? dmsg_deposit_section(dmsg_shmem_sym(dest), &dl, src, &sl, size, p, DMSG_CTR_NONE)
                  : dmsg_fetch_section(dest, &dl, dmsg_shmem_sym(src), &sl, size, p);
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(call, st, NULL);
 }
@@ -48,6 +50,7 @@ static void strided(const char *call, shmem_ctx_t ctx, int put, void *dest, cons
 static void put_signal(const char *call, shmem_ctx_t ctx, void *dest, const void *src, size_t bytes,
                        uint64_t *sig, uint64_t signal, int sig_op, int pe)
 {
+    dmsg_shmem_lock();
     int p = pe_of(ctx, pe, call);
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         dmsg_shmem_die(call, 0, "sig_op is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD");
@@ -55,6 +58,7 @@ static void put_signal(const char *call, shmem_ctx_t ctx, void *dest, const void
     int st = bytes ? dmsg_deposit_signal(dmsg_shmem_sym(dest), src, bytes, p, DMSG_CTR_NONE,
                                          dmsg_shmem_sym(sig), signal, op)
                    : dmsg_signal(dmsg_shmem_sym(sig), signal, op, p);
+    dmsg_shmem_unlock();
     if (st)
         dmsg_shmem_die(call, st, NULL);
 }

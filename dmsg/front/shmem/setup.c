@@ -11,6 +11,8 @@ int dmsg_shmem_thread_level = SHMEM_THREAD_SINGLE;
 void dmsg_shmem_static_init(void); /* static.c */
 int dmsg_shmem_teams_init(void);   /* team.c */
 void dmsg_shmem_teams_fini(void);  /* team.c */
+void dmsg_shmem_thr_init(int level); /* thr.c */
+void dmsg_shmem_thr_fini(void);    /* thr.c */
 
 _Noreturn void dmsg_shmem_die(const char *call, int st, const char *what)
 {
@@ -34,15 +36,19 @@ static void finalize_at_exit(void)
         shmem_finalize();
 }
 
-void shmem_init(void)
+/* shmem_init at thread level `level` (this PE's; thr.c agrees with the
+ * others' whether the job takes the lock). */
+static void start(int level)
 {
     if (dmsg_shmem_inited)
         return;
+    dmsg_shmem_thread_level = level;
     int st = dmsg_init();
     if (st)
         dmsg_shmem_die("shmem_init", st, NULL);
     if (dmsg_shmem_teams_init())
         dmsg_shmem_die("shmem_init", 0, "could not make SHMEM_TEAM_SHARED");
+    dmsg_shmem_thr_init(level); /* before static data's barrier, which it needs */
     dmsg_shmem_static_init();
     dmsg_shmem_inited = 1;
     /* Programs written before OpenSHMEM 1.2 end without shmem_finalize. */
@@ -51,14 +57,25 @@ void shmem_init(void)
         registered = 1;
 }
 
+void shmem_init(void)
+{
+    start(SHMEM_THREAD_SINGLE);
+}
+
 int shmem_init_thread(int requested, int *provided)
 {
-    shmem_init();
-    /* dmsg serves one thread of a PE at a time (include/dmsg.h, "Threads"). */
-    dmsg_shmem_thread_level =
-        requested < SHMEM_THREAD_SERIALIZED ? requested : SHMEM_THREAD_SERIALIZED;
-    if (dmsg_shmem_thread_level < SHMEM_THREAD_SINGLE)
-        dmsg_shmem_thread_level = SHMEM_THREAD_SINGLE;
+    /* dmsg serves one thread of a PE at a time (include/dmsg.h, "Threads"):
+     * MULTIPLE is the front end's lock (thr.c), taken only when asked for.
+     * A level above MULTIPLE is none of the specification's: MULTIPLE. */
+    int level = requested < SHMEM_THREAD_MULTIPLE ? requested : SHMEM_THREAD_MULTIPLE;
+    if (level < SHMEM_THREAD_SINGLE)
+        level = SHMEM_THREAD_SINGLE;
+    if (!dmsg_shmem_inited)
+        start(level);
+    else if (level < SHMEM_THREAD_MULTIPLE || dmsg_shmem_mt)
+        dmsg_shmem_thread_level = level; /* again, after shmem_init */
+    else
+        dmsg_shmem_thread_level = SHMEM_THREAD_SERIALIZED; /* too late to agree on the lock */
     if (provided)
         *provided = dmsg_shmem_thread_level;
     return 0;
@@ -77,6 +94,7 @@ void shmem_finalize(void)
     int st = dmsg_finalize();
     dmsg_shmem_inited = 0;
     dmsg_shmem_teams_fini();
+    dmsg_shmem_thr_fini();
     if (st)
         dmsg_shmem_die("shmem_finalize", st, NULL);
 }

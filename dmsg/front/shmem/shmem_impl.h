@@ -108,4 +108,49 @@ typedef struct dmsg_shmem_aset {
     int start, stride, size, me; /* me: this PE's index in the set, -1 if absent */
 } dmsg_shmem_aset;
 
+/* Threads (thr.c). dmsg_shmem_mt: SHMEM_THREAD_MULTIPLE was granted, so
+ * every call that reaches dmsg's core holds the PE's lock (the core serves
+ * one thread at a time); below MULTIPLE the lock calls are one test of the
+ * flag. Calls that wait for other PEs never hold it while they wait:
+ * point-to-point waits poll (dmsg_shmem_mt_poll), collectives pass a gate
+ * first (dmsg_shmem_coll_enter). */
+extern int dmsg_shmem_mt;
+void dmsg_shmem_mt_lock(void);
+void dmsg_shmem_mt_unlock(void);
+void dmsg_shmem_mt_coll_enter(const char *call, dmsg_team t, const dmsg_shmem_aset *a);
+void dmsg_shmem_mt_coll_leave(void);
+
+static inline void dmsg_shmem_lock(void)
+{
+    if (__builtin_expect(dmsg_shmem_mt, 0))
+        dmsg_shmem_mt_lock();
+}
+
+static inline void dmsg_shmem_unlock(void)
+{
+    if (__builtin_expect(dmsg_shmem_mt, 0))
+        dmsg_shmem_mt_unlock();
+}
+
+/* Under MULTIPLE: runs test(arg, &met) under the lock until it sets met or
+ * fails (its status is returned), letting the lock go and backing off
+ * between tries, so that other threads of the PE go on meanwhile. */
+int dmsg_shmem_mt_poll(int (*test)(void *arg, int *met), void *arg);
+
+/* Around a collective on team t, or on the active set a when a is not
+ * NULL: under MULTIPLE, waits (without the lock) until every member has
+ * entered a collective, then holds the lock and this PE's collective lock
+ * until dmsg_shmem_coll_leave. Else nothing. */
+static inline void dmsg_shmem_coll_enter(const char *call, dmsg_team t, const dmsg_shmem_aset *a)
+{
+    if (__builtin_expect(dmsg_shmem_mt, 0))
+        dmsg_shmem_mt_coll_enter(call, t, a);
+}
+
+static inline void dmsg_shmem_coll_leave(void)
+{
+    if (__builtin_expect(dmsg_shmem_mt, 0))
+        dmsg_shmem_mt_coll_leave();
+}
+
 #endif

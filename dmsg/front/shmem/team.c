@@ -1,4 +1,6 @@
-/* OpenSHMEM teams and contexts on dmsg's teams (dmsg_team_*). */
+/* OpenSHMEM teams and contexts on dmsg's teams (dmsg_team_*). Splits,
+ * destroy and sync are collectives (dmsg_shmem_coll_enter); the rest holds
+ * the PE's lock under SHMEM_THREAD_MULTIPLE. */
 #include <stdlib.h>
 #include "dmsg/front/shmem/shmem_impl.h"
 
@@ -11,6 +13,7 @@ struct dmsg_shmem_ctx dmsg_shmem_ctx_default = {.team = &dmsg_shmem_team_world, 
 static void **g_recs;
 static size_t g_nrecs, g_caprecs;
 
+/* Under the PE's lock (several threads may make contexts at once). */
 static void *new_rec(size_t bytes)
 {
     if (g_nrecs == g_caprecs) {
@@ -91,14 +94,18 @@ static shmem_team_t make_team(dmsg_team t, const shmem_team_config_t *config, lo
 int shmem_team_my_pe(shmem_team_t team)
 {
     dmsg_team t = dmsg_shmem_team_of(team, __func__);
+    dmsg_shmem_lock(); /* another thread may split or free a team */
     int r = t ? dmsg_team_pe(t) : -1;
+    dmsg_shmem_unlock();
     return r < 0 ? -1 : r;
 }
 
 int shmem_team_n_pes(shmem_team_t team)
 {
     dmsg_team t = dmsg_shmem_team_of(team, __func__);
+    dmsg_shmem_lock();
     int r = t ? dmsg_team_npes(t) : -1;
+    dmsg_shmem_unlock();
     return r < 0 ? -1 : r;
 }
 
@@ -117,7 +124,9 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
     dmsg_team b = dmsg_shmem_team_of(dest_team, __func__);
     if (!a || !b)
         return -1;
+    dmsg_shmem_lock();
     int r = dmsg_team_translate(a, src_pe, b);
+    dmsg_shmem_unlock();
     return r < 0 ? -1 : r;
 }
 
@@ -134,10 +143,12 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         stride = 1;
     /* dmsg fails a split on every parent member alike (a full team table
      * too), as OpenSHMEM programs expect. */
-    if (dmsg_team_split_strided(p, start, stride, size, &t))
-        return -1;
-    *new_team = make_team(t, config, config_mask);
-    return 0;
+    dmsg_shmem_coll_enter(__func__, p, NULL);
+    int st = dmsg_team_split_strided(p, start, stride, size, &t);
+    if (!st)
+        *new_team = make_team(t, config, config_mask);
+    dmsg_shmem_coll_leave();
+    return st ? -1 : 0;
 }
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
@@ -152,21 +163,25 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
         *yaxis_team = SHMEM_TEAM_INVALID;
     if (!p || !xaxis_team || !yaxis_team || xrange < 1)
         return -1;
-    int me = dmsg_team_pe(p), n = dmsg_team_npes(p);
+    dmsg_shmem_coll_enter(__func__, p, NULL);
+    int me = dmsg_team_pe(p), n = dmsg_team_npes(p), r = -1;
     if (me < 0 || n < 0)
-        return -1;
+        goto out;
     if (xrange > n)
         xrange = n;
     /* Rows hold xrange consecutive PEs; columns the PEs of equal x. */
     if (dmsg_team_split_color(p, me / xrange, me, &x))
-        return -1;
+        goto out;
     if (dmsg_team_split_color(p, me % xrange, me, &y)) {
         dmsg_team_free(x);
-        return -1;
+        goto out;
     }
     *xaxis_team = make_team(x, xaxis_config, xaxis_mask);
     *yaxis_team = make_team(y, yaxis_config, yaxis_mask);
-    return 0;
+    r = 0;
+out:
+    dmsg_shmem_coll_leave();
+    return r;
 }
 
 void shmem_team_destroy(shmem_team_t team)
@@ -176,7 +191,9 @@ void shmem_team_destroy(shmem_team_t team)
         return;
     if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED)
         dmsg_shmem_die(__func__, 0, "a predefined team cannot be destroyed");
+    dmsg_shmem_coll_enter(__func__, t, NULL);
     int st = dmsg_team_free(t);
+    dmsg_shmem_coll_leave();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
     /* Kept, marked dead, so that a later use is diagnosed. */
@@ -188,7 +205,9 @@ int shmem_team_sync(shmem_team_t team)
     dmsg_team t = dmsg_shmem_team_of(team, __func__);
     if (!t)
         return -1;
+    dmsg_shmem_coll_enter(__func__, t, NULL);
     int st = dmsg_team_sync(t);
+    dmsg_shmem_coll_leave();
     if (st)
         dmsg_shmem_die(__func__, st, NULL);
     return 0;
@@ -200,7 +219,9 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
         *ctx = SHMEM_CTX_INVALID;
     if (!ctx || !dmsg_shmem_team_of(team, __func__))
         return -1;
+    dmsg_shmem_lock();
     struct dmsg_shmem_ctx *c = new_rec(sizeof *c);
+    dmsg_shmem_unlock();
     if (!c)
         return -1;
     c->team = team;
@@ -222,7 +243,9 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     if (!ctx->live)
         dmsg_shmem_die(__func__, 0, "context destroyed twice");
     /* Destroying completes the context's operations. */
+    dmsg_shmem_lock();
     dmsg_quiet();
+    dmsg_shmem_unlock();
     ctx->live = 0;
 }
 
@@ -240,6 +263,8 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
     dmsg_team t = dmsg_shmem_team_of(team, __func__);
+    dmsg_shmem_lock();
     int w = t ? dmsg_team_translate(t, pe, DMSG_TEAM_WORLD) : -1;
+    dmsg_shmem_unlock();
     return w < 0 ? NULL : shmem_ptr(dest, w);
 }
