@@ -167,6 +167,18 @@ struct pvmtaskinfo {
     int ti_pid;      /* its process id */
 };
 
+/** A message's header (pvm_getminfo, pvm_setminfo). */
+struct pvmminfo {
+    int len; /* bytes of the message body (as packed: no conversion here) */
+    int ctx; /* context: a received message's, or a send buffer's last send's */
+    int tag; /* tag: likewise (0 for a buffer never sent) */
+    int wid; /* wait id: travels with the message (pvm_setminfo sets it) */
+    int enc; /* encoding: this host's data signature (PVM_DSIG of the library) */
+    int crc; /* checksum of the body: always 0 (PVM leaves it 0 too) */
+    int src; /* the sender's tid (a packed buffer: this task's) */
+    int dst; /* the receiver's tid (a send buffer: its last send's, 0 before) */
+};
+
 /* ------------------------------------------------------------- tasks */
 
 /** This task's tid; enrolls the process at its first PVM call. */
@@ -245,9 +257,6 @@ int pvm_getfds(int **fds);
 int pvm_insert(char *name, int index, int bufid);
 int pvm_lookup(char *name, int index, int *bufid);
 int pvm_delete(char *name, int index);
-/* Formatted packing: out of scope (PvmNotImpl). */
-int pvm_packf(const char *fmt, ...);
-int pvm_unpackf(const char *fmt, ...);
 
 /* ----------------------------------------------------------- buffers */
 
@@ -266,8 +275,21 @@ int pvm_getsbuf(void);
 int pvm_getrbuf(void);
 /** Size in bytes, tag and source tid of a received message buffer. */
 int pvm_bufinfo(int bufid, int *bytes, int *msgtag, int *tid);
-/** The bytes of the packed data, for a buffer sent or received. */
-int pvm_getminfo(int bufid, void *info);
+/** Reads the header of buffer bufid into *mi (see struct pvmminfo). Local.
+ * PvmBadParam (bufid <= 0, mi NULL), PvmNoSuchBuf. */
+int pvm_getminfo(int bufid, struct pvmminfo *mi);
+/** Sets ctx, tag, wid, src and dst of buffer bufid's header from *mi (len,
+ * enc and crc describe the data and are not set). A send overwrites ctx,
+ * tag and dst with its own and carries wid to the receiver, whose buffer's
+ * src stays the real sender. On a received buffer, pvm_bufinfo then reports
+ * the tag and src set. Local; errors as pvm_getminfo. */
+int pvm_setminfo(int bufid, struct pvmminfo *mi);
+/** The wait id of buffer bufid's header (pvm_getminfo's wid), or
+ * PvmBadParam (bufid <= 0), PvmNoSuchBuf. */
+int pvm_getmwid(int bufid);
+/** Sets the wait id of buffer bufid (as pvm_setminfo's wid); PvmOk, or
+ * errors as pvm_getmwid. */
+int pvm_setmwid(int bufid, int waitid);
 
 /* ------------------------------------------------- packing, unpacking */
 
@@ -290,6 +312,20 @@ int pvm_pkulong(unsigned long *p, int n, int stride);
 int pvm_pkstr(char *s);
 /** Any type by PVM_* code (pvm_pack(buf, n, stride, PVM_INT) ...). */
 int pvm_pack(void *p, int n, int stride, int type);
+/** Packs by a printf-like format (PVM's): each conversion is
+ * '%' [count] ['.' stride] {h l u} c|d|f|x|s, count and stride digits or
+ * '*' (taken from the arguments, an int each); characters outside
+ * conversions are skipped. Without count and stride an item is passed by
+ * value (c, d, hd: int; ld: long; f, lf: double; f packs a float), with
+ * either of them by address (count items every stride items). x (complex
+ * float; lx double complex) and s (a string, as pvm_pkstr) always take an
+ * address. "%+" at the very start takes an int encoding and calls
+ * pvm_initsend first. The whole format and every count, stride and
+ * pointer are checked before anything is packed: PvmBadParam (an unknown
+ * conversion, a '+' elsewhere, count < 0, stride < 1, a NULL address) and
+ * nothing changes (PVM itself packs the items before a bad conversion);
+ * PvmNoBuf, PvmNoMem (the items of this call are taken out again). */
+int pvm_packf(const char *fmt, ...);
 
 /* Unpack n items into every `stride`th place of p, in the order packed,
  * from the active receive buffer. When fewer bytes are left than asked for,
@@ -309,6 +345,13 @@ int pvm_upkulong(unsigned long *p, int n, int stride);
 /** A string packed by pvm_pkstr (the caller's buffer must hold it). */
 int pvm_upkstr(char *s);
 int pvm_unpack(void *p, int n, int stride, int type);
+/** Unpacks by a format as pvm_packf's, every item by address (c: char *,
+ * d: int *, hd: short *, ld: long *, f: float *, lf: double *, x: float *
+ * pairs, lx: double * pairs, s: char *). A bad format ("%+" included: PVM
+ * accepts it only in pvm_packf), count or address is PvmBadParam before
+ * anything is unpacked; past the end of the message the items are written
+ * as far as the message goes and PvmNoData is returned, as for pvm_upk*. */
+int pvm_unpackf(const char *fmt, ...);
 
 /* ------------------------------------------------- sending, receiving */
 

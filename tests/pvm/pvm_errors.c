@@ -83,11 +83,13 @@ int main(int argc, char **argv)
     EXPECT_EQ(pvm_addmhf(-1, -1, -1, NULL), PvmNotImpl);
     EXPECT_EQ(pvm_putinfo("x", 1, 0), PvmNotImpl);
     EXPECT_EQ(pvm_recvinfo("x", 0, 0), PvmNotImpl);
-    EXPECT_EQ(pvm_packf("%d", 1), PvmNotImpl);
     EXPECT_EQ(pvm_halt(), PvmNotImpl);
     EXPECT_EQ(pvm_sendsig(other, 15), PvmNotImpl);
-    EXPECT_EQ(pvm_getminfo(pvm_getsbuf(), NULL), PvmNotImpl);
-    EXPECT_EQ(pvm_getminfo(999, NULL), PvmNoSuchBuf);
+    struct pvmminfo mi;
+    EXPECT_EQ(pvm_getminfo(pvm_getsbuf(), NULL), PvmBadParam);
+    EXPECT_EQ(pvm_getminfo(0, &mi), PvmBadParam);
+    EXPECT_EQ(pvm_getminfo(999, &mi), PvmNoSuchBuf);
+    EXPECT_EQ(pvm_setminfo(999, &mi), PvmNoSuchBuf);
     EXPECT(!strcmp(pvm_version(), "3.4.6"));
     EXPECT_EQ(pvm_serror(1), 0); /* PvmAutoErr on: errors are printed too (as PVM) */
     EXPECT_EQ(pvm_serror(0), 1);

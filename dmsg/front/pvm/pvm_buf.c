@@ -174,6 +174,15 @@ int pvm_getrbuf(void)
     return dmsg_pvm_g.rbuf;
 }
 
+/* The source tid a buffer's header names: pvm_setminfo's, the sender's,
+ * or (a buffer packed here) this task's. */
+static int src_tid(const pvm_buf *b)
+{
+    if (b->srctid)
+        return b->srctid;
+    return dmsg_pvm_tid(b->recvd ? b->src : dmsg_pvm_g.me);
+}
+
 int pvm_bufinfo(int bufid, int *bytes, int *msgtag, int *tid)
 {
     ENROLL();
@@ -187,15 +196,69 @@ int pvm_bufinfo(int bufid, int *bytes, int *msgtag, int *tid)
     if (msgtag)
         *msgtag = b->recvd ? b->tag : -1;
     if (tid)
-        *tid = b->recvd ? dmsg_pvm_tid(b->src) : dmsg_pvm_tid(dmsg_pvm_g.me);
+        *tid = src_tid(b);
     return PvmOk;
 }
 
-int pvm_getminfo(int bufid, void *info)
+/* The buffer of pvm_getminfo and pvm_setminfo: bufid 0 or less is
+ * PvmBadParam there (not PvmNoBuf), as PVM's. */
+static int minfo_buf(int bufid, struct pvmminfo *mi, pvm_buf **b)
 {
-    (void)info;
     ENROLL();
-    return dmsg_pvm_buf(bufid) ? dmsg_pvm_err(PvmNotImpl) : dmsg_pvm_err(PvmNoSuchBuf);
+    if (bufid <= 0 || !mi)
+        return dmsg_pvm_err(PvmBadParam);
+    if (!(*b = dmsg_pvm_buf(bufid)))
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    return PvmOk;
+}
+
+int pvm_getminfo(int bufid, struct pvmminfo *mi)
+{
+    pvm_buf *b;
+    int rc = minfo_buf(bufid, mi, &b);
+    if (rc)
+        return rc;
+    int me = dmsg_pvm_tid(dmsg_pvm_g.me);
+    *mi = (struct pvmminfo){.len = (int)b->len, .ctx = b->ctx, .tag = b->tag, .wid = b->wid,
+                            .enc = PVM_DSIG, .crc = 0, .src = src_tid(b),
+                            .dst = b->dst ? b->dst : b->recvd ? me : 0};
+    return PvmOk;
+}
+
+int pvm_setminfo(int bufid, struct pvmminfo *mi)
+{
+    pvm_buf *b;
+    int rc = minfo_buf(bufid, mi, &b);
+    if (rc)
+        return rc;
+    /* len, enc and crc describe the data and are not set (PVM's rule) */
+    b->ctx = mi->ctx;
+    b->tag = mi->tag;
+    b->wid = mi->wid;
+    b->srctid = mi->src;
+    b->dst = mi->dst;
+    return PvmOk;
+}
+
+int pvm_getmwid(int bufid)
+{
+    ENROLL();
+    if (bufid <= 0)
+        return dmsg_pvm_err(PvmBadParam);
+    pvm_buf *b = dmsg_pvm_buf(bufid);
+    return b ? b->wid : dmsg_pvm_err(PvmNoSuchBuf);
+}
+
+int pvm_setmwid(int bufid, int waitid)
+{
+    ENROLL();
+    if (bufid <= 0)
+        return dmsg_pvm_err(PvmBadParam);
+    pvm_buf *b = dmsg_pvm_buf(bufid);
+    if (!b)
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    b->wid = waitid;
+    return PvmOk;
 }
 
 /* ------------------------------------------------------------ packing */
@@ -235,6 +298,19 @@ static int add_piece(pvm_buf *b, pvm_piece p)
     }
     b->pc[b->npc++] = p;
     return PvmOk;
+}
+
+void dmsg_pvm_mark_get(const pvm_buf *b, pvm_mark *m)
+{
+    *m = (pvm_mark){.len = b->len, .npc = b->npc, .last = b->npc ? b->pc[b->npc - 1].len : 0};
+}
+
+void dmsg_pvm_mark_undo(pvm_buf *b, const pvm_mark *m)
+{
+    b->len = m->len;
+    b->npc = m->npc;
+    if (b->npc)
+        b->pc[b->npc - 1].len = m->last; /* a copied piece may have grown */
 }
 
 /* Appends n items of `size` bytes, every `stride` items from p. */
@@ -284,6 +360,11 @@ static int pack(const void *p, int n, int stride, size_t size, int in_place_ok)
             memcpy(d + (size_t)i * size, s + (size_t)i * (size_t)stride * size, size);
     b->len += bytes;
     return PvmOk;
+}
+
+int dmsg_pvm_pack(const void *p, int n, int stride, size_t size, int in_place_ok)
+{
+    return pack(p, n, stride, size, in_place_ok);
 }
 
 /* Every type of the pvm_pk and pvm_upk families: name, C type, PVM's code. */
@@ -357,7 +438,7 @@ int dmsg_pvm_send_buf(pvm_buf *b, int pe, int tag, int ctx)
         }
     }
     if (!st)
-        st = dmsg_postal_send_ctx(pe, tag, ctx);
+        st = dmsg_postal_send_ctx_word(pe, tag, ctx, b->wid);
     return st ? dmsg_pvm_from_status(st) : PvmOk;
 }
 
@@ -394,6 +475,11 @@ static int unpack(void *p, int n, int stride, size_t size)
         }
     b->pos += take;
     return take < bytes ? dmsg_pvm_err(PvmNoData) : PvmOk;
+}
+
+int dmsg_pvm_unpack(void *p, int n, int stride, size_t size)
+{
+    return unpack(p, n, stride, size);
 }
 
 #define UPK(name, type, code)                                                                      \

@@ -40,6 +40,11 @@ typedef struct pvm_buf {
     size_t npc, pccap;
     size_t pos;      /* unpack position in the payload */
     int src, tag, ctx;
+    /* pvm_getminfo / pvm_setminfo: the wait id travels with the message
+     * (postal's word); srctid and dst, when not 0, are what pvm_setminfo
+     * set (else the sender's and the receiver's tids). A send buffer's tag,
+     * ctx and dst are those of its last send. */
+    int wid, srctid, dst;
 } pvm_buf;
 
 typedef struct pvm_state {
@@ -67,6 +72,10 @@ extern pvm_state dmsg_pvm_g;
 #define PVM_SLOT_WORDS 3
 #define PVM_NAME_MAX 64
 
+/* PVM's data signature of this host's raw format (x86-64 Linux, as real
+ * PVM 3.4.6 reports it in pvm_getminfo's enc and pvm_config's hi_dsig). */
+#define PVM_DSIG 0x408c41
+
 /* Enrolls on first use; returns PvmOk or a PVM error (and records it). */
 int dmsg_pvm_enroll(void);
 /* Records a PVM error code as the last one and returns it (PvmOk too). */
@@ -86,6 +95,19 @@ void dmsg_pvm_dropbuf(int bufid);
 /* Copies an attached buffer's payload into its own memory (before postal's
  * active buffer changes hands). */
 int dmsg_pvm_detach(pvm_buf *b);
+/* Packs n items of size bytes every stride items from p into the active
+ * send buffer, as pvm_pk* (in_place_ok 0: copied even in an in-place
+ * buffer, for values that do not outlive the call); returns a PVM code. */
+int dmsg_pvm_pack(const void *p, int n, int stride, size_t size, int in_place_ok);
+/* Unpacks as pvm_upk* from the active receive buffer. */
+int dmsg_pvm_unpack(void *p, int n, int stride, size_t size);
+/* Where a send buffer's packing stands, to take back what one call packed
+ * (pvm_packf on an error). */
+typedef struct pvm_mark {
+    size_t len, npc, last;
+} pvm_mark;
+void dmsg_pvm_mark_get(const pvm_buf *b, pvm_mark *m);
+void dmsg_pvm_mark_undo(pvm_buf *b, const pvm_mark *m);
 /* Sends buffer b's contents to pe with tag in context ctx. */
 int dmsg_pvm_send_buf(pvm_buf *b, int pe, int tag, int ctx);
 /* Sends bytes from p to pe in context ctx (psend, collectives). */

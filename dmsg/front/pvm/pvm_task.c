@@ -389,7 +389,7 @@ int pvm_config(int *nhost, int *narch, struct pvmhostinfo **hostp)
         host.hi_name = hostname;
         host.hi_arch = sizeof(long) == 8 ? "LINUX64" : "LINUX";
         host.hi_speed = 1000;
-        host.hi_dsig = 0x408841;
+        host.hi_dsig = PVM_DSIG;
     }
     if (nhost)
         *nhost = 1;
@@ -549,5 +549,3 @@ NOT_IMPL(int pvm_getfds(int **f))
 NOT_IMPL(int pvm_insert(char *n, int i, int b))
 NOT_IMPL(int pvm_lookup(char *n, int i, int *b))
 NOT_IMPL(int pvm_delete(char *n, int i))
-NOT_IMPL(int pvm_packf(const char *f, ...))
-NOT_IMPL(int pvm_unpackf(const char *f, ...))
