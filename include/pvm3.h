@@ -234,24 +234,46 @@ int pvm_setdebug(int mask);
 int pvm_serror(int how);
 /** The version string ("3.4.6"). */
 char *pvm_version(void);
+/** Sends signal signum to task tid (kill(2) of its process; the task's own
+ * tid too). PvmBadParam: no such task, or signum outside 0 .. NSIG - 1;
+ * PvmNotImpl for a task on another host (over ofi); PvmSysErr if kill
+ * fails. (PVM returns PvmOk for any tid: its daemon sends it later.) */
+int pvm_sendsig(int tid, int signum);
+/** The data signature of architecture arch (PVM_DSIG of this host for its
+ * hi_arch, "LINUX64"), or PvmNotFound for an architecture the machine does
+ * not have; PvmBadParam for NULL. */
+int pvm_archcode(char *arch);
+/** The host's time of day in *clk and its difference from this task's clock
+ * in *delta (0: one host, one clock); either may be NULL. host: the host's
+ * tid or any task's tid (as PVM); else PvmNoHost. */
+int pvm_hostsync(int host, struct timeval *clk, struct timeval *delta);
+/** Adds (removes) name to (from) the colon-separated list in the
+ * environment variable PVM_EXPORT, as PVM does; no duplicates. PVM passes
+ * those variables to the tasks it spawns: here pvm_spawn starts nothing,
+ * so the list has no effect. PvmBadParam: name NULL, empty or with ':'. */
+int pvm_export(char *name);
+int pvm_unexport(char *name);
+/** Tasks that set PvmNoReset: none (pvm_setopt refuses that option);
+ * *ntids = 0. */
+int pvm_getnoresets(int **tids, int *ntids);
 /** Out of scope (return PvmNotImpl, do nothing): hosts, notification,
- * message handlers, mailboxes, tracing, hosters, signals. */
+ * message handlers, mailboxes, tracing, hosters, the daemon's sockets. */
 int pvm_addhosts(char **names, int count, int *svp);
 int pvm_delhosts(char **names, int count, int *svp);
 int pvm_halt(void);
 int pvm_notify(int what, int code, int count, int *vals);
 int pvm_addmhf(int src, int tag, int ctx, int (*fn)(int));
 int pvm_delmhf(int mhid);
-int pvm_sendsig(int tid, int signum);
 int pvm_start_pvmd(int argc, char **argv, int block);
 int pvm_reg_hoster(void);
 int pvm_reg_tasker(void);
 int pvm_reg_rm(struct pvmhostinfo **hip);
+int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf, int topt);
+int pvm_tickle(int how, int *nargs, int *args, int *nres);
 int pvm_putinfo(char *name, int bufid, int flags);
 int pvm_recvinfo(char *name, int index, int flags);
 int pvm_delinfo(char *name, int index, int flags);
 int pvm_getmboxinfo(char *pattern, int *nclasses, void **classes);
-int pvm_archcode(char *arch);
 int pvm_getfds(int **fds);
 /* PVM 3.3's mailbox names */
 int pvm_insert(char *name, int index, int bufid);
@@ -352,6 +374,19 @@ int pvm_unpack(void *p, int n, int stride, int type);
  * anything is unpacked; past the end of the message the items are written
  * as far as the message goes and PvmNoData is returned, as for pvm_upk*. */
 int pvm_unpackf(const char *fmt, ...);
+/** Packs message bufid whole (its header, as pvm_getminfo's, and its body)
+ * into the active send buffer; pvm_pkmesgbody packs its body only (then
+ * read with pvm_upk*). The body is copied, also into an in-place buffer.
+ * PvmBadParam (bufid <= 0, or the active send buffer itself), PvmNoSuchBuf,
+ * PvmNoBuf, PvmNoMem (nothing packed). */
+int pvm_pkmesg(int bufid);
+int pvm_pkmesgbody(int bufid);
+/** Unpacks a message packed by pvm_pkmesg from the active receive buffer
+ * into a new buffer (a received one: pvm_bufinfo, pvm_getminfo and, after
+ * pvm_setrbuf, pvm_upk* read it); the active receive buffer stays. Returns
+ * the new buffer's id; PvmNoBuf, PvmNoData (not a whole message left:
+ * nothing taken), PvmNoMem. */
+int pvm_upkmesg(void);
 
 /* ------------------------------------------------- sending, receiving */
 

@@ -84,7 +84,8 @@ int main(int argc, char **argv)
     EXPECT_EQ(pvm_putinfo("x", 1, 0), PvmNotImpl);
     EXPECT_EQ(pvm_recvinfo("x", 0, 0), PvmNotImpl);
     EXPECT_EQ(pvm_halt(), PvmNotImpl);
-    EXPECT_EQ(pvm_sendsig(other, 15), PvmNotImpl);
+    EXPECT_EQ(pvm_tickle(0, NULL, NULL, NULL), PvmNotImpl);
+    EXPECT_EQ(pvm_getfds(NULL), PvmNotImpl);
     struct pvmminfo mi;
     EXPECT_EQ(pvm_getminfo(pvm_getsbuf(), NULL), PvmBadParam);
     EXPECT_EQ(pvm_getminfo(0, &mi), PvmBadParam);

@@ -1,11 +1,16 @@
-/* pvm_packf / pvm_unpackf and message headers (pvm_getminfo, pvm_setminfo,
- * pvm_getmwid, pvm_setmwid) on one task, through messages to itself. The
+/* pvm_packf / pvm_unpackf, message headers (pvm_getminfo, pvm_setminfo,
+ * pvm_getmwid, pvm_setmwid), messages in messages (pvm_pkmesg,
+ * pvm_pkmesgbody, pvm_upkmesg) and the task calls pvm_sendsig,
+ * pvm_archcode, pvm_hostsync, pvm_export, pvm_unexport, pvm_getnoresets, on
+ * one task, through messages to itself. The
  * expected bytes and header fields are what real PVM 3.4.6 gives with
  * PvmDataRaw on x86-64 Linux; this file builds against real PVM too
  * (cc -DREAL_PVM pvm_packf.c -lpvm3, run under a pvmd), where the checks
  * marked OURS (a bad format changes nothing) are left out: PVM packs the
  * items before a bad conversion. */
+#include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 #include "tests/pvm/pvm_test.h"
 
 /* The active receive buffer's bytes (at most cap) into out; their number. */
@@ -244,6 +249,99 @@ static void headers(void)
 #endif
 }
 
+static void messages_in_messages(void)
+{
+    int me = pvm_mytid();
+    int ia[3] = {1, 2, 3}, x = 9;
+    struct pvmminfo mi;
+    int inner = pvm_mkbuf(PvmDataRaw);
+    int old = pvm_setsbuf(inner);
+    EXPECT_EQ(pvm_pkint(ia, 3, 1), PvmOk);
+    EXPECT_EQ(pvm_getminfo(inner, &mi), PvmOk);
+    mi.tag = 55;
+    mi.wid = 66;
+    EXPECT_EQ(pvm_setminfo(inner, &mi), PvmOk);
+    EXPECT_EQ(pvm_setsbuf(old), inner);
+    EXPECT(pvm_initsend(PvmDataRaw) > 0);
+    EXPECT_EQ(pvm_pkint(&x, 1, 1), PvmOk);
+    EXPECT_EQ(pvm_pkmesg(inner), PvmOk);
+    EXPECT_EQ(pvm_pkmesgbody(inner), PvmOk);
+    EXPECT_EQ(pvm_pkmesg(999), PvmNoSuchBuf);
+    EXPECT_EQ(pvm_pkmesg(pvm_getsbuf()), PvmBadParam);
+    loop(3);
+    int rb = pvm_getrbuf();
+    EXPECT_EQ(pvm_upkint(&x, 1, 1), PvmOk);
+    EXPECT_EQ(x, 9);
+    int nb = pvm_upkmesg();
+    EXPECT(nb > 0);
+    EXPECT_EQ(pvm_getrbuf(), rb);
+    int bytes, tag, src;
+    EXPECT_EQ(pvm_bufinfo(nb, &bytes, &tag, &src), PvmOk);
+    EXPECT(bytes == 12 && tag == 55 && src == me);
+    EXPECT_EQ(pvm_getminfo(nb, &mi), PvmOk);
+    EXPECT(mi.wid == 66 && mi.ctx == 0 && mi.dst == 0);
+    EXPECT_EQ(pvm_setrbuf(nb), rb);
+    int y[3] = {0, 0, 0};
+    EXPECT_EQ(pvm_upkint(y, 3, 1), PvmOk);
+    EXPECT(y[0] == 1 && y[1] == 2 && y[2] == 3);
+    EXPECT_EQ(pvm_setrbuf(rb), nb);
+    /* the body alone is no whole message: PVM says PvmNoData; read with upk */
+    EXPECT_EQ(pvm_upkmesg(), PvmNoData);
+#ifndef REAL_PVM
+    memset(y, 0, sizeof y); /* OURS: the failed pvm_upkmesg took nothing */
+    EXPECT_EQ(pvm_upkint(y, 3, 1), PvmOk);
+    EXPECT(y[0] == 1 && y[1] == 2 && y[2] == 3);
+#endif
+    EXPECT_EQ(pvm_upkmesg(), PvmNoData);
+    pvm_freebuf(inner);
+    pvm_freebuf(nb);
+}
+
+static volatile sig_atomic_t got_usr1;
+static void on_usr1(int sig) { got_usr1 = sig; }
+
+static void task_calls(void)
+{
+    int me = pvm_mytid();
+    signal(SIGUSR1, on_usr1);
+    EXPECT_EQ(pvm_sendsig(me, SIGUSR1), PvmOk);
+    for (int i = 0; i < 1000 && !got_usr1; i++)
+        usleep(1000);
+    EXPECT_EQ(got_usr1, SIGUSR1);
+    EXPECT_EQ(pvm_sendsig(me, 0), PvmOk);
+#ifndef REAL_PVM /* OURS: PVM returns PvmOk for any tid or signal (its daemon acts later) */
+    EXPECT_EQ(pvm_sendsig(0x40077, SIGUSR1), PvmBadParam);
+    EXPECT_EQ(pvm_sendsig(me, 999), PvmBadParam);
+    EXPECT_EQ(pvm_archcode(NULL), PvmBadParam);
+#endif
+    EXPECT_EQ(pvm_archcode(sizeof(long) == 8 ? "LINUX64" : "LINUX"), 0x408c41);
+    EXPECT_EQ(pvm_archcode("SUN4"), PvmNotFound);
+    struct timeval clk, delta, before, after;
+    gettimeofday(&before, NULL);
+    EXPECT_EQ(pvm_hostsync(pvm_tidtohost(me), &clk, &delta), PvmOk);
+    gettimeofday(&after, NULL);
+    EXPECT(clk.tv_sec >= before.tv_sec && clk.tv_sec <= after.tv_sec);
+    EXPECT_EQ(pvm_hostsync(me, &clk, &delta), PvmOk);
+    EXPECT_EQ(pvm_hostsync(0x12345678, &clk, &delta), PvmNoHost);
+    unsetenv("PVM_EXPORT");
+    EXPECT_EQ(pvm_export("FOO"), PvmOk);
+    EXPECT(!strcmp(getenv("PVM_EXPORT"), "FOO"));
+    EXPECT_EQ(pvm_export("BAR"), PvmOk);
+    EXPECT_EQ(pvm_export("FOO"), PvmOk);
+    EXPECT(!strcmp(getenv("PVM_EXPORT"), "FOO:BAR"));
+    EXPECT_EQ(pvm_unexport("FOO"), PvmOk);
+    EXPECT_EQ(pvm_unexport("ZZZ"), PvmOk);
+    EXPECT(!strcmp(getenv("PVM_EXPORT"), "BAR"));
+#ifndef REAL_PVM
+    EXPECT_EQ(pvm_export(""), PvmBadParam);
+    EXPECT_EQ(pvm_export("A:B"), PvmBadParam);
+    EXPECT(!strcmp(getenv("PVM_EXPORT"), "BAR"));
+#endif
+    int *tids = NULL, n = -1;
+    EXPECT_EQ(pvm_getnoresets(&tids, &n), PvmOk);
+    EXPECT_EQ(n, 0);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -254,6 +352,8 @@ int main(void)
     bad_formats();
     in_place();
     headers();
+    messages_in_messages();
+    task_calls();
     printf("pvm_packf: ok\n");
     pvm_exit();
     return 0;

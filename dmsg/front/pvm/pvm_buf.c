@@ -218,10 +218,9 @@ int pvm_getminfo(int bufid, struct pvmminfo *mi)
     int rc = minfo_buf(bufid, mi, &b);
     if (rc)
         return rc;
-    int me = dmsg_pvm_tid(dmsg_pvm_g.me);
     *mi = (struct pvmminfo){.len = (int)b->len, .ctx = b->ctx, .tag = b->tag, .wid = b->wid,
                             .enc = PVM_DSIG, .crc = 0, .src = src_tid(b),
-                            .dst = b->dst ? b->dst : b->recvd ? me : 0};
+                            .dst = b->dst};
     return PvmOk;
 }
 
@@ -515,4 +514,104 @@ int pvm_unpack(void *p, int n, int stride, int type)
         return pvm_upkstr(p);
     size_t size = dmsg_pvm_type_size(type);
     return size ? unpack(p, n, stride, size) : dmsg_pvm_err(PvmBadParam);
+}
+
+/* ------------------------------------------ messages inside messages */
+
+/* A message packed by pvm_pkmesg: its header, then its body. */
+enum { MESG_LEN, MESG_CTX, MESG_TAG, MESG_WID, MESG_SRC, MESG_DST, MESG_WORDS };
+
+/* Packs buffer m's body (copied, even into an in-place send buffer: m may
+ * change or go before the send). */
+static int pack_body(pvm_buf *m)
+{
+    if (m->recvd || m->encoding != PvmDataInPlace) {
+        const char *p = m->recvd ? payload(m) : m->data;
+        if (!p && m->len)
+            return PvmSysErr;
+        return m->len ? pack(p, (int)m->len, 1, 1, 0) : PvmOk;
+    }
+    for (size_t i = 0; i < m->npc; i++) {
+        const pvm_piece *pc = &m->pc[i];
+        int rc = pc->ref ? pack(pc->ref, (int)pc->n, (int)pc->stride, pc->size, 0)
+                         : pack(m->data + pc->off, (int)pc->len, 1, 1, 0);
+        if (rc)
+            return rc;
+    }
+    return PvmOk;
+}
+
+/* pvm_pkmesg (with its header) and pvm_pkmesgbody (without). */
+static int pkmesg(int bufid, int header)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    if (bufid <= 0)
+        return dmsg_pvm_err(PvmBadParam);
+    pvm_buf *m = dmsg_pvm_buf(bufid), *b = dmsg_pvm_buf(g->sbuf);
+    if (!m)
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    if (!b)
+        return dmsg_pvm_err(PvmNoBuf);
+    if (m == b || m->len > (size_t)INT32_MAX)
+        return dmsg_pvm_err(PvmBadParam); /* not into itself (as PVM) */
+    struct pvmminfo mi;
+    pvm_getminfo(bufid, &mi);
+    int hdr[MESG_WORDS] = {[MESG_LEN] = mi.len, [MESG_CTX] = mi.ctx, [MESG_TAG] = mi.tag,
+                           [MESG_WID] = mi.wid, [MESG_SRC] = mi.src, [MESG_DST] = mi.dst};
+    pvm_mark k;
+    dmsg_pvm_mark_get(b, &k);
+    int rc = header ? pack(hdr, MESG_WORDS, 1, sizeof(int), 0) : PvmOk;
+    if (!rc)
+        rc = pack_body(m);
+    if (rc)
+        dmsg_pvm_mark_undo(b, &k);
+    return rc ? dmsg_pvm_err(rc) : PvmOk;
+}
+
+int pvm_pkmesg(int bufid) { return pkmesg(bufid, 1); }
+int pvm_pkmesgbody(int bufid) { return pkmesg(bufid, 0); }
+
+int pvm_upkmesg(void)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    pvm_buf *b = dmsg_pvm_buf(g->rbuf);
+    if (!b)
+        return dmsg_pvm_err(PvmNoBuf);
+    const char *s = payload(b);
+    int hdr[MESG_WORDS];
+    size_t left = b->len - b->pos;
+    if (left < sizeof hdr)
+        return dmsg_pvm_err(PvmNoData);
+    if (!s)
+        return dmsg_pvm_err(PvmSysErr);
+    memcpy(hdr, s + b->pos, sizeof hdr);
+    if (hdr[MESG_LEN] < 0)
+        return dmsg_pvm_err(PvmBadMsg);
+    size_t len = (size_t)hdr[MESG_LEN];
+    if (left - sizeof hdr < len)
+        return dmsg_pvm_err(PvmNoData); /* nothing taken */
+    char *d = malloc(len ? len : 1);
+    if (!d)
+        return dmsg_pvm_err(PvmNoMem);
+    int id = dmsg_pvm_newbuf(PvmDataRaw); /* may move the table: b is stale after it */
+    if (id < 0) {
+        free(d);
+        return dmsg_pvm_err(id);
+    }
+    b = dmsg_pvm_buf(g->rbuf);
+    if (!(s = payload(b))) {
+        free(d);
+        dmsg_pvm_dropbuf(id);
+        return dmsg_pvm_err(PvmSysErr);
+    }
+    memcpy(d, s + b->pos + sizeof hdr, len);
+    b->pos += sizeof hdr + len;
+    int src = dmsg_pvm_pe(hdr[MESG_SRC]);
+    g->bufs[id] = (pvm_buf){.used = 1, .encoding = PvmDataRaw, .recvd = 1, .data = d, .len = len,
+                            .cap = len, .src = src < 0 ? g->me : src, .tag = hdr[MESG_TAG],
+                            .ctx = hdr[MESG_CTX], .wid = hdr[MESG_WID],
+                            .srctid = src < 0 ? hdr[MESG_SRC] : 0, .dst = hdr[MESG_DST]};
+    return id;
 }

@@ -41,9 +41,10 @@ typedef struct pvm_buf {
     size_t pos;      /* unpack position in the payload */
     int src, tag, ctx;
     /* pvm_getminfo / pvm_setminfo: the wait id travels with the message
-     * (postal's word); srctid and dst, when not 0, are what pvm_setminfo
-     * set (else the sender's and the receiver's tids). A send buffer's tag,
-     * ctx and dst are those of its last send. */
+     * (postal's word); srctid, when not 0, is what pvm_setminfo set (else
+     * the sender's tid); dst is the receiver's tid, or for a send buffer its
+     * last send's (0 before). A send buffer's tag and ctx are its last
+     * send's. */
     int wid, srctid, dst;
 } pvm_buf;
 
@@ -63,13 +64,14 @@ typedef struct pvm_state {
     int (*recvf)(int, int, int);
     /* symmetric */
     int64_t *slot;      /* [0] parent tid (0: not handed out), [1] pid, [2] killed (pvm_kill
-                           sets it); then the name */
+                           sets it), [3] its host (a hash of the node name: pvm_sendsig
+                           signals only processes of this host); then the name */
     void *groups;       /* the group table (its home is PE 0) */
 } pvm_state;
 
 extern pvm_state dmsg_pvm_g;
 
-#define PVM_SLOT_WORDS 3
+#define PVM_SLOT_WORDS 4
 #define PVM_NAME_MAX 64
 
 /* PVM's data signature of this host's raw format (x86-64 Linux, as real

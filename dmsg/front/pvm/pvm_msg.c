@@ -40,6 +40,7 @@ static int matcher(void *arg, const dmsg_postal_info *info, const void *data)
     b->ctx = ctx;
     b->len = info->bytes;
     b->wid = info->word;
+    b->dst = dmsg_pvm_tid(dmsg_pvm_g.me);
     return w->fn(w->tmp, w->tid, w->tag);
 }
 
@@ -138,6 +139,7 @@ static int receive(want *w, int mode)
     b->ctx = info.ctx;
     b->len = info.bytes;
     b->wid = info.word;
+    b->dst = dmsg_pvm_tid(g->me);
     g->rbuf = id;
     return id;
 }
@@ -221,7 +223,7 @@ int pvm_probe(int tid, int msgtag)
     pvm_buf *b = &g->bufs[probe_buf];
     free(b->data);
     *b = (pvm_buf){.used = 1, .recvd = 1, .src = info.src, .tag = info.tag, .ctx = info.ctx,
-                   .len = info.bytes, .wid = info.word};
+                   .len = info.bytes, .wid = info.word, .dst = dmsg_pvm_tid(g->me)};
     return probe_buf;
 }
 
