@@ -80,7 +80,7 @@ extern "C" {
 #define PvmHostCompl 32
 #define PvmNoSpawnParent 64
 
-/* pvm_notify kinds (out of scope: pvm_notify returns PvmNotImpl). */
+/* pvm_notify kinds (PvmTaskExit notices; host and route events never happen here). */
 #define PvmTaskExit 1
 #define PvmHostDelete 2
 #define PvmHostAdd 3
@@ -256,12 +256,22 @@ int pvm_unexport(char *name);
 /** Tasks that set PvmNoReset: none (pvm_setopt refuses that option);
  * *ntids = 0. */
 int pvm_getnoresets(int **tids, int *ntids);
-/** Out of scope (return PvmNotImpl, do nothing): hosts, notification,
- * message handlers, mailboxes, tracing, hosters, the daemon's sockets. */
+/** PvmTaskExit: when a task of tids[0 .. cnt-1] leaves PVM (pvm_exit, its
+ * process's exit, pvm_kill), this task gets a message with msgtag, in the
+ * context current now, from that task, holding its tid as one int; a tid
+ * that is no task is noticed at once (as PVM, for a task already gone),
+ * this task's own tid never. One watch per pair of tasks: a later
+ * pvm_notify of the same task replaces the tag. what | PvmNotifyCancel
+ * with the same msgtag removes the watch and delivers its notice now, as
+ * PVM does. PvmHostDelete, PvmHostAdd, PvmRouteAdd/Delete: accepted (PvmOk),
+ * never fire (one host that stays). PvmBadParam: unknown what, msgtag < 0,
+ * cnt < 0 or tids NULL. Local, but the watched task's words are written one-
+ * sidedly (atomics). */
+int pvm_notify(int what, int msgtag, int cnt, int *tids);
+/** Out of scope (return PvmNotImpl, do nothing): hosts, message handlers, mailboxes, tracing, hosters, the daemon's sockets. */
 int pvm_addhosts(char **names, int count, int *svp);
 int pvm_delhosts(char **names, int count, int *svp);
 int pvm_halt(void);
-int pvm_notify(int what, int code, int count, int *vals);
 int pvm_addmhf(int src, int tag, int ctx, int (*fn)(int));
 int pvm_delmhf(int mhid);
 int pvm_start_pvmd(int argc, char **argv, int block);

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     int sv;
     EXPECT_EQ(pvm_addhosts(hosts, 1, &sv), PvmNotImpl);
     EXPECT_EQ(pvm_delhosts(hosts, 1, &sv), PvmNotImpl);
-    EXPECT_EQ(pvm_notify(PvmTaskExit, 1, 1, &other), PvmNotImpl);
+    EXPECT_EQ(pvm_delmhf(1), PvmNotImpl);
     EXPECT_EQ(pvm_addmhf(-1, -1, -1, NULL), PvmNotImpl);
     EXPECT_EQ(pvm_putinfo("x", 1, 0), PvmNotImpl);
     EXPECT_EQ(pvm_recvinfo("x", 0, 0), PvmNotImpl);

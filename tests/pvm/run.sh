@@ -75,6 +75,10 @@ if [ -x "$tmp/bin/pvm_packf" ]; then
     ( export DMSG_POSTAL_WINDOW=0; check pvm_packf-nowin 0 "pvm_packf: ok" -- -n 1 ./pvm_packf; exit $fail ) || fail=1
     ( export DMSG_TRANSPORT=sim; check pvm_packf-sim 0 "pvm_packf: ok" -- -n 1 ./pvm_packf; exit $fail ) || fail=1
 fi
+if [ -x "$tmp/bin/pvm_notify" ]; then
+    check pvm_notify 0 "pvm_notify: ok" -- -n 3 ./pvm_notify
+    ( export DMSG_TRANSPORT=sim; check pvm_notify-sim 0 "pvm_notify: ok" -- -n 3 ./pvm_notify; exit $fail ) || fail=1
+fi
 if [ -x "$tmp/bin/pvm_errors" ]; then
     check pvm_errors 0 "pvm_errors: ok" -- -n 2 ./pvm_errors
     # a spawn's children that nobody hands out: waiting ends with the timeout

@@ -65,13 +65,15 @@ typedef struct pvm_state {
     /* symmetric */
     int64_t *slot;      /* [0] parent tid (0: not handed out), [1] pid, [2] killed (pvm_kill
                            sets it), [3] its host (a hash of the node name: pvm_sendsig
-                           signals only processes of this host); then the name */
+                           signals only processes of this host), [4] gone (it left PVM:
+                           pvm_notify); then the name */
     void *groups;       /* the group table (its home is PE 0) */
 } pvm_state;
 
 extern pvm_state dmsg_pvm_g;
 
-#define PVM_SLOT_WORDS 4
+#define PVM_SLOT_WORDS 5
+#define PVM_SLOT_GONE 4
 #define PVM_NAME_MAX 64
 
 /* PVM's data signature of this host's raw format (x86-64 Linux, as real
@@ -118,6 +120,10 @@ int dmsg_pvm_send_bytes(int pe, int tag, int ctx, const void *p, size_t bytes);
  * p (at most cap bytes, truncating): for the collectives and pvm_precv. */
 int dmsg_pvm_recv_bytes(int pe, int tag, int ctx, void *p, size_t cap, size_t *got,
                         dmsg_postal_info *info);
+/* Task-exit notices (pvm_notify.c): the symmetric watch words (collective,
+ * at enrollment), and the notices this task's exit sends (pvm_exit). */
+int dmsg_pvm_notify_init(void);
+void dmsg_pvm_notify_exit(void);
 /* Ends this task as pvm_kill does (exits the process). */
 void dmsg_pvm_die(void);
 /* Ends this task if a pvm_kill has reached it (its slot[2]); called at the

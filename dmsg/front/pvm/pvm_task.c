@@ -208,7 +208,7 @@ int dmsg_pvm_enroll(void)
     g->slot[1] = getpid();
     g->slot[3] = host_hash();
     snprintf((char *)&g->slot[PVM_SLOT_WORDS], PVM_NAME_MAX, "%s", program_invocation_short_name);
-    if ((rc = dmsg_pvm_groups_init()))
+    if ((rc = dmsg_pvm_groups_init()) || (rc = dmsg_pvm_notify_init()))
         return dmsg_pvm_err(rc);
     if (dmsg_sync())
         return dmsg_pvm_err(PvmSysErr);
@@ -303,6 +303,7 @@ int pvm_exit(void)
     if (!g->enrolled || g->left)
         return PvmOk;
     dmsg_pvm_groups_leave_all();
+    dmsg_pvm_notify_exit();
     dmsg_postal_flush();
     for (int i = 1; i < g->nbufs; i++)
         if (g->bufs[i].used)
@@ -635,7 +636,6 @@ char *pvm_version(void) { return PVM_VER; }
 NOT_IMPL(int pvm_addhosts(char **n, int c, int *s))
 NOT_IMPL(int pvm_delhosts(char **n, int c, int *s))
 NOT_IMPL(int pvm_halt(void))
-NOT_IMPL(int pvm_notify(int w, int c, int n, int *v))
 NOT_IMPL(int pvm_addmhf(int s, int t, int c, int (*f)(int)))
 NOT_IMPL(int pvm_delmhf(int m))
 NOT_IMPL(int pvm_start_pvmd(int c, char **v, int b))
