@@ -75,6 +75,30 @@ if [ -x "$tmp/bin/pvm_packf" ]; then
     ( export DMSG_POSTAL_WINDOW=0; check pvm_packf-nowin 0 "pvm_packf: ok" -- -n 1 ./pvm_packf; exit $fail ) || fail=1
     ( export DMSG_TRANSPORT=sim; check pvm_packf-sim 0 "pvm_packf: ok" -- -n 1 ./pvm_packf; exit $fail ) || fail=1
 fi
+# The same test program against the real PVM 3.4.6 (Debian pvm, pvm-dev),
+# under a private pvmd (tools/pvm/pvmd.sh): its expected bytes and headers
+# are real PVM's, so it must pass there too (-DREAL_PVM leaves out the
+# checks of this library's stricter argument rules). Skipped without them.
+# Plain cc: libpvm3 is not built for the sanitizers of an ASan run.
+if [ -f tests/pvm/pvm_packf.c ] && [ -x /usr/lib/pvm3/lib/pvmd ] &&
+    cc -w -DREAL_PVM -I. -o "$tmp/pvm_packf_real" tests/pvm/pvm_packf.c -lpvm3 >"$tmp/real.cc" 2>&1; then
+    ( . tools/pvm/pvmd.sh
+      if pvmd_start "$tmp/pvmd" >"$tmp/pvmd.err" 2>&1; then
+          timeout $lim "$tmp/pvm_packf_real" >"$tmp/real.out" 2>&1 </dev/null
+          rc=$?
+          pvmd_stop
+          if [ $rc = 0 ] && grep -q "pvm_packf: ok" "$tmp/real.out"; then
+              echo "pvm: pvm_packf-real: ok"
+          else
+              echo "pvm: pvm_packf-real: exit status $rc against libpvm3"; sed 's/^/    | /' "$tmp/real.out" | tail -5
+              exit 1
+          fi
+      else
+          echo "pvm: pvm_packf-real: skipped (pvmd did not start)"
+      fi ) || fail=1
+else
+    echo "pvm: pvm_packf-real: skipped (no libpvm3 or pvmd)"
+fi
 if [ -x "$tmp/bin/pvm_notify" ]; then
     check pvm_notify 0 "pvm_notify: ok" -- -n 3 ./pvm_notify
     ( export DMSG_TRANSPORT=sim; check pvm_notify-sim 0 "pvm_notify: ok" -- -n 3 ./pvm_notify; exit $fail ) || fail=1
