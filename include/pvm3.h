@@ -122,6 +122,8 @@ extern "C" {
 #define PvmNoData -5        /* end of buffer (unpacked past the end) */
 #define PvmNoHost -6        /* no such host */
 #define PvmNoFile -7        /* no such executable (pvm_spawn) */
+#define PvmDenied -8        /* permission denied (PVM's mailboxes) */
+#define PvmDupEntry PvmDenied
 #define PvmNoMem -10        /* cannot get memory */
 #define PvmBadMsg -12       /* cannot decode the message */
 #define PvmSysErr -14       /* the library failed (dmsg error) */
@@ -155,6 +157,23 @@ struct pvmhostinfo {
     char *hi_arch;   /* architecture ("LINUX64" or "LINUX") */
     int hi_speed;    /* relative speed (1000) */
     int hi_dsig;     /* data signature */
+};
+
+/* Mailbox flags and the class description of pvm_getmboxinfo: declared
+ * so that programs using mailboxes build; the calls return PvmNotImpl. */
+#define PvmMboxDefault 0
+#define PvmMboxPersistent 1
+#define PvmMboxMultiInstance 2
+#define PvmMboxOverWritable 4
+#define PvmMboxFirstAvail 8
+#define PvmMboxReadAndDelete 16
+#define PvmMboxWaitForInfo 32
+struct pvmmboxinfo {
+    char *mi_name;    /* class name */
+    int mi_nentries;  /* entries of the class */
+    int *mi_indices;  /* their indices */
+    int *mi_owners;   /* their owners' tids */
+    int *mi_flags;    /* their flags */
 };
 
 /** One task (pvm_tasks). */
@@ -283,7 +302,7 @@ int pvm_tickle(int how, int *nargs, int *args, int *nres);
 int pvm_putinfo(char *name, int bufid, int flags);
 int pvm_recvinfo(char *name, int index, int flags);
 int pvm_delinfo(char *name, int index, int flags);
-int pvm_getmboxinfo(char *pattern, int *nclasses, void **classes);
+int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes);
 int pvm_getfds(int **fds);
 /* PVM 3.3's mailbox names */
 int pvm_insert(char *name, int index, int bufid);

@@ -553,7 +553,7 @@ static const char *err_text(int code)
 {
     static const char *text[] = {
         [0] = "Ok", [2] = "Bad parameter", [3] = "Parameter mismatch", [4] = "Value too large",
-        [5] = "End of buffer", [6] = "No such host", [7] = "No such file",
+        [5] = "End of buffer", [6] = "No such host", [7] = "No such file", [8] = "Permission denied",
         [10] = "Malloc failed", [12] = "Can't decode message", [14] = "Can't contact local daemon",
         [15] = "No current buffer", [16] = "No such buffer", [17] = "Null group name",
         [18] = "Already in group", [19] = "No such group", [20] = "Not in group",
@@ -645,7 +645,7 @@ NOT_IMPL(int pvm_reg_rm(struct pvmhostinfo **h))
 NOT_IMPL(int pvm_putinfo(char *n, int b, int f))
 NOT_IMPL(int pvm_recvinfo(char *n, int i, int f))
 NOT_IMPL(int pvm_delinfo(char *n, int i, int f))
-NOT_IMPL(int pvm_getmboxinfo(char *p, int *n, void **c))
+NOT_IMPL(int pvm_getmboxinfo(char *p, int *n, struct pvmmboxinfo **c))
 NOT_IMPL(int pvm_tickle(int h, int *n, int *a, int *b))
 NOT_IMPL(int pvm_reg_tracer(int t, int c, int ot, int oc, char *m, int b, int bc))
 NOT_IMPL(int pvm_getfds(int **f))
