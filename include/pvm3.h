@@ -239,6 +239,9 @@ int pvm_pstat(int tid);
 int pvm_mstat(char *host);
 /** Prints "msg: the last error's text" on stderr. Returns PvmOk. */
 int pvm_perror(char *msg);
+/** The text of the last error (as pvm_perror prints it; a later successful
+ * call leaves it): a string of the library, not to be changed or freed. */
+char *pvm_strerror(void);
 /** Output of the tasks already goes to dmsgrun's standard output: accepted
  * (PvmOk) for any FILE; nothing is redirected. */
 int pvm_catchout(void *ff);

@@ -1,7 +1,8 @@
 /* pvm_packf / pvm_unpackf, message headers (pvm_getminfo, pvm_setminfo,
  * pvm_getmwid, pvm_setmwid), messages in messages (pvm_pkmesg,
  * pvm_pkmesgbody, pvm_upkmesg) and the task calls pvm_sendsig,
- * pvm_archcode, pvm_hostsync, pvm_export, pvm_unexport, pvm_getnoresets, on
+ * pvm_archcode, pvm_hostsync, pvm_export, pvm_unexport, pvm_getnoresets,
+ * pvm_strerror, on
  * one task, through messages to itself. The
  * expected bytes and header fields are what real PVM 3.4.6 gives with
  * PvmDataRaw on x86-64 Linux; this file builds against real PVM too
@@ -340,6 +341,12 @@ static void task_calls(void)
     int *tids = NULL, n = -1;
     EXPECT_EQ(pvm_getnoresets(&tids, &n), PvmOk);
     EXPECT_EQ(n, 0);
+    /* the last error's text, as pvm_perror's; a success leaves it */
+    struct pvmminfo mi;
+    EXPECT_EQ(pvm_getminfo(999, &mi), PvmNoSuchBuf);
+    EXPECT(!strcmp(pvm_strerror(), "No such buffer"));
+    EXPECT(pvm_initsend(PvmDataRaw) > 0);
+    EXPECT(!strcmp(pvm_strerror(), "No such buffer"));
 }
 
 int main(void)

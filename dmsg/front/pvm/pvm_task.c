@@ -576,6 +576,12 @@ int pvm_perror(char *msg)
     return PvmOk;
 }
 
+char *pvm_strerror(void)
+{
+    /* PVM's texts are string literals: the cast only meets PVM's prototype */
+    return (char *)err_text(dmsg_pvm_g.last_err);
+}
+
 int pvm_catchout(void *ff)
 {
     (void)ff;
