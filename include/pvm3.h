@@ -159,15 +159,25 @@ struct pvmhostinfo {
     int hi_dsig;     /* data signature */
 };
 
-/* Mailbox flags and the class description of pvm_getmboxinfo: declared
- * so that programs using mailboxes build; the calls return PvmNotImpl. */
-#define PvmMboxDefault 0
-#define PvmMboxPersistent 1
-#define PvmMboxMultiInstance 2
-#define PvmMboxOverWritable 4
-#define PvmMboxFirstAvail 8
-#define PvmMboxReadAndDelete 16
-#define PvmMboxWaitForInfo 32
+/* Mailbox flags (pvm_putinfo, pvm_recvinfo) and the class description of
+ * pvm_getmboxinfo. */
+#define PvmMboxDefault 0       /* put: one instance, its owner's, gone at its exit */
+#define PvmMboxPersistent 1    /* put: stays after its owner's exit (owner 0 then) */
+#define PvmMboxMultiInstance 2 /* put: a new instance at the lowest free index */
+#define PvmMboxOverWritable 4  /* put: any task may overwrite or delete it */
+#define PvmMboxFirstAvail 8    /* recv: the first index >= the one given */
+#define PvmMboxReadAndDelete 16 /* recv: and delete it (if allowed) */
+#define PvmMboxWaitForInfo 32  /* recv: wait until it is there */
+#define PvmMboxMaxFlag 512
+/* The class PVM's tasks with PvmNoReset put themselves in (never here). */
+#define PVMNORESETCLASS "###_PVM_NO_RESET_###"
+#define PvmMboxDirectIndexShift 10
+#define PvmMboxMaxDirectIndex ((unsigned)1 << (31 - PvmMboxDirectIndexShift))
+/* put: replace the overwritable entry at index i (0 <= i < the maximum) */
+#define PvmMboxDirectIndex(i)                                                                      \
+    ((unsigned)(i) < PvmMboxMaxDirectIndex ? (int)((unsigned)(i) << PvmMboxDirectIndexShift) : 0)
+#define PvmMboxDirectIndexOf(f)                                                                    \
+    ((int)(((unsigned)(f) >> PvmMboxDirectIndexShift) & (PvmMboxMaxDirectIndex - 1)))
 struct pvmmboxinfo {
     char *mi_name;    /* class name */
     int mi_nentries;  /* entries of the class */
@@ -290,7 +300,35 @@ int pvm_getnoresets(int **tids, int *ntids);
  * cnt < 0 or tids NULL. Local, but the watched task's words are written one-
  * sidedly (atomics). */
 int pvm_notify(int what, int msgtag, int cnt, int *tids);
-/** Out of scope (return PvmNotImpl, do nothing): hosts, message handlers, mailboxes, tracing, hosters, the daemon's sockets. */
+/* The mailbox: named, indexed messages any task can read (PVM's; see
+ * docs/baselines.md). Each call is atomic with respect to the others (a
+ * lock on the job's one table, in PE 0's memory); none waits for another
+ * task's PVM calls. Capacity: 128 entries, 256 KiB of message bytes in all
+ * (PvmOutOfRes, PvmNoMem beyond). Names: 1 to 63 characters. */
+/** Stores the body of buffer bufid under name (see the PvmMbox* flags);
+ * returns its index. A default entry (index 0) of the same name is replaced
+ * if this task owns it or it is overwritable, else PvmExists; a direct
+ * index needs an overwritable entry there (PvmNotFound, PvmDenied).
+ * PvmBadParam (name, bufid <= 0, flags < 0), PvmNoSuchBuf. */
+int pvm_putinfo(char *name, int bufid, int flags);
+/** A copy of entry (name, index) (PvmMboxFirstAvail: the lowest index >=
+ * index) in a new buffer, which becomes the active receive buffer (the one
+ * active before stays, not freed); it reads as a message from the entry's
+ * owner (from this task once the owner has exited), tag 0. PvmNotFound
+ * (PvmMboxWaitForInfo: waits, moving messages, until it is put);
+ * PvmMboxReadAndDelete also deletes it (PvmDenied unless this task may).
+ * PvmBadParam (name, index < 0, flags < 0). */
+int pvm_recvinfo(char *name, int index, int flags);
+/** Deletes entry (name, index): its owner, or anyone for an overwritable
+ * one (else PvmDenied); PvmNotFound. PvmOk (real PVM returns 1). */
+int pvm_delinfo(char *name, int index, int flags);
+/** The classes (names) matching the glob pattern (NULL or "": all), in the
+ * order they were first put, each with its entries' indices, owners and
+ * flags, in storage of the library valid until the next call. PvmBadParam
+ * for NULL outputs. */
+int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes);
+/** Out of scope (return PvmNotImpl, do nothing): hosts, message handlers,
+ * PVM 3.3's mailbox names, tracing, hosters, the daemon's sockets. */
 int pvm_addhosts(char **names, int count, int *svp);
 int pvm_delhosts(char **names, int count, int *svp);
 int pvm_halt(void);
@@ -302,10 +340,6 @@ int pvm_reg_tasker(void);
 int pvm_reg_rm(struct pvmhostinfo **hip);
 int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf, int topt);
 int pvm_tickle(int how, int *nargs, int *args, int *nres);
-int pvm_putinfo(char *name, int bufid, int flags);
-int pvm_recvinfo(char *name, int index, int flags);
-int pvm_delinfo(char *name, int index, int flags);
-int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes);
 int pvm_getfds(int **fds);
 /* PVM 3.3's mailbox names */
 int pvm_insert(char *name, int index, int bufid);

@@ -81,8 +81,9 @@ int main(int argc, char **argv)
     EXPECT_EQ(pvm_delhosts(hosts, 1, &sv), PvmNotImpl);
     EXPECT_EQ(pvm_delmhf(1), PvmNotImpl);
     EXPECT_EQ(pvm_addmhf(-1, -1, -1, NULL), PvmNotImpl);
-    EXPECT_EQ(pvm_putinfo("x", 1, 0), PvmNotImpl);
-    EXPECT_EQ(pvm_recvinfo("x", 0, 0), PvmNotImpl);
+    int lb;
+    EXPECT_EQ(pvm_insert("x", -1, 1), PvmNotImpl);
+    EXPECT_EQ(pvm_lookup("x", 0, &lb), PvmNotImpl);
     EXPECT_EQ(pvm_halt(), PvmNotImpl);
     EXPECT_EQ(pvm_tickle(0, NULL, NULL, NULL), PvmNotImpl);
     EXPECT_EQ(pvm_getfds(NULL), PvmNotImpl);

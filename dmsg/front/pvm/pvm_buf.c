@@ -615,3 +615,36 @@ int pvm_upkmesg(void)
                             .srctid = src < 0 ? hdr[MESG_SRC] : 0, .dst = hdr[MESG_DST]};
     return id;
 }
+
+int dmsg_pvm_body(int bufid, void **body, size_t *len)
+{
+    pvm_buf *m = dmsg_pvm_buf(bufid);
+    if (!m)
+        return PvmNoSuchBuf;
+    char *d = malloc(m->len ? m->len : 1);
+    if (!d)
+        return PvmNoMem;
+    if (m->recvd || m->encoding != PvmDataInPlace) {
+        const char *p = m->recvd ? payload(m) : m->data;
+        if (!p && m->len) {
+            free(d);
+            return PvmSysErr;
+        }
+        memcpy(d, p, m->len);
+    } else {
+        size_t at = 0;
+        for (size_t i = 0; i < m->npc; i++) {
+            const pvm_piece *pc = &m->pc[i];
+            if (!pc->ref) {
+                memcpy(d + at, m->data + pc->off, pc->len);
+                at += pc->len;
+            } else {
+                for (size_t k = 0; k < pc->n; k++, at += pc->size)
+                    memcpy(d + at, pc->ref + k * pc->stride * pc->size, pc->size);
+            }
+        }
+    }
+    *body = d;
+    *len = m->len;
+    return PvmOk;
+}

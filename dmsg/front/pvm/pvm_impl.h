@@ -20,6 +20,8 @@
 /* pvm_kill's notice: it wakes a task waiting in a receive, which then ends
  * (pvm_task.c, pvm_kill). */
 #define PVM_CTX_KILL (-3)
+/* The mailbox's wake-up of a task waiting for an entry (pvm_mbox.c). */
+#define PVM_CTX_MBOX (-4)
 
 /* A piece of a send buffer: bytes in the buffer's own memory, or (in
  * place) n items of size bytes every stride items at user memory. */
@@ -120,6 +122,12 @@ int dmsg_pvm_send_bytes(int pe, int tag, int ctx, const void *p, size_t bytes);
  * p (at most cap bytes, truncating): for the collectives and pvm_precv. */
 int dmsg_pvm_recv_bytes(int pe, int tag, int ctx, void *p, size_t cap, size_t *got,
                         dmsg_postal_info *info);
+/* A buffer's body, gathered into new memory (*body, free it), *len bytes. */
+int dmsg_pvm_body(int bufid, void **body, size_t *len);
+/* The mailbox (pvm_mbox.c): its table (collective, at enrollment), and the
+ * entries this task's exit removes (pvm_exit). */
+int dmsg_pvm_mbox_init(void);
+void dmsg_pvm_mbox_exit(void);
 /* Task-exit notices (pvm_notify.c): the symmetric watch words (collective,
  * at enrollment), and the notices this task's exit sends (pvm_exit). */
 int dmsg_pvm_notify_init(void);

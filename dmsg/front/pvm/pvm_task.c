@@ -208,7 +208,8 @@ int dmsg_pvm_enroll(void)
     g->slot[1] = getpid();
     g->slot[3] = host_hash();
     snprintf((char *)&g->slot[PVM_SLOT_WORDS], PVM_NAME_MAX, "%s", program_invocation_short_name);
-    if ((rc = dmsg_pvm_groups_init()) || (rc = dmsg_pvm_notify_init()))
+    if ((rc = dmsg_pvm_groups_init()) || (rc = dmsg_pvm_notify_init()) ||
+        (rc = dmsg_pvm_mbox_init()))
         return dmsg_pvm_err(rc);
     if (dmsg_sync())
         return dmsg_pvm_err(PvmSysErr);
@@ -303,6 +304,7 @@ int pvm_exit(void)
     if (!g->enrolled || g->left)
         return PvmOk;
     dmsg_pvm_groups_leave_all();
+    dmsg_pvm_mbox_exit(); /* before the notices: a watcher then finds its entries gone */
     dmsg_pvm_notify_exit();
     dmsg_postal_flush();
     for (int i = 1; i < g->nbufs; i++)
@@ -648,10 +650,6 @@ NOT_IMPL(int pvm_start_pvmd(int c, char **v, int b))
 NOT_IMPL(int pvm_reg_hoster(void))
 NOT_IMPL(int pvm_reg_tasker(void))
 NOT_IMPL(int pvm_reg_rm(struct pvmhostinfo **h))
-NOT_IMPL(int pvm_putinfo(char *n, int b, int f))
-NOT_IMPL(int pvm_recvinfo(char *n, int i, int f))
-NOT_IMPL(int pvm_delinfo(char *n, int i, int f))
-NOT_IMPL(int pvm_getmboxinfo(char *p, int *n, struct pvmmboxinfo **c))
 NOT_IMPL(int pvm_tickle(int h, int *n, int *a, int *b))
 NOT_IMPL(int pvm_reg_tracer(int t, int c, int ot, int oc, char *m, int b, int bc))
 NOT_IMPL(int pvm_getfds(int **f))
