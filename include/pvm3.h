@@ -327,8 +327,17 @@ int pvm_delinfo(char *name, int index, int flags);
  * flags, in storage of the library valid until the next call. PvmBadParam
  * for NULL outputs. */
 int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes);
+/* PVM 3.3's names for it, as PVM 3.4.6 maps them. */
+/** A persistent instance of name: index -1, at the lowest free index; else
+ * at index, PvmDupEntry (PvmDenied) if taken. Returns the index. */
+int pvm_insert(char *name, int index, int bufid);
+/** Entry (name, index), index -1: the lowest; *bufid gets a new buffer with
+ * it (not made the active one). Returns the index; PvmNotFound. */
+int pvm_lookup(char *name, int index, int *bufid);
+/** pvm_delinfo(name, index, 0); returns index. PvmBadParam for index < 0. */
+int pvm_delete(char *name, int index);
 /** Out of scope (return PvmNotImpl, do nothing): hosts, message handlers,
- * PVM 3.3's mailbox names, tracing, hosters, the daemon's sockets. */
+ * tracing, hosters, the daemon's sockets. */
 int pvm_addhosts(char **names, int count, int *svp);
 int pvm_delhosts(char **names, int count, int *svp);
 int pvm_halt(void);
@@ -341,10 +350,6 @@ int pvm_reg_rm(struct pvmhostinfo **hip);
 int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf, int topt);
 int pvm_tickle(int how, int *nargs, int *args, int *nres);
 int pvm_getfds(int **fds);
-/* PVM 3.3's mailbox names */
-int pvm_insert(char *name, int index, int bufid);
-int pvm_lookup(char *name, int index, int *bufid);
-int pvm_delete(char *name, int index);
 
 /* ----------------------------------------------------------- buffers */
 

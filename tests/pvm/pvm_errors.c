@@ -81,9 +81,7 @@ int main(int argc, char **argv)
     EXPECT_EQ(pvm_delhosts(hosts, 1, &sv), PvmNotImpl);
     EXPECT_EQ(pvm_delmhf(1), PvmNotImpl);
     EXPECT_EQ(pvm_addmhf(-1, -1, -1, NULL), PvmNotImpl);
-    int lb;
-    EXPECT_EQ(pvm_insert("x", -1, 1), PvmNotImpl);
-    EXPECT_EQ(pvm_lookup("x", 0, &lb), PvmNotImpl);
+    EXPECT_EQ(pvm_reg_tasker(), PvmNotImpl);
     EXPECT_EQ(pvm_halt(), PvmNotImpl);
     EXPECT_EQ(pvm_tickle(0, NULL, NULL, NULL), PvmNotImpl);
     EXPECT_EQ(pvm_getfds(NULL), PvmNotImpl);

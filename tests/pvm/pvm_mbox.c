@@ -104,6 +104,27 @@ static void alone(void)
     EXPECT_EQ(pvm_putinfo("big", bb, 0), PvmNoMem);
     EXPECT_EQ(pvm_recvinfo("big", 0, 0), PvmNotFound);
 #endif
+    /* PVM 3.3's names */
+    EXPECT_EQ(pvm_insert("old", -1, body(1)), 0);
+    EXPECT_EQ(pvm_insert("old", -1, body(2)), 1);
+    EXPECT_EQ(pvm_insert("old", 5, body(5)), 5);
+    EXPECT_EQ(pvm_insert("old", 5, body(6)), PvmDupEntry);
+    int lb = -7, rbuf = pvm_getrbuf();
+    EXPECT_EQ(pvm_lookup("old", -1, &lb), 0);
+    EXPECT_EQ(pvm_getrbuf(), rbuf); /* not made the active one */
+    EXPECT_EQ(pvm_setrbuf(lb), rbuf);
+    EXPECT_EQ(value(lb), 1);
+    EXPECT_EQ(pvm_lookup("old", 5, &lb), 5);
+    EXPECT_EQ(pvm_setrbuf(lb) >= 0, 1);
+    EXPECT_EQ(value(lb), 5);
+    EXPECT_EQ(pvm_lookup("old", 3, &lb), PvmNotFound);
+    EXPECT_EQ(pvm_delete("old", 5), 5);
+    EXPECT_EQ(pvm_delete("old", 5), PvmNotFound);
+    EXPECT_EQ(pvm_delete("old", -1), PvmBadParam);
+    static const int oi[] = {0, 1}, of[] = {3, 3};
+    entries("old", 2, oi, of);
+    pvm_delete("old", 0);
+    pvm_delete("old", 1);
     /* clean up for the second part */
     const char *names[] = {"a", "m", "o", "q"};
     for (int k = 0; k < 4; k++)

@@ -150,7 +150,9 @@ static int check_name(const char *name)
     return name && *name && strlen(name) < MBOX_NAME ? PvmOk : PvmBadParam;
 }
 
-int pvm_putinfo(char *name, int bufid, int flags)
+/* pvm_putinfo, and with exact >= 0 a new entry at that index (pvm_insert:
+ * PvmDupEntry if it is taken). */
+static int put(char *name, int bufid, int flags, int exact)
 {
     pvm_state *g = &dmsg_pvm_g;
     int rc = dmsg_pvm_enroll();
@@ -178,7 +180,11 @@ int pvm_putinfo(char *name, int bufid, int flags)
     }
     int me = dmsg_pvm_tid(g->me), index = 0;
     mentry *old = NULL;
-    if (direct) {
+    if (exact >= 0) {
+        index = exact;
+        if (find(name, exact))
+            rc = PvmDupEntry;
+    } else if (direct) {
         /* replace the entry at that index: this task's own, or an
          * overwritable one (real PVM lets the owner do it) */
         if (!(old = find(name, direct)))
@@ -232,7 +238,14 @@ int pvm_putinfo(char *name, int bufid, int flags)
     return rc ? dmsg_pvm_err(rc) : index;
 }
 
-int pvm_recvinfo(char *name, int index, int flags)
+int pvm_putinfo(char *name, int bufid, int flags)
+{
+    return put(name, bufid, flags, -1);
+}
+
+/* pvm_recvinfo; activate 0 (pvm_lookup): the new buffer is not made the
+ * active receive buffer; *found: the entry's index. */
+static int get(char *name, int index, int flags, int activate, int *found)
 {
     pvm_state *g = &dmsg_pvm_g;
     int rc = dmsg_pvm_enroll();
@@ -277,6 +290,7 @@ int pvm_recvinfo(char *name, int index, int flags)
             return dmsg_pvm_err(id < 0 ? id : PvmSysErr);
         }
         int owner = dmsg_pvm_pe(e->owner);
+        *found = e->index;
         if (del)
             e->used = 0;
         if ((rc = give(del))) {
@@ -290,9 +304,16 @@ int pvm_recvinfo(char *name, int index, int flags)
         g->bufs[id] = (pvm_buf){.used = 1, .encoding = PvmDataRaw, .recvd = 1, .data = d,
                                 .len = len, .cap = len, .src = owner < 0 ? g->me : owner,
                                 .dst = dmsg_pvm_tid(g->me)};
-        g->rbuf = id;
+        if (activate)
+            g->rbuf = id;
         return id;
     }
+}
+
+int pvm_recvinfo(char *name, int index, int flags)
+{
+    int found;
+    return get(name, index, flags, 1, &found);
 }
 
 int pvm_delinfo(char *name, int index, int flags)
@@ -316,6 +337,34 @@ int pvm_delinfo(char *name, int index, int flags)
     if (!rc)
         rc = grc;
     return rc ? dmsg_pvm_err(rc) : PvmOk;
+}
+
+/* PVM 3.3's names, as real PVM 3.4.6 maps them: persistent instances. */
+int pvm_insert(char *name, int index, int bufid)
+{
+    if (index < -1)
+        return dmsg_pvm_err(PvmBadParam);
+    return put(name, bufid, PvmMboxPersistent | PvmMboxMultiInstance, index);
+}
+
+int pvm_lookup(char *name, int index, int *bufid)
+{
+    int found = -1, rc = dmsg_pvm_enroll();
+    if (rc)
+        return rc;
+    if (index < -1 || !bufid)
+        return dmsg_pvm_err(PvmBadParam);
+    int id = get(name, index < 0 ? 0 : index, index < 0 ? PvmMboxFirstAvail : 0, 0, &found);
+    if (id < 0)
+        return id;
+    *bufid = id;
+    return found;
+}
+
+int pvm_delete(char *name, int index)
+{
+    int rc = pvm_delinfo(name, index, 0);
+    return rc < 0 ? rc : index;
 }
 
 static struct pvmmboxinfo *classes;
