@@ -97,9 +97,6 @@ static double wait_limit(void)
     return v > 0 ? v : 1e30;
 }
 
-/* The launch's programs: dmsgrun's MPMD form sets DMSG_APPNUM (this PE's
- * program block) and DMSG_APP_SIZES (the PEs of each block, comma
- * separated); without them the job is one program. */
 /* This host, as a number the tasks compare (FNV-1a of the node name): a
  * pid means something only on its own host. Never 0 (0: unknown). */
 static int64_t host_hash(void)
@@ -112,6 +109,9 @@ static int64_t host_hash(void)
     return (int64_t)(h | 1);
 }
 
+/* The launch's programs: dmsgrun's MPMD form sets DMSG_APPNUM (this PE's
+ * program block) and DMSG_APP_SIZES (the PEs of each block, comma
+ * separated); without them the job is one program. */
 static int read_apps(pvm_state *g)
 {
     const char *num = getenv("DMSG_APPNUM"), *sizes = getenv("DMSG_APP_SIZES");
