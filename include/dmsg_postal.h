@@ -60,6 +60,7 @@ typedef struct dmsg_postal_info {
     int tag;      /**< the sender's tag */
     size_t bytes; /**< packed bytes in the message */
     int ctx;      /**< the sender's context (dmsg_postal_send_ctx; 0 for the other sends) */
+    int word;     /**< the sender's word (dmsg_postal_send_ctx_word; 0 for the other sends) */
 } dmsg_postal_info;
 
 /**
@@ -156,6 +157,14 @@ int dmsg_postal_send(int pe, int tag);
 int dmsg_postal_send_ctx(int pe, int tag, int ctx);
 
 /**
+ * As dmsg_postal_send_ctx, and the message carries one more int, `word`,
+ * beside the context (dmsg_postal_info.word): a front end's header field
+ * that its receivers read back (PVM's wait id, pvm_getminfo). Matching
+ * never looks at it. Errors: as dmsg_postal_send.
+ */
+int dmsg_postal_send_ctx_word(int pe, int tag, int ctx, int word);
+
+/**
  * Sends `bytes` contiguous bytes from buf to pe with tag, without touching
  * the send buffer (as pvm_psend). The bytes are still copied into the
  * message. A large message (longer than half a mailbox) is announced
@@ -169,6 +178,9 @@ int dmsg_postal_send_bytes(int pe, int tag, const void *buf, size_t bytes);
 
 /** dmsg_postal_send_bytes with a context, as dmsg_postal_send_ctx. */
 int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t bytes);
+/** dmsg_postal_send_bytes with a context and a word, as dmsg_postal_send_ctx_word. */
+int dmsg_postal_send_bytes_ctx_word(int pe, int tag, int ctx, int word, const void *buf,
+                                    size_t bytes);
 
 /* ----------------------------------------------------------- receiving */
 

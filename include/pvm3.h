@@ -80,7 +80,7 @@ extern "C" {
 #define PvmHostCompl 32
 #define PvmNoSpawnParent 64
 
-/* pvm_notify kinds (out of scope: pvm_notify returns PvmNotImpl). */
+/* pvm_notify kinds (PvmTaskExit notices; host and route events never happen here). */
 #define PvmTaskExit 1
 #define PvmHostDelete 2
 #define PvmHostAdd 3
@@ -122,6 +122,8 @@ extern "C" {
 #define PvmNoData -5        /* end of buffer (unpacked past the end) */
 #define PvmNoHost -6        /* no such host */
 #define PvmNoFile -7        /* no such executable (pvm_spawn) */
+#define PvmDenied -8        /* permission denied (PVM's mailboxes) */
+#define PvmDupEntry PvmDenied
 #define PvmNoMem -10        /* cannot get memory */
 #define PvmBadMsg -12       /* cannot decode the message */
 #define PvmSysErr -14       /* the library failed (dmsg error) */
@@ -157,6 +159,33 @@ struct pvmhostinfo {
     int hi_dsig;     /* data signature */
 };
 
+/* Mailbox flags (pvm_putinfo, pvm_recvinfo) and the class description of
+ * pvm_getmboxinfo. */
+#define PvmMboxDefault 0       /* put: one instance, its owner's, gone at its exit */
+#define PvmMboxPersistent 1    /* put: stays after its owner's exit (owner 0 then) */
+#define PvmMboxMultiInstance 2 /* put: a new instance at the lowest free index */
+#define PvmMboxOverWritable 4  /* put: any task may overwrite or delete it */
+#define PvmMboxFirstAvail 8    /* recv: the first index >= the one given */
+#define PvmMboxReadAndDelete 16 /* recv: and delete it (if allowed) */
+#define PvmMboxWaitForInfo 32  /* recv: wait until it is there */
+#define PvmMboxMaxFlag 512
+/* The class PVM's tasks with PvmNoReset put themselves in (never here). */
+#define PVMNORESETCLASS "###_PVM_NO_RESET_###"
+#define PvmMboxDirectIndexShift 10
+#define PvmMboxMaxDirectIndex ((unsigned)1 << (31 - PvmMboxDirectIndexShift))
+/* put: replace the overwritable entry at index i (0 <= i < the maximum) */
+#define PvmMboxDirectIndex(i)                                                                      \
+    ((unsigned)(i) < PvmMboxMaxDirectIndex ? (int)((unsigned)(i) << PvmMboxDirectIndexShift) : 0)
+#define PvmMboxDirectIndexOf(f)                                                                    \
+    ((int)(((unsigned)(f) >> PvmMboxDirectIndexShift) & (PvmMboxMaxDirectIndex - 1)))
+struct pvmmboxinfo {
+    char *mi_name;    /* class name */
+    int mi_nentries;  /* entries of the class */
+    int *mi_indices;  /* their indices */
+    int *mi_owners;   /* their owners' tids */
+    int *mi_flags;    /* their flags */
+};
+
 /** One task (pvm_tasks). */
 struct pvmtaskinfo {
     int ti_tid;      /* its tid */
@@ -165,6 +194,18 @@ struct pvmtaskinfo {
     int ti_flag;     /* status flags (0) */
     char *ti_a_out;  /* the program's name */
     int ti_pid;      /* its process id */
+};
+
+/** A message's header (pvm_getminfo, pvm_setminfo). */
+struct pvmminfo {
+    int len; /* bytes of the message body (as packed: no conversion here) */
+    int ctx; /* context: a received message's, or a send buffer's last send's */
+    int tag; /* tag: likewise (0 for a buffer never sent) */
+    int wid; /* wait id: travels with the message (pvm_setminfo sets it) */
+    int enc; /* encoding: this host's data signature (PVM_DSIG of the library) */
+    int crc; /* checksum of the body: always 0 (PVM leaves it 0 too) */
+    int src; /* the sender's tid (a packed buffer: this task's) */
+    int dst; /* the receiver's tid (a send buffer: its last send's, 0 before) */
 };
 
 /* ------------------------------------------------------------- tasks */
@@ -208,6 +249,9 @@ int pvm_pstat(int tid);
 int pvm_mstat(char *host);
 /** Prints "msg: the last error's text" on stderr. Returns PvmOk. */
 int pvm_perror(char *msg);
+/** The text of the last error (as pvm_perror prints it; a later successful
+ * call leaves it): a string of the library, not to be changed or freed. */
+char *pvm_strerror(void);
 /** Output of the tasks already goes to dmsgrun's standard output: accepted
  * (PvmOk) for any FILE; nothing is redirected. */
 int pvm_catchout(void *ff);
@@ -222,32 +266,90 @@ int pvm_setdebug(int mask);
 int pvm_serror(int how);
 /** The version string ("3.4.6"). */
 char *pvm_version(void);
-/** Out of scope (return PvmNotImpl, do nothing): hosts, notification,
- * message handlers, mailboxes, tracing, hosters, signals. */
+/** Sends signal signum to task tid (kill(2) of its process; the task's own
+ * tid too). PvmBadParam: no such task, or signum outside 0 .. NSIG - 1;
+ * PvmNotImpl for a task on another host (over ofi); PvmSysErr if kill
+ * fails. (PVM returns PvmOk for any tid: its daemon sends it later.) */
+int pvm_sendsig(int tid, int signum);
+/** The data signature of architecture arch (PVM_DSIG of this host for its
+ * hi_arch, "LINUX64"), or PvmNotFound for an architecture the machine does
+ * not have; PvmBadParam for NULL. */
+int pvm_archcode(char *arch);
+/** The host's time of day in *clk and its difference from this task's clock
+ * in *delta (0: one host, one clock); either may be NULL. host: the host's
+ * tid or any task's tid (as PVM); else PvmNoHost. */
+int pvm_hostsync(int host, struct timeval *clk, struct timeval *delta);
+/** Adds (removes) name to (from) the colon-separated list in the
+ * environment variable PVM_EXPORT, as PVM does; no duplicates. PVM passes
+ * those variables to the tasks it spawns: here pvm_spawn starts nothing,
+ * so the list has no effect. PvmBadParam: name NULL, empty or with ':'. */
+int pvm_export(char *name);
+int pvm_unexport(char *name);
+/** Tasks that set PvmNoReset: none (pvm_setopt refuses that option);
+ * *ntids = 0. */
+int pvm_getnoresets(int **tids, int *ntids);
+/** PvmTaskExit: when a task of tids[0 .. cnt-1] leaves PVM (pvm_exit, its
+ * process's exit, pvm_kill), this task gets a message with msgtag, in the
+ * context current now, from that task, holding its tid as one int; a tid
+ * that is no task is noticed at once (as PVM, for a task already gone),
+ * this task's own tid never. One watch per pair of tasks: a later
+ * pvm_notify of the same task replaces the tag. what | PvmNotifyCancel
+ * with the same msgtag removes the watch and delivers its notice now, as
+ * PVM does. PvmHostDelete, PvmHostAdd, PvmRouteAdd/Delete: accepted (PvmOk),
+ * never fire (one host that stays). PvmBadParam: unknown what, msgtag < 0,
+ * cnt < 0 or tids NULL. Local, but the watched task's words are written one-
+ * sidedly (atomics). */
+int pvm_notify(int what, int msgtag, int cnt, int *tids);
+/* The mailbox: named, indexed messages any task can read (PVM's; see
+ * docs/baselines.md). Each call is atomic with respect to the others (a
+ * lock on the job's one table, in PE 0's memory); none waits for another
+ * task's PVM calls. Capacity: 128 entries, 256 KiB of message bytes in all
+ * (PvmOutOfRes, PvmNoMem beyond). Names: 1 to 63 characters. */
+/** Stores the body of buffer bufid under name (see the PvmMbox* flags);
+ * returns its index. A default entry (index 0) of the same name is replaced
+ * if this task owns it or it is overwritable, else PvmExists; a direct
+ * index needs an overwritable entry there (PvmNotFound, PvmDenied).
+ * PvmBadParam (name, bufid <= 0, flags < 0), PvmNoSuchBuf. */
+int pvm_putinfo(char *name, int bufid, int flags);
+/** A copy of entry (name, index) (PvmMboxFirstAvail: the lowest index >=
+ * index) in a new buffer, which becomes the active receive buffer (the one
+ * active before stays, not freed); it reads as a message from the entry's
+ * owner (from this task once the owner has exited), tag 0. PvmNotFound
+ * (PvmMboxWaitForInfo: waits, moving messages, until it is put);
+ * PvmMboxReadAndDelete also deletes it (PvmDenied unless this task may).
+ * PvmBadParam (name, index < 0, flags < 0). */
+int pvm_recvinfo(char *name, int index, int flags);
+/** Deletes entry (name, index): its owner, or anyone for an overwritable
+ * one (else PvmDenied); PvmNotFound. PvmOk (real PVM returns 1). */
+int pvm_delinfo(char *name, int index, int flags);
+/** The classes (names) matching the glob pattern (NULL or "": all), in the
+ * order they were first put, each with its entries' indices, owners and
+ * flags, in storage of the library valid until the next call. PvmBadParam
+ * for NULL outputs. */
+int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes);
+/* PVM 3.3's names for it, as PVM 3.4.6 maps them. */
+/** A persistent instance of name: index -1, at the lowest free index; else
+ * at index, PvmDupEntry (PvmDenied) if taken. Returns the index. */
+int pvm_insert(char *name, int index, int bufid);
+/** Entry (name, index), index -1: the lowest; *bufid gets a new buffer with
+ * it (not made the active one). Returns the index; PvmNotFound. */
+int pvm_lookup(char *name, int index, int *bufid);
+/** pvm_delinfo(name, index, 0); returns index. PvmBadParam for index < 0. */
+int pvm_delete(char *name, int index);
+/** Out of scope (return PvmNotImpl, do nothing): hosts, message handlers,
+ * tracing, hosters, the daemon's sockets. */
 int pvm_addhosts(char **names, int count, int *svp);
 int pvm_delhosts(char **names, int count, int *svp);
 int pvm_halt(void);
-int pvm_notify(int what, int code, int count, int *vals);
 int pvm_addmhf(int src, int tag, int ctx, int (*fn)(int));
 int pvm_delmhf(int mhid);
-int pvm_sendsig(int tid, int signum);
 int pvm_start_pvmd(int argc, char **argv, int block);
 int pvm_reg_hoster(void);
 int pvm_reg_tasker(void);
 int pvm_reg_rm(struct pvmhostinfo **hip);
-int pvm_putinfo(char *name, int bufid, int flags);
-int pvm_recvinfo(char *name, int index, int flags);
-int pvm_delinfo(char *name, int index, int flags);
-int pvm_getmboxinfo(char *pattern, int *nclasses, void **classes);
-int pvm_archcode(char *arch);
+int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf, int topt);
+int pvm_tickle(int how, int *nargs, int *args, int *nres);
 int pvm_getfds(int **fds);
-/* PVM 3.3's mailbox names */
-int pvm_insert(char *name, int index, int bufid);
-int pvm_lookup(char *name, int index, int *bufid);
-int pvm_delete(char *name, int index);
-/* Formatted packing: out of scope (PvmNotImpl). */
-int pvm_packf(const char *fmt, ...);
-int pvm_unpackf(const char *fmt, ...);
 
 /* ----------------------------------------------------------- buffers */
 
@@ -266,8 +368,21 @@ int pvm_getsbuf(void);
 int pvm_getrbuf(void);
 /** Size in bytes, tag and source tid of a received message buffer. */
 int pvm_bufinfo(int bufid, int *bytes, int *msgtag, int *tid);
-/** The bytes of the packed data, for a buffer sent or received. */
-int pvm_getminfo(int bufid, void *info);
+/** Reads the header of buffer bufid into *mi (see struct pvmminfo). Local.
+ * PvmBadParam (bufid <= 0, mi NULL), PvmNoSuchBuf. */
+int pvm_getminfo(int bufid, struct pvmminfo *mi);
+/** Sets ctx, tag, wid, src and dst of buffer bufid's header from *mi (len,
+ * enc and crc describe the data and are not set). A send overwrites ctx,
+ * tag and dst with its own and carries wid to the receiver, whose buffer's
+ * src stays the real sender. On a received buffer, pvm_bufinfo then reports
+ * the tag and src set. Local; errors as pvm_getminfo. */
+int pvm_setminfo(int bufid, struct pvmminfo *mi);
+/** The wait id of buffer bufid's header (pvm_getminfo's wid), or
+ * PvmBadParam (bufid <= 0), PvmNoSuchBuf. */
+int pvm_getmwid(int bufid);
+/** Sets the wait id of buffer bufid (as pvm_setminfo's wid); PvmOk, or
+ * errors as pvm_getmwid. */
+int pvm_setmwid(int bufid, int waitid);
 
 /* ------------------------------------------------- packing, unpacking */
 
@@ -290,6 +405,20 @@ int pvm_pkulong(unsigned long *p, int n, int stride);
 int pvm_pkstr(char *s);
 /** Any type by PVM_* code (pvm_pack(buf, n, stride, PVM_INT) ...). */
 int pvm_pack(void *p, int n, int stride, int type);
+/** Packs by a printf-like format (PVM's): each conversion is
+ * '%' [count] ['.' stride] {h l u} c|d|f|x|s, count and stride digits or
+ * '*' (taken from the arguments, an int each); characters outside
+ * conversions are skipped. Without count and stride an item is passed by
+ * value (c, d, hd: int; ld: long; f, lf: double; f packs a float), with
+ * either of them by address (count items every stride items). x (complex
+ * float; lx double complex) and s (a string, as pvm_pkstr) always take an
+ * address. "%+" at the very start takes an int encoding and calls
+ * pvm_initsend first. The whole format and every count, stride and
+ * pointer are checked before anything is packed: PvmBadParam (an unknown
+ * conversion, a '+' elsewhere, count < 0, stride < 1, a NULL address) and
+ * nothing changes (PVM itself packs the items before a bad conversion);
+ * PvmNoBuf, PvmNoMem (the items of this call are taken out again). */
+int pvm_packf(const char *fmt, ...);
 
 /* Unpack n items into every `stride`th place of p, in the order packed,
  * from the active receive buffer. When fewer bytes are left than asked for,
@@ -309,6 +438,26 @@ int pvm_upkulong(unsigned long *p, int n, int stride);
 /** A string packed by pvm_pkstr (the caller's buffer must hold it). */
 int pvm_upkstr(char *s);
 int pvm_unpack(void *p, int n, int stride, int type);
+/** Unpacks by a format as pvm_packf's, every item by address (c: char *,
+ * d: int *, hd: short *, ld: long *, f: float *, lf: double *, x: float *
+ * pairs, lx: double * pairs, s: char *). A bad format ("%+" included: PVM
+ * accepts it only in pvm_packf), count or address is PvmBadParam before
+ * anything is unpacked; past the end of the message the items are written
+ * as far as the message goes and PvmNoData is returned, as for pvm_upk*. */
+int pvm_unpackf(const char *fmt, ...);
+/** Packs message bufid whole (its header, as pvm_getminfo's, and its body)
+ * into the active send buffer; pvm_pkmesgbody packs its body only (then
+ * read with pvm_upk*). The body is copied, also into an in-place buffer.
+ * PvmBadParam (bufid <= 0, or the active send buffer itself), PvmNoSuchBuf,
+ * PvmNoBuf, PvmNoMem (nothing packed). */
+int pvm_pkmesg(int bufid);
+int pvm_pkmesgbody(int bufid);
+/** Unpacks a message packed by pvm_pkmesg from the active receive buffer
+ * into a new buffer (a received one: pvm_bufinfo, pvm_getminfo and, after
+ * pvm_setrbuf, pvm_upk* read it); the active receive buffer stays. Returns
+ * the new buffer's id; PvmNoBuf, PvmNoData (not a whole message left:
+ * nothing taken), PvmNoMem. */
+int pvm_upkmesg(void);
 
 /* ------------------------------------------------- sending, receiving */
 

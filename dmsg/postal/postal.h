@@ -61,7 +61,7 @@ typedef struct postal_bulk {
 enum { POSTAL_AUX_TOTAL = 0, POSTAL_AUX_OFF = 1 };
 enum { POSTAL_AUX_BULK_ID = 2, POSTAL_AUX_BULK_OFF = 0, POSTAL_AUX_BULK_LEN = 1 };
 /* Messages, fragments and announcements (MSG, RTS, PULL) carry the
- * sender's context (dmsg_postal_send_ctx) in aux[CTX], so that a match
+ * sender's context (dmsg_postal_send_ctx) and its word in aux[CTX], so that a match
  * function never needs the payload (an announcement has none yet); an
  * announcement's number for its large message is in aux[ANN_ID]. */
 enum { POSTAL_AUX_CTX = 2, POSTAL_AUX_ANN_ID = 1 };
@@ -141,7 +141,19 @@ dmsg_status dmsg_postal_fetch(chan_msg *m, void *dst, size_t skip, size_t n, int
 /* The context a message, fragment or announcement carries. */
 static inline int dmsg_postal_ctx(const chan_msg *m)
 {
-    return (int)(int64_t)m->h.aux[POSTAL_AUX_CTX];
+    return (int)(uint32_t)m->h.aux[POSTAL_AUX_CTX];
+}
+
+/* The word a message carries beside its context (dmsg_postal_send_ctx_word). */
+static inline int dmsg_postal_word(const chan_msg *m)
+{
+    return (int)(uint32_t)(m->h.aux[POSTAL_AUX_CTX] >> 32);
+}
+
+/* aux[CTX] of a message: the context in the low half, the word in the high. */
+static inline uint64_t dmsg_postal_cw(int ctx, int word)
+{
+    return (uint64_t)(uint32_t)ctx | (uint64_t)(uint32_t)word << 32;
 }
 
 /* Frees every pending large message and lent memory (finalize). */

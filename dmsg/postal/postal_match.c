@@ -11,7 +11,8 @@ static void describe(const chan_msg *m, dmsg_postal_info *info)
 {
     if (info)
         *info = (dmsg_postal_info){.src = m->src, .tag = m->h.tag, .bytes = dmsg_postal_len(m),
-                                   .ctx = dmsg_postal_ctx(m)};
+                                   .ctx = dmsg_postal_ctx(m),
+                                   .word = dmsg_postal_word(m)};
 }
 
 /* Scans the receivable messages in arrival order: the first one scored 1,

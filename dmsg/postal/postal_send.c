@@ -209,7 +209,7 @@ static dmsg_status check_dest(int pe, int tag)
  * served (no copy; a later pack into b detaches it). A buffer in the
  * out-window is announced as a PULL (the receiver fetches it), or as a
  * STREAM when its bytes are still being copied there (send_stream). */
-static dmsg_status send_bulk(postal_buf *b, int pe, int tag, int ctx, int stream)
+static dmsg_status send_bulk(postal_buf *b, int pe, int tag, uint64_t cw, int stream)
 {
     postal_state *g = &dmsg_postal_g;
     int pull = b->lent == &g->olend; /* fetched by the receiver from the out-window */
@@ -227,7 +227,7 @@ static dmsg_status send_bulk(postal_buf *b, int pe, int tag, int ctx, int stream
     chan_hdr h = {.type = stream ? POSTAL_T_STREAM : pull ? POSTAL_T_PULL : POSTAL_T_RTS, .tag = tag};
     h.aux[POSTAL_AUX_TOTAL] = b->used;
     h.aux[POSTAL_AUX_ANN_ID] = ++g->bulk_ids;
-    h.aux[POSTAL_AUX_CTX] = (uint64_t)(int64_t)ctx;
+    h.aux[POSTAL_AUX_CTX] = cw;
     dmsg_status st = dmsg_chan_send(&g->ch, pe, &h, hbuf, 0);
     if (st) {
         free(e);
@@ -336,14 +336,14 @@ void dmsg_postal_bulk_free(void)
  * and put back (dmsg_chan_send has copied or deposited them by then). The whole
  * message is checked against the queue limit first, so a refused message
  * sends no fragment. */
-static dmsg_status send_buf(postal_buf *b, int pe, int tag, int ctx)
+static dmsg_status send_buf(postal_buf *b, int pe, int tag, uint64_t cw)
 {
     postal_state *g = &dmsg_postal_g;
     double t0 = dmsg_wtime();
     size_t len = b->used, frag = dmsg_chan_max_len(&g->ch);
     dmsg_status st = DMSG_OK;
     if (len > frag && g->win) {
-        if (!(st = send_bulk(b, pe, tag, ctx, 0))) {
+        if (!(st = send_bulk(b, pe, tag, cw, 0))) {
             g->st.sent++;
             g->st.large++;
         }
@@ -360,7 +360,7 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag, int ctx)
         chan_hdr h = {.type = POSTAL_T_MSG, .tag = tag};
         h.aux[POSTAL_AUX_TOTAL] = len;
         h.aux[POSTAL_AUX_OFF] = off;
-        h.aux[POSTAL_AUX_CTX] = (uint64_t)(int64_t)ctx;
+        h.aux[POSTAL_AUX_CTX] = cw;
         /* A message buffer per fragment, taken and given its header before
          * the fragment leaves (and released by the receiver): booked first,
          * so that the fragment's arrival, and the receiver, wait for it. */
@@ -379,11 +379,16 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag, int ctx)
     return st;
 }
 
-int dmsg_postal_send_ctx(int pe, int tag, int ctx)
+int dmsg_postal_send_ctx_word(int pe, int tag, int ctx, int word)
 {
     POSTAL_REQUIRE();
     dmsg_status st = check_dest(pe, tag);
-    return st ? st : send_buf(&dmsg_postal_g.sbuf, pe, tag, ctx);
+    return st ? st : send_buf(&dmsg_postal_g.sbuf, pe, tag, dmsg_postal_cw(ctx, word));
+}
+
+int dmsg_postal_send_ctx(int pe, int tag, int ctx)
+{
+    return dmsg_postal_send_ctx_word(pe, tag, ctx, 0);
 }
 
 int dmsg_postal_send(int pe, int tag)
@@ -478,7 +483,7 @@ static void pbuf_let_go(void)
  * the send buffer pbuf moves into the out-window, the STREAM goes out,
  * then each piece is copied and its PART sent. Nothing here waits for the
  * receiver. */
-static dmsg_status send_stream(int pe, int tag, int ctx, const void *buf, size_t bytes,
+static dmsg_status send_stream(int pe, int tag, uint64_t cw, const void *buf, size_t bytes,
                                size_t parts)
 {
     postal_state *g = &dmsg_postal_g;
@@ -490,7 +495,7 @@ static dmsg_status send_stream(int pe, int tag, int ctx, const void *buf, size_t
     if (b->lent != &g->olend)
         return DMSG_FAIL(DMSG_ERR_STATE, "stream of %zu bytes outside the out-window", bytes);
     b->used = bytes; /* the announced length; the PARTs say how much is there */
-    if ((st = send_bulk(b, pe, tag, ctx, 1)))
+    if ((st = send_bulk(b, pe, tag, cw, 1)))
         return st;
     uint64_t id = g->bulk_ids;
     size_t piece = (bytes / parts + 4095) & ~(size_t)4095;
@@ -519,8 +524,10 @@ static dmsg_status send_stream(int pe, int tag, int ctx, const void *buf, size_t
     return DMSG_OK;
 }
 
-int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t bytes)
+int dmsg_postal_send_bytes_ctx_word(int pe, int tag, int ctx, int word, const void *buf,
+                                    size_t bytes)
 {
+    uint64_t cw = dmsg_postal_cw(ctx, word);
     postal_state *g = &dmsg_postal_g;
     POSTAL_REQUIRE();
     dmsg_status st = check_dest(pe, tag);
@@ -532,7 +539,7 @@ int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t
         return st;
     size_t parts = stream_parts(pe, bytes);
     if (parts)
-        return send_stream(pe, tag, ctx, buf, bytes, parts);
+        return send_stream(pe, tag, cw, buf, bytes, parts);
     if ((st = buf_room(&g->pbuf, bytes)))
         return st;
     if (bytes) {
@@ -543,7 +550,12 @@ int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t
         g->st.pack_bytes += bytes;
         g->st.pack_time += dmsg_wtime() - t0;
     }
-    if (!(st = send_buf(&g->pbuf, pe, tag, ctx)))
+    if (!(st = send_buf(&g->pbuf, pe, tag, cw)))
         pbuf_let_go();
     return st;
+}
+
+int dmsg_postal_send_bytes_ctx(int pe, int tag, int ctx, const void *buf, size_t bytes)
+{
+    return dmsg_postal_send_bytes_ctx_word(pe, tag, ctx, 0, buf, bytes);
 }

@@ -3,6 +3,7 @@
  * flow control with a late receiver, and receives out of send order that
  * force a full mailbox to make room. Run with small DMSG_POSTAL_MAILBOX
  * settings too (tests/integ), so that rings wrap and senders queue. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1044,6 +1045,61 @@ static int stream_case(void)
     return 0;
 }
 
+typedef struct {
+    int src, tag;
+    dmsg_postal_info seen;
+} word_sel;
+
+static int word_match(void *arg, const dmsg_postal_info *info, const void *data)
+{
+    word_sel *w = arg;
+    (void)data; /* NULL for a large message only announced */
+    if (info->src != w->src || info->tag != w->tag)
+        return 0;
+    w->seen = *info;
+    return 1;
+}
+
+/* The context and the word a message carries (dmsg_postal_send_ctx_word,
+ * _send_bytes_ctx_word: PVM's context and wait id) arrive as sent, both
+ * negative and both extreme, on a small packed message, a large packed
+ * one and a large send_bytes (windows, or fragments without them), and
+ * the matcher sees them before the bytes; a plain send carries 0 and 0. */
+static int ctx_word(void)
+{
+    int n = pe_n(), me = pe_me(), to = (me + 1) % n, from = (me - 1 + n) % n;
+    size_t big = ((size_t)1 << 20) + 3;
+    unsigned char *buf = calloc(big, 1), *got = malloc(big);
+    PE_CHECK(buf && got, "malloc");
+    PE_OK(dmsg_postal_init());
+    static const int want[][2] = {{-2, -5}, {INT_MAX, INT_MIN}, {7, -1}, {0, 0}};
+    int8_t one = (int8_t)me;
+    PE_OK(dmsg_postal_initsend());
+    PE_OK(dmsg_postal_pk_byte(&one, 1, 1));
+    PE_OK(dmsg_postal_send_ctx_word(to, 1, want[0][0], want[0][1]));
+    PE_OK(dmsg_postal_initsend());
+    PE_OK(dmsg_postal_pk_byte((int8_t *)buf, (long)big, 1));
+    PE_OK(dmsg_postal_send_ctx_word(to, 2, want[1][0], want[1][1]));
+    PE_OK(dmsg_postal_send_bytes_ctx_word(to, 3, want[2][0], want[2][1], buf, big));
+    PE_OK(dmsg_postal_send(to, 4));
+    for (int tag = 1; tag <= 4; tag++) {
+        word_sel w = {.src = from, .tag = tag};
+        dmsg_postal_info info;
+        size_t copied;
+        int found;
+        PE_OK(dmsg_postal_match_copy(word_match, &w, DMSG_POSTAL_WAIT, 0, got, big, &copied,
+                                     &found, &info));
+        PE_CHECK(found && info.ctx == want[tag - 1][0] && info.word == want[tag - 1][1] &&
+                     w.seen.ctx == info.ctx && w.seen.word == info.word,
+                 "tag %d: ctx %d word %d (matcher saw %d %d), expected %d %d", tag, info.ctx,
+                 info.word, w.seen.ctx, w.seen.word, want[tag - 1][0], want[tag - 1][1]);
+    }
+    PE_OK(dmsg_postal_finalize());
+    free(buf);
+    free(got);
+    return 0;
+}
+
 /* Every case above in one job (the integration suite over ofi, where
  * starting a job costs seconds). */
 static int all(void)
@@ -1072,5 +1128,6 @@ const pe_case pe_postal_cases[] = {
     {"postal_random", random_mix, 0},
     {"postal_window", window_case, 0},
     {"postal_stream", stream_case, 0},
+    {"postal_ctx_word", ctx_word, 0},
     {NULL, NULL, 0},
 };

@@ -79,15 +79,17 @@ int main(int argc, char **argv)
     int sv;
     EXPECT_EQ(pvm_addhosts(hosts, 1, &sv), PvmNotImpl);
     EXPECT_EQ(pvm_delhosts(hosts, 1, &sv), PvmNotImpl);
-    EXPECT_EQ(pvm_notify(PvmTaskExit, 1, 1, &other), PvmNotImpl);
+    EXPECT_EQ(pvm_delmhf(1), PvmNotImpl);
     EXPECT_EQ(pvm_addmhf(-1, -1, -1, NULL), PvmNotImpl);
-    EXPECT_EQ(pvm_putinfo("x", 1, 0), PvmNotImpl);
-    EXPECT_EQ(pvm_recvinfo("x", 0, 0), PvmNotImpl);
-    EXPECT_EQ(pvm_packf("%d", 1), PvmNotImpl);
+    EXPECT_EQ(pvm_reg_tasker(), PvmNotImpl);
     EXPECT_EQ(pvm_halt(), PvmNotImpl);
-    EXPECT_EQ(pvm_sendsig(other, 15), PvmNotImpl);
-    EXPECT_EQ(pvm_getminfo(pvm_getsbuf(), NULL), PvmNotImpl);
-    EXPECT_EQ(pvm_getminfo(999, NULL), PvmNoSuchBuf);
+    EXPECT_EQ(pvm_tickle(0, NULL, NULL, NULL), PvmNotImpl);
+    EXPECT_EQ(pvm_getfds(NULL), PvmNotImpl);
+    struct pvmminfo mi;
+    EXPECT_EQ(pvm_getminfo(pvm_getsbuf(), NULL), PvmBadParam);
+    EXPECT_EQ(pvm_getminfo(0, &mi), PvmBadParam);
+    EXPECT_EQ(pvm_getminfo(999, &mi), PvmNoSuchBuf);
+    EXPECT_EQ(pvm_setminfo(999, &mi), PvmNoSuchBuf);
     EXPECT(!strcmp(pvm_version(), "3.4.6"));
     EXPECT_EQ(pvm_serror(1), 0); /* PvmAutoErr on: errors are printed too (as PVM) */
     EXPECT_EQ(pvm_serror(0), 1);

@@ -174,6 +174,15 @@ int pvm_getrbuf(void)
     return dmsg_pvm_g.rbuf;
 }
 
+/* The source tid a buffer's header names: pvm_setminfo's, the sender's,
+ * or (a buffer packed here) this task's. */
+static int src_tid(const pvm_buf *b)
+{
+    if (b->srctid)
+        return b->srctid;
+    return dmsg_pvm_tid(b->recvd ? b->src : dmsg_pvm_g.me);
+}
+
 int pvm_bufinfo(int bufid, int *bytes, int *msgtag, int *tid)
 {
     ENROLL();
@@ -187,15 +196,68 @@ int pvm_bufinfo(int bufid, int *bytes, int *msgtag, int *tid)
     if (msgtag)
         *msgtag = b->recvd ? b->tag : -1;
     if (tid)
-        *tid = b->recvd ? dmsg_pvm_tid(b->src) : dmsg_pvm_tid(dmsg_pvm_g.me);
+        *tid = src_tid(b);
     return PvmOk;
 }
 
-int pvm_getminfo(int bufid, void *info)
+/* The buffer of pvm_getminfo and pvm_setminfo: bufid 0 or less is
+ * PvmBadParam there (not PvmNoBuf), as PVM's. */
+static int minfo_buf(int bufid, struct pvmminfo *mi, pvm_buf **b)
 {
-    (void)info;
     ENROLL();
-    return dmsg_pvm_buf(bufid) ? dmsg_pvm_err(PvmNotImpl) : dmsg_pvm_err(PvmNoSuchBuf);
+    if (bufid <= 0 || !mi)
+        return dmsg_pvm_err(PvmBadParam);
+    if (!(*b = dmsg_pvm_buf(bufid)))
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    return PvmOk;
+}
+
+int pvm_getminfo(int bufid, struct pvmminfo *mi)
+{
+    pvm_buf *b;
+    int rc = minfo_buf(bufid, mi, &b);
+    if (rc)
+        return rc;
+    *mi = (struct pvmminfo){.len = (int)b->len, .ctx = b->ctx, .tag = b->tag, .wid = b->wid,
+                            .enc = PVM_DSIG, .crc = 0, .src = src_tid(b),
+                            .dst = b->dst};
+    return PvmOk;
+}
+
+int pvm_setminfo(int bufid, struct pvmminfo *mi)
+{
+    pvm_buf *b;
+    int rc = minfo_buf(bufid, mi, &b);
+    if (rc)
+        return rc;
+    /* len, enc and crc describe the data and are not set (PVM's rule) */
+    b->ctx = mi->ctx;
+    b->tag = mi->tag;
+    b->wid = mi->wid;
+    b->srctid = mi->src;
+    b->dst = mi->dst;
+    return PvmOk;
+}
+
+int pvm_getmwid(int bufid)
+{
+    ENROLL();
+    if (bufid <= 0)
+        return dmsg_pvm_err(PvmBadParam);
+    pvm_buf *b = dmsg_pvm_buf(bufid);
+    return b ? b->wid : dmsg_pvm_err(PvmNoSuchBuf);
+}
+
+int pvm_setmwid(int bufid, int waitid)
+{
+    ENROLL();
+    if (bufid <= 0)
+        return dmsg_pvm_err(PvmBadParam);
+    pvm_buf *b = dmsg_pvm_buf(bufid);
+    if (!b)
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    b->wid = waitid;
+    return PvmOk;
 }
 
 /* ------------------------------------------------------------ packing */
@@ -235,6 +297,19 @@ static int add_piece(pvm_buf *b, pvm_piece p)
     }
     b->pc[b->npc++] = p;
     return PvmOk;
+}
+
+void dmsg_pvm_mark_get(const pvm_buf *b, pvm_mark *m)
+{
+    *m = (pvm_mark){.len = b->len, .npc = b->npc, .last = b->npc ? b->pc[b->npc - 1].len : 0};
+}
+
+void dmsg_pvm_mark_undo(pvm_buf *b, const pvm_mark *m)
+{
+    b->len = m->len;
+    b->npc = m->npc;
+    if (b->npc)
+        b->pc[b->npc - 1].len = m->last; /* a copied piece may have grown */
 }
 
 /* Appends n items of `size` bytes, every `stride` items from p. */
@@ -284,6 +359,11 @@ static int pack(const void *p, int n, int stride, size_t size, int in_place_ok)
             memcpy(d + (size_t)i * size, s + (size_t)i * (size_t)stride * size, size);
     b->len += bytes;
     return PvmOk;
+}
+
+int dmsg_pvm_pack(const void *p, int n, int stride, size_t size, int in_place_ok)
+{
+    return pack(p, n, stride, size, in_place_ok);
 }
 
 /* Every type of the pvm_pk and pvm_upk families: name, C type, PVM's code. */
@@ -357,7 +437,7 @@ int dmsg_pvm_send_buf(pvm_buf *b, int pe, int tag, int ctx)
         }
     }
     if (!st)
-        st = dmsg_postal_send_ctx(pe, tag, ctx);
+        st = dmsg_postal_send_ctx_word(pe, tag, ctx, b->wid);
     return st ? dmsg_pvm_from_status(st) : PvmOk;
 }
 
@@ -396,6 +476,11 @@ static int unpack(void *p, int n, int stride, size_t size)
     return take < bytes ? dmsg_pvm_err(PvmNoData) : PvmOk;
 }
 
+int dmsg_pvm_unpack(void *p, int n, int stride, size_t size)
+{
+    return unpack(p, n, stride, size);
+}
+
 #define UPK(name, type, code)                                                                      \
     int pvm_upk##name(type *p, int n, int stride)                                                  \
     {                                                                                              \
@@ -429,4 +514,137 @@ int pvm_unpack(void *p, int n, int stride, int type)
         return pvm_upkstr(p);
     size_t size = dmsg_pvm_type_size(type);
     return size ? unpack(p, n, stride, size) : dmsg_pvm_err(PvmBadParam);
+}
+
+/* ------------------------------------------ messages inside messages */
+
+/* A message packed by pvm_pkmesg: its header, then its body. */
+enum { MESG_LEN, MESG_CTX, MESG_TAG, MESG_WID, MESG_SRC, MESG_DST, MESG_WORDS };
+
+/* Packs buffer m's body (copied, even into an in-place send buffer: m may
+ * change or go before the send). */
+static int pack_body(pvm_buf *m)
+{
+    if (m->recvd || m->encoding != PvmDataInPlace) {
+        const char *p = m->recvd ? payload(m) : m->data;
+        if (!p && m->len)
+            return PvmSysErr;
+        return m->len ? pack(p, (int)m->len, 1, 1, 0) : PvmOk;
+    }
+    for (size_t i = 0; i < m->npc; i++) {
+        const pvm_piece *pc = &m->pc[i];
+        int rc = pc->ref ? pack(pc->ref, (int)pc->n, (int)pc->stride, pc->size, 0)
+                         : pack(m->data + pc->off, (int)pc->len, 1, 1, 0);
+        if (rc)
+            return rc;
+    }
+    return PvmOk;
+}
+
+/* pvm_pkmesg (with its header) and pvm_pkmesgbody (without). */
+static int pkmesg(int bufid, int header)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    if (bufid <= 0)
+        return dmsg_pvm_err(PvmBadParam);
+    pvm_buf *m = dmsg_pvm_buf(bufid), *b = dmsg_pvm_buf(g->sbuf);
+    if (!m)
+        return dmsg_pvm_err(PvmNoSuchBuf);
+    if (!b)
+        return dmsg_pvm_err(PvmNoBuf);
+    if (m == b || m->len > (size_t)INT32_MAX)
+        return dmsg_pvm_err(PvmBadParam); /* not into itself (as PVM) */
+    struct pvmminfo mi;
+    pvm_getminfo(bufid, &mi);
+    int hdr[MESG_WORDS] = {[MESG_LEN] = mi.len, [MESG_CTX] = mi.ctx, [MESG_TAG] = mi.tag,
+                           [MESG_WID] = mi.wid, [MESG_SRC] = mi.src, [MESG_DST] = mi.dst};
+    pvm_mark k;
+    dmsg_pvm_mark_get(b, &k);
+    int rc = header ? pack(hdr, MESG_WORDS, 1, sizeof(int), 0) : PvmOk;
+    if (!rc)
+        rc = pack_body(m);
+    if (rc)
+        dmsg_pvm_mark_undo(b, &k);
+    return rc ? dmsg_pvm_err(rc) : PvmOk;
+}
+
+int pvm_pkmesg(int bufid) { return pkmesg(bufid, 1); }
+int pvm_pkmesgbody(int bufid) { return pkmesg(bufid, 0); }
+
+int pvm_upkmesg(void)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    pvm_buf *b = dmsg_pvm_buf(g->rbuf);
+    if (!b)
+        return dmsg_pvm_err(PvmNoBuf);
+    const char *s = payload(b);
+    int hdr[MESG_WORDS];
+    size_t left = b->len - b->pos;
+    if (left < sizeof hdr)
+        return dmsg_pvm_err(PvmNoData);
+    if (!s)
+        return dmsg_pvm_err(PvmSysErr);
+    memcpy(hdr, s + b->pos, sizeof hdr);
+    if (hdr[MESG_LEN] < 0)
+        return dmsg_pvm_err(PvmBadMsg);
+    size_t len = (size_t)hdr[MESG_LEN];
+    if (left - sizeof hdr < len)
+        return dmsg_pvm_err(PvmNoData); /* nothing taken */
+    char *d = malloc(len ? len : 1);
+    if (!d)
+        return dmsg_pvm_err(PvmNoMem);
+    int id = dmsg_pvm_newbuf(PvmDataRaw); /* may move the table: b is stale after it */
+    if (id < 0) {
+        free(d);
+        return dmsg_pvm_err(id);
+    }
+    b = dmsg_pvm_buf(g->rbuf);
+    if (!(s = payload(b))) {
+        free(d);
+        dmsg_pvm_dropbuf(id);
+        return dmsg_pvm_err(PvmSysErr);
+    }
+    memcpy(d, s + b->pos + sizeof hdr, len);
+    b->pos += sizeof hdr + len;
+    int src = dmsg_pvm_pe(hdr[MESG_SRC]);
+    g->bufs[id] = (pvm_buf){.used = 1, .encoding = PvmDataRaw, .recvd = 1, .data = d, .len = len,
+                            .cap = len, .src = src < 0 ? g->me : src, .tag = hdr[MESG_TAG],
+                            .ctx = hdr[MESG_CTX], .wid = hdr[MESG_WID],
+                            .srctid = src < 0 ? hdr[MESG_SRC] : 0, .dst = hdr[MESG_DST]};
+    return id;
+}
+
+int dmsg_pvm_body(int bufid, void **body, size_t *len)
+{
+    pvm_buf *m = dmsg_pvm_buf(bufid);
+    if (!m)
+        return PvmNoSuchBuf;
+    char *d = malloc(m->len ? m->len : 1);
+    if (!d)
+        return PvmNoMem;
+    if (m->recvd || m->encoding != PvmDataInPlace) {
+        const char *p = m->recvd ? payload(m) : m->data;
+        if (!p && m->len) {
+            free(d);
+            return PvmSysErr;
+        }
+        memcpy(d, p, m->len);
+    } else {
+        size_t at = 0;
+        for (size_t i = 0; i < m->npc; i++) {
+            const pvm_piece *pc = &m->pc[i];
+            if (!pc->ref) {
+                memcpy(d + at, m->data + pc->off, pc->len);
+                at += pc->len;
+            } else {
+                for (size_t k = 0; k < pc->n; k++, at += pc->size)
+                    memcpy(d + at, pc->ref + k * pc->stride * pc->size, pc->size);
+            }
+        }
+    }
+    *body = d;
+    *len = m->len;
+    return PvmOk;
 }

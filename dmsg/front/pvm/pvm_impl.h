@@ -20,6 +20,8 @@
 /* pvm_kill's notice: it wakes a task waiting in a receive, which then ends
  * (pvm_task.c, pvm_kill). */
 #define PVM_CTX_KILL (-3)
+/* The mailbox's wake-up of a task waiting for an entry (pvm_mbox.c). */
+#define PVM_CTX_MBOX (-4)
 
 /* A piece of a send buffer: bytes in the buffer's own memory, or (in
  * place) n items of size bytes every stride items at user memory. */
@@ -40,6 +42,12 @@ typedef struct pvm_buf {
     size_t npc, pccap;
     size_t pos;      /* unpack position in the payload */
     int src, tag, ctx;
+    /* pvm_getminfo / pvm_setminfo: the wait id travels with the message
+     * (postal's word); srctid, when not 0, is what pvm_setminfo set (else
+     * the sender's tid); dst is the receiver's tid, or for a send buffer its
+     * last send's (0 before). A send buffer's tag and ctx are its last
+     * send's. */
+    int wid, srctid, dst;
 } pvm_buf;
 
 typedef struct pvm_state {
@@ -58,14 +66,21 @@ typedef struct pvm_state {
     int (*recvf)(int, int, int);
     /* symmetric */
     int64_t *slot;      /* [0] parent tid (0: not handed out), [1] pid, [2] killed (pvm_kill
-                           sets it); then the name */
+                           sets it), [3] its host (a hash of the node name: pvm_sendsig
+                           signals only processes of this host), [4] gone (it left PVM:
+                           pvm_notify); then the name */
     void *groups;       /* the group table (its home is PE 0) */
 } pvm_state;
 
 extern pvm_state dmsg_pvm_g;
 
-#define PVM_SLOT_WORDS 3
+#define PVM_SLOT_WORDS 5
+#define PVM_SLOT_GONE 4
 #define PVM_NAME_MAX 64
+
+/* PVM's data signature of this host's raw format (x86-64 Linux, as real
+ * PVM 3.4.6 reports it in pvm_getminfo's enc and pvm_config's hi_dsig). */
+#define PVM_DSIG 0x408c41
 
 /* Enrolls on first use; returns PvmOk or a PVM error (and records it). */
 int dmsg_pvm_enroll(void);
@@ -86,6 +101,19 @@ void dmsg_pvm_dropbuf(int bufid);
 /* Copies an attached buffer's payload into its own memory (before postal's
  * active buffer changes hands). */
 int dmsg_pvm_detach(pvm_buf *b);
+/* Packs n items of size bytes every stride items from p into the active
+ * send buffer, as pvm_pk* (in_place_ok 0: copied even in an in-place
+ * buffer, for values that do not outlive the call); returns a PVM code. */
+int dmsg_pvm_pack(const void *p, int n, int stride, size_t size, int in_place_ok);
+/* Unpacks as pvm_upk* from the active receive buffer. */
+int dmsg_pvm_unpack(void *p, int n, int stride, size_t size);
+/* Where a send buffer's packing stands, to take back what one call packed
+ * (pvm_packf on an error). */
+typedef struct pvm_mark {
+    size_t len, npc, last;
+} pvm_mark;
+void dmsg_pvm_mark_get(const pvm_buf *b, pvm_mark *m);
+void dmsg_pvm_mark_undo(pvm_buf *b, const pvm_mark *m);
 /* Sends buffer b's contents to pe with tag in context ctx. */
 int dmsg_pvm_send_buf(pvm_buf *b, int pe, int tag, int ctx);
 /* Sends bytes from p to pe in context ctx (psend, collectives). */
@@ -94,6 +122,16 @@ int dmsg_pvm_send_bytes(int pe, int tag, int ctx, const void *p, size_t bytes);
  * p (at most cap bytes, truncating): for the collectives and pvm_precv. */
 int dmsg_pvm_recv_bytes(int pe, int tag, int ctx, void *p, size_t cap, size_t *got,
                         dmsg_postal_info *info);
+/* A buffer's body, gathered into new memory (*body, free it), *len bytes. */
+int dmsg_pvm_body(int bufid, void **body, size_t *len);
+/* The mailbox (pvm_mbox.c): its table (collective, at enrollment), and the
+ * entries this task's exit removes (pvm_exit). */
+int dmsg_pvm_mbox_init(void);
+void dmsg_pvm_mbox_exit(void);
+/* Task-exit notices (pvm_notify.c): the symmetric watch words (collective,
+ * at enrollment), and the notices this task's exit sends (pvm_exit). */
+int dmsg_pvm_notify_init(void);
+void dmsg_pvm_notify_exit(void);
 /* Ends this task as pvm_kill does (exits the process). */
 void dmsg_pvm_die(void);
 /* Ends this task if a pvm_kill has reached it (its slot[2]); called at the

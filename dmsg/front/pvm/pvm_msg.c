@@ -39,6 +39,8 @@ static int matcher(void *arg, const dmsg_postal_info *info, const void *data)
     b->tag = info->tag;
     b->ctx = ctx;
     b->len = info->bytes;
+    b->wid = info->word;
+    b->dst = dmsg_pvm_tid(dmsg_pvm_g.me);
     return w->fn(w->tmp, w->tid, w->tag);
 }
 
@@ -136,6 +138,8 @@ static int receive(want *w, int mode)
     b->tag = info.tag;
     b->ctx = info.ctx;
     b->len = info.bytes;
+    b->wid = info.word;
+    b->dst = dmsg_pvm_tid(g->me);
     g->rbuf = id;
     return id;
 }
@@ -219,7 +223,7 @@ int pvm_probe(int tid, int msgtag)
     pvm_buf *b = &g->bufs[probe_buf];
     free(b->data);
     *b = (pvm_buf){.used = 1, .recvd = 1, .src = info.src, .tag = info.tag, .ctx = info.ctx,
-                   .len = info.bytes};
+                   .len = info.bytes, .wid = info.word, .dst = dmsg_pvm_tid(g->me)};
     return probe_buf;
 }
 
@@ -267,6 +271,14 @@ static int send_check(int tid, int tag, int *pe)
     return PvmOk;
 }
 
+/* A sent buffer's header (pvm_getminfo) names its last send, as PVM's. */
+static void sent(pvm_buf *b, int tid, int msgtag)
+{
+    b->tag = msgtag;
+    b->ctx = dmsg_pvm_g.ctx;
+    b->dst = tid;
+}
+
 int pvm_send(int tid, int msgtag)
 {
     pvm_state *g = &dmsg_pvm_g;
@@ -277,7 +289,10 @@ int pvm_send(int tid, int msgtag)
     if (!b)
         return dmsg_pvm_err(PvmNoBuf);
     rc = dmsg_pvm_send_buf(b, pe, msgtag, g->ctx);
-    return rc ? dmsg_pvm_err(rc) : PvmOk;
+    if (rc)
+        return dmsg_pvm_err(rc);
+    sent(b, tid, msgtag);
+    return PvmOk;
 }
 
 int pvm_mcast(int *tids, int n, int msgtag)
@@ -299,6 +314,7 @@ int pvm_mcast(int *tids, int n, int msgtag)
         int rc = dmsg_pvm_send_buf(b, pe, msgtag, g->ctx);
         if (rc)
             return dmsg_pvm_err(rc);
+        sent(b, tids[i], msgtag);
     }
     return PvmOk;
 }

@@ -2,10 +2,12 @@
  * MPMD blocks), pvm_spawn handing out tasks the launch started, leaving,
  * options, errors, and the calls that are out of scope. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "dmsg/front/pvm/pvm_impl.h"
 
@@ -14,6 +16,7 @@ pvm_state dmsg_pvm_g;
 static int own_dmsg;     /* this library started dmsg (and ends it) */
 static char (*names)[PVM_NAME_MAX];
 static int *pids;
+static int64_t *hosts; /* slot[3] of every task */
 static struct pvmhostinfo host;
 static char hostname[256];
 static struct pvmtaskinfo *tinfo;
@@ -92,6 +95,18 @@ static double wait_limit(void)
     const char *s = getenv("DMSG_TIMEOUT");
     double v = s && *s ? strtod(s, NULL) : 0;
     return v > 0 ? v : 1e30;
+}
+
+/* This host, as a number the tasks compare (FNV-1a of the node name): a
+ * pid means something only on its own host. Never 0 (0: unknown). */
+static int64_t host_hash(void)
+{
+    struct utsname u;
+    uint64_t h = 1469598103934665603ull;
+    if (uname(&u) == 0)
+        for (const char *c = u.nodename; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return (int64_t)(h | 1);
 }
 
 /* The launch's programs: dmsgrun's MPMD form sets DMSG_APPNUM (this PE's
@@ -191,20 +206,24 @@ int dmsg_pvm_enroll(void)
     memset(g->slot, 0, words * sizeof(int64_t));
     g->slot[0] = g->app == 0 ? -1 : 0; /* the first program's tasks are nobody's children */
     g->slot[1] = getpid();
+    g->slot[3] = host_hash();
     snprintf((char *)&g->slot[PVM_SLOT_WORDS], PVM_NAME_MAX, "%s", program_invocation_short_name);
-    if ((rc = dmsg_pvm_groups_init()))
+    if ((rc = dmsg_pvm_groups_init()) || (rc = dmsg_pvm_notify_init()) ||
+        (rc = dmsg_pvm_mbox_init()))
         return dmsg_pvm_err(rc);
     if (dmsg_sync())
         return dmsg_pvm_err(PvmSysErr);
     names = calloc((size_t)g->npes, sizeof *names);
     pids = calloc((size_t)g->npes, sizeof *pids);
-    if (!names || !pids)
+    hosts = calloc((size_t)g->npes, sizeof *hosts);
+    if (!names || !pids || !hosts)
         return dmsg_pvm_err(PvmNoMem);
     for (int p = 0; p < g->npes; p++) {
         int64_t s[PVM_SLOT_WORDS + PVM_NAME_MAX / 8];
         if (dmsg_fetch(s, g->slot, sizeof s, p))
             return dmsg_pvm_err(PvmSysErr);
         pids[p] = (int)s[1];
+        hosts[p] = s[3];
         memcpy(names[p], &s[PVM_SLOT_WORDS], PVM_NAME_MAX);
         names[p][PVM_NAME_MAX - 1] = 0;
     }
@@ -285,6 +304,8 @@ int pvm_exit(void)
     if (!g->enrolled || g->left)
         return PvmOk;
     dmsg_pvm_groups_leave_all();
+    dmsg_pvm_mbox_exit(); /* before the notices: a watcher then finds its entries gone */
+    dmsg_pvm_notify_exit();
     dmsg_postal_flush();
     for (int i = 1; i < g->nbufs; i++)
         if (g->bufs[i].used)
@@ -389,7 +410,7 @@ int pvm_config(int *nhost, int *narch, struct pvmhostinfo **hostp)
         host.hi_name = hostname;
         host.hi_arch = sizeof(long) == 8 ? "LINUX64" : "LINUX";
         host.hi_speed = 1000;
-        host.hi_dsig = 0x408841;
+        host.hi_dsig = PVM_DSIG;
     }
     if (nhost)
         *nhost = 1;
@@ -429,6 +450,91 @@ int pvm_tasks(int where, int *ntask, struct pvmtaskinfo **taskp)
     return PvmOk;
 }
 
+int pvm_sendsig(int tid, int signum)
+{
+    pvm_state *g = &dmsg_pvm_g;
+    ENROLL();
+    int p = dmsg_pvm_pe(tid);
+    if (p < 0 || signum < 0 || signum >= NSIG)
+        return dmsg_pvm_err(PvmBadParam);
+    /* a task of another host (ofi across hosts): its pid is not ours to signal */
+    if (hosts[p] != hosts[g->me])
+        return dmsg_pvm_err(PvmNotImpl);
+    if (kill(pids[p], signum))
+        return dmsg_pvm_err(errno == EINVAL ? PvmBadParam : PvmSysErr);
+    return PvmOk;
+}
+
+int pvm_archcode(char *arch)
+{
+    ENROLL();
+    if (!arch)
+        return dmsg_pvm_err(PvmBadParam);
+    struct pvmhostinfo *hi;
+    pvm_config(NULL, NULL, &hi);
+    /* the data signature of an architecture of the machine: this host's only */
+    return strcmp(arch, hi->hi_arch) ? dmsg_pvm_err(PvmNotFound) : hi->hi_dsig;
+}
+
+int pvm_hostsync(int hosttid, struct timeval *clk, struct timeval *delta)
+{
+    ENROLL();
+    if (hosttid != PVM_HOST_TID && dmsg_pvm_pe(hosttid) < 0)
+        return dmsg_pvm_err(PvmNoHost);
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    if (clk)
+        *clk = now;
+    if (delta)
+        *delta = (struct timeval){0, 0}; /* one host: one clock */
+    return PvmOk;
+}
+
+/* PVM_EXPORT: the names of environment variables a spawned task gets,
+ * separated by ':'. */
+static int export_edit(const char *name, int add)
+{
+    ENROLL();
+    if (!name || !*name || strchr(name, ':'))
+        return dmsg_pvm_err(PvmBadParam);
+    const char *old = getenv("PVM_EXPORT");
+    size_t n = strlen(name), cap = (old ? strlen(old) : 0) + n + 2;
+    char *out = malloc(cap);
+    if (!out)
+        return dmsg_pvm_err(PvmNoMem);
+    out[0] = 0;
+    int had = 0;
+    for (const char *p = old ? old : ""; *p;) {
+        const char *e = strchr(p, ':');
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        int same = k == n && !strncmp(p, name, n);
+        had |= same;
+        if (k && !(same && !add)) /* empty names dropped, the name itself when removing */
+            snprintf(out + strlen(out), cap - strlen(out), "%s%.*s", *out ? ":" : "", (int)k, p);
+        p += k + (e != NULL);
+    }
+    if (add && !had)
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", *out ? ":" : "", name);
+    int rc = setenv("PVM_EXPORT", out, 1) ? PvmNoMem : PvmOk;
+    free(out);
+    return rc ? dmsg_pvm_err(rc) : PvmOk;
+}
+
+int pvm_export(char *name) { return export_edit(name, 1); }
+int pvm_unexport(char *name) { return export_edit(name, 0); }
+
+int pvm_getnoresets(int **tids, int *ntids)
+{
+    static int none;
+    ENROLL();
+    /* PvmNoReset is not an option here (pvm_setopt refuses it): no task has it */
+    if (tids)
+        *tids = &none;
+    if (ntids)
+        *ntids = 0;
+    return PvmOk;
+}
+
 int pvm_pstat(int tid)
 {
     ENROLL();
@@ -449,7 +555,7 @@ static const char *err_text(int code)
 {
     static const char *text[] = {
         [0] = "Ok", [2] = "Bad parameter", [3] = "Parameter mismatch", [4] = "Value too large",
-        [5] = "End of buffer", [6] = "No such host", [7] = "No such file",
+        [5] = "End of buffer", [6] = "No such host", [7] = "No such file", [8] = "Permission denied",
         [10] = "Malloc failed", [12] = "Can't decode message", [14] = "Can't contact local daemon",
         [15] = "No current buffer", [16] = "No such buffer", [17] = "Null group name",
         [18] = "Already in group", [19] = "No such group", [20] = "Not in group",
@@ -470,6 +576,12 @@ int pvm_perror(char *msg)
     fprintf(stderr, "libpvm [t%x]: %s: %s\n", dmsg_pvm_tid(dmsg_pvm_g.me), msg ? msg : "",
             err_text(dmsg_pvm_g.last_err));
     return PvmOk;
+}
+
+char *pvm_strerror(void)
+{
+    /* PVM's texts are string literals: the cast only meets PVM's prototype */
+    return (char *)err_text(dmsg_pvm_g.last_err);
 }
 
 int pvm_catchout(void *ff)
@@ -532,22 +644,12 @@ char *pvm_version(void) { return PVM_VER; }
 NOT_IMPL(int pvm_addhosts(char **n, int c, int *s))
 NOT_IMPL(int pvm_delhosts(char **n, int c, int *s))
 NOT_IMPL(int pvm_halt(void))
-NOT_IMPL(int pvm_notify(int w, int c, int n, int *v))
 NOT_IMPL(int pvm_addmhf(int s, int t, int c, int (*f)(int)))
 NOT_IMPL(int pvm_delmhf(int m))
-NOT_IMPL(int pvm_sendsig(int t, int s))
 NOT_IMPL(int pvm_start_pvmd(int c, char **v, int b))
 NOT_IMPL(int pvm_reg_hoster(void))
 NOT_IMPL(int pvm_reg_tasker(void))
 NOT_IMPL(int pvm_reg_rm(struct pvmhostinfo **h))
-NOT_IMPL(int pvm_putinfo(char *n, int b, int f))
-NOT_IMPL(int pvm_recvinfo(char *n, int i, int f))
-NOT_IMPL(int pvm_delinfo(char *n, int i, int f))
-NOT_IMPL(int pvm_getmboxinfo(char *p, int *n, void **c))
-NOT_IMPL(int pvm_archcode(char *a))
+NOT_IMPL(int pvm_tickle(int h, int *n, int *a, int *b))
+NOT_IMPL(int pvm_reg_tracer(int t, int c, int ot, int oc, char *m, int b, int bc))
 NOT_IMPL(int pvm_getfds(int **f))
-NOT_IMPL(int pvm_insert(char *n, int i, int b))
-NOT_IMPL(int pvm_lookup(char *n, int i, int *b))
-NOT_IMPL(int pvm_delete(char *n, int i))
-NOT_IMPL(int pvm_packf(const char *f, ...))
-NOT_IMPL(int pvm_unpackf(const char *f, ...))
