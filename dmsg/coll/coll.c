@@ -76,13 +76,7 @@ static unsigned char *tab_rblock(void *c, int i, size_t *n)
     return x->rb ? x->rb[i] : NULL;
 }
 
-/* Member j's part of n units split over P members: [*lo, *lo + *len). */
-static void part(size_t n, int P, int j, size_t *lo, size_t *len)
-{
-    size_t b = (n + (size_t)P - 1) / (size_t)P, a = b * (size_t)j;
-    *lo = a < n ? a : n;
-    *len = a < n ? (n - a < b ? n - a : b) : 0;
-}
+
 
 /* The tables of a scatter/gather-shaped exchange: 2 * P pointers and sizes. */
 typedef struct tabs {
@@ -135,10 +129,10 @@ static dmsg_status bcast_long(coll_team *t, void *dst, const void *src, size_t b
     if (st)
         return st;
     size_t lo, len, mlo, mlen, max;
-    part(bytes, P, 0, &lo, &max);
-    part(bytes, P, me, &mlo, &mlen);
+    coll_part(bytes, P, 0, &lo, &max);
+    coll_part(bytes, P, me, &mlo, &mlen);
     for (int j = 0; j < P; j++) {
-        part(bytes, P, j, &lo, &len);
+        coll_part(bytes, P, j, &lo, &len);
         x.sb[j] = (const unsigned char *)src + lo;
         x.sn[j] = len;
         x.rb[j] = NULL;
@@ -151,7 +145,7 @@ static dmsg_status bcast_long(coll_team *t, void *dst, const void *src, size_t b
         x.rb[root] = NULL, x.rn[root] = 0; /* in place: nothing to copy to itself */
     st = tabs_move(t, &x, 0, max, me == root, 1);
     for (int j = 0; !st && j < P; j++) {
-        part(bytes, P, j, &lo, &len);
+        coll_part(bytes, P, j, &lo, &len);
         x.sb[j] = (const unsigned char *)dst + mlo;
         x.sn[j] = mlen;
         x.rb[j] = j == me ? NULL : (unsigned char *)dst + lo;
@@ -265,15 +259,15 @@ static dmsg_status allreduce_long(coll_team *t, void *dst, const void *src, size
 {
     int P = t->size, me = t->me;
     size_t lo, len, mlo, mlen, max;
-    part(count, P, 0, &lo, &max);
-    part(count, P, me, &mlo, &mlen);
+    coll_part(count, P, 0, &lo, &max);
+    coll_part(count, P, me, &mlo, &mlen);
     unsigned char *buf;
     tabs x;
     dmsg_status st = dmsg_coll_tmp(t, (size_t)P * max * es + 1, &buf);
     if (st || (st = tabs_new(P, &x)))
         return st;
     for (int j = 0; j < P; j++) {
-        part(count, P, j, &lo, &len);
+        coll_part(count, P, j, &lo, &len);
         x.sb[j] = (const unsigned char *)src + lo * es;
         x.sn[j] = len * es;
         x.rb[j] = buf + (size_t)j * mlen * es;
@@ -284,7 +278,7 @@ static dmsg_status allreduce_long(coll_team *t, void *dst, const void *src, size
         for (int i = 1; i < P; i++)
             k(buf, buf, buf + (size_t)i * mlen * es, mlen);
         for (int j = 0; j < P; j++) {
-            part(count, P, j, &lo, &len);
+            coll_part(count, P, j, &lo, &len);
             x.sb[j] = (root < 0 || j == root) ? buf : NULL;
             x.sn[j] = mlen * es;
             x.rb[j] = (root < 0 || me == root) ? (unsigned char *)dst + lo * es : NULL;
@@ -367,15 +361,44 @@ static int long_vector(const coll_team *t, size_t count, size_t es)
     return t->size > 1 && count > dmsg_coll_rd_max(t) / es && count >= (size_t)t->size;
 }
 
+/* The direct path (direct.c) for vectors from DMSG_COLL_DIRECT bytes on
+ * (default 4K), where the members' segments are mapped: one combine of the
+ * sources in place and one copy into the destinations, against the
+ * scratch path's copies into the scratch and out of it. The agreement and
+ * barrier around it cost about one flat allreduce, so short vectors stay
+ * on the scratch path. */
+
+/* Tries the direct path of a reduction (root -1: allreduce); *done says
+ * whether it was taken (the same on every member). */
+static dmsg_status reduce_direct(coll_team *t, void *dst, const void *src, size_t count, size_t es,
+                                 coll_red_fn k, int root, int *done)
+{
+    *done = 0;
+    size_t min = (size_t)dmsg_g.cfg.coll_direct;
+    if (!dmsg_coll_direct_may(t) || !min || !count || count * es < min)
+        return DMSG_OK;
+    size_t lo, len, bytes = count * es, acc;
+    coll_part(count, t->size, 0, &lo, &len);
+    acc = len * es < COLL_DIRECT_CHUNK ? len * es : COLL_DIRECT_CHUNK;
+    coll_direct d;
+    dmsg_status st = dmsg_coll_direct_enter(t, COLL_ALL, src, bytes, root < 0 ? COLL_ALL : root, dst,
+                                            bytes, acc + es, &d, done);
+    if (st || !*done)
+        return st;
+    return dmsg_coll_direct_reduce(t, &d, count, es, k, root);
+}
+
 int dmsg_allreduce(dmsg_team team, void *dst, const void *src, size_t count, dmsg_type type,
                    dmsg_redop op)
 {
     BEGIN(team, t);
     coll_red_fn k;
     size_t es;
+    int done = 0;
     dmsg_status bad = red_args(t, dst, src, count, type, op, -1, &k, &es);
     dmsg_wait_enter(DMSG_WAIT_COLL);
-    if (!(st = agree(t, K_ALLREDUCE, count, (uint64_t)type, (uint64_t)op, -1, bad)))
+    if (!(st = agree(t, K_ALLREDUCE, count, (uint64_t)type, (uint64_t)op, -1, bad)) &&
+        !(st = reduce_direct(t, dst, src, count, es, k, -1, &done)) && !done)
         st = long_vector(t, count, es)  ? allreduce_long(t, dst, src, count, es, k, -1)
              : flat_fits(t, count * es) ? allreduce_flat(t, dst, src, count, es, k)
                                         : allreduce_to(t, dst, src, count, es, k);
@@ -389,9 +412,11 @@ int dmsg_reduce(dmsg_team team, void *dst, const void *src, size_t count, dmsg_t
     BEGIN(team, t);
     coll_red_fn k;
     size_t es;
+    int done = 0;
     dmsg_status bad = red_args(t, dst, src, count, type, op, root, &k, &es);
     dmsg_wait_enter(DMSG_WAIT_COLL);
-    if (!(st = agree(t, K_REDUCE, count, (uint64_t)type, (uint64_t)op, root, bad)))
+    if (!(st = agree(t, K_REDUCE, count, (uint64_t)type, (uint64_t)op, root, bad)) &&
+        !(st = reduce_direct(t, dst, src, count, es, k, root, &done)) && !done)
         st = long_vector(t, count, es)
                  ? allreduce_long(t, dst, src, count, es, k, root)
                  : allreduce_to(t, t->me == root ? dst : NULL, src, count, es, k);

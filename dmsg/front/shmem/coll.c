@@ -163,7 +163,10 @@ static int reduce(const char *call, shmem_team_t team, void *dest, const void *s
     dmsg_team t = dmsg_shmem_team_of(team, call);
     if (!t)
         return -1;
-    return ret(call, dmsg_allreduce(t, dest, src, n, ty, op));
+    /* Static data by its segment address: the same memory, which dmsg's
+     * direct path (peers' buffers read and written in place) recognizes as
+     * symmetric. */
+    return ret(call, dmsg_allreduce(t, dmsg_shmem_sym(dest), dmsg_shmem_sym(src), n, ty, op));
 }
 
 #define DEF_RED(T, N, OP, DOP)                                                                     \
