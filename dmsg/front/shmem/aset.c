@@ -235,7 +235,8 @@ static void *gather_all(const char *call, const dmsg_shmem_aset *a, const void *
         size_t n = (size_t)nreduce;                                                                \
         if (aset_world(&a)) {                                                                      \
             world_st(__func__,                                                                     \
-                     dmsg_allreduce(DMSG_TEAM_WORLD, dest, source, n, DMSG_SHMEM_DT_##N, DOP));    \
+                     dmsg_allreduce(DMSG_TEAM_WORLD, dmsg_shmem_sym(dest), dmsg_shmem_sym(source), \
+                                    n, DMSG_SHMEM_DT_##N, DOP));                                   \
             return;                                                                                \
         }                                                                                          \
         T *all = gather_all(__func__, &a, source, n * sizeof(T), pSync);                           \
