@@ -157,6 +157,30 @@ static dmsg_status bcast_long(coll_team *t, void *dst, const void *src, size_t b
     return st;
 }
 
+/* The movers' direct path (direct.c) where a member receives at least
+ * MOVE_DIRECT times DMSG_COLL_DIRECT bytes: below, the acked broadcast
+ * and the scratch's single step cost less than its agreement and barrier. */
+#define MOVE_DIRECT 1
+
+/* Tries it for a broadcast (root >= 0), an allgather or an all-to-all
+ * (`bytes` a block); *done says whether it was taken (on every member). */
+static dmsg_status move_direct(coll_team *t, int kind, void *dst, const void *src, size_t bytes,
+                               int root, int *done)
+{
+    *done = 0;
+    size_t min = (size_t)dmsg_g.cfg.coll_direct * MOVE_DIRECT;
+    size_t total = kind == COLL_DIRECT_BCAST ? bytes : bytes * (size_t)t->size;
+    if (!dmsg_coll_direct_may(t) || !min || !bytes || total < min)
+        return DMSG_OK;
+    coll_direct d;
+    dmsg_status st = dmsg_coll_direct_enter(t, kind == COLL_DIRECT_BCAST ? root : COLL_ALL, src,
+                                            kind == COLL_DIRECT_ALLGATHER ? bytes : total,
+                                            COLL_NOBODY, NULL, 0, 0, &d, done);
+    if (st || !*done)
+        return st;
+    return dmsg_coll_direct_move(t, &d, kind, dst, src, bytes, root);
+}
+
 /* ------------------------------------------------------------ broadcast */
 
 /* The acked broadcast's tree: flat (the root deposits to every member: one
@@ -187,6 +211,9 @@ int dmsg_bcast(dmsg_team team, void *dst, const void *src, size_t bytes, int roo
             memcpy(dst, src, bytes);
         goto out;
     }
+    int done;
+    if ((st = move_direct(t, COLL_DIRECT_BCAST, dst, src, bytes, root, &done)) || done)
+        goto out;
     int fan = t->size <= BCAST_FLAT ? t->size - 1 : BCAST_FAN;
     if (bytes <= t->ring_slot) {
         st = dmsg_coll_ring_bcast(t, dst, src, bytes, root, fan);
@@ -506,7 +533,9 @@ int dmsg_allgather(dmsg_team team, void *dst, const void *src, size_t bytes)
     BEGIN(team, t);
     dmsg_status bad = equal_args(t, dst, src, bytes, -1);
     dmsg_wait_enter(DMSG_WAIT_COLL);
-    if (!(st = agree(t, K_ALLGATHER, bytes, 0, 0, -1, bad))) {
+    int done = 0;
+    if (!(st = agree(t, K_ALLGATHER, bytes, 0, 0, -1, bad)) &&
+        !(st = move_direct(t, COLL_DIRECT_ALLGATHER, dst, src, bytes, -1, &done)) && !done) {
         mv_ctx m = {.src = src, .dst = dst, .bytes = bytes, .root = -1};
         st = run_move(t, &m, bytes);
     }
@@ -519,7 +548,9 @@ int dmsg_alltoall(dmsg_team team, void *dst, const void *src, size_t bytes)
     BEGIN(team, t);
     dmsg_status bad = equal_args(t, dst, src, bytes, -1);
     dmsg_wait_enter(DMSG_WAIT_COLL);
-    if (!(st = agree(t, K_ALLTOALL, bytes, 0, 0, -1, bad))) {
+    int done = 0;
+    if (!(st = agree(t, K_ALLTOALL, bytes, 0, 0, -1, bad)) &&
+        !(st = move_direct(t, COLL_DIRECT_ALLTOALL, dst, src, bytes, -1, &done)) && !done) {
         mv_ctx m = {.src = src, .dst = dst, .bytes = bytes, .root = -1, .all_send = 1};
         st = run_move(t, &m, bytes);
     }

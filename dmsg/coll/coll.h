@@ -238,5 +238,12 @@ dmsg_status dmsg_coll_direct_enter(coll_team *t, int swho, const void *src, size
  * dst == src is allowed. */
 dmsg_status dmsg_coll_direct_reduce(coll_team *t, const coll_direct *d, size_t count, size_t es,
                                     coll_red_fn k, int root);
+/* The movers after the agreement, each member copying into its own dst:
+ * a broadcast (from the root's source, soff), an allgather (member j's
+ * source to block j) or an all-to-all (block me of member j's source to
+ * block j), `bytes` a block; then the barrier. */
+enum { COLL_DIRECT_BCAST, COLL_DIRECT_ALLGATHER, COLL_DIRECT_ALLTOALL };
+dmsg_status dmsg_coll_direct_move(coll_team *t, const coll_direct *d, int kind, void *dst,
+                                  const void *src, size_t bytes, int root);
 
 #endif

@@ -109,3 +109,26 @@ dmsg_status dmsg_coll_direct_reduce(coll_team *t, const coll_direct *d, size_t c
     }
     return dmsg_coll_barrier(t);
 }
+
+dmsg_status dmsg_coll_direct_move(coll_team *t, const coll_direct *d, int kind, void *dst,
+                                  const void *src, size_t bytes, int root)
+{
+    int P = t->size, me = t->me;
+    unsigned char *out = dst;
+    /* Each member copies into its own destination (the sources are only
+     * read: in place needs no care), starting with a different member. */
+    if (kind == COLL_DIRECT_BCAST) {
+        const void *from = me == root ? src : at(t, root, d->soff);
+        if (bytes && dst != from)
+            memcpy(dst, from, bytes);
+    } else {
+        for (int x = 1; x <= P; x++) {
+            int j = (me + x) % P;
+            const unsigned char *from = j == me ? src : at(t, j, d->soff);
+            if (kind == COLL_DIRECT_ALLTOALL)
+                from += (size_t)me * bytes;
+            memcpy(out + (size_t)j * bytes, from, bytes);
+        }
+    }
+    return dmsg_coll_barrier(t);
+}

@@ -835,13 +835,65 @@ static int one_team_direct(dmsg_team t, double *S, double *D, int64_t *SI, doubl
     return 0;
 }
 
+static unsigned char bval(int r, size_t i)
+{
+    return (unsigned char)(r * 37 + (int)(i % 251) + 1);
+}
+
+/* Broadcast, allgather and all-to-all of nb-byte blocks from a symmetric
+ * source (S, np * nb bytes) into D (np * nb + 1 bytes, the last a guard),
+ * and from a private one (ps), which every member must get alike. */
+static int one_team_direct_movers(dmsg_team t, unsigned char *S, unsigned char *D,
+                                  unsigned char *ps, size_t nb)
+{
+    int np = dmsg_team_npes(t), me = dmsg_team_pe(t), root = np / 2;
+    size_t all = nb * (size_t)np;
+    int mapped = direct_expected(t, SIZE_MAX); /* mapped, more than one member */
+    size_t min = (size_t)dmsg_g.cfg.coll_direct;
+    for (size_t i = 0; i < all; i++)
+        S[i] = ps[i] = bval(me, i);
+    D[all] = 0x5a;
+    /* broadcast, then in place */
+    DIRECT_CALL(t, nb, mapped && nb >= min, dmsg_bcast(t, D, S, nb, root));
+    for (size_t i = 0; i < nb; i++)
+        PE_CHECK(D[i] == bval(root, i), "bcast [%zu] of %zu: %d", i, nb, D[i]);
+    DIRECT_CALL(t, nb, mapped && nb >= min, dmsg_bcast(t, S, S, nb, root));
+    PE_CHECK(!memcmp(S, D, nb), "in-place bcast of %zu differs", nb);
+    for (size_t i = 0; i < all; i++)
+        S[i] = bval(me, i);
+    /* allgather: member j's first nb bytes to block j */
+    DIRECT_CALL(t, all, mapped && all >= min, dmsg_allgather(t, D, S, nb));
+    for (int j = 0; j < np; j++)
+        for (size_t i = 0; i < nb; i++)
+            PE_CHECK(D[(size_t)j * nb + i] == bval(j, i), "allgather block %d [%zu] of %zu", j,
+                     i, nb);
+    /* all-to-all: block me of member j's source to block j */
+    DIRECT_CALL(t, all, mapped && all >= min, dmsg_alltoall(t, D, S, nb));
+    for (int j = 0; j < np; j++)
+        for (size_t i = 0; i < nb; i++)
+            PE_CHECK(D[(size_t)j * nb + i] == bval(j, (size_t)me * nb + i),
+                     "alltoall block %d [%zu] of %zu", j, i, nb);
+    PE_CHECK(D[all] == 0x5a, "a mover of %zu wrote past dst", nb);
+    /* a private source on member 0: the scratch path everywhere, same data */
+    DIRECT_CALL(t, all, 0, dmsg_alltoall(t, D, me == 0 ? ps : S, nb));
+    for (int j = 0; j < np; j++)
+        for (size_t i = 0; i < nb; i++)
+            PE_CHECK(D[(size_t)j * nb + i] == bval(j, (size_t)me * nb + i),
+                     "fallback alltoall block %d [%zu] of %zu", j, i, nb);
+    DIRECT_CALL(t, nb, 0, dmsg_bcast(t, D, me == root ? ps : S, nb, root));
+    for (size_t i = 0; i < nb; i++)
+        PE_CHECK(D[i] == bval(root, i), "fallback bcast [%zu] of %zu: %d", i, nb, D[i]);
+    return 0;
+}
+
 /* Allreduce and reduce on symmetric buffers, which take the direct path
  * where every member's segment is mapped (shm) and the scratch path
  * elsewhere (ofi, sim): the same bits as the scratch path and as member
  * order, in place, rooted, and a member with a private source (everyone
  * falls back); on every team of make_teams, sizes below and above the
  * default threshold, not divisible by the members (run with
- * DMSG_COLL_DIRECT=1 too: fewer elements than members). */
+ * DMSG_COLL_DIRECT=1 too: fewer elements than members). Then broadcast,
+ * allgather and all-to-all the same way. */
 static int coll_direct_path(void)
 {
     static const size_t sizes[] = {1, 3, 7, 511, 512, 1000, 4097, 70001};
@@ -858,6 +910,12 @@ static int coll_direct_path(void)
         for (int i = 0; i < NTEAMS; i++)
             if (t[i] != DMSG_TEAM_INVALID)
                 PE_TRY(one_team_direct(t[i], S, D, SI, ps, pd, sizes[k]));
+    /* the movers: blocks of 1 byte to 64K + 3, np * block bytes in all */
+    static const size_t blocks[] = {1, 100, 4095, 4096, 10000, 65539};
+    for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++)
+        for (int i = 0; i < NTEAMS; i++)
+            if (t[i] != DMSG_TEAM_INVALID && blocks[k] * (size_t)dmsg_team_npes(t[i]) <= MAXN * 8)
+                PE_TRY(one_team_direct_movers(t[i], S, D, (unsigned char *)ps, blocks[k]));
     PE_TRY(free_teams(t));
     PE_OK(dmsg_sync());
     free(ps);

@@ -97,8 +97,8 @@ static void bcast(const char *call, void *dest, const void *src, size_t bytes, i
     if (aset_world(&a)) {
         /* 1.4: the root's dest is left alone (in place on the root). */
         int r = a.me == root;
-        world_st(call, dmsg_bcast(DMSG_TEAM_WORLD, r ? (void *)(uintptr_t)src : dest, src, bytes,
-                                  root));
+        const void *s = dmsg_shmem_sym(src); /* static data: the direct path sees it symmetric */
+        world_st(call, dmsg_bcast(DMSG_TEAM_WORLD, r ? (void *)(uintptr_t)s : dest, s, bytes, root));
         return;
     }
     aset_barrier(call, &a, pSync);
@@ -113,7 +113,7 @@ static void collect(const char *call, int fixed, void *dest, const void *src, si
     dmsg_shmem_aset a;
     aset_make(call, &a, start, logstride, size);
     if (aset_world(&a) && fixed) {
-        world_st(call, dmsg_allgather(DMSG_TEAM_WORLD, dest, src, bytes));
+        world_st(call, dmsg_allgather(DMSG_TEAM_WORLD, dest, dmsg_shmem_sym(src), bytes));
         return;
     }
     long *ps = pSync;

@@ -1,5 +1,7 @@
 /* OpenSHMEM collectives on teams: dmsg's collectives (dmsg_bcast,
- * dmsg_allgather(v), dmsg_alltoall, dmsg_allreduce) and dmsg_sync. */
+ * dmsg_allgather(v), dmsg_alltoall, dmsg_allreduce) and dmsg_sync. Static
+ * data goes to them by its segment address (dmsg_shmem_sym), the same
+ * memory, so that their direct path on shm sees it as symmetric. */
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/front/shmem/shmem_impl.h"
@@ -35,7 +37,7 @@ static int bcast(const char *call, shmem_team_t team, void *dest, const void *sr
     dmsg_team t = dmsg_shmem_team_of(team, call);
     if (!t)
         return -1;
-    return ret(call, dmsg_bcast(t, dest, src, bytes, root));
+    return ret(call, dmsg_bcast(t, dmsg_shmem_sym(dest), dmsg_shmem_sym(src), bytes, root));
 }
 
 static int collect(const char *call, shmem_team_t team, void *dest, const void *src, size_t bytes)
@@ -68,7 +70,7 @@ static int fcollect(const char *call, shmem_team_t team, void *dest, const void 
     dmsg_team t = dmsg_shmem_team_of(team, call);
     if (!t)
         return -1;
-    return ret(call, dmsg_allgather(t, dest, src, bytes));
+    return ret(call, dmsg_allgather(t, dest, dmsg_shmem_sym(src), bytes));
 }
 
 static int alltoall(const char *call, shmem_team_t team, void *dest, const void *src, size_t bytes)
@@ -76,7 +78,7 @@ static int alltoall(const char *call, shmem_team_t team, void *dest, const void 
     dmsg_team t = dmsg_shmem_team_of(team, call);
     if (!t)
         return -1;
-    return ret(call, dmsg_alltoall(t, dest, src, bytes));
+    return ret(call, dmsg_alltoall(t, dest, dmsg_shmem_sym(src), bytes));
 }
 
 /* Strided all-to-all: pack the blocks, exchange them, unpack. */
