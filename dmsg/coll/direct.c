@@ -49,6 +49,51 @@ static void want(const coll_team *t, int who, const void *p, size_t bytes, uint6
     }
 }
 
+/* Up to FLAT members, the agreement and the closing barrier are one flat
+ * step each (every member deposits to every other and awaits P - 1):
+ * recursive doubling and the dissemination barrier take log2 P rounds,
+ * each a wake-up where PEs outnumber cores. */
+#define FLAT 16
+
+/* dmsg_coll_agree's result, by one flat step: every member's words land
+ * in every member's region, and each combines them alike. */
+static dmsg_status agree(coll_team *t, uint64_t *w, size_t n, size_t n_or)
+{
+    int P = t->size, me = t->me;
+    size_t pb = dmsg_coll_direct_max(t);
+    if (P > FLAT || pb < n * 8)
+        return dmsg_coll_agree(t, w, n, n_or);
+    coll_step s;
+    dmsg_status st = dmsg_coll_step_begin(t, &s, COLL_STEP_FULL);
+    for (int d = 1; !st && d < P; d++)
+        st = dmsg_coll_send(&s, (me + d) % P, (size_t)me * pb, w, n * 8, 0);
+    if (st || (st = dmsg_coll_recv(&s, 0, (uint64_t)(P - 1))))
+        return st;
+    for (int i = 0; i < P; i++) {
+        if (i == me)
+            continue;
+        uint64_t v;
+        for (size_t k = 0; k < n; k++) {
+            memcpy(&v, s.base + (size_t)i * pb + k * 8, 8);
+            w[k] = k < n_or ? w[k] | v : (v > w[k] ? v : w[k]);
+        }
+    }
+    return DMSG_OK;
+}
+
+/* The closing barrier: an empty deposit to every other member. */
+static dmsg_status leave(coll_team *t)
+{
+    int P = t->size, me = t->me;
+    if (P > FLAT)
+        return dmsg_coll_barrier(t);
+    coll_step s;
+    dmsg_status st = dmsg_coll_step_begin(t, &s, COLL_STEP_FULL);
+    for (int d = 1; !st && d < P; d++)
+        st = dmsg_coll_send(&s, (me + d) % P, 0, NULL, 0, 0);
+    return st ? st : dmsg_coll_recv(&s, 0, (uint64_t)(P - 1));
+}
+
 dmsg_status dmsg_coll_direct_enter(coll_team *t, int swho, const void *src, size_t sbytes,
                                    int dwho, const void *dst, size_t dbytes, size_t tmp,
                                    coll_direct *d, int *go)
@@ -65,7 +110,7 @@ dmsg_status dmsg_coll_direct_enter(coll_team *t, int swho, const void *src, size
     unsigned char *buf;
     if (tmp && dmsg_coll_tmp(t, tmp, &buf) != DMSG_OK)
         w[0] = 1; /* the scratch path says so, on every member alike */
-    dmsg_status st = dmsg_coll_agree(t, w, 7, 3);
+    dmsg_status st = agree(t, w, 7, 3);
     if (st)
         return st;
     if (w[0] || w[3] != ~w[4] || w[5] != ~w[6])
@@ -107,7 +152,7 @@ dmsg_status dmsg_coll_direct_reduce(coll_team *t, const coll_direct *d, size_t c
                 memcpy(at(t, i, d->doff) + b, acc, n * es);
         }
     }
-    return dmsg_coll_barrier(t);
+    return leave(t);
 }
 
 dmsg_status dmsg_coll_direct_move(coll_team *t, const coll_direct *d, int kind, void *dst,
@@ -130,5 +175,5 @@ dmsg_status dmsg_coll_direct_move(coll_team *t, const coll_direct *d, int kind, 
             memcpy(out + (size_t)j * bytes, from, bytes);
         }
     }
-    return dmsg_coll_barrier(t);
+    return leave(t);
 }

@@ -849,7 +849,7 @@ static int one_team_direct_movers(dmsg_team t, unsigned char *S, unsigned char *
     int np = dmsg_team_npes(t), me = dmsg_team_pe(t), root = np / 2;
     size_t all = nb * (size_t)np;
     int mapped = direct_expected(t, SIZE_MAX); /* mapped, more than one member */
-    size_t min = (size_t)dmsg_g.cfg.coll_direct;
+    size_t min = (size_t)dmsg_g.cfg.coll_direct * 4; /* received per member (coll.c) */
     for (size_t i = 0; i < all; i++)
         S[i] = ps[i] = bval(me, i);
     D[all] = 0x5a;
@@ -910,8 +910,9 @@ static int coll_direct_path(void)
         for (int i = 0; i < NTEAMS; i++)
             if (t[i] != DMSG_TEAM_INVALID)
                 PE_TRY(one_team_direct(t[i], S, D, SI, ps, pd, sizes[k]));
-    /* the movers: blocks of 1 byte to 64K + 3, np * block bytes in all */
-    static const size_t blocks[] = {1, 100, 4095, 4096, 10000, 65539};
+    /* the movers: blocks of 1 byte to 64K + 3, np * block bytes in all
+     * (from 128K on the direct path by default) */
+    static const size_t blocks[] = {1, 3, 100, 4095, 4096, 10000, 65539};
     for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++)
         for (int i = 0; i < NTEAMS; i++)
             if (t[i] != DMSG_TEAM_INVALID && blocks[k] * (size_t)dmsg_team_npes(t[i]) <= MAXN * 8)
