@@ -34,6 +34,8 @@ go "shm 3 PEs ptr" "$run" -n 3 -t shm "$t/ptr" all
 go "shm 1 PE ptr" "$run" -n 1 -t shm "$t/ptr" all
 go "sim 3 PEs ptr" "$run" -n 3 -t sim "$t/ptr" self
 go "shm 4 PEs coll" "$run" -n 4 "$t/coll"
+# dmsg's direct path for every size (the movers' too), static data included
+go "shm 3 PEs coll, DMSG_COLL_DIRECT=1" env DMSG_COLL_DIRECT=1 "$run" -n 3 "$t/coll"
 if [ "${OFI:-1}" != 0 ]; then
     for prov in shm 'tcp;ofi_rxm'; do
         for p in $progs; do
