@@ -369,10 +369,14 @@ static dmsg_status allreduce_flat(coll_team *t, void *dst, const void *src, size
         st = dmsg_coll_send(&s, (me + d) % P, (size_t)me * pb, src, bytes, 0);
     if (st || (st = dmsg_coll_recv(&s, 0, (uint64_t)(P - 1))) || !count)
         return st;
-    memcpy(acc, me == 0 ? src : s.base, bytes);
-    for (int i = 1; i < P; i++)
-        k(acc, acc, i == me ? src : s.base + (size_t)i * pb, count);
-    memcpy(dst, acc, bytes);
+    /* Straight into dst unless it is src (in place), which a later
+     * member's term still reads: no copy in, none out. */
+    unsigned char *out = dst != src ? dst : acc;
+    k(out, me == 0 ? src : s.base, me == 1 ? src : s.base + pb, count);
+    for (int i = 2; i < P; i++)
+        k(out, out, i == me ? src : s.base + (size_t)i * pb, count);
+    if (out != dst)
+        memcpy(dst, out, bytes);
     return DMSG_OK;
 }
 
