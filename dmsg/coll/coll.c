@@ -76,8 +76,6 @@ static unsigned char *tab_rblock(void *c, int i, size_t *n)
     return x->rb ? x->rb[i] : NULL;
 }
 
-
-
 /* The tables of a scatter/gather-shaped exchange: 2 * P pointers and sizes. */
 typedef struct tabs {
     const unsigned char **sb;
@@ -416,8 +414,8 @@ static dmsg_status reduce_direct(coll_team *t, void *dst, const void *src, size_
     coll_part(count, t->size, 0, &lo, &len);
     acc = len * es < COLL_DIRECT_CHUNK ? len * es : COLL_DIRECT_CHUNK;
     coll_direct d;
-    dmsg_status st = dmsg_coll_direct_enter(t, COLL_ALL, src, bytes, root < 0 ? COLL_ALL : root, dst,
-                                            bytes, acc + es, &d, done);
+    dmsg_status st = dmsg_coll_direct_enter(t, COLL_ALL, src, bytes, root < 0 ? COLL_ALL : root,
+                                            dst, bytes, acc + es, &d, done);
     if (st || !*done)
         return st;
     return dmsg_coll_direct_reduce(t, &d, count, es, k, root);

@@ -98,7 +98,8 @@ static void bcast(const char *call, void *dest, const void *src, size_t bytes, i
         /* 1.4: the root's dest is left alone (in place on the root). */
         int r = a.me == root;
         const void *s = dmsg_shmem_sym(src); /* static data: the direct path sees it symmetric */
-        world_st(call, dmsg_bcast(DMSG_TEAM_WORLD, r ? (void *)(uintptr_t)s : dest, s, bytes, root));
+        world_st(call,
+                 dmsg_bcast(DMSG_TEAM_WORLD, r ? (void *)(uintptr_t)s : dest, s, bytes, root));
         return;
     }
     aset_barrier(call, &a, pSync);
