@@ -761,6 +761,11 @@ typedef enum dmsg_redop {
  * (unknown type or op, or an op the type does not take), DMSG_ERR_OVERFLOW,
  * DMSG_ERR_COLLECTIVE (members disagree; detected with DMSG_CHECK=1), and
  * the waits' errors. docs/api.md names the algorithm each call uses.
+ * Where every member's segment is mapped (shm) and the buffers are
+ * symmetric at one offset everywhere, long reductions, broadcasts,
+ * allgathers and all-to-alls read and write the members' buffers in place
+ * (DMSG_COLL_DIRECT): the same results and rules, with members' loads and
+ * stores that DMSG_CHECK does not see.
  */
 
 /** Broadcast: the root's src (bytes) is copied to dst on every member, the root included. In place: dst == src. */

@@ -71,6 +71,7 @@ typedef struct coll_state {
     /* bit k: slot k's counter lanes are set up on this PE (the world's at
      * dmsg_init; the others when a team first takes the slot) */
     uint64_t lanes_ready;
+    uint64_t direct; /* collectives that took the direct path (direct.c), for the tests */
 } coll_state;
 
 /* The team of a handle, or DMSG_ERR_TEAM (invalid, freed, or this PE is not
@@ -183,11 +184,66 @@ static inline dmsg_status coll_err_status(uint64_t w)
     return (dmsg_status)(-(int64_t)w);
 }
 
+/* Member j's part of n units split over P members: [*lo, *lo + *len)
+ * (ceil(n / P) each, the last ones short or empty). */
+static inline void coll_part(size_t n, int P, int j, size_t *lo, size_t *len)
+{
+    size_t b = (n + (size_t)P - 1) / (size_t)P, a = b * (size_t)j;
+    *lo = a < n ? a : n;
+    *len = a < n ? (n - a < b ? n - a : b) : 0;
+}
+
 /* ---- reductions (reduce_ops.c) */
 
 /* The kernel dst[i] = x[i] op y[i] for n elements, or NULL when the type
  * does not take the op (or either is unknown). dst may be x or y. */
 typedef void (*coll_red_fn)(void *dst, const void *x, const void *y, size_t n);
 coll_red_fn dmsg_coll_red_kernel(dmsg_type type, dmsg_redop op);
+
+/* ---- the direct path (direct.c)
+ *
+ * With every member's segment mapped in this process (transport capability
+ * DMSG_TP_CAP_PEER_MAP: shm) and the buffers symmetric, a collective
+ * loads and stores the members' buffers where they are instead of moving
+ * them through the scratch area twice. dmsg_coll_direct_enter is one full
+ * step (an agreement): after it every member is in the call and its
+ * sources are ready; the collective then copies or combines, and ends with
+ * dmsg_coll_barrier (nobody reads a member's source or writes its
+ * destination after it). */
+
+/* The team may take the direct path: the same answer on every member, so
+ * that the others skip the agreement. */
+int dmsg_coll_direct_may(const coll_team *t);
+
+/* Who must have a buffer symmetric, in dmsg_coll_direct_enter: every member
+ * (at one offset), nobody, or (>= 0) that member alone. */
+enum { COLL_ALL = -1, COLL_NOBODY = -2 };
+typedef struct coll_direct {
+    size_t soff, doff; /* segment offsets of src and dst as agreed */
+} coll_direct;
+/* The agreement: *go = 1 on every member when every member is mapped, the
+ * buffers are symmetric where swho / dwho ask (bytes from src / dst) and
+ * a private buffer of tmp bytes (dmsg_coll_tmp, 0: none) was had, else 0
+ * on every member (take the scratch path). Errors: the agreement's. */
+dmsg_status dmsg_coll_direct_enter(coll_team *t, int swho, const void *src, size_t sbytes,
+                                   int dwho, const void *dst, size_t dbytes, size_t tmp,
+                                   coll_direct *d, int *go);
+/* Bytes of one combine pass of dmsg_coll_direct_reduce: its accumulator
+ * (a private buffer of this size) and the P source pieces stay in the
+ * first levels of cache. */
+#define COLL_DIRECT_CHUNK ((size_t)16 << 10)
+/* (All)reduce after the agreement: member j combines part j (coll_part)
+ * of every member's source, in member order, and writes it into every
+ * member's destination (root >= 0: the root's only); then the barrier.
+ * dst == src is allowed. */
+dmsg_status dmsg_coll_direct_reduce(coll_team *t, const coll_direct *d, size_t count, size_t es,
+                                    coll_red_fn k, int root);
+/* The movers after the agreement, each member copying into its own dst:
+ * a broadcast (from the root's source, soff), an allgather (member j's
+ * source to block j) or an all-to-all (block me of member j's source to
+ * block j), `bytes` a block; then the barrier. */
+enum { COLL_DIRECT_BCAST, COLL_DIRECT_ALLGATHER, COLL_DIRECT_ALLTOALL };
+dmsg_status dmsg_coll_direct_move(coll_team *t, const coll_direct *d, int kind, void *dst,
+                                  const void *src, size_t bytes, int root);
 
 #endif

@@ -50,6 +50,12 @@ static const dmsg_env_entry rows[] = {
      "pass data: half for the world team, half shared by the other teams; larger data goes "
      "through it in chunks; 0 = automatic (a sixteenth of the segment, at most 8M)",
      F(coll_scratch)},
+    {"DMSG_COLL_DIRECT", DMSG_ENV_SIZE, "32K",
+     "where every member's segment is mapped (shm), reductions of at least this many bytes on "
+     "symmetric buffers read and write the members' buffers in place instead of passing through "
+     "the collectives' scratch, and so do broadcasts, allgathers and all-to-alls from symmetric "
+     "sources where a member receives 4 times as much; the same on every PE; 0 = never",
+     F(coll_direct)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
 };

@@ -23,6 +23,7 @@ typedef struct dmsg_config {
     uint64_t check_log;    /* DMSG_CHECK_LOG: bytes of the checker's window; 0 = automatic */
     int debug;             /* DMSG_DEBUG */
     uint64_t coll_scratch; /* DMSG_COLL_SCRATCH: bytes of the collectives' scratch; 0 = automatic */
+    uint64_t coll_direct;  /* DMSG_COLL_DIRECT: collectives' direct path from these bytes; 0 = never */
 } dmsg_config;
 
 /* Teams and collectives (dmsg/coll/): team slots per PE (the world team is

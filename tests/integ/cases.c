@@ -75,6 +75,7 @@ PE_CASE(coll_movers)
 PE_CASE(coll_skew)
 PE_CASE(coll_bcast_stream)
 PE_CASE(coll_allreduce_small)
+PE_CASE(coll_direct_path)
 PE_CASE(team_cycle)
 PE_CASE(team_counter)
 PE_CASE(coll_errors)
@@ -208,6 +209,20 @@ Test(many, pes16_coll, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("coll_movers", 16, NULL);
     static const char *const tiny[] = {"DMSG_COLL_SCRATCH=4K", NULL};
     expect_case_ok("coll_tiny_scratch", 16, tiny);
+}
+/* The direct path of reductions: 8 PEs on shm; every size with
+ * DMSG_COLL_DIRECT=1 (fewer elements than members); sim and ofi, which
+ * must take the scratch path. */
+Test(env, coll_direct, .timeout = 6 * JOB_WATCHDOG)
+{
+    static const char *const all[] = {"DMSG_COLL_DIRECT=1", NULL};
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", NULL};
+    static const char *const ofi[] = {"DMSG_TRANSPORT=ofi", "DMSG_OFI_PROVIDER=shm", NULL};
+    expect_case_ok("coll_direct_path", 8, NULL);
+    expect_case_ok("coll_direct_path", 3, all);
+    expect_case_ok("coll_direct_path", 5, all);
+    expect_case_ok("coll_direct_path", 3, sim);
+    expect_case_ok("coll_direct_path", 2, ofi);
 }
 Test(env, coll_sim, .timeout = 4 * JOB_WATCHDOG)
 {

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <time.h>
 #include "pe.h"
+/* White box, for the direct path's count of calls (coll_direct): */
+#include "dmsg/coll/coll.h"
+#include "dmsg/core/state.h"
 
 /* Sizes: 0, 1, small (a flat allreduce), middle (recursive doubling), and
  * more than one chunk of every team's scratch. */
@@ -730,7 +733,202 @@ static int coll_bcast_stream(void)
     return 0;
 }
 
+/* ------------------------------------------------ the direct path */
+
+static uint64_t direct_calls(void)
+{
+    return ((const coll_state *)dmsg_g.coll)->direct;
+}
+
+/* The direct path is for this team: every PE mapped (shm), more than one
+ * member, and at least DMSG_COLL_DIRECT bytes. */
+static int direct_expected(dmsg_team t, size_t bytes)
+{
+    int mapped = 1;
+    for (int p = 0; p < pe_n(); p++)
+        mapped &= dmsg_pe_mapped(p);
+    size_t min = (size_t)dmsg_g.cfg.coll_direct;
+    return mapped && dmsg_team_npes(t) > 1 && min && bytes && bytes >= min;
+}
+
+/* The scratch path also combines in member order (so bitwise like the
+ * direct path): two members, the flat allreduce, the long vectors. */
+static int scratch_in_order(int np, size_t n)
+{
+    size_t bytes = n * sizeof(double);
+    return np <= 2 || (np <= 16 && bytes <= 2048) || (bytes >= (16 << 10) && n >= (size_t)np);
+}
+
+/* Sum of dval over members 0, 1, ... in that order (the direct path's). */
+static double dsum(int np, size_t i)
+{
+    double a = dval(0, i);
+    for (int r = 1; r < np; r++)
+        a += dval(r, i);
+    return a;
+}
+
+/* Runs call (one collective) and checks that it took the direct path
+ * exactly when expected. */
+#define DIRECT_CALL(t, bytes, want_direct, call)                                                   \
+    do {                                                                                           \
+        uint64_t d0_ = direct_calls();                                                             \
+        PE_OK(call);                                                                               \
+        int took_ = direct_calls() != d0_, want_ = (want_direct);                                  \
+        PE_CHECK(took_ == want_, "%s (%zu bytes): direct path %d, expected %d", #call,             \
+                 (size_t)(bytes), took_, want_);                                                   \
+    } while (0)
+
+static int one_team_direct(dmsg_team t, double *S, double *D, int64_t *SI, double *ps, double *pd,
+                           size_t n)
+{
+    int np = dmsg_team_npes(t), me = dmsg_team_pe(t);
+    size_t bytes = n * sizeof(double);
+    int want = direct_expected(t, bytes);
+    const double guard = -7.25;
+    for (size_t i = 0; i < n; i++)
+        S[i] = ps[i] = dval(me, i);
+    D[n] = guard;
+    /* symmetric (direct where mapped) against private (the scratch path) */
+    DIRECT_CALL(t, bytes, want, dmsg_allreduce(t, D, S, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+    DIRECT_CALL(t, bytes, 0, dmsg_allreduce(t, pd, ps, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+    PE_CHECK(D[n] == guard, "allreduce of %zu wrote past dst", n);
+    for (size_t i = 0; i < n; i++) {
+        double w = dsum(np, i);
+        if (want)
+            PE_CHECK(!memcmp(&D[i], &w, 8), "direct sum [%zu] of %zu on %d: %.17g, want %.17g",
+                     i, n, np, D[i], w);
+        if (scratch_in_order(np, n))
+            PE_CHECK(!memcmp(&D[i], &pd[i], 8), "direct and scratch sums [%zu] of %zu differ: "
+                     "%.17g, %.17g", i, n, D[i], pd[i]);
+    }
+    PE_TRY(same_everywhere(t, D, bytes, "direct allreduce"));
+    /* in place: dst == src on every member */
+    DIRECT_CALL(t, bytes, want, dmsg_allreduce(t, S, S, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+    PE_CHECK(!memcmp(S, D, bytes), "in-place allreduce of %zu differs", n);
+    /* reduce to the last member (max of int64), dst NULL elsewhere */
+    int root = np - 1;
+    for (size_t i = 0; i < n; i++)
+        SI[i] = (int64_t)((i * 7919 + (size_t)me * 104729) % 1000003);
+    int64_t *DI = (int64_t *)D;
+    DI[n] = -1;
+    DIRECT_CALL(t, bytes, want,
+                dmsg_reduce(t, me == root ? DI : NULL, SI, n, DMSG_TYPE_INT64, DMSG_OP_MAX, root));
+    for (size_t i = 0; me == root && i < n; i++) {
+        int64_t w = 0;
+        for (int r = 0; r < np; r++) {
+            int64_t v = (int64_t)((i * 7919 + (size_t)r * 104729) % 1000003);
+            w = v > w ? v : w;
+        }
+        PE_CHECK(DI[i] == w, "reduce max [%zu] of %zu: %lld want %lld", i, n, (long long)DI[i],
+                 (long long)w);
+    }
+    PE_CHECK(DI[n] == -1, "reduce of %zu wrote past dst", n);
+    /* one member's source is not symmetric: every member takes the scratch path */
+    for (size_t i = 0; i < n; i++)
+        S[i] = ps[i] = dval(me, i);
+    DIRECT_CALL(t, bytes, 0,
+                dmsg_allreduce(t, D, me == 0 ? ps : S, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+    for (size_t i = 0; scratch_in_order(np, n) && i < n; i++)
+        PE_CHECK(D[i] == pd[i], "fallback sum [%zu] of %zu: %.17g want %.17g", i, n, D[i], pd[i]);
+    PE_TRY(same_everywhere(t, D, bytes, "fallback allreduce"));
+    return 0;
+}
+
+static unsigned char bval(int r, size_t i)
+{
+    return (unsigned char)(r * 37 + (int)(i % 251) + 1);
+}
+
+/* Broadcast, allgather and all-to-all of nb-byte blocks from a symmetric
+ * source (S, np * nb bytes) into D (np * nb + 1 bytes, the last a guard),
+ * and from a private one (ps), which every member must get alike. */
+static int one_team_direct_movers(dmsg_team t, unsigned char *S, unsigned char *D,
+                                  unsigned char *ps, size_t nb)
+{
+    int np = dmsg_team_npes(t), me = dmsg_team_pe(t), root = np / 2;
+    size_t all = nb * (size_t)np;
+    int mapped = direct_expected(t, SIZE_MAX); /* mapped, more than one member */
+    size_t min = (size_t)dmsg_g.cfg.coll_direct * 4; /* received per member (coll.c) */
+    for (size_t i = 0; i < all; i++)
+        S[i] = ps[i] = bval(me, i);
+    D[all] = 0x5a;
+    /* broadcast, then in place */
+    DIRECT_CALL(t, nb, mapped && nb >= min, dmsg_bcast(t, D, S, nb, root));
+    for (size_t i = 0; i < nb; i++)
+        PE_CHECK(D[i] == bval(root, i), "bcast [%zu] of %zu: %d", i, nb, D[i]);
+    DIRECT_CALL(t, nb, mapped && nb >= min, dmsg_bcast(t, S, S, nb, root));
+    PE_CHECK(!memcmp(S, D, nb), "in-place bcast of %zu differs", nb);
+    for (size_t i = 0; i < all; i++)
+        S[i] = bval(me, i);
+    /* allgather: member j's first nb bytes to block j */
+    DIRECT_CALL(t, all, mapped && all >= min, dmsg_allgather(t, D, S, nb));
+    for (int j = 0; j < np; j++)
+        for (size_t i = 0; i < nb; i++)
+            PE_CHECK(D[(size_t)j * nb + i] == bval(j, i), "allgather block %d [%zu] of %zu", j,
+                     i, nb);
+    /* all-to-all: block me of member j's source to block j */
+    DIRECT_CALL(t, all, mapped && all >= min, dmsg_alltoall(t, D, S, nb));
+    for (int j = 0; j < np; j++)
+        for (size_t i = 0; i < nb; i++)
+            PE_CHECK(D[(size_t)j * nb + i] == bval(j, (size_t)me * nb + i),
+                     "alltoall block %d [%zu] of %zu", j, i, nb);
+    PE_CHECK(D[all] == 0x5a, "a mover of %zu wrote past dst", nb);
+    /* a private source on member 0: the scratch path everywhere, same data */
+    DIRECT_CALL(t, all, 0, dmsg_alltoall(t, D, me == 0 ? ps : S, nb));
+    for (int j = 0; j < np; j++)
+        for (size_t i = 0; i < nb; i++)
+            PE_CHECK(D[(size_t)j * nb + i] == bval(j, (size_t)me * nb + i),
+                     "fallback alltoall block %d [%zu] of %zu", j, i, nb);
+    DIRECT_CALL(t, nb, 0, dmsg_bcast(t, D, me == root ? ps : S, nb, root));
+    for (size_t i = 0; i < nb; i++)
+        PE_CHECK(D[i] == bval(root, i), "fallback bcast [%zu] of %zu: %d", i, nb, D[i]);
+    return 0;
+}
+
+/* Allreduce and reduce on symmetric buffers, which take the direct path
+ * where every member's segment is mapped (shm) and the scratch path
+ * elsewhere (ofi, sim): the same bits as the scratch path and as member
+ * order, in place, rooted, and a member with a private source (everyone
+ * falls back); on every team of make_teams, sizes below and above the
+ * default threshold, not divisible by the members (run with
+ * DMSG_COLL_DIRECT=1 too: fewer elements than members). Then broadcast,
+ * allgather and all-to-all the same way. */
+static int coll_direct_path(void)
+{
+    static const size_t sizes[] = {1, 3, 7, 511, 512, 1000, 4097, 70001};
+    enum { MAXN = 70001 };
+    void *S, *D, *SI;
+    PE_OK(dmsg_alloc((MAXN + 1) * 8, &S));
+    PE_OK(dmsg_alloc((MAXN + 1) * 8, &D));
+    PE_OK(dmsg_alloc((MAXN + 1) * 8, &SI));
+    double *ps = malloc((MAXN + 1) * 8), *pd = malloc((MAXN + 1) * 8);
+    PE_CHECK(ps && pd, "malloc");
+    dmsg_team t[NTEAMS];
+    PE_TRY(make_teams(t));
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int i = 0; i < NTEAMS; i++)
+            if (t[i] != DMSG_TEAM_INVALID)
+                PE_TRY(one_team_direct(t[i], S, D, SI, ps, pd, sizes[k]));
+    /* the movers: blocks of 1 byte to 64K + 3, np * block bytes in all
+     * (from 128K on the direct path by default) */
+    static const size_t blocks[] = {1, 3, 100, 4095, 4096, 10000, 65539};
+    for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++)
+        for (int i = 0; i < NTEAMS; i++)
+            if (t[i] != DMSG_TEAM_INVALID && blocks[k] * (size_t)dmsg_team_npes(t[i]) <= MAXN * 8)
+                PE_TRY(one_team_direct_movers(t[i], S, D, (unsigned char *)ps, blocks[k]));
+    PE_TRY(free_teams(t));
+    PE_OK(dmsg_sync());
+    free(ps);
+    free(pd);
+    PE_OK(dmsg_free(SI));
+    PE_OK(dmsg_free(D));
+    PE_OK(dmsg_free(S));
+    return 0;
+}
+
 const pe_case pe_coll_cases[] = {
+    {"coll_direct_path", coll_direct_path, 0},
     {"coll_tiny_scratch", coll_tiny_scratch, 0},
     {"coll_skew", coll_skew, 0},
     {"coll_bcast_stream", coll_bcast_stream, 0},

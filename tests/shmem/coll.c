@@ -10,6 +10,54 @@
 static long psync[SHMEM_SYNC_SIZE];
 static unsigned char s_src[8 * 16 * MAXP], s_dst[8 * 16 * MAXP];
 static long s_pe_ptr_probe; /* a symmetric object for shmem_ptr */
+/* Long vectors in static data and on the heap (dmsg's direct path on shm
+ * from 32 KiB, 128 KiB for the movers): 20001 longs, not a multiple of the
+ * PE count. */
+#define LN 20001
+static long l_src[LN], l_dst[LN], l_all[MAXP * 2500];
+static long l_wrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE], l_psync[SHMEM_REDUCE_SYNC_SIZE];
+
+static long lval(int pe, int i)
+{
+    return (long)pe * 1000003L + i * 7L - 5000;
+}
+
+static void long_vectors(int me, int npes)
+{
+    long *h_src = shmem_malloc(LN * sizeof(long)), *h_dst = shmem_malloc(LN * sizeof(long));
+    CHECK(h_src && h_dst);
+    for (int i = 0; i < LN; i++)
+        l_src[i] = h_src[i] = lval(me, i);
+    long tri = (long)npes * (npes - 1) / 2;
+    /* static source and dest, heap source and dest, static in place */
+    CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, l_dst, l_src, LN) == 0);
+    CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, h_dst, h_src, LN) == 0);
+    for (int i = 0; i < LN; i++)
+        CHECK(l_dst[i] == tri * 1000003L + npes * (i * 7L - 5000) && h_dst[i] == l_dst[i]);
+    CHECK(shmem_long_max_reduce(SHMEM_TEAM_WORLD, l_src, l_src, LN) == 0);
+    for (int i = 0; i < LN; i++)
+        CHECK(l_src[i] == lval(npes - 1, i));
+    /* the 1.4 form on the whole job, static source, heap dest */
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+        l_psync[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < LN; i++)
+        l_src[i] = lval(me, i);
+    shmem_barrier_all();
+    shmem_long_sum_to_all(h_dst, l_src, LN, 0, 0, npes, l_wrk, l_psync);
+    for (int i = 0; i < LN; i++)
+        CHECK(h_dst[i] == l_dst[i]);
+    /* a broadcast of 160 KB from static data, and an fcollect into it */
+    CHECK(shmem_long_broadcast(SHMEM_TEAM_WORLD, l_dst, l_src, LN, npes - 1) == 0);
+    for (int i = 0; i < LN; i++)
+        CHECK(l_dst[i] == lval(npes - 1, i));
+    CHECK(shmem_long_fcollect(SHMEM_TEAM_WORLD, l_all, l_src, 2500) == 0);
+    for (int p = 0; p < npes; p++)
+        for (int i = 0; i < 2500; i++)
+            CHECK(l_all[p * 2500 + i] == lval(p, i));
+    shmem_barrier_all();
+    shmem_free(h_dst);
+    shmem_free(h_src);
+}
 
 #define COLL(T, N)                                                                                 \
     {                                                                                              \
@@ -87,6 +135,7 @@ int main(void)
     DMSG_SHMEM_RED_ARITH_TYPES(RED_ARITH)
     DMSG_SHMEM_RED_CMP_TYPES(RED_CMP)
     DMSG_SHMEM_RED_BIT_TYPES(RED_BIT)
+    long_vectors(me, npes);
     /* the generic forms */
     int gi = me, go = -1;
     CHECK(shmem_max_reduce(SHMEM_TEAM_WORLD, &go, &gi, 1) == 0 && go == npes - 1);

@@ -45,6 +45,8 @@ go "sim 3 PEs thread mixed" "$run" -n 3 -t sim "$t/thread" mixed
 for p in $progs; do go "shm 3 PEs $p MULTIPLE" env SHT_MULTIPLE=1 "$run" -n 3 -t shm "$t/$p"; done
 for p in $progs; do go "sim 3 PEs $p MULTIPLE" env SHT_MULTIPLE=1 "$run" -n 3 -t sim "$t/$p"; done
 go "shm 4 PEs coll MULTIPLE" env SHT_MULTIPLE=1 "$run" -n 4 "$t/coll"
+# dmsg's direct path for every size (the movers' too), static data included
+go "shm 3 PEs coll, DMSG_COLL_DIRECT=1" env DMSG_COLL_DIRECT=1 "$run" -n 3 "$t/coll"
 if [ "${OFI:-1}" != 0 ]; then
     for prov in shm 'tcp;ofi_rxm'; do
         for p in $progs; do

@@ -102,8 +102,9 @@ static void bcast(const char *call, void *dest, const void *src, size_t bytes, i
     if (aset_world(&a)) {
         /* 1.4: the root's dest is left alone (in place on the root). */
         int r = a.me == root;
-        world_st(call, dmsg_bcast(DMSG_TEAM_WORLD, r ? (void *)(uintptr_t)src : dest, src, bytes,
-                                  root));
+        const void *s = dmsg_shmem_sym(src); /* static data: the direct path sees it symmetric */
+        world_st(call,
+                 dmsg_bcast(DMSG_TEAM_WORLD, r ? (void *)(uintptr_t)s : dest, s, bytes, root));
     } else {
         aset_barrier(call, &a, pSync);
         if (a.me != root)
@@ -119,7 +120,7 @@ static void collect(const char *call, int fixed, void *dest, const void *src, si
     dmsg_shmem_aset a;
     aset_make(call, &a, start, logstride, size);
     if (aset_world(&a) && fixed) {
-        world_st(call, dmsg_allgather(DMSG_TEAM_WORLD, dest, src, bytes));
+        world_st(call, dmsg_allgather(DMSG_TEAM_WORLD, dest, dmsg_shmem_sym(src), bytes));
         dmsg_shmem_coll_leave();
         return;
     }
@@ -245,7 +246,8 @@ static void *gather_all(const char *call, const dmsg_shmem_aset *a, const void *
         size_t n = (size_t)nreduce;                                                                \
         if (aset_world(&a)) {                                                                      \
             world_st(__func__,                                                                     \
-                     dmsg_allreduce(DMSG_TEAM_WORLD, dest, source, n, DMSG_SHMEM_DT_##N, DOP));    \
+                     dmsg_allreduce(DMSG_TEAM_WORLD, dmsg_shmem_sym(dest), dmsg_shmem_sym(source), \
+                                    n, DMSG_SHMEM_DT_##N, DOP));                                   \
             dmsg_shmem_coll_leave();                                                               \
             return;                                                                                \
         }                                                                                          \

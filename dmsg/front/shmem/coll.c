@@ -1,5 +1,7 @@
 /* OpenSHMEM collectives on teams: dmsg's collectives (dmsg_bcast,
- * dmsg_allgather(v), dmsg_alltoall, dmsg_allreduce) and dmsg_sync. */
+ * dmsg_allgather(v), dmsg_alltoall, dmsg_allreduce) and dmsg_sync. Static
+ * data goes to them by its segment address (dmsg_shmem_sym), the same
+ * memory, so that their direct path on shm sees it as symmetric. */
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/front/shmem/shmem_impl.h"
@@ -50,7 +52,7 @@ static int bcast(const char *call, shmem_team_t team, void *dest, const void *sr
     dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
-    return ret(call, dmsg_bcast(t, dest, src, bytes, root));
+    return ret(call, dmsg_bcast(t, dmsg_shmem_sym(dest), dmsg_shmem_sym(src), bytes, root));
 }
 
 static int collect(const char *call, shmem_team_t team, void *dest, const void *src, size_t bytes)
@@ -83,7 +85,7 @@ static int fcollect(const char *call, shmem_team_t team, void *dest, const void 
     dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
-    return ret(call, dmsg_allgather(t, dest, src, bytes));
+    return ret(call, dmsg_allgather(t, dest, dmsg_shmem_sym(src), bytes));
 }
 
 static int alltoall(const char *call, shmem_team_t team, void *dest, const void *src, size_t bytes)
@@ -91,7 +93,7 @@ static int alltoall(const char *call, shmem_team_t team, void *dest, const void 
     dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
-    return ret(call, dmsg_alltoall(t, dest, src, bytes));
+    return ret(call, dmsg_alltoall(t, dest, dmsg_shmem_sym(src), bytes));
 }
 
 /* Strided all-to-all: pack the blocks, exchange them, unpack. */
@@ -178,7 +180,10 @@ static int reduce(const char *call, shmem_team_t team, void *dest, const void *s
     dmsg_team t = coll_team(team, call);
     if (!t)
         return -1;
-    return ret(call, dmsg_allreduce(t, dest, src, n, ty, op));
+    /* Static data by its segment address: the same memory, which dmsg's
+     * direct path (peers' buffers read and written in place) recognizes as
+     * symmetric. */
+    return ret(call, dmsg_allreduce(t, dmsg_shmem_sym(dest), dmsg_shmem_sym(src), n, ty, op));
 }
 
 #define DEF_RED(T, N, OP, DOP)                                                                     \
