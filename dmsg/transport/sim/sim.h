@@ -52,6 +52,17 @@ typedef struct sim_transfer {
 
 void dmsg_sim_describe(const dmsg_op *op, sim_transfer *x);
 
+/* A rate the copy-transfer model gave (sim_cost.c): kind 0 is a free
+ * entry, else a local copy or a remote copy by a mechanism. */
+typedef struct sim_rate {
+    int kind;
+    int used;     /* the mechanism it chose (a remote copy) */
+    long src, dst;
+    double cong;
+    double mbs;
+} sim_rate;
+#define SIM_RATES 64
+
 typedef struct sim_state {
     shm_state shm; /* first: the shm functions see tp->priv as their state */
     dmsg_machine m;
@@ -78,6 +89,7 @@ typedef struct sim_state {
     sim_topo net;  /* the network shaped for this job */
     double topo_c; /* the congestion the deposit being costed meets on its route; 0: none */
     dmsg_status topo_st; /* a turn's wait that failed (DMSG_TIMEOUT) */
+    sim_rate rates[SIM_RATES]; /* the rates this PE used so far (sim_cost.c) */
 } sim_state;
 
 /* This PE communicates or waits (a deposit, fetch, atomic, signal, counter
@@ -332,11 +344,11 @@ void dmsg_sim_word_stamp(sim_state *s, int pe, double t);
 
 /* Sender's busy time for a deposit (per-message overhead included);
  * *copy_part receives the share spent in local packing copies. */
-double dmsg_sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_part);
+double dmsg_sim_cost_deposit(sim_state *s, const sim_transfer *x, double *copy_part);
 
 /* Time until a fetch's data is in place; *issue_part receives the time the
  * issuing processor is busy (the rest overlaps with other work). */
-double dmsg_sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_part);
+double dmsg_sim_cost_fetch(sim_state *s, const sim_transfer *x, double *issue_part);
 
 /* Time of modelled local work (sim_work.c); negative when it cannot be
  * costed (an unknown kind). *k receives the time category. */
