@@ -154,6 +154,8 @@ typedef struct sim_job_words {
     _Atomic uint32_t idle;     /* sweeps since a blocked PE last went on */
     _Atomic uint32_t off;      /* PEs that have left the scheduler (finalize) */
     uint32_t nready;           /* PEs in the ready queue */
+    uint64_t handoffs;         /* hand-offs of the token to another PE so far */
+    uint64_t sweeps;           /* sweeps that readied a parked PE so far */
     /* Each PE's part of the ordered delivery (sim_order.c), read by the
      * horizon's scan (the log's header has the rest: sim_log): */
     _Alignas(64) sim_pe_bound bound[DMSG_MAX_PES];

@@ -71,6 +71,7 @@ static void hand_to(sim_state *s, int p)
 {
     sim_ctr_words *w = pe_words(s, p);
     atomic_store(&sim_job(s)->owner, p);
+    sim_job(s)->handoffs++;
     set_state(s, p, SIM_S_RUN);
     atomic_fetch_add(&w->go, 1);
     syscall(SYS_futex, (uint32_t *)&w->go, FUTEX_WAKE, 1, NULL, NULL, 0);
@@ -96,6 +97,7 @@ static int sweep(sim_state *s)
     int n = 0;
     for (int p = 0; p < s->tp->npes; p++)
         n += ready_if_parked(s, p);
+    sim_job(s)->sweeps += n > 0;
     return n;
 }
 
