@@ -55,15 +55,22 @@ static sim_ctr_words *pe_words(sim_state *s, int pe)
 }
 
 /* PE p's state becomes st; the ready queue follows (the token's holder
- * calls it, or a PE that takes the token nobody holds). */
+ * calls it, or a PE that takes the token nobody holds). The queue first,
+ * the state last: a PE handed the token runs as soon as it sees its state
+ * RUN (a sleeper also looks when its futex wait's slice ends, without a
+ * wake-up), and then it uses the queue itself. With the state first, a PE
+ * that looked between the two began to run while its hand-off was still
+ * taking it out of the queue: the heap kept it, it picked itself for ever
+ * (a 512-PE RRMSG run spun so after 1.68 million hand-offs). */
 static void set_state(sim_state *s, int p, uint32_t st)
 {
     sim_job_words *j = sim_job(s);
-    uint32_t old = atomic_exchange(&j->state[p], st);
+    uint32_t old = atomic_load(&j->state[p]);
     if (old == SIM_S_READY && st != SIM_S_READY)
         dmsg_sim_queue_remove(j, p);
     else if (old != SIM_S_READY && st == SIM_S_READY)
         dmsg_sim_queue_push(j, p);
+    atomic_store(&j->state[p], st);
 }
 
 /* Hands the token to PE p (another PE). */
