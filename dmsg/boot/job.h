@@ -18,9 +18,17 @@
 
 #define DMSG_JOB_MAGIC 0x31304a47534d44ull /* "DMSGJ01" */
 #define DMSG_MAX_PES 1024
-#define DMSG_JOB_HDR_BYTES (128u * 1024u) /* header, transport job area, boot exchange area */
-#define DMSG_JOB_AREA_OFF 8192u           /* transport job area inside the header block */
-#define DMSG_JOB_BOOT_OFF (64u * 1024u)   /* boot exchange area, to the end of the block */
+/* The header block: [job header | transport job area | boot exchange area],
+ * each sized per PE, so that DMSG_MAX_PES alone decides the block's size
+ * (200 KiB at 1024 PEs). Each part has a static assert where it is laid
+ * out (job.c, shm.c and sim.h, exchange.c). The transport job area holds
+ * shm's barrier and gather rows (32 bytes a PE) and the simulator's dense
+ * per-PE words (barrier clocks, bounds, scheduler states and its ready
+ * queue: about 64 bytes a PE). */
+#define DMSG_JOB_AREA_OFF (8u * DMSG_MAX_PES) /* transport job area inside the header block */
+#define DMSG_JOB_AREA_BYTES (128u * DMSG_MAX_PES)
+#define DMSG_JOB_BOOT_OFF (DMSG_JOB_AREA_OFF + DMSG_JOB_AREA_BYTES) /* boot exchange area */
+#define DMSG_JOB_HDR_BYTES (DMSG_JOB_BOOT_OFF + 64u * DMSG_MAX_PES) /* the whole block */
 
 /* Environment variables of the launcher protocol (set by dmsgrun). */
 #define DMSG_BOOT_ENV_FD "DMSG_BOOT_FD"

@@ -925,3 +925,28 @@ Test(sim, atomics_and_signals_follow_the_model)
         cr_assert_eq(end[0], end[1], "%s: runs differ: %a %a", m[i].machine, end[0], end[1]);
     }
 }
+
+/* RRMSG's order waits are woken by the rises of the bounds they wait for
+ * (sim_order.c), so under the scheduler no sweep (nobody ready: every
+ * parked PE readied, what a missed wake-up costs) is needed. Until
+ * November 2026 the job-wide least threshold kept that of a wait long
+ * gone, no rise crossed it, and every order wait went on through sweeps;
+ * and the engine's counter reads made it park as a poll (FFT 128^2 on 32
+ * T3D PEs: hundreds of sweeps, each readying every PE). */
+Test(sim, rrmsg_order_waits_need_no_sweep, .timeout = 600)
+{
+    static char out[8192], err[65536];
+    char env[256], prog[512];
+    snprintf(env, sizeof env, "DMSG_TRANSPORT=sim DMSG_SIM_SCHED=1 DMSG_MACHINE=t3d "
+                              "DMSG_SIM_REPORT=1 DMSG_MAX_COUNTERS=%d", 2 * 32 + 256);
+    snprintf(prog, sizeof prog, "%s/bin/postal-kern", build());
+    cr_assert_eq(run(env, 32, prog, "fft rr 128 0 1 --nocompute", out, sizeof out, err, sizeof err),
+                 0, "%s", err);
+    const char *line = strstr(err, "dmsg sim: scheduler: ");
+    cr_assert_not_null(line, "no scheduler line in the report:\n%s", err);
+    unsigned long long handoffs, sweeps;
+    cr_assert_eq(sscanf(line, "dmsg sim: scheduler: %llu hand-offs, %llu sweeps", &handoffs,
+                        &sweeps), 2, "%s", line);
+    cr_assert_gt(handoffs, 0, "%s", line);
+    cr_assert_eq(sweeps, 0, "%.*s", (int)strcspn(line, "\n"), line);
+}

@@ -343,8 +343,17 @@ static dmsg_status sim_ctr_due(dmsg_tp *tp, uint32_t slot, int bytes_mode, uint6
     return DMSG_OK;
 }
 
+/* A layer that looks at the horizon serves its arrivals in virtual-time
+ * order and, when nothing is due, ends in an order wait (RRMSG's engine):
+ * it is not polling, so its counter reads start a new count (sim_ctr_read).
+ * Each of its looks reads every partner's channel and data counter, two
+ * reads a partner, and two looks without news got past the poll threshold:
+ * the PE then parked as a poll, with its bound at its clock, where it held
+ * back every order wait and went on only once nobody was ready and every
+ * parked PE was readied (at 128 PEs, RRMSG's FFT 512^2: 6,530 such sweeps). */
 static double sim_horizon(dmsg_tp *tp)
 {
+    sim_acted(tp->priv);
     return dmsg_sim_order_horizon(tp->priv);
 }
 

@@ -52,6 +52,17 @@ typedef struct sim_transfer {
 
 void dmsg_sim_describe(const dmsg_op *op, sim_transfer *x);
 
+/* A rate the copy-transfer model gave (sim_cost.c): kind 0 is a free
+ * entry, else a local copy or a remote copy by a mechanism. */
+typedef struct sim_rate {
+    int kind;
+    int used;     /* the mechanism it chose (a remote copy) */
+    long src, dst;
+    double cong;
+    double mbs;
+} sim_rate;
+#define SIM_RATES 64
+
 typedef struct sim_state {
     shm_state shm; /* first: the shm functions see tp->priv as their state */
     dmsg_machine m;
@@ -78,6 +89,7 @@ typedef struct sim_state {
     sim_topo net;  /* the network shaped for this job */
     double topo_c; /* the congestion the deposit being costed meets on its route; 0: none */
     dmsg_status topo_st; /* a turn's wait that failed (DMSG_TIMEOUT) */
+    sim_rate rates[SIM_RATES]; /* the rates this PE used so far (sim_cost.c) */
 } sim_state;
 
 /* This PE communicates or waits (a deposit, fetch, atomic, signal, counter
@@ -119,8 +131,19 @@ static inline double bitsd(uint64_t u)
 }
 
 /* The simulator's own shared words, in room shm leaves to a layered
- * transport (shm.h): the barrier clocks in the job area, and a floor per
- * counter in the counter's slot (sim_arrive.c). */
+ * transport (shm.h): the barrier clocks and every PE's hot words in the job
+ * area, and a floor per counter in the counter's slot (sim_arrive.c).
+ *
+ * Why the hot words are job-wide arrays: the horizon (sim_order.c) reads
+ * every PE's bound and the scheduler every PE's state; kept in each PE's
+ * control area, a page apart, each such word cost a cache and a TLB miss
+ * per PE, and at 128 PEs those scans were 38% of RRMSG's host time. Dense,
+ * one cache line holds 4 to 16 PEs. */
+typedef struct sim_pe_bound {
+    _Atomic uint64_t lb;    /* bits of a lower bound of the clock at this PE's next deposit */
+    _Atomic uint64_t colls; /* 2 x collectives left, + 1 while inside one */
+} sim_pe_bound;
+
 typedef struct sim_job_words {
     uint64_t clock[2][DMSG_MAX_PES]; /* bits of each PE's clock at a barrier; two rows
                                       * used alternately by consecutive barriers */
@@ -130,14 +153,30 @@ typedef struct sim_job_words {
     _Atomic uint32_t gen;      /* collectives completed */
     _Atomic uint32_t idle;     /* sweeps since a blocked PE last went on */
     _Atomic uint32_t off;      /* PEs that have left the scheduler (finalize) */
+    uint32_t nready;           /* PEs in the ready queue */
+    uint64_t handoffs;         /* hand-offs of the token to another PE so far */
+    uint64_t sweeps;           /* sweeps that readied a parked PE so far */
+    /* Each PE's part of the ordered delivery (sim_order.c), read by the
+     * horizon's scan (the log's header has the rest: sim_log): */
+    _Alignas(64) sim_pe_bound bound[DMSG_MAX_PES];
+    _Atomic uint64_t thr[DMSG_MAX_PES];    /* an order wait's threshold (bits) */
+    _Atomic uint32_t ordwait[DMSG_MAX_PES]; /* 1 while in an order wait (its log's wait is
+                                             * SIM_WAIT_ANY) */
+    /* Each PE's place in the scheduler (sim_sched.c): */
+    _Atomic uint64_t sclock[DMSG_MAX_PES]; /* bits of its clock when it stopped */
+    _Atomic uint32_t state[DMSG_MAX_PES];  /* SIM_S_* */
+    /* The ready queue: a binary heap of the PEs whose state is SIM_S_READY,
+     * least (sclock, rank) first; qpos[p] is p's index in it plus one, 0
+     * while p is not in it (the region starts zeroed). Only the token's
+     * holder touches it (PE 0 fills it at the start). */
+    int32_t heap[DMSG_MAX_PES];
+    int32_t qpos[DMSG_MAX_PES];
 } sim_job_words;
-_Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "barrier clocks fit the job area");
+_Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "the simulator's words fit the job area");
 
 typedef struct sim_ctr_words {
     _Atomic uint64_t floor; /* bits of the latest arrival that overflowed the log */
-    /* Counter slot 0's spare only: this PE's place in the scheduler (sim_sched.c). */
-    _Atomic uint64_t sclock;   /* bits of its clock when it stopped */
-    _Atomic uint32_t state;    /* SIM_S_* */
+    /* Counter slot 0's spare only: this PE's futex words in the scheduler (sim_sched.c). */
     _Atomic uint32_t go;       /* futex word: bumped when it is handed the token */
     _Atomic uint32_t why;      /* SIM_PARK_*: what it is parked on */
 } sim_ctr_words;
@@ -146,6 +185,12 @@ _Static_assert(sizeof(sim_ctr_words) <= SHM_CTR_SPARE_BYTES, "counter floor fits
 static inline sim_job_words *sim_job(sim_state *s)
 {
     return (sim_job_words *)shm_job_spare(&s->shm);
+}
+
+/* PE pe's bound and collective word (sim_order.c). */
+static inline sim_pe_bound *sim_bound(sim_state *s, int pe)
+{
+    return &sim_job(s)->bound[pe];
 }
 
 static inline sim_ctr_words *sim_ctr(sim_state *s, int pe, uint32_t slot)
@@ -175,10 +220,9 @@ enum { SIM_TAKE_MSGS, SIM_TAKE_BYTES, SIM_TAKE_EMPTY };
 
 typedef struct sim_log {
     _Atomic uint32_t lock;
-    _Atomic uint32_t wait;     /* SIM_WAIT_*, written under the lock */
-    _Atomic uint64_t lb;       /* bits of a lower bound of the clock at this PE's next deposit */
-    _Atomic uint64_t colls;    /* 2 x collectives left, + 1 while inside one */
-    _Atomic uint64_t thr;      /* an order wait's threshold (bits), ~0: none */
+    _Atomic uint32_t wait;     /* SIM_WAIT_*, written under the lock; the bound, the
+                                * collective word and the threshold are the job's
+                                * (sim_job_words) */
     _Atomic uint32_t inbox;    /* futex word of an order wait: bumped by deposits, wakes */
     _Atomic uint32_t sleepers;
     _Atomic uint32_t adds;     /* number of the last record added (wraps, skipping 0) */
@@ -194,6 +238,11 @@ typedef struct sim_log {
     /* PE 0's only, for the whole job: */
     _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
     _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */
+    /* Where the bound, the collective word and the threshold were before
+     * they moved to the job area: the log holds as many records as before
+     * (cap_of), so that no deposit that fitted it goes to a counter's floor
+     * now or the other way round, and every virtual time stays the same. */
+    uint64_t spare[3];
     sim_rec rec[];
 } sim_log;
 
@@ -252,6 +301,14 @@ enum { SIM_S_READY, SIM_S_RUN, SIM_S_PARKED, SIM_S_OFF };
 enum { SIM_PARK_DATA, SIM_PARK_COLL, SIM_PARK_ORDER, SIM_PARK_POLL };
 /* Fruitless counter reads beyond two per PE before a poll hands over. */
 #define SIM_POLL_SLACK 8u
+/* The scheduler's ready queue (sim_queue.c): PE pe's key is sclock[pe],
+ * which must not change while it is queued; the least (key, rank) first.
+ * Push of a queued PE and removal of one that is not are no-ops. */
+void dmsg_sim_queue_push(sim_job_words *j, int pe);
+void dmsg_sim_queue_remove(sim_job_words *j, int pe);
+/* Takes (pop) or names (peek) the first PE; -1 when the queue is empty. */
+int dmsg_sim_queue_pop(sim_job_words *j);
+int dmsg_sim_queue_peek(const sim_job_words *j);
 /* Whether this job runs under the scheduler (DMSG_SIM_SCHED). */
 static inline int sim_sched_on(const sim_state *s)
 {
@@ -291,11 +348,11 @@ void dmsg_sim_word_stamp(sim_state *s, int pe, double t);
 
 /* Sender's busy time for a deposit (per-message overhead included);
  * *copy_part receives the share spent in local packing copies. */
-double dmsg_sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_part);
+double dmsg_sim_cost_deposit(sim_state *s, const sim_transfer *x, double *copy_part);
 
 /* Time until a fetch's data is in place; *issue_part receives the time the
  * issuing processor is busy (the rest overlaps with other work). */
-double dmsg_sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_part);
+double dmsg_sim_cost_fetch(sim_state *s, const sim_transfer *x, double *issue_part);
 
 /* Time of modelled local work (sim_work.c); negative when it cannot be
  * costed (an unknown kind). *k receives the time category. */

@@ -118,9 +118,10 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
         /* An await may need more than this deposit: its bound is the time
          * it can end at now (never above the bound it had). */
         uint64_t tb = dbits(any ? t : dmsg_sim_log_bound(s, pe, slot));
-        lowered = tb < atomic_load(&l->lb);
+        _Atomic uint64_t *lb = &sim_bound(s, pe)->lb;
+        lowered = tb < atomic_load(lb);
         if (lowered)
-            atomic_store(&l->lb, tb);
+            atomic_store(lb, tb);
     }
     dmsg_shm_ctr_signal(tp, pe, slot, bytes);
     atomic_store(&l->adds, seq);

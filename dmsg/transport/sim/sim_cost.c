@@ -22,7 +22,38 @@ static double secs(double bytes, double mbs)
     return mbs > 0 ? bytes / (mbs * 1e6) : 0;
 }
 
-double dmsg_sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *copy_part)
+/* The kinds of rate a PE asks the model for: a local copy, or a remote
+ * copy by a mechanism (RATE_REMOTE + the dmsg_mech). */
+enum { RATE_COPY = 1, RATE_REMOTE = 2 };
+
+/* The copy-transfer model's rate of a local copy (mech < 0) or a remote copy
+ * (*used: the mechanism it chose). A rate is a pure function of the machine,
+ * the patterns, the mechanism and the congestion, but the model composes it
+ * anew and formats its formulas on every call (the automatic mechanism
+ * evaluates both into scratch traces): at 128 PEs that was 11% of RRMSG's
+ * host time. So each PE keeps the rates it used (a small direct-mapped
+ * cache; a miss asks the model again), and every figure stays the same. */
+static double rate(sim_state *s, int mech, long src, long dst, double cong, dmsg_mech *used)
+{
+    int kind = mech < 0 ? RATE_COPY : RATE_REMOTE + mech;
+    uint64_t h = (uint64_t)src * 0x9e3779b97f4a7c15ull ^ (uint64_t)dst * 0xc2b2ae3d27d4eb4full ^
+                 dbits(cong) * 0x165667b19e3779f9ull ^ (uint64_t)kind;
+    sim_rate *r = &s->rates[(h ^ h >> 29) % SIM_RATES];
+    if (r->kind == kind && r->src == src && r->dst == dst && r->cong == cong) {
+        if (used)
+            *used = (dmsg_mech)r->used;
+        return r->mbs;
+    }
+    dmsg_mech u = DMSG_MECH_AUTO;
+    double mbs = mech < 0 ? dmsg_ctm_copy_mbs(&s->m, src, dst, NULL, 0)
+                          : dmsg_ctm_remote_mbs(&s->m, src, dst, (dmsg_mech)mech, cong, &u, NULL, 0);
+    *r = (sim_rate){.kind = kind, .used = (int)u, .src = src, .dst = dst, .cong = cong, .mbs = mbs};
+    if (used)
+        *used = u;
+    return mbs;
+}
+
+double dmsg_sim_cost_deposit(sim_state *s, const sim_transfer *x, double *copy_part)
 {
     const dmsg_machine *m = &s->m;
     long src = model_pat(x->src, x->src_stride), dst = model_pat(x->dst, x->dst_stride);
@@ -30,21 +61,21 @@ double dmsg_sim_cost_deposit(const sim_state *s, const sim_transfer *x, double *
     *copy_part = 0;
     /* A deposit to oneself is a local copy xCy. */
     if (x->pe == s->tp->rank) {
-        *copy_part = secs(bytes, dmsg_ctm_copy_mbs(m, src, dst, NULL, 0));
+        *copy_part = secs(bytes, rate(s, -1, src, dst, 0, NULL));
         return *copy_part;
     }
     dmsg_mech used;
     /* A deposit the topology model routed: the congestion on its route
      * (sim_topo.c; 0 for anything it does not route). */
     double cong = s->topo_c > 0 ? s->topo_c : s->congestion;
-    double mbs = dmsg_ctm_remote_mbs(m, src, dst, s->mech, cong, &used, NULL, 0);
+    double mbs = rate(s, (int)s->mech, src, dst, cong, &used);
     if (mbs <= 0) /* the forced mechanism cannot move this pattern: take what can */
-        mbs = dmsg_ctm_remote_mbs(m, src, dst, DMSG_MECH_AUTO, cong, &used, NULL, 0);
+        mbs = rate(s, DMSG_MECH_AUTO, src, dst, cong, &used);
     /* Packing copies at both ends, also 1C1 ones: the model charges them
      * (xC1 o ... o 1Cy, as in the published worked example). */
     if (used == DMSG_MECH_PACKED)
-        *copy_part = secs(bytes, dmsg_ctm_copy_mbs(m, src, 1, NULL, 0)) +
-                     secs(bytes, dmsg_ctm_copy_mbs(m, 1, dst, NULL, 0));
+        *copy_part = secs(bytes, rate(s, -1, src, 1, 0, NULL)) +
+                     secs(bytes, rate(s, -1, 1, dst, 0, NULL));
     return m->overhead_us * 1e-6 + secs(bytes, mbs);
 }
 
@@ -68,23 +99,23 @@ double dmsg_sim_cost_barrier(const sim_state *s, int npes)
 
 /* A fetch as one request answered by a block transfer: the request's latency
  * and overhead, then the data at the remote copy rate (no prefetch hardware). */
-static double fetch_block(const sim_state *s, double bytes, long src, long dst, double *issue)
+static double fetch_block(sim_state *s, double bytes, long src, long dst, double *issue)
 {
     const dmsg_machine *m = &s->m;
     dmsg_mech used;
-    double mbs = dmsg_ctm_remote_mbs(m, src, dst, DMSG_MECH_AUTO, s->congestion, &used, NULL, 0);
+    double mbs = rate(s, DMSG_MECH_AUTO, src, dst, s->congestion, &used);
     *issue = m->overhead_us * 1e-6;
     return 2 * m->overhead_us * 1e-6 + m->read_us * 1e-6 + secs(bytes, mbs);
 }
 
-double dmsg_sim_cost_fetch(const sim_state *s, const sim_transfer *x, double *issue_part)
+double dmsg_sim_cost_fetch(sim_state *s, const sim_transfer *x, double *issue_part)
 {
     const dmsg_machine *m = &s->m;
     long src = model_pat(x->src, x->src_stride), dst = model_pat(x->dst, x->dst_stride);
     double bytes = (double)x->bytes, k = ceil(bytes / 8), t;
     sim_fetch how = s->fetch;
     if (x->pe == s->tp->rank) {
-        *issue_part = secs(bytes, dmsg_ctm_copy_mbs(m, src, dst, NULL, 0));
+        *issue_part = secs(bytes, rate(s, -1, src, dst, 0, NULL));
         return *issue_part;
     }
     if (how == SIM_FETCH_AUTO)

@@ -31,6 +31,12 @@ dmsg_status dmsg_sim_report(dmsg_tp *tp)
                     ra[p][1] * 1e6, ra[p][2] * 1e6, ra[p][3] * 1e6, rb[p][0] * 1e6,
                     rb[p][1] * 1e6);
     }
+    /* How the host ran it: every hand-off is a futex wake-up and a context
+     * switch, and a sweep (nobody ready: every parked PE readied) means
+     * some wake-up was not given where it was due (sim_sched.c). */
+    if (!st && tp->rank == 0 && s->sched)
+        fprintf(stderr, "dmsg sim: scheduler: %llu hand-offs, %llu sweeps\n",
+                (unsigned long long)sim_job(s)->handoffs, (unsigned long long)sim_job(s)->sweeps);
     if (!st && s->topo)
         st = dmsg_sim_topo_report(tp);
 out:

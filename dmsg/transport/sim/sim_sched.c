@@ -54,12 +54,32 @@ static sim_ctr_words *pe_words(sim_state *s, int pe)
     return sim_ctr(s, pe, 0);
 }
 
+/* PE p's state becomes st; the ready queue follows (the token's holder
+ * calls it, or a PE that takes the token nobody holds). The queue first,
+ * the state last: a PE handed the token runs as soon as it sees its state
+ * RUN (a sleeper also looks when its futex wait's slice ends, without a
+ * wake-up), and then it uses the queue itself. With the state first, a PE
+ * that looked between the two began to run while its hand-off was still
+ * taking it out of the queue: the heap kept it, it picked itself for ever
+ * (a 512-PE RRMSG run spun so after 1.68 million hand-offs). */
+static void set_state(sim_state *s, int p, uint32_t st)
+{
+    sim_job_words *j = sim_job(s);
+    uint32_t old = atomic_load(&j->state[p]);
+    if (old == SIM_S_READY && st != SIM_S_READY)
+        dmsg_sim_queue_remove(j, p);
+    else if (old != SIM_S_READY && st == SIM_S_READY)
+        dmsg_sim_queue_push(j, p);
+    atomic_store(&j->state[p], st);
+}
+
 /* Hands the token to PE p (another PE). */
 static void hand_to(sim_state *s, int p)
 {
     sim_ctr_words *w = pe_words(s, p);
     atomic_store(&sim_job(s)->owner, p);
-    atomic_store(&w->state, SIM_S_RUN);
+    sim_job(s)->handoffs++;
+    set_state(s, p, SIM_S_RUN);
     atomic_fetch_add(&w->go, 1);
     syscall(SYS_futex, (uint32_t *)&w->go, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
@@ -67,28 +87,24 @@ static void hand_to(sim_state *s, int p)
 /* The ready PE with the least clock (ties: the lower rank), or -1. */
 static int pick(sim_state *s)
 {
-    int best = -1;
-    uint64_t bc = UINT64_MAX;
-    for (int p = 0; p < s->tp->npes; p++) {
-        sim_ctr_words *w = pe_words(s, p);
-        if (atomic_load_explicit(&w->state, memory_order_relaxed) != SIM_S_READY)
-            continue;
-        uint64_t c = atomic_load_explicit(&w->sclock, memory_order_relaxed);
-        if (c < bc)
-            best = p, bc = c;
-    }
-    return best;
+    return dmsg_sim_queue_peek(sim_job(s));
+}
+
+static int ready_if_parked(sim_state *s, int pe)
+{
+    if (atomic_load(&sim_job(s)->state[pe]) != SIM_S_PARKED)
+        return 0;
+    set_state(s, pe, SIM_S_READY);
+    return 1;
 }
 
 /* Makes every parked PE ready (a sweep); returns how many. */
 static int sweep(sim_state *s)
 {
     int n = 0;
-    for (int p = 0; p < s->tp->npes; p++) {
-        sim_ctr_words *w = pe_words(s, p);
-        uint32_t parked = SIM_S_PARKED;
-        n += atomic_compare_exchange_strong(&w->state, &parked, SIM_S_READY);
-    }
+    for (int p = 0; p < s->tp->npes; p++)
+        n += ready_if_parked(s, p);
+    sim_job(s)->sweeps += n > 0;
     return n;
 }
 
@@ -105,9 +121,10 @@ static dmsg_status timed_out(sim_state *s)
 static dmsg_status sleep_for_token(sim_state *s, double deadline)
 {
     sim_ctr_words *me = pe_words(s, s->tp->rank);
+    _Atomic uint32_t *state = &sim_job(s)->state[s->tp->rank];
     for (;;) {
         uint32_t v = atomic_load(&me->go);
-        if (atomic_load(&me->state) == SIM_S_RUN && atomic_load(&sim_job(s)->owner) == s->tp->rank)
+        if (atomic_load(state) == SIM_S_RUN && atomic_load(&sim_job(s)->owner) == s->tp->rank)
             return DMSG_OK;
         if (dmsg_boot_aborted(s->shm.boot))
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
@@ -119,7 +136,7 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
         int32_t none = -1;
         if (deadline && dmsg_clock_now() > deadline &&
             atomic_compare_exchange_strong(&sim_job(s)->owner, &none, s->tp->rank)) {
-            atomic_store(&me->state, SIM_S_RUN);
+            set_state(s, s->tp->rank, SIM_S_RUN);
             return timed_out(s);
         }
         struct timespec ts = {0, SIM_SCHED_SLICE_NS};
@@ -133,22 +150,23 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
 static dmsg_status yield_token(sim_state *s, double deadline)
 {
     sim_job_words *j = sim_job(s);
-    sim_ctr_words *me = pe_words(s, s->tp->rank);
-    atomic_store(&me->sclock, dbits(s->clock));
+    int rank = s->tp->rank;
+    /* Its key before it can be readied (a sweep below may ready it). */
+    atomic_store(&j->sclock[rank], dbits(s->clock));
     int next = pick(s);
     if (next < 0 && sweep(s) > 0) {
         if (atomic_fetch_add(&j->idle, 1) < 2)
             next = pick(s);
     }
-    if (next == s->tp->rank) {
-        atomic_store(&me->state, SIM_S_RUN);
+    if (next == rank) {
+        set_state(s, rank, SIM_S_RUN);
         return DMSG_OK;
     }
     if (next >= 0)
         hand_to(s, next);
     else
         atomic_store(&j->owner, -1); /* nobody can go on: a deadlock, or everyone is off */
-    if (atomic_load(&me->state) == SIM_S_OFF)
+    if (atomic_load(&j->state[rank]) == SIM_S_OFF)
         return DMSG_OK;
     return sleep_for_token(s, deadline);
 }
@@ -171,7 +189,7 @@ dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void 
             deadline = deadline_of(s);
         sim_ctr_words *me = pe_words(s, s->tp->rank);
         atomic_store(&me->why, (uint32_t)why);
-        atomic_store(&me->state, SIM_S_PARKED);
+        set_state(s, s->tp->rank, SIM_S_PARKED);
         dmsg_status st = yield_token(s, deadline);
         if (st)
             return st;
@@ -184,19 +202,13 @@ dmsg_status dmsg_sim_sched_pause(sim_state *s, int why)
 {
     sim_ctr_words *me = pe_words(s, s->tp->rank);
     atomic_store(&me->why, (uint32_t)why);
-    atomic_store(&me->state, SIM_S_PARKED);
+    set_state(s, s->tp->rank, SIM_S_PARKED);
     dmsg_status st = yield_token(s, deadline_of(s));
     /* It goes on, whatever it finds: not a deadlock (a program that polls
      * for ever spins here as it would without the scheduler). */
     if (!st)
         atomic_store(&sim_job(s)->idle, 0);
     return st;
-}
-
-static void ready_if_parked(sim_state *s, int pe)
-{
-    uint32_t parked = SIM_S_PARKED;
-    atomic_compare_exchange_strong(&pe_words(s, pe)->state, &parked, SIM_S_READY);
 }
 
 /* An update cannot end a collective: a PE parked in one stays parked
@@ -221,13 +233,19 @@ void dmsg_sim_sched_poke_why(sim_state *s, int pe, int why)
 
 dmsg_status dmsg_sim_sched_start(dmsg_tp *tp, sim_state *s)
 {
-    sim_ctr_words *me = pe_words(s, s->tp->rank);
-    atomic_store(&me->sclock, dbits(s->clock));
-    atomic_store(&me->state, s->tp->rank == 0 ? SIM_S_RUN : SIM_S_READY);
-    /* Every PE's state is set before PE 0 may pick one. */
+    sim_job_words *j = sim_job(s);
+    atomic_store(&j->sclock[s->tp->rank], dbits(s->clock));
+    atomic_store(&j->state[s->tp->rank], s->tp->rank == 0 ? SIM_S_RUN : SIM_S_READY);
+    /* Every PE's state is set before PE 0 may pick one; PE 0, which holds
+     * the token, queues the others (the queue has one writer at a time). */
     dmsg_status st = dmsg_shm_barrier(tp);
-    if (st || s->tp->rank == 0)
+    if (st)
         return st;
+    if (s->tp->rank == 0) {
+        for (int p = 1; p < tp->npes; p++)
+            dmsg_sim_queue_push(j, p);
+        return DMSG_OK;
+    }
     return sleep_for_token(s, 0);
 }
 
@@ -235,7 +253,7 @@ void dmsg_sim_sched_stop(sim_state *s)
 {
     if (!s->sched)
         return;
-    atomic_store(&pe_words(s, s->tp->rank)->state, SIM_S_OFF);
+    set_state(s, s->tp->rank, SIM_S_OFF);
     yield_token(s, 0);
     s->sched = 0;
 }

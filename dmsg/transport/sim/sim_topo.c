@@ -232,7 +232,7 @@ void dmsg_sim_topo_fini(sim_state *s)
 
 /* PE q's bound as this PE may use it (as sim_order.c reads it): a PE inside
  * a collective this PE has left leaves it with this PE's clock then. */
-static double bound_seen(sim_state *s, sim_log *l)
+static double bound_seen(sim_state *s, sim_pe_bound *l)
 {
     for (;;) {
         uint64_t c = atomic_load(&l->colls);
@@ -258,7 +258,7 @@ static int my_turn(sim_state *s, double t)
         for (int q = 0; q < s->tp->npes; q++) {
             if (q == me)
                 continue;
-            double b = bound_seen(s, dmsg_sim_log_of(s, q));
+            double b = bound_seen(s, sim_bound(s, q));
             if (b < t || (b == t && q < me))
                 return 0;
         }
