@@ -238,11 +238,6 @@ typedef struct sim_log {
     /* PE 0's only, for the whole job: */
     _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
     _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */
-    /* Where the bound, the collective word and the threshold were before
-     * they moved to the job area: the log holds as many records as before
-     * (cap_of), so that no deposit that fitted it goes to a counter's floor
-     * now or the other way round, and every virtual time stays the same. */
-    uint64_t spare[3];
     sim_rec rec[];
 } sim_log;
 
