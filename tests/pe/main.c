@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "pe.h"
+#include "tests/launcher_rank.h"
 
 static const pe_case *const tables[] = {
     pe_deposit_cases, pe_section_cases, pe_indexed_cases, pe_adp_cases,   pe_fetch_cases,
@@ -59,25 +60,6 @@ static int has_shm_file(pid_t pe)
     if (d)
         closedir(d);
     return found;
-}
-
-/* The rank dmsgrun gave this process (DMSG_BOOT_RANK), or -1. The library
- * takes the launcher's variables out of the environment before main (so
- * that programs a PE starts never join its job); the block the process
- * started with, /proc/self/environ, still holds them. */
-static long launcher_rank(void)
-{
-    static char env[65536];
-    FILE *f = fopen("/proc/self/environ", "r");
-    if (!f)
-        return -1;
-    size_t n = fread(env, 1, sizeof env - 1, f);
-    fclose(f);
-    env[n] = '\0';
-    for (size_t i = 0; i < n; i += strlen(env + i) + 1)
-        if (!strncmp(env + i, "DMSG_BOOT_RANK=", 15))
-            return atol(env + i + 15);
-    return -1;
 }
 
 static void arm_kill(void)

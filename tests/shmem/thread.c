@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include "shtest.h"
+#include "../launcher_rank.h"
 
 #define T 4       /* threads per PE in mix */
 #define ITERS 200 /* rounds per thread */
@@ -156,24 +157,6 @@ static void run2(void *(*a)(void *), void *(*b)(void *))
     CHECK(pthread_create(&tb, NULL, b, NULL) == 0);
     pthread_join(ta, NULL);
     pthread_join(tb, NULL);
-}
-
-/* The rank dmsgrun gave this process, before shmem_init: the library takes
- * the launcher's variables out of the environment, not out of the block
- * the process started with. -1 when not found. */
-static long launcher_rank(void)
-{
-    static char env[65536];
-    FILE *f = fopen("/proc/self/environ", "r");
-    if (!f)
-        return -1;
-    size_t n = fread(env, 1, sizeof env - 1, f);
-    fclose(f);
-    env[n] = '\0';
-    for (size_t i = 0; i < n; i += strlen(env + i) + 1)
-        if (!strncmp(env + i, "DMSG_BOOT_RANK=", 15))
-            return atol(env + i + 15);
-    return -1;
 }
 
 static long mixed_count;

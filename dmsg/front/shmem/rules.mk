@@ -47,7 +47,7 @@ $(SHMEM_PC): tools/dmsg-shmem.pc.in
 	sed -e 's|@INCDIR@|$(CURDIR)/include|g' -e 's|@LIBDIR@|$(CURDIR)/$(BUILD)/lib|g' \
 	    -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-$(BUILD)/tests/shmem/%: tests/shmem/%.c tests/shmem/shtest.h $(SHMEM_LIB) $(LIB_A) $(BUILD)/bin/dmsg-oshcc
+$(BUILD)/tests/shmem/%: tests/shmem/%.c tests/shmem/shtest.h tests/launcher_rank.h $(SHMEM_LIB) $(LIB_A) $(BUILD)/bin/dmsg-oshcc
 	@mkdir -p $(@D)
 	$(BUILD)/bin/dmsg-oshcc -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $<
 

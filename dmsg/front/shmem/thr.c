@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "dmsg/base/relax.h"
 #include "dmsg/front/shmem/shmem_impl.h"
 
 int dmsg_shmem_mt;
@@ -60,22 +61,13 @@ void dmsg_shmem_mt_unlock(void)
     pthread_mutex_unlock(&big);
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* The i-th back-off between two polls: a few pauses for an answer that is
  * on its way, then yields (PEs and threads may outnumber cores), then
  * sleeps of up to 200 us, which bound how late a long wait notices. */
 static void backoff(unsigned i)
 {
     if (i < 32) {
-        cpu_relax();
+        dmsg_cpu_relax();
     } else if (i < 512) {
         sched_yield();
     } else {

@@ -11,16 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "dmsg/base/clock.h"
+#include "dmsg/base/relax.h"
 #include "dmsg/transport/shm/shm.h"
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 /* Sleeps on the futex word until a waker bumps it or a slice passes.
  * Returns 1 when ready(arg) held around the sleep. */
@@ -49,7 +41,7 @@ dmsg_status dmsg_shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _At
     while (!ready(arg)) {
         dmsg_wait_act act = dmsg_waiter_next(&w);
         switch (act) {
-        case DMSG_WAIT_POLL: cpu_relax(); break;
+        case DMSG_WAIT_POLL: dmsg_cpu_relax(); break;
         case DMSG_WAIT_YIELD: sched_yield(); break;
         case DMSG_WAIT_SLEEP:
             if (futex_sleep(ready, arg, seq, sleepers))
