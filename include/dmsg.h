@@ -101,8 +101,9 @@ const char *dmsg_last_error(void);
  * Errors: DMSG_ERR_STATE (already initialized), DMSG_ERR_ENV (bad setting),
  * DMSG_ERR_TRANSPORT (launcher protocol, PMI or mapping failed),
  * DMSG_ERR_UNSUPPORTED (the transport cannot run here, e.g. shm under
- * mpiexec, or a libfabric provider that is missing or lacks what dmsg
- * needs: one line names it), DMSG_ERR_TIMEOUT (a PE did not join within the
+ * mpiexec, a launcher's job of more than 4096 processes, or a libfabric
+ * provider that is missing or lacks what dmsg needs: one line names it),
+ * DMSG_ERR_TIMEOUT (a PE did not join within the
  * timeout), DMSG_ERR_NOMEM.
  */
 int dmsg_init(void);

@@ -571,7 +571,9 @@ static int mpmd_split(int argc, char **argv, int first, long npes, mpmd_blocks *
         argv[i++] = NULL; /* ends the block's argument list */
     }
     if (b->n > 1) {
-        static char sizes[4096];
+        /* "n1,n2,...": at most two characters a PE (a block of n PEs
+         * writes at most 2n), so every split of DMSG_MAX_PES PEs fits. */
+        static char sizes[2 * DMSG_MAX_PES + 1];
         size_t at = 0;
         for (int k = 0; k < b->n && at < sizeof sizes; k++)
             at += (size_t)snprintf(sizes + at, sizeof sizes - at, "%s%ld", k ? "," : "",

@@ -55,6 +55,12 @@ static void put_back_pmix(void)
     dmsg_boot_env_put_back(pmix);
 }
 
+/* Why a job larger than DMSG_MAX_PES is refused (the transports' rows and
+ * barrier steps are sized by it: job.h). */
+#define BOOT_TOO_MANY_FMT(n) "dmsg runs at most " #n " PEs (DMSG_MAX_PES)"
+#define BOOT_TOO_MANY(n) BOOT_TOO_MANY_FMT(n)
+static const char too_many[] = BOOT_TOO_MANY(DMSG_MAX_PES);
+
 static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l, const char *pmix_library)
 {
     dmsg_kvs *k;
@@ -69,6 +75,14 @@ static dmsg_status join_manager(dmsg_boot *b, const dmsg_launcher *l, const char
         forget_launcher(l);
         return refuse(b, l, st, "started by %s (%s is set), but cannot join its job: %s", l->name,
                       l->var, why);
+    }
+    if (npes > DMSG_MAX_PES) {
+        /* The launcher did not say the size before (PMIx without a size
+         * variable): refuse now, before any row sized by DMSG_MAX_PES. */
+        dmsg_kvs_close(k);
+        forget_launcher(l);
+        return refuse(b, l, DMSG_ERR_UNSUPPORTED, "started by %s as a job of %d PEs: %s", l->name,
+                      npes, too_many);
     }
     forget_launcher(l);
     dmsg_boot_env_forget();
@@ -100,6 +114,10 @@ dmsg_status dmsg_boot_start(dmsg_boot *b, uint64_t seg_size, uint32_t max_counte
     switch (l.kind) {
     case DMSG_LAUNCHER_PMI:
     case DMSG_LAUNCHER_PMIX:
+        /* Refused before connecting where the environment says the size. */
+        if (l.size > DMSG_MAX_PES)
+            return refuse(b, &l, DMSG_ERR_UNSUPPORTED, "started by %s as a job of %ld PEs: %s",
+                          l.name, l.size, too_many);
         return join_manager(b, &l, pmix_library);
     case DMSG_LAUNCHER_FOREIGN:
         if (l.size > 0)

@@ -17,10 +17,16 @@
 #include "dmsg/base/status.h"
 
 #define DMSG_JOB_MAGIC 0x31304a47534d44ull /* "DMSGJ01" */
-#define DMSG_MAX_PES 1024
+/* The most PEs of a job on one host (dmsgrun's -n, the job region) and of
+ * a job under a process manager (boot.c refuses more): every structure
+ * sized by the PE count at build time grows with it (the header block
+ * below, shm's and sim's job-wide rows, ofi's control area and barrier
+ * steps: ofi.h). 4096 = the thesis's largest simulated machines. */
+#define DMSG_MAX_PES 4096
 /* The header block: [job header | transport job area | boot exchange area],
  * each sized per PE, so that DMSG_MAX_PES alone decides the block's size
- * (200 KiB at 1024 PEs). Each part has a static assert where it is laid
+ * (800 KiB at 4096 PEs, virtual: a job touches only the pages of the rows
+ * of its own PEs). Each part has a static assert where it is laid
  * out (job.c, shm.c and sim.h, exchange.c). The transport job area holds
  * shm's barrier and gather rows (32 bytes a PE) and the simulator's dense
  * per-PE words (barrier clocks, bounds, scheduler states and its ready

@@ -122,6 +122,24 @@ Test(dmsgrun, garbage_pes)
                               NULL, NULL);
 }
 
+/* The PE limit (DMSG_MAX_PES, 4096): one more is refused naming the range;
+ * 4096 passes the count and fails only at the next check (a bad segment
+ * size, read before any PE is started), so no 4096-process job runs here. */
+Test(dmsgrun, pe_limit)
+{
+    expect_fails_with_message((const char *const[]){"-n", "4097", job_path("tests/pe_prog"),
+                                                    "sync_empty", NULL},
+                              NULL, "the number of PEs must be 1..4096");
+    static const char *const env[] = {"DMSG_SEGMENT_SIZE=garbage", NULL};
+    job_result r;
+    run_dmsgrun((const char *const[]){"-n", "4096", job_path("tests/pe_prog"), "sync_empty", NULL},
+                env, &r);
+    cr_expect(!job_exited_ok(&r) && job_contains(r.err, "DMSG_SEGMENT_SIZE") &&
+                  !job_contains(r.err, "number of PEs"),
+              "%s: 4096 PEs must pass the count:\n%s", r.cmd, job_tail(r.err, 2000));
+    job_free(&r);
+}
+
 Test(dmsgrun, no_program)
 {
     expect_fails_with_message((const char *const[]){"-n", "2", NULL}, NULL, NULL);

@@ -72,5 +72,7 @@ Test(mpmd, malformed_blocks_fail)
     fails((const char *const[]){prog, "sync_empty", ":", ":", prog, NULL}, "no program");
     fails((const char *const[]){prog, "sync_empty", ":", "-n", "0", prog, NULL}, "-n 0");
     fails((const char *const[]){prog, "sync_empty", ":", "-n", "many", prog, NULL}, "-n many");
-    fails((const char *const[]){"-n", "1000", prog, ":", "-n", "100", prog, NULL}, "PEs in all");
+    /* more than DMSG_MAX_PES (4096) in all, each block within it */
+    fails((const char *const[]){"-n", "4000", prog, ":", "-n", "100", prog, NULL}, "PEs in all");
+    fails((const char *const[]){"-n", "4000", prog, ":", "-n", "97", prog, NULL}, "at most 4096");
 }

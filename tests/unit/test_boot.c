@@ -137,3 +137,57 @@ Test(boot, job_region_pages_reported)
     dmsg_job_unmap(h);
     close(fd);
 }
+
+/* The PE limit: DMSG_MAX_PES PEs make a job region, one more is refused
+ * with the limit named, and the control area (and so the region) grows
+ * with the PE count as job.h says: the counters, a spare page and
+ * DMSG_JOB_CTL_PER_PE_BYTES per PE, page-rounded. A region of 4096 PEs is
+ * only created and mapped here, not touched (it is sparse). */
+Test(boot, job_region_takes_up_to_max_pes)
+{
+    int fd = -1;
+    cr_assert_eq(DMSG_MAX_PES, 4096);
+    cr_assert_eq(dmsg_job_create(DMSG_MAX_PES + 1, 1 << 16, 4, &fd), DMSG_ERR_ARG);
+    cr_assert_eq(fd, -1, "a refused region has no descriptor");
+    cr_assert(strstr(dmsg_last_error(), "4097 PEs") && strstr(dmsg_last_error(), "1..4096"),
+              "the error names the count and the limit: %s", dmsg_last_error());
+    cr_assert_eq(dmsg_job_create(0, 1 << 16, 4, &fd), DMSG_ERR_ARG);
+
+    size_t ctl = dmsg_job_ctl_size(4, DMSG_MAX_PES);
+    /* 4 x 256 + 4096 + 4096 x 96 = 398,336 bytes -> 98 pages */
+    cr_assert_eq(ctl, (size_t)98 * 4096);
+    cr_assert_eq(dmsg_job_ctl_size(4, 1), (size_t)2 * 4096);
+    cr_assert_eq(DMSG_JOB_HDR_BYTES, 200u * 4096u, "800 KiB of header block at 4096 PEs");
+
+    dmsg_job_hdr *h = NULL;
+    cr_assert_eq(dmsg_job_create(DMSG_MAX_PES, 1 << 16, 4, &fd), DMSG_OK, "%s", dmsg_last_error());
+    cr_assert_eq(dmsg_job_map(fd, &h), DMSG_OK);
+    cr_assert_eq(h->npes, DMSG_MAX_PES);
+    cr_assert_eq(h->ctl_size, ctl);
+    cr_assert_eq(h->pe_stride, ctl + (1 << 16));
+    cr_assert_geq(h->total_size, DMSG_JOB_HDR_BYTES + (uint64_t)DMSG_MAX_PES * h->pe_stride);
+    /* The last PE's rows and its pid word are inside the region. */
+    atomic_store(&h->pe_state[DMSG_MAX_PES - 1], DMSG_PE_INIT);
+    atomic_store(dmsg_job_pe_pid(h, DMSG_MAX_PES - 1), 1234);
+    cr_assert_eq(atomic_load(dmsg_job_pe_pid(h, DMSG_MAX_PES - 1)), 1234);
+    dmsg_job_unmap(h);
+    close(fd);
+}
+
+/* A process manager's job of more than DMSG_MAX_PES processes is refused
+ * before dmsg connects to it (the transports' rows and barrier steps are
+ * sized by the limit), with the size and the limit named. PMI_FD names a
+ * descriptor nobody serves: a connection attempt would time out, not
+ * refuse. */
+Test(boot, process_manager_job_over_max_pes_is_refused)
+{
+    setenv("PMI_FD", "1000", 1);
+    setenv("PMI_RANK", "0", 1);
+    setenv("PMI_SIZE", "4097", 1);
+    dmsg_boot b;
+    cr_assert_eq(dmsg_boot_start(&b, 1 << 16, 4, NULL), DMSG_ERR_UNSUPPORTED);
+    cr_assert(strstr(dmsg_last_error(), "4097 PEs") &&
+                  strstr(dmsg_last_error(), "at most 4096 PEs (DMSG_MAX_PES)"),
+              "%s", dmsg_last_error());
+    cr_assert_eq(b.hdr, NULL);
+}

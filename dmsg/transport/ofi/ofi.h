@@ -70,9 +70,14 @@ dmsg_status dmsg_ofi_lib_load(const char *name);
 #define ofi_allocinfo() fi_dupinfo(NULL)
 
 #define OFI_ADDR_MAX 64      /* bytes of an endpoint name we accept */
-#define OFI_CTL_BYTES (40u * 1024u) /* control area before the segment: gather rows, scratch */
+/* The registered region's control area, before the segment: a gather row
+ * per PE of the largest job (ofi_ctr.c's all-gather), then a page of
+ * scratch (the signal writes' and flushing reads' word). Sized by
+ * DMSG_MAX_PES: 136 KiB at 4096 PEs, of which a job touches its own rows. */
 #define OFI_GATHER_LEN 32
 #define OFI_SCRATCH_OFF (DMSG_MAX_PES * OFI_GATHER_LEN)
+#define OFI_SCRATCH_BYTES 8192u
+#define OFI_CTL_BYTES (OFI_SCRATCH_OFF + OFI_SCRATCH_BYTES)
 #define OFI_CQ_BATCH 32
 #define OFI_OPEN_TRIES 3     /* tries of one provider before "auto" takes the next */
 #define OFI_WINDOW 64        /* operations of one transfer in flight at once */
@@ -98,7 +103,11 @@ enum { OFI_SIG_DEPOSIT = 1, OFI_SIG_TOKEN = 2 };
 /* DEPOSIT: slot in bits 44..59, payload bytes in bits 0..43 (segments are <= 1 TiB).
  * TOKEN: barrier parity in bit 0, round in bit 1, "engine messages were sent" in bit 2,
  * step in bits 3..6, "PEs outnumber the cores of some host" in bit 7 (ofi_bar.c). */
-#define OFI_BAR_STEPS 10 /* dissemination steps for DMSG_MAX_PES PEs */
+#define OFI_BAR_STEPS 12 /* dissemination steps for DMSG_MAX_PES PEs: ceil(log2 4096) */
+#define OFI_BAR_STEP_BITS 4 /* a token's step field (bits 3..6) */
+_Static_assert((1L << OFI_BAR_STEPS) >= DMSG_MAX_PES, "a barrier has a step for every doubling");
+_Static_assert(OFI_BAR_STEPS <= (1 << OFI_BAR_STEP_BITS), "a token's step field holds every step");
+_Static_assert(OFI_CTL_BYTES % 4096u == 0, "the segment starts on a page (seg_alias maps it)");
 #define OFI_BAR_FAN 4    /* fan-out of the barrier's tree (ofi_bar.c) */
 
 /* Deposit engine messages (ofi_engine.c): header, records, packed data. */

@@ -84,7 +84,7 @@ static dmsg_status post_token(ofi_state *s, int pe, int parity, int round, int s
 
 void dmsg_ofi_bar_on_token(ofi_state *s, uint64_t data)
 {
-    unsigned step = (unsigned)(data >> 3) & 0xf;
+    unsigned step = (unsigned)(data >> 3) & ((1u << OFI_BAR_STEP_BITS) - 1);
     if (step < OFI_BAR_STEPS)
         s->bar.tokens[data & 1][(data >> 1) & 1][step]++;
     if ((data & 6) == 4)
