@@ -28,12 +28,14 @@ pvmd_start() { # dir
     mkdir -p "$PVMD_DIR" || return 1
     # One host, this one: tasks are spawned by absolute path.
     uname -n >"$PVMD_DIR/hosts"
-    # pvmd stays in the foreground; it prints its socket's path once ready.
+    # pvmd stays in the foreground; once ready it writes its address to
+    # pvmd.UID, where tasks look for it (pvmd.out, its own output, says
+    # nothing: an error there, e.g. an unresolvable host name, is not a start).
     "$PVM_ROOT/lib/pvmd" "$PVMD_DIR/hosts" >"$PVMD_DIR/pvmd.out" 2>&1 &
     PVMD_PID=$!
     i=0
     while [ $i -lt 100 ]; do
-        [ -s "$PVMD_DIR/pvmd.out" ] && [ -n "$(ls "$PVMD_DIR" | grep '^pvmd\.')" ] && return 0
+        [ -s "$PVMD_DIR/pvmd.$(id -u)" ] && kill -0 "$PVMD_PID" 2>/dev/null && return 0
         kill -0 "$PVMD_PID" 2>/dev/null || break
         sleep 0.1
         i=$((i + 1))
