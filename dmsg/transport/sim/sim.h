@@ -30,6 +30,7 @@ typedef struct sim_settings {
     int report;        /* DMSG_SIM_REPORT: print the time breakdown at finalize */
     int sched;         /* DMSG_SIM_SCHED: one PE runs at a time (the scheduler) */
     int topology;      /* DMSG_SIM_TOPOLOGY: the topology-aware network model */
+    uint32_t drop_pes; /* DMSG_SIM_DROP_PES: jobs of more PEs drop others' mappings (sim_sched.c) */
 } sim_settings;
 extern const dmsg_env_table dmsg_sim_env_table;
 
@@ -90,6 +91,11 @@ typedef struct sim_state {
     double topo_c; /* the congestion the deposit being costed meets on its route; 0: none */
     dmsg_status topo_st; /* a turn's wait that failed (DMSG_TIMEOUT) */
     sim_rate rates[SIM_RATES]; /* the rates this PE used so far (sim_cost.c) */
+    /* The other PEs' parts of the job region, below and above this PE's own
+     * (sim_sched.c, DMSG_SIM_DROP_PES): their page-table entries are dropped
+     * at each hand-off of the token. drop_len[i] 0: nothing to drop. */
+    char *drop_at[2];
+    size_t drop_len[2];
 } sim_state;
 
 /* This PE communicates or waits (a deposit, fetch, atomic, signal, counter

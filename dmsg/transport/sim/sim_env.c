@@ -29,6 +29,11 @@ static const dmsg_env_entry rows[] = {
      "congestion on its links (docs/simulator.md, \"The topology model\"); 0 = the average "
      "congestion factor",
      F(topology)},
+    {"DMSG_SIM_DROP_PES", DMSG_ENV_UINT, "1024",
+     "sim: under the scheduler, a job of more PEs than this drops its page tables of the other "
+     "PEs' parts of the job region at every hand-off (page tables grow as PEs^2 otherwise: "
+     "docs/simulator.md, \"How many PEs\"); 4096 = never",
+     F(drop_pes)},
 };
 
 const dmsg_env_table dmsg_sim_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(sim_settings)};

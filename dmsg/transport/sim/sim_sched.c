@@ -39,8 +39,12 @@
  * sim_ctr_read) are fine. */
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/magic.h>
 #include <math.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 #include "dmsg/base/clock.h"
@@ -144,6 +148,74 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
     }
 }
 
+/* Drops this PE's page-table entries for the other PEs' parts of the job
+ * region (DMSG_SIM_DROP_PES). Every PE process maps the whole region, and
+ * each 2 MiB of it that a process touches costs a page-table page: an
+ * all-to-all at 4096 PEs would need about 24 MB of them per process, 100 GB
+ * in all. Under the scheduler one PE runs at a time, so a PE that hands the
+ * token on can let them go: the region is a MAP_SHARED memfd mapping
+ * (checked in drop_setup), so the data stays in the file and a later touch
+ * costs a minor fault. Never this PE's own control area and segment, never
+ * the job header (the scheduler's words). Called after the token is handed
+ * on: the next PE runs meanwhile, and this process touches no other PE's
+ * part until it holds the token again. */
+static void drop_others(sim_state *s)
+{
+    for (int i = 0; i < 2; i++)
+        if (s->drop_len[i])
+            (void)madvise(s->drop_at[i], s->drop_len[i], MADV_DONTNEED);
+}
+
+/* Whether the mapping at addr is shared ('s' in /proc/self/maps): on a
+ * private mapping MADV_DONTNEED would throw away this PE's copies of the
+ * pages it wrote. */
+static int mapping_is_shared(const void *addr)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return 0;
+    char line[512];
+    int shared = 0;
+    unsigned long lo, hi;
+    char perms[8];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (uintptr_t)addr >= lo &&
+            (uintptr_t)addr < hi) {
+            shared = perms[3] == 's';
+            break;
+        }
+    fclose(f);
+    return shared;
+}
+
+/* Sets the ranges drop_others drops: only in a job of more PEs than
+ * DMSG_SIM_DROP_PES, whose region has normal pages (a hugetlb region maps
+ * 2 MiB pages without page-table pages, and MADV_DONTNEED there would need
+ * huge-page alignment). */
+static dmsg_status drop_setup(dmsg_tp *tp, sim_state *s)
+{
+    dmsg_job_hdr *h = s->shm.hdr;
+    struct statfs fs;
+    long page = sysconf(_SC_PAGESIZE);
+    if ((uint32_t)tp->npes <= s->set.drop_pes)
+        return DMSG_OK;
+    if (fstatfs(s->shm.boot->fd, &fs) == 0 && fs.f_type == HUGETLBFS_MAGIC)
+        return DMSG_OK;
+    if (page <= 0 || h->pe_stride % (uint64_t)page != 0 || DMSG_JOB_HDR_BYTES % page != 0)
+        return DMSG_OK; /* cannot happen: the region's parts start on pages */
+    if (!mapping_is_shared(h))
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT,
+                         "DMSG_SIM_DROP_PES=%u: the job region is not a shared mapping, dropping "
+                         "its pages would lose data",
+                         s->set.drop_pes);
+    char *first = dmsg_job_ctl(h, 0), *mine = dmsg_job_ctl(h, tp->rank);
+    s->drop_at[0] = first;
+    s->drop_len[0] = (size_t)(mine - first);
+    s->drop_at[1] = mine + h->pe_stride;
+    s->drop_len[1] = (size_t)(tp->npes - 1 - tp->rank) * h->pe_stride;
+    return DMSG_OK;
+}
+
 /* This PE stops (its state already says why: ready, parked or off); the
  * token goes to the next PE, perhaps this one. Returns once this PE holds
  * it again (at once for a PE that is off). */
@@ -166,8 +238,11 @@ static dmsg_status yield_token(sim_state *s, double deadline)
         hand_to(s, next);
     else
         atomic_store(&j->owner, -1); /* nobody can go on: a deadlock, or everyone is off */
+    /* From here until the token comes back this process touches only its
+     * own part and the job header: the drop cannot be undone by us. */
     if (atomic_load(&j->state[rank]) == SIM_S_OFF)
         return DMSG_OK;
+    drop_others(s);
     return sleep_for_token(s, deadline);
 }
 
@@ -234,6 +309,9 @@ void dmsg_sim_sched_poke_why(sim_state *s, int pe, int why)
 dmsg_status dmsg_sim_sched_start(dmsg_tp *tp, sim_state *s)
 {
     sim_job_words *j = sim_job(s);
+    dmsg_status st0 = drop_setup(tp, s);
+    if (st0)
+        return st0;
     atomic_store(&j->sclock[s->tp->rank], dbits(s->clock));
     atomic_store(&j->state[s->tp->rank], s->tp->rank == 0 ? SIM_S_RUN : SIM_S_READY);
     /* Every PE's state is set before PE 0 may pick one; PE 0, which holds
