@@ -13,6 +13,9 @@
 #include "dmsg_rr.h"
 #include "dmsg/core/order.h"
 #include "dmsg/core/work.h"
+#include "dmsg/boot/job.h"
+#include <fcntl.h>
+#include <unistd.h>
 
 #define CHECK(call)                                                                             \
     do {                                                                                        \
@@ -744,6 +747,87 @@ static int case_topo(void)
     return 0;
 }
 
+/* Whether this process has a page-table entry for addr (/proc/self/pagemap,
+ * bit 63 "present"; readable without privileges): 1, 0, or -1. */
+static int page_present(const void *addr)
+{
+    int fd = open("/proc/self/pagemap", O_RDONLY);
+    uint64_t e = 0;
+    long page = sysconf(_SC_PAGESIZE);
+    if (fd < 0)
+        return -1;
+    ssize_t n = pread(fd, &e, sizeof e, (off_t)((uintptr_t)addr / (uintptr_t)page * sizeof e));
+    close(fd);
+    return n == (ssize_t)sizeof e ? (int)(e >> 63) : -1;
+}
+
+/* The start of the mapping that holds addr: the job region (one mapping). */
+static char *mapping_start(const void *addr)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    unsigned long lo, hi;
+    char *at = NULL;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && (uintptr_t)addr >= lo && (uintptr_t)addr < hi)
+            at = (char *)lo;
+    if (f)
+        fclose(f);
+    return at;
+}
+
+/* DMSG_SIM_DROP_PES (sim_sched.c), two PEs: PE 0 touches PE 1's segment
+ * (through the job region, where the simulator's transfers go), deposits to
+ * PE 1 and blocks in an await, handing the token to PE 1, which deposits to
+ * PE 0. PE 0 then says whether its page-table entries for PE 1's segment and
+ * for its own are still there, and whether the data are (the region is a
+ * shared memfd: a dropped entry loses nothing). */
+static int case_drop(void)
+{
+    enum { N = 8192 };
+    uint64_t *a, *in;
+    dmsg_ctr c;
+    CHECK(dmsg_alloc(N * sizeof *a, (void **)&a));
+    CHECK(dmsg_alloc(N * sizeof *in, (void **)&in));
+    CHECK(dmsg_ctr_create(&c));
+    for (int i = 0; i < N; i++)
+        a[i] = (uint64_t)me << 32 | (uint64_t)i;
+    CHECK(dmsg_sync());
+    int bad = 0;
+    if (me == 1) {
+        CHECK(dmsg_await(c, 1)); /* PE 0 runs until its own await */
+        CHECK(dmsg_deposit(in, a, N * sizeof *a, 0, c));
+    } else if (me == 0) {
+        dmsg_job_hdr *h = (dmsg_job_hdr *)mapping_start(a);
+        if (!h || h->magic != DMSG_JOB_MAGIC) {
+            fprintf(stderr, "drop: no job region around %p\n", (void *)a);
+            return 1;
+        }
+        const volatile uint64_t *peer = (const uint64_t *)((char *)a + h->pe_stride);
+        for (int i = 0; i < N; i++)
+            bad += peer[i] != ((uint64_t)1 << 32 | (uint64_t)i);
+        printf("before peer %d own %d\n", page_present((const void *)peer), page_present(a));
+        CHECK(dmsg_deposit(in, a, N * sizeof *a, 1, c));
+        CHECK(dmsg_await(c, 1)); /* blocks: PE 1 has not deposited yet */
+        printf("after peer %d own %d\n", page_present((const void *)peer), page_present(a));
+        for (int i = 0; i < N; i++)
+            bad += peer[i] != ((uint64_t)1 << 32 | (uint64_t)i) ||
+                   in[i] != ((uint64_t)1 << 32 | (uint64_t)i) ||
+                   a[i] != (uint64_t)i;
+    }
+    CHECK(dmsg_sync());
+    if (me == 1)
+        for (int i = 0; i < N; i++)
+            bad += in[i] != (uint64_t)i;
+    printf("pe %d bad %d\n", me, bad);
+    fflush(stdout);
+    CHECK(dmsg_sync());
+    CHECK(dmsg_ctr_destroy(c));
+    CHECK(dmsg_free(in));
+    CHECK(dmsg_free(a));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -754,7 +838,7 @@ int main(int argc, char **argv)
                  {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift}, {"fanin", case_fanin},
                  {"order", case_order},   {"rrall", case_rrall}, {"baselines", case_baselines},
                  {"amo", case_amo},
-                 {"topo", case_topo}};
+                 {"topo", case_topo}, {"drop", case_drop}};
     if (argc < 2) {
         fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");
         return 2;
