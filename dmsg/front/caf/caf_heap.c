@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmsg/base/env.h"
 #include "dmsg/front/caf/caf.h"
 
 /* Allocation granule: keeps every component as aligned as dmsg_alloc's. */
@@ -42,37 +43,19 @@ static size_t heap_bytes;
 static extent *free_list;
 static block *used;
 
-/* DMSG_CAF_HEAP (registered in dmsg/plan/registry.c): bytes, with an
- * optional K, M, G or T (then B or iB), as dmsgrun checks it; 0 or unset:
- * none. Returns -1 for anything else. */
+/* DMSG_CAF_HEAP (registered in dmsg/plan/registry.c): parsed as dmsgrun
+ * checks it, by the settings machinery's size parser; 0 or unset: none.
+ * Returns -1 for anything else. */
 static int heap_setting(size_t *out)
 {
     const char *s = getenv("DMSG_CAF_HEAP");
+    uint64_t v = 0;
     *out = 0;
     if (!s || !*s)
         return 0;
-    char *end = NULL;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *s == '-')
+    if (dmsg_env_parse(DMSG_ENV_SIZE, s, &v, sizeof v) != DMSG_OK || v > SIZE_MAX)
         return -1;
-    int shift = 0;
-    switch (*end) {
-    case 'K': case 'k': shift = 10; break;
-    case 'M': case 'm': shift = 20; break;
-    case 'G': case 'g': shift = 30; break;
-    case 'T': case 't': shift = 40; break;
-    default: break;
-    }
-    if (shift) {
-        end++;
-        if (!strcmp(end, "iB"))
-            end += 2;
-    }
-    if (!strcmp(end, "B"))
-        end++;
-    if (*end || (shift && v > (~0ULL >> shift)))
-        return -1;
-    *out = (size_t)(v << shift);
+    *out = (size_t)v;
     return 0;
 }
 
