@@ -75,6 +75,11 @@ int job_over_ofi(void);
  * those counts, the others are skipped; unset, every count runs. */
 int job_pes_wanted(int npes);
 
+/* fn runs before job_run_case skips a test (INTEG_PES): a skipped test
+ * never reaches its suite's .fini, so a suite whose .init makes something
+ * (a directory) registers its cleanup here. */
+void job_on_skip(void (*fn)(void));
+
 /* Runs `dmsgrun -n npes pe_prog case_name` with env (default DMSG_TIMEOUT=20
  * unless env sets or unsets DMSG_TIMEOUT). */
 int job_run_case(const char *case_name, int npes, const char *const *env, job_result *r);
