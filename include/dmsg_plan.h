@@ -290,9 +290,12 @@ int dmsg_plan_execute(dmsg_plan *plan);
 /**
  * Collective: the first half of an execution: dmsg_sync (clearance: every PE
  * is done reading its part of dst and done writing src), then this PE's
- * deposits in staggered partner order ((me + i) mod npes). Between start and
- * finish, the caller may compute on anything but the destination section
- * of dst and the source section of src on this PE.
+ * deposits in staggered partner order ((me + i) mod npes); where a periodic
+ * plan moves by shares on shm (docs/compiler.md, section 3), this PE's share
+ * of every pair of PEs instead, read from the sources of other PEs, then a
+ * note to every PE. Between start and finish, the caller may compute on
+ * anything but the destination section of dst and the source section of
+ * src on this PE (other PEs may still read it).
  * Several plans may be started before their finishes.
  * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (destroyed), DMSG_ERR_STATE (already
  * started), sync and deposit errors.
@@ -300,8 +303,10 @@ int dmsg_plan_execute(dmsg_plan *plan);
 int dmsg_plan_start(dmsg_plan *plan);
 
 /**
- * The second half: awaits the precomputed number of deposits to this PE,
- * unpacks the packed ones, and returns with this PE's part of dst complete.
+ * The second half: awaits the precomputed number of deposits to this PE
+ * (with shares: every PE's note), unpacks the packed ones, and returns with
+ * this PE's part of dst complete and its source section no longer read by
+ * any PE.
  * Where other plans were started and are not finished, it also awaits
  * their deposits to this PE (they share the counter; all of them come), so
  * started plans may be finished in any order. Local (no barrier). Errors:
@@ -323,11 +328,11 @@ typedef struct dmsg_plan_info {
     int mech;                 /**< the requested enum dmsg_plan_mech */
     int partners_send;        /**< partners this PE deposits to (itself included) */
     int partners_packed;      /**< of those, partners that currently pack */
-    uint64_t send_msgs;       /**< deposits per execution, as currently chosen */
+    uint64_t send_msgs;       /**< deposits per execution, as currently chosen (with shares: one note per PE) */
     uint64_t send_bytes;      /**< payload bytes sent per execution */
-    uint64_t recv_msgs;       /**< deposits this PE awaits per execution */
+    uint64_t recv_msgs;       /**< deposits this PE awaits per execution (with shares: one note per PE) */
     uint64_t recv_bytes;      /**< payload bytes it receives */
-    uint64_t pieces;          /**< section pairs sent (direct deposits if nothing packs, except that a partner's periodic pieces go as one deposit: send_msgs <= pieces) */
+    uint64_t pieces;          /**< section pairs sent (direct deposits if nothing packs, except that a partner's periodic pieces go as one deposit: send_msgs <= pieces, and shares send one note per PE instead) */
     double model_direct_mbs;  /**< model: throughput of this PE's sends, direct (0: no model) */
     double model_pack_mbs;    /**< the same, packed (a partner that cannot pack, such as this PE itself, at its direct rate) */
     double measured_direct_s; /**< MEASURE: slowest PE's time of the direct execution (0 before) */

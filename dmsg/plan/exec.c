@@ -153,6 +153,7 @@ int dmsg_plan_start(dmsg_plan *h)
     pl->started = 1;
     pl->ticket = dmsg_plan_ctr_begin(dmsg_plan_recv_msgs(pl, pl->pack_on));
     pl->t0 = dmsg_wtime();
+    if (dmsg_plan_share_on(pl, pl->pack_on)) return dmsg_plan_share_run(pl);
     if (pl->slices > 1 && (st = send_sliced(pl)) != DMSG_OK) return st;
     for (int i = 0; i < pl->nto; i++) {
         const plan_peer *pr = &pl->to[i];

@@ -23,6 +23,7 @@ int dmsg_plan_piece_contiguous(const dmsg_piece *pc, size_t elem)
 
 uint64_t dmsg_plan_send_msgs(const plan_t *pl, int pack_on)
 {
+    if (dmsg_plan_share_on(pl, pack_on)) return (uint64_t)pl->npes; /* the notes */
     uint64_t n = 0;
     for (int i = 0; i < pl->nto; i++)
         n += pack_on && pl->to[i].packable ? 1 : dmsg_plan_peer_deposits(&pl->to[i]);
@@ -31,6 +32,7 @@ uint64_t dmsg_plan_send_msgs(const plan_t *pl, int pack_on)
 
 uint64_t dmsg_plan_recv_msgs(const plan_t *pl, int pack_on)
 {
+    if (dmsg_plan_share_on(pl, pack_on)) return (uint64_t)pl->npes;
     uint64_t n = 0;
     for (int i = 0; i < pl->nfrom; i++)
         n += pack_on && pl->from[i].packable ? 1 : dmsg_plan_peer_deposits(&pl->from[i]);
@@ -137,6 +139,7 @@ typedef struct xrow {
     uint64_t hash;
     uint64_t need;
     uint64_t unknown;
+    uint64_t share_ok; /* this PE can take shares (share.c) */
     uint64_t packed[];
 } xrow;
 
@@ -158,6 +161,7 @@ static dmsg_status create_exchange(plan_t *pl, dmsg_status st, uint64_t hash, ui
         row->hash = hash;
         row->need = need;
         row->unknown = (uint64_t)unknown;
+        row->share_ok = (uint64_t)pl->share_ok;
         for (int i = 0; st == DMSG_OK && i < pl->nto; i++)
             if (pl->to[i].packable) row->packed[pl->to[i].pe] = pl->to[i].bytes;
     } else if (st == DMSG_OK) {
@@ -195,6 +199,7 @@ static size_t place_chunks(plan_t *pl)
                     }
             sum += b;
             out_max = b > out_max ? b : out_max;
+            pl->any_packed |= b > 0;
         }
         in_max = sum > in_max ? sum : in_max;
     }
@@ -205,6 +210,7 @@ static size_t place_chunks(plan_t *pl)
 
 static void free_local(plan_t *pl)
 {
+    dmsg_plan_share_free(pl);
     for (int i = 0; pl->to != NULL && i < pl->nto; i++)
         dmsg_plan_group_free(pl->to[i].grp);
     for (int i = 0; pl->from != NULL && i < pl->nfrom; i++)
@@ -247,6 +253,7 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
         st = build_side(pl, as, 1);
     }
     if (st == DMSG_OK) st = build_side(pl, as, 0);
+    if (st == DMSG_OK) st = dmsg_plan_share_build(pl, as, slice_groups() && pl->mech != DMSG_PLAN_PACK);
     uint64_t hash = 0;
     if (as != NULL && as->src != NULL && as->dst != NULL)
         hash = dmsg_plan_hash_assign(as, pl->mech, machine);
@@ -290,6 +297,11 @@ static int create(const dmsg_assign *as, const dmsg_plan_opts *opts, dmsg_plan *
     }
     size_t stage = 0;
     if (st == DMSG_OK) stage = place_chunks(pl);
+    /* Shares only where every PE can take them. */
+    pl->shared = st == DMSG_OK;
+    for (int p = 0; pl->shared && p < npes; p++)
+        pl->shared = row_of(pl, p)->share_ok != 0;
+    if (!pl->shared) dmsg_plan_share_free(pl);
     /* The rows are read; nothing writes them again. */
     if (st == DMSG_OK) st = dmsg_plan_ctr_get(&pl->ctr);
     if (st == DMSG_OK && stage > 0) {

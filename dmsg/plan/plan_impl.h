@@ -148,6 +148,14 @@ typedef struct plan_peer {
 /* Direct deposits of a partner: one for its group, one per other piece. */
 size_t dmsg_plan_peer_deposits(const plan_peer *pr);
 
+/* One pair's periods that this PE moves in a shared execution (share.c). */
+typedef struct plan_share {
+    int s, q;          /* the pair: source PE, destination PE */
+    size_t r0;         /* the first of this PE's periods of the pair */
+    const char *src;   /* s's source array, where this process maps it */
+    plan_group *g;     /* the pair's runs cut to this PE's periods, in slices */
+} plan_share;
+
 /* Trial executions of DMSG_PLAN_MEASURE: direct, packed, direct, packed. */
 #define PLAN_TRIALS 4
 
@@ -175,6 +183,11 @@ struct plan_s {
     char machine[32];
     int model_source; /* enum dmsg_plan_model_source */
     double cal_s;     /* seconds PE 0 spent calibrating for this plan */
+    /* Shares (share.c): shared is the same on every PE (the create exchange
+     * ANDs share_ok); any_packed: some PE packs for some partner. */
+    plan_share *share;
+    size_t nshare, share_turns;
+    int share_ok, shared, any_packed;
 };
 
 /* The plan behind handle h, or NULL with *st DMSG_ERR_NULL (h NULL) or
@@ -186,6 +199,22 @@ int dmsg_plan_destroy_body(plan_t *pl);
 /* Deposits this PE sends and the messages it awaits with packing on/off. */
 uint64_t dmsg_plan_recv_msgs(const plan_t *pl, int pack_on);
 uint64_t dmsg_plan_send_msgs(const plan_t *pl, int pack_on);
+
+/* ------------------------------------------------------------ share.c */
+
+/* Where able (the transport's deposits are copies done by the call, in
+ * order, on a real clock), every PE maps every PE's segment, the plan is
+ * cut in slices and every pair of PEs is one whole periodic group: this
+ * PE's shares of all pairs, and share_ok 1; else share_ok 0 and nothing.
+ * Errors: DMSG_ERR_NOMEM and those of dmsg_plan_pair_pieces. */
+dmsg_status dmsg_plan_share_build(plan_t *pl, const dmsg_assign *as, int able);
+void dmsg_plan_share_free(plan_t *pl);
+/* 1 if an execution with packing pack_on moves by shares: the sends are
+ * this PE's shares and a note to every PE, the receipts a note from every
+ * PE. The same on every PE. */
+int dmsg_plan_share_on(const plan_t *pl, int pack_on);
+/* This PE's shares, then its notes (dmsg_plan_start). */
+int dmsg_plan_share_run(plan_t *pl);
 
 /* 1 if both sides of the only piece are one contiguous run (packing them
  * would only add copies). */

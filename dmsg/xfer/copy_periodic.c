@@ -134,116 +134,162 @@ static void walk_all(char *dst, const char *src, const dmsg_periodic *p, int ss,
     walk(dst, src, p, p->full, p->periods, 0, ss, ds, &dc, &sc);
 }
 
-/* Element tables of U periods, for the whole periods: runs that are whole
- * words of W bytes become one (source, destination) offset pair per word,
- * so the loop has no branch on the run length (runs of 1-5 elements make
- * that branch and the memcpy call the cost), and U periods at a time keep
- * the loop long where a period holds few words (CYCLIC(2) -> CYCLIC(3) on
- * two PEs: three per partner). Held on the stack, so only periods of up to
- * XFER_PER_ELEMS words take this way. */
-#define XFER_PER_ELEMS 2048
-#define XFER_PER_UNROLL 256 /* words the U periods of a table aim at */
+/* Move tables of U periods, for the whole periods: each run becomes moves
+ * of a fixed size, 16 bytes (the last one of a run ending at its end, so
+ * that it overlaps the one before: bytes written twice with the same
+ * value, and nothing outside the run), 8 or 4 bytes where a run is
+ * shorter than 16 (two overlapping moves where it is not a multiple of 8
+ * or 4). Each size has its own loop, with no branch on a run's length:
+ * runs of 1-5 elements make that branch and a memcpy call the cost, and a
+ * run of 2-5 doubles takes 1-3 moves instead of one per element (the
+ * copy's cost on cached data is its moves: CYCLIC(16) -> CYCLIC(5) has
+ * runs of 4 doubles on average). A move's two offsets are one table entry,
+ * read by one load. U periods at a time keep the loops long where a period
+ * holds few moves (CYCLIC(2) -> CYCLIC(3) on two PEs: two per partner).
+ * Held on the stack, so only periods of up to XFER_PER_MOVES moves take
+ * this way, and runs of up to XFER_PER_TABLE_RUN bytes (a longer run is
+ * one memcpy call, run by run). */
+#define XFER_PER_MOVES 2048
+#define XFER_PER_UNROLL 256 /* moves the U periods of a table aim at */
+#define XFER_PER_TABLE_RUN 128
 
-typedef struct words_job {
-    int ss, ds;
+typedef struct pmove {
+    int32_t s, d; /* source and destination offsets in the table's periods */
+} pmove;
+
+typedef struct moves_job {
     ptrdiff_t sstride, dstride; /* per table of U periods */
-    size_t tables, e;           /* tables to copy, words in one */
-} words_job;
+    size_t tables;
+    size_t n[3]; /* moves of 16, 8 and 4 bytes */
+} moves_job;
 
-#define XFER_PER_WORDS(W)                                                                          \
-    static void words_##W(char *dst, const char *src, const words_job *j, const int32_t *so,       \
-                          const int32_t *dof)                                                      \
+#define XFER_PER_MOVE(W)                                                                           \
+    static inline __attribute__((always_inline)) void moves_##W(char *db, const char *sb,          \
+                                                                const pmove *m, size_t n)          \
     {                                                                                              \
-        size_t e = j->e;                                                                           \
-        ptrdiff_t sst = j->ss ? (ptrdiff_t)(e * W) : j->sstride;                                   \
-        ptrdiff_t dsst = j->ds ? (ptrdiff_t)(e * W) : j->dstride;                                  \
-        for (size_t r = 0; r < j->tables; r++) {                                                   \
-            const char *sb = src + (ptrdiff_t)r * sst;                                             \
-            char *db = dst + (ptrdiff_t)r * dsst;                                                  \
-            if (j->ss)                                                                             \
-                for (size_t i = 0; i < e; i++)                                                     \
-                    memcpy(db + dof[i], sb + i * W, W);                                            \
-            else if (j->ds)                                                                        \
-                for (size_t i = 0; i < e; i++)                                                     \
-                    memcpy(db + i * W, sb + so[i], W);                                             \
-            else                                                                                   \
-                _Pragma("GCC unroll 8") for (size_t i = 0; i < e; i++)                             \
-                    memcpy(db + dof[i], sb + so[i], W);                                            \
+        _Pragma("GCC unroll 4") for (size_t i = 0; i < n; i++)                                     \
+        {                                                                                          \
+            uint64_t sd;                                                                           \
+            memcpy(&sd, &m[i], sizeof sd);                                                         \
+            pmove x;                                                                               \
+            memcpy(&x, &sd, sizeof x);                                                             \
+            memcpy(db + x.d, sb + x.s, W);                                                         \
         }                                                                                          \
     }
-XFER_PER_WORDS(4)
-XFER_PER_WORDS(8)
-XFER_PER_WORDS(16)
+XFER_PER_MOVE(16)
+XFER_PER_MOVE(8)
+XFER_PER_MOVE(4)
+
+static void moves(char *dst, const char *src, const moves_job *j, const pmove *m)
+{
+    const pmove *m16 = m, *m8 = m16 + j->n[0], *m4 = m8 + j->n[1];
+    for (size_t r = 0; r < j->tables; r++) {
+        const char *sb = src + (ptrdiff_t)r * j->sstride;
+        char *db = dst + (ptrdiff_t)r * j->dstride;
+        moves_16(db, sb, m16, j->n[0]);
+        moves_8(db, sb, m8, j->n[1]);
+        moves_4(db, sb, m4, j->n[2]);
+    }
+}
 
 static int fits32(ptrdiff_t lo, ptrdiff_t hi)
 {
     return lo >= INT32_MIN && hi <= INT32_MAX;
 }
 
-/* The word size (16, 8 or 4) that every run is made of, the words of one
- * period (*words) and the periods per table (*unroll); 0 where the tables
- * do not apply. */
-static size_t word_of(const dmsg_periodic *p, size_t *words, size_t *unroll)
+/* Moves of each size (16, 8, 4) that a run of b bytes takes; 0 where it
+ * is shorter than 4 bytes or too long for the tables. */
+static int run_moves(size_t b, size_t n[3])
 {
-    size_t acc = 0, per = 0;
+    if (b < 4 || b > XFER_PER_TABLE_RUN) return 0;
+    n[0] = b >= 16 ? (b + 15) / 16 : 0;
+    n[1] = b < 16 && b >= 8 ? 1 + (b % 8 != 0) : 0;
+    n[2] = b < 8 ? 1 + (b % 4 != 0) : 0;
+    return 1;
+}
+
+/* The moves of one period (*per) and the periods per table (*unroll); 0
+ * where the tables do not apply. */
+static int plan_moves(const dmsg_periodic *p, size_t *per, size_t *unroll)
+{
+    size_t e = 0, n[3];
+    if (p->full == 0) return 0;
     for (size_t k = 0; k < p->nruns; k++) {
-        acc |= p->run[k].bytes;
-        per += p->run[k].bytes;
+        if (!run_moves(p->run[k].bytes, n)) return 0;
+        e += n[0] + n[1] + n[2];
+        if (e > XFER_PER_MOVES) return 0;
     }
-    size_t w = (acc & 15) == 0 ? 16 : (acc & 7) == 0 ? 8 : (acc & 3) == 0 ? 4 : 0;
-    if (w == 0 || p->full == 0 || per / w > XFER_PER_ELEMS) return 0;
-    size_t e = per / w, u = e >= XFER_PER_UNROLL ? 1 : XFER_PER_UNROLL / e;
+    size_t u = e >= XFER_PER_UNROLL ? 1 : XFER_PER_UNROLL / e;
     if (u > p->full) u = p->full;
-    /* Offsets of the U periods must fit the tables' 32 bits. */
+    /* Offsets of the U periods must fit the tables' 32 bits (a stream's
+     * too: U periods' bytes, less than the source's span). */
     ptrdiff_t ls = (ptrdiff_t)(u - 1) * p->sstride, ld = (ptrdiff_t)(u - 1) * p->dstride;
     if (u > 1 &&
         ((ls / (ptrdiff_t)(u - 1)) != p->sstride || (ld / (ptrdiff_t)(u - 1)) != p->dstride))
         return 0;
+    uint64_t bytes = 0;
     for (size_t k = 0; k < p->nruns; k++) {
         const dmsg_prun *r = &p->run[k];
         ptrdiff_t b = (ptrdiff_t)r->bytes;
+        bytes += r->bytes;
         if (!fits32(r->soff + (ls < 0 ? ls : 0), r->soff + b + (ls > 0 ? ls : 0)) ||
             !fits32(r->doff + (ld < 0 ? ld : 0), r->doff + b + (ld > 0 ? ld : 0)))
             return 0;
     }
-    *words = e;
+    if (bytes * u > INT32_MAX) return 0;
+    *per = e;
     *unroll = u;
-    return w;
+    return 1;
+}
+
+/* Appends the moves of b bytes at (so, dof) to the three tables. */
+static void add_moves(pmove *t[3], ptrdiff_t so, ptrdiff_t dof, size_t b)
+{
+    static const size_t w[3] = {16, 8, 4};
+    size_t n[3];
+    run_moves(b, n);
+    for (int c = 0; c < 3; c++)
+        for (size_t i = 0; i < n[c]; i++) {
+            /* The last move of a run ends at the run's end. */
+            ptrdiff_t o = i + 1 < n[c] ? (ptrdiff_t)(i * w[c]) : (ptrdiff_t)(b - w[c]);
+            *t[c]++ = (pmove){(int32_t)(so + o), (int32_t)(dof + o)};
+        }
 }
 
 void dmsg_copy_periodic(char *dst, const char *src, const dmsg_periodic *p)
 {
     int ss = p->stream == DMSG_PER_SRC_STREAM, ds = p->stream == DMSG_PER_DST_STREAM;
-    size_t e, u, w = word_of(p, &e, &u);
-    if (w == 0) {
+    size_t e, u;
+    if (!plan_moves(p, &e, &u)) {
         walk_all(dst, src, p, ss, ds);
         return;
     }
-    int32_t so[XFER_PER_ELEMS + XFER_PER_UNROLL], dof[XFER_PER_ELEMS + XFER_PER_UNROLL];
-    size_t i = 0;
-    for (size_t q = 0; q < u; q++)
-        for (size_t k = 0; k < p->nruns; k++)
-            for (size_t b = 0; b < p->run[k].bytes; b += w, i++) {
-                so[i] = (int32_t)(p->run[k].soff + (ptrdiff_t)q * p->sstride + (ptrdiff_t)b);
-                dof[i] = (int32_t)(p->run[k].doff + (ptrdiff_t)q * p->dstride + (ptrdiff_t)b);
-            }
-    words_job j = {ss, ds, (ptrdiff_t)u * p->sstride, (ptrdiff_t)u * p->dstride, p->full / u, i};
-    switch (w) {
-    case 4:
-        words_4(dst, src, &j, so, dof);
-        break;
-    case 8:
-        words_8(dst, src, &j, so, dof);
-        break;
-    default:
-        words_16(dst, src, &j, so, dof);
-        break;
+    pmove m[XFER_PER_MOVES + XFER_PER_UNROLL];
+    moves_job j = {0, 0, p->full / u, {0, 0, 0}};
+    size_t n[3];
+    for (size_t k = 0; k < p->nruns; k++) {
+        run_moves(p->run[k].bytes, n);
+        for (int c = 0; c < 3; c++)
+            j.n[c] += n[c] * u;
     }
+    pmove *t[3] = {m, m + j.n[0], m + j.n[0] + j.n[1]};
+    ptrdiff_t pos = 0; /* a stream's offset in the table */
+    for (size_t q = 0; q < u; q++)
+        for (size_t k = 0; k < p->nruns; k++) {
+            const dmsg_prun *r = &p->run[k];
+            ptrdiff_t so = ss ? pos : r->soff + (ptrdiff_t)q * p->sstride;
+            ptrdiff_t dof = ds ? pos : r->doff + (ptrdiff_t)q * p->dstride;
+            add_moves(t, so, dof, r->bytes);
+            pos += (ptrdiff_t)r->bytes;
+        }
+    j.sstride = ss ? pos : (ptrdiff_t)u * p->sstride;
+    j.dstride = ds ? pos : (ptrdiff_t)u * p->dstride;
+    moves(dst, src, &j, m);
     /* The whole periods the tables left, and those some runs miss, run by
      * run; the streams go on past the tables. */
     size_t done = j.tables * u;
-    char *dc = ds ? dst + done * e * w : dst;
-    const char *sc = ss ? src + done * e * w : src;
+    char *dc = ds ? dst + (ptrdiff_t)j.tables * pos : dst;
+    const char *sc = ss ? src + (ptrdiff_t)j.tables * pos : src;
     walk(dst, src, p, done, p->full, 1, ss, ds, &dc, &sc);
     walk(dst, src, p, p->full, p->periods, 0, ss, ds, &dc, &sc);
 }

@@ -108,6 +108,27 @@ ParameterizedTest(int *npes, plan, periodic_slices, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("plan_periodic_slices", *npes, NULL);
 }
 
+/* Shares: every PE a share of every pair, the notes, a source that
+ * changes as soon as its owner's finish returns (tests/pe/plan.c
+ * plan_periodic_shares); over sim, where no PE maps another's segment,
+ * the owners deposit as before. */
+static int share_pes[] = {1, 2, 3, 4, 8};
+
+ParameterizedTestParameters(plan, periodic_shares)
+{
+    return cr_make_param_array(int, share_pes, sizeof share_pes / sizeof share_pes[0]);
+}
+ParameterizedTest(int *npes, plan, periodic_shares, .timeout = 4 * JOB_WATCHDOG)
+{
+    expect_case_ok("plan_periodic_shares", *npes, NULL);
+}
+
+Test(plan, periodic_shares_sim, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
+    expect_case_ok("plan_periodic_shares", 4, sim);
+}
+
 Test(plan, periodic_group_sim, .timeout = 4 * JOB_WATCHDOG)
 {
     static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};

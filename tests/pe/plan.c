@@ -93,7 +93,9 @@ static int run_assign(dmsg_assign *asp, uint64_t seed, int mech, int runs)
                      info.measured_direct_mbs > 0 && info.measured_pack_mbs > 0,
                  "MEASURE: no measured times after %d executions", runs);
     if (mech == DMSG_PLAN_DIRECT)
-        PE_CHECK(info.partners_packed == 0 && info.send_msgs <= info.pieces &&
+        /* Shares (dmsg/plan/share.c) send one note per PE instead. */
+        PE_CHECK(info.partners_packed == 0 &&
+                     (info.send_msgs <= info.pieces || info.send_msgs == (uint64_t)pe_n()) &&
                      (info.pieces == 0) == (info.send_msgs == 0),
                  "direct plan packs %d partners", info.partners_packed);
     PE_OK(dmsg_plan_destroy(plan));
@@ -480,6 +482,53 @@ static int plan_periodic_group(void)
     return 0;
 }
 
+/* Shares (dmsg/plan/share.c): CYCLIC(2) -> CYCLIC(3) and CYCLIC(16) ->
+ * CYCLIC(5) of a multiple of every period on 1-8 PEs, direct. On shm with
+ * 2 PEs or more each PE moves a share of every pair and notes every PE
+ * (send_msgs and recv_msgs: the PEs). Each PE overwrites its source as
+ * soon as its finish returns, while others may still be in theirs: the
+ * destinations must still hold the old source (a finish returns only after
+ * every PE's note, so nobody reads a source after its owner's finish). Two
+ * executions, the destination refilled before the second. */
+static int plan_periodic_shares(void)
+{
+    static const size_t pairs[][2] = {{2, 3}, {16, 5}};
+    size_t n = 201600 * 6; /* 240 P for every P in 1-8 divides it */
+    int np = pe_n(), shm = strcmp(dmsg_transport_name(), "shm") == 0;
+    for (size_t i = 0; i < 2; i++) {
+        dmsg_darray A, B;
+        dmsg_assign as;
+        PE_TRY(vec_pair(n, pairs[i][0], pairs[i][1], &A, &B, &as));
+        unsigned char *want = malloc(B.bytes);
+        PE_CHECK(want != NULL, "out of memory");
+        dmsg_plan_opts opts = {.mech = DMSG_PLAN_DIRECT};
+        dmsg_plan *plan = NULL;
+        PE_OK(dmsg_plan_create(&as, &opts, &plan));
+        dmsg_plan_info info;
+        PE_OK(dmsg_plan_get_info(plan, &info));
+        if (shm && np > 1)
+            PE_CHECK(info.send_msgs == (uint64_t)np && info.recv_msgs == (uint64_t)np,
+                     "CYCLIC(%zu) -> CYCLIC(%zu) on %d PEs: %llu sends, %llu receipts, want the "
+                     "notes of shares", pairs[i][0], pairs[i][1], np,
+                     (unsigned long long)info.send_msgs, (unsigned long long)info.recv_msgs);
+        PE_TRY(expected(&as, want));
+        for (int r = 0; r < 2; r++) {
+            PE_OK(dmsg_sync()); /* nobody reads A or writes B while they are refilled */
+            PE_TRY(fill(&A, 1, A.base));
+            PE_TRY(fill(&B, 2, B.base));
+            PE_OK(dmsg_plan_execute(plan));
+            memset(A.base, 0x5a, A.bytes); /* mine again */
+            PE_OK(dmsg_sync());
+            PE_TRY(compare(&as, want, 300 + i, DMSG_PLAN_DIRECT));
+        }
+        PE_OK(dmsg_plan_destroy(plan));
+        free(want);
+        PE_OK(dmsg_darray_free(&B));
+        PE_OK(dmsg_darray_free(&A));
+    }
+    return 0;
+}
+
 /* Periodic pairs large enough that a plan's direct groups move in slices
  * on shm (plan.c: 256 KiB of the source each, so 1M doubles make 4-16 per
  * partner on 2-8 PEs), with lone pieces of short runs as groups (CYCLIC(2)
@@ -734,6 +783,7 @@ const pe_case pe_plan_cases[] = {
     {"plan_periodic", plan_periodic, 0},
     {"plan_periodic_group", plan_periodic_group, 0},
     {"plan_periodic_slices", plan_periodic_slices, 0},
+    {"plan_periodic_shares", plan_periodic_shares, 0},
     {"plan_info_model", plan_info_model, 0},
     {"plan_transpose_split", plan_transpose_split, 0},
     {"plan_errors", plan_errors, 0},

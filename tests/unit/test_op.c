@@ -135,8 +135,9 @@ enum { PBUF = 1 << 16 };
 
 Test(periodic, copy_matches_the_run_by_run_meaning)
 {
-    /* Random patterns: runs of whole 4-, 8- or 16-byte words (the element
-     * tables) or of any length (run by run), reps mixed (a section cut in
+    /* Random patterns: runs of whole 4-, 8- or 16-byte words or of any
+     * length from 4 bytes (the move tables), of 1-3 bytes (run by run),
+     * reps mixed (a section cut in
      * a period), strides of either sign, every stream side; the engine
      * must write exactly what the reference does, and nothing else. */
     static char src[PBUF], dst[PBUF], want[PBUF];
@@ -146,13 +147,17 @@ Test(periodic, copy_matches_the_run_by_run_meaning)
         src[i] = (char)(i * 7 + 3);
     int tested = 0;
     for (int t = 0; t < 3000; t++) {
-        size_t w = (size_t[]){1, 4, 8, 16}[prng(&seed) % 4], n = 1 + prng(&seed) % 39;
+        /* w 0: runs of any length from 4 bytes on (the move tables' odd
+         * tails, overlapping moves) and past XFER_PER_TABLE_RUN. */
+        size_t w = (size_t[]){0, 1, 4, 8, 16}[prng(&seed) % 5], n = 1 + prng(&seed) % 39;
         size_t periods = 1 + prng(&seed) % 300;
         int stream = (int)(prng(&seed) % 3);
-        ptrdiff_t span = 0;
+        ptrdiff_t span = 0, gap = w ? (ptrdiff_t)w : 3; /* w 0: odd alignments too */
         for (size_t k = 0; k < n; k++) {
-            size_t b = w == 1 ? 1 + prng(&seed) % 40 : w * (1 + prng(&seed) % 5);
-            run[k] = (dmsg_prun){span + (ptrdiff_t)(prng(&seed) % 3) * (ptrdiff_t)w, 0, b,
+            size_t b = w == 0   ? 4 + prng(&seed) % (prng(&seed) % 8 ? 60 : 140)
+                       : w == 1 ? 1 + prng(&seed) % 40
+                                : w * (1 + prng(&seed) % 5);
+            run[k] = (dmsg_prun){span + (ptrdiff_t)(prng(&seed) % 3) * gap, 0, b,
                                  periods - (prng(&seed) % 4 == 0 ? prng(&seed) % periods : 0)};
             span = run[k].soff + (ptrdiff_t)b;
         }
@@ -161,10 +166,10 @@ Test(periodic, copy_matches_the_run_by_run_meaning)
         ptrdiff_t dspan = 0;
         for (size_t k = n; k-- > 0;) {
             run[k].doff = dspan;
-            dspan += (ptrdiff_t)run[k].bytes + (ptrdiff_t)(prng(&seed) % 2) * (ptrdiff_t)w;
+            dspan += (ptrdiff_t)run[k].bytes + (ptrdiff_t)(prng(&seed) % 2) * gap;
         }
-        ptrdiff_t ss = span + (ptrdiff_t)(prng(&seed) % 3) * (ptrdiff_t)w;
-        ptrdiff_t ds = dspan + (ptrdiff_t)(prng(&seed) % 3) * (ptrdiff_t)w;
+        ptrdiff_t ss = span + (ptrdiff_t)(prng(&seed) % 3) * gap;
+        ptrdiff_t ds = dspan + (ptrdiff_t)(prng(&seed) % 3) * gap;
         if (prng(&seed) % 3 == 0) ss = -ss;
         if (prng(&seed) % 3 == 0) ds = -ds;
         dmsg_periodic p = {.run = run, .nruns = n, .sstride = ss, .dstride = ds, .stream = stream};
