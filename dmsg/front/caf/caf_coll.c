@@ -108,6 +108,52 @@ static int foldable(dmsg_type t, dmsg_redop op)
            t == DMSG_TYPE_LONG_DOUBLE;
 }
 
+/* d[i] = a[i] + b[i] for n elements of one type, 16 bytes at a time
+ * (GCC's vector extension: gcc -O2 leaves the plain loop scalar); d may be
+ * a itself, since each vector is loaded before it is stored. */
+#define VSUM(T)                                                                                    \
+    do {                                                                                           \
+        typedef T vec __attribute__((vector_size(16)));                                            \
+        size_t i = 0, per = sizeof(vec) / sizeof(T);                                               \
+        for (; i + per <= n; i += per) {                                                           \
+            vec va, vb;                                                                            \
+            memcpy(&va, a + i * sizeof(T), sizeof va);                                             \
+            memcpy(&vb, b + i * sizeof(T), sizeof vb);                                             \
+            va += vb;                                                                              \
+            memcpy(d + i * sizeof(T), &va, sizeof va);                                             \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            T x, y;                                                                                \
+            memcpy(&x, a + i * sizeof x, sizeof x);                                                \
+            memcpy(&y, b + i * sizeof y, sizeof y);                                                \
+            x = (T)(x + y);                                                                        \
+            memcpy(d + i * sizeof x, &x, sizeof x);                                                \
+        }                                                                                          \
+        return 0;                                                                                  \
+    } while (0)
+
+static int fold(char *acc, const char *x, size_t n, dmsg_type t, dmsg_redop op);
+
+/* d = a op b (in this order: a is the earlier member); d is a, or overlaps
+ * neither. */
+static int fold3(char *d, const char *a, const char *b, size_t n, dmsg_type t, dmsg_redop op)
+{
+    if (op == DMSG_OP_SUM) {
+        switch (t) { /* integers in unsigned arithmetic: they wrap */
+        case DMSG_TYPE_INT8: VSUM(uint8_t);
+        case DMSG_TYPE_INT16: VSUM(uint16_t);
+        case DMSG_TYPE_INT32: VSUM(uint32_t);
+        case DMSG_TYPE_INT64: VSUM(uint64_t);
+        case DMSG_TYPE_FLOAT: VSUM(float);
+        case DMSG_TYPE_DOUBLE: VSUM(double);
+        default: break;
+        }
+    }
+    if (d != a)
+        memmove(d, a, n * dmsg_type_size(t));
+    return fold(d, b, n, t, op);
+}
+
 static int fold(char *acc, const char *x, size_t n, dmsg_type t, dmsg_redop op)
 {
     switch (t) {
@@ -208,6 +254,32 @@ static int fold_range(dmsg_team team, int np, char *buf, size_t lo, size_t hi, s
     return rc;
 }
 
+/* fold_range without copies where every member's segment is mapped here
+ * (dmsg_peer_ptr: shm): buf[lo, hi) is folded straight from the members'
+ * dmsg_caf_big, in team order, chunk by chunk so that the partial result
+ * stays in cache (this image's own values from its dmsg_caf_big too,
+ * except as the first member, where the fold starts in buf). Returns 1,
+ * having done nothing, where a member is not mapped. */
+static int fold_direct(dmsg_team team, int np, int mi, char *buf, size_t lo, size_t hi, size_t es,
+                       dmsg_type t, dmsg_redop op)
+{
+    for (int i = 0; i < np; i++)
+        if (!dmsg_peer_ptr(dmsg_caf_big, member_pe(team, i)))
+            return 1;
+    for (size_t off = lo; off < hi; off += BIG_CHUNK) {
+        size_t len = hi - off < BIG_CHUNK ? hi - off : BIG_CHUNK;
+        for (int i = 1; i < np; i++) {
+            const char *a = i > 1 || mi == 0
+                                ? buf + off
+                                : (const char *)dmsg_peer_ptr(dmsg_caf_big, member_pe(team, 0)) + off;
+            (void)fold3(buf + off, a,
+                        (const char *)dmsg_peer_ptr(dmsg_caf_big, member_pe(team, i)) + off,
+                        len / es, t, op);
+        }
+    }
+    return 0;
+}
+
 static int reduce_big(char *buf, size_t bytes, size_t es, dmsg_type t, dmsg_redop op, int *stat,
                       char *errmsg, size_t errmsg_len, const char *what)
 {
@@ -235,7 +307,8 @@ static int reduce_big(char *buf, size_t bytes, size_t es, dmsg_type t, dmsg_redo
         lo = (per * (size_t)mi < n ? per * (size_t)mi : n) * es;
         hi = (per * (size_t)(mi + 1) < n ? per * (size_t)(mi + 1) : n) * es;
     }
-    rc = fold_range(team, np, buf, lo, hi, es, t, op);
+    if (fold_direct(team, np, mi, buf, lo, hi, es, t, op))
+        rc = fold_range(team, np, buf, lo, hi, es, t, op);
     int gated = 1;
     if (np > 2 && rc == DMSG_OK && hi > lo)
         rc = dmsg_deposit(dmsg_caf_big + lo, buf + lo, hi - lo, me, DMSG_CTR_NONE);
