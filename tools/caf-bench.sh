@@ -4,7 +4,8 @@
 # tools/kernels/caf_bench.f90 (8 B put/get, SYNC ALL, CO_SUM 8 B and 64 KiB,
 # strided puts of 1-16 MiB) built with dmsg-caf and with OpenCoarrays' caf,
 # and the coarray transpose and SOR kernels through tools/dmsg-ab (variants
-# caf-dmsg and caf-opencoarrays-ompi / caf-opencoarrays). Prints each figure
+# caf-dmsg and caf-opencoarrays-ompi / caf-opencoarrays, each also as -sec:
+# the transpose by transposing coindexed assignments). Prints each figure
 # and dmsg's ratio over OpenCoarrays (time ratio: OpenCoarrays' time /
 # dmsg's; throughput: dmsg's MB/s / OpenCoarrays'), so above 1 means dmsg is
 # faster, with the host, the load (1-minute average) beside every run, and
@@ -169,13 +170,20 @@ rm -f "$DIR/all"
 [ "$KERNELS" = 1 ] || exit 0
 echo
 xs=${KSIZES%%:*} ss=${KSIZES#*:}
-vars=caf-dmsg
+# each runtime in both forms of the transpose: packing, and the transposing
+# coindexed assignment (-sec; SOR has no such form: dmsg-ab leaves it out)
+vars=caf-dmsg,caf-dmsg-sec
 for m in $REFS; do
-    case $m in ompi) vars=$vars,caf-opencoarrays-ompi ;; mpich) vars=$vars,caf-opencoarrays ;; esac
+    case $m in
+    ompi) vars=$vars,caf-opencoarrays-ompi,caf-opencoarrays-ompi-sec ;;
+    mpich) vars=$vars,caf-opencoarrays,caf-opencoarrays-sec ;;
+    esac
 done
 echo "kernels through tools/dmsg-ab ($vars; $ROUNDS interleaved rounds, 3 repetitions, the best counts; us per step;"
 echo "the split is the mean over the images: pack is the kernel's own Fortran (packing and unpacking the"
-echo "transpose's blocks), the same code under both runtimes; target: caf-dmsg at least 2x faster per step):"
+echo "transpose's blocks; -sec: transposing its own block), the same code under both runtimes; -sec: the"
+echo "transpose by transposing coindexed assignments straight into the result, the runtime moving each"
+echo "block transposed; target: caf-dmsg at least 2x faster per step):"
 for k in transpose:$xs sor:$ss; do
     sh "$(dirname "$0")/dmsg-ab" -B "$BUILD" -k "${k%%:*}" -n "${k#*:}" -p "$PES" -V "$vars" \
         -r "$ROUNDS" -R 3 -T "$LIMIT" -o "$DIR/ab-${k%%:*}" 2>/dev/null |
