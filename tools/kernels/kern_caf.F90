@@ -19,7 +19,7 @@
 ! contiguous b x b block) into that image's receive slot, SYNC ALL, unpacks.
 ! Its variant VARIANT-sec (caf-dmsg-sec, caf-opencoarrays-ompi-sec,
 ! caf-opencoarrays-sec) leaves the transposition to the runtime: one
-! transposing coindexed assignment per other image,
+! transposing coindexed assignment per image, this one included,
 ! xs(rows of mine, :)[q] = transpose(xa(rows of q, :)), straight into the
 ! result (a coarray), no packing, no receive slot, no unpacking; the
 ! runtime gets a section with swapped strides on the source side and one
@@ -307,7 +307,8 @@ contains
 
   ! One transpose by transposing coindexed assignments: the runtime moves
   ! each b x b block transposed, straight from xa into its place in the
-  ! other image's result xs; my own block directly.
+  ! result xs of every image, this one's own included (the same statement:
+  ! no special case for it).
   subroutine xpose_sec_step()
     integer :: k, q
     real(dp) :: s0
@@ -317,15 +318,12 @@ contains
       sync all
       tm(T_SYNC) = tm(T_SYNC) + wtime() - s0
     end if
-    do k = 1, np - 1
+    do k = 0, np - 1
       q = mod(me0 + k, np)
       s0 = wtime()
       xs(me0 * b + 1:me0 * b + b, :)[q + 1] = transpose(xa(q * b + 1:q * b + b, :))
       tm(T_XFER) = tm(T_XFER) + wtime() - s0
     end do
-    s0 = wtime()
-    xs(me0 * b + 1:me0 * b + b, :) = transpose(xa(me0 * b + 1:me0 * b + b, :))
-    tm(T_PACK) = tm(T_PACK) + wtime() - s0
     s0 = wtime()
     sync all
     tm(T_SYNC) = tm(T_SYNC) + wtime() - s0
