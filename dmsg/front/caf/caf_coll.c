@@ -146,6 +146,9 @@ static int fold3(char *d, const char *a, const char *b, size_t n, dmsg_type t, d
         case DMSG_TYPE_INT64: VSUM(uint64_t);
         case DMSG_TYPE_FLOAT: VSUM(float);
         case DMSG_TYPE_DOUBLE: VSUM(double);
+        /* a complex sum adds the real and the imaginary parts apart */
+        case DMSG_TYPE_FLOAT_COMPLEX: n *= 2; VSUM(float);
+        case DMSG_TYPE_DOUBLE_COMPLEX: n *= 2; VSUM(double);
         default: break;
         }
     }
