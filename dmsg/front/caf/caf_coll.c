@@ -272,11 +272,9 @@ static int fold_direct(dmsg_team team, int np, int mi, char *buf, size_t lo, siz
     for (size_t off = lo; off < hi; off += BIG_CHUNK) {
         size_t len = hi - off < BIG_CHUNK ? hi - off : BIG_CHUNK;
         for (int i = 1; i < np; i++) {
-            const char *a = i > 1 || mi == 0
-                                ? buf + off
-                                : (const char *)dmsg_peer_ptr(dmsg_caf_big, member_pe(team, 0)) + off;
-            (void)fold3(buf + off, a,
-                        (const char *)dmsg_peer_ptr(dmsg_caf_big, member_pe(team, i)) + off,
+            const char *first = dmsg_peer_ptr(dmsg_caf_big, member_pe(team, 0));
+            const char *next = dmsg_peer_ptr(dmsg_caf_big, member_pe(team, i));
+            (void)fold3(buf + off, i > 1 || mi == 0 ? buf + off : first + off, next + off,
                         len / es, t, op);
         }
     }
