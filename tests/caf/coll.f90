@@ -22,7 +22,7 @@ program coll
   use coll_ops
   use, intrinsic :: iso_fortran_env, only: team_type
   implicit none
-  integer :: me, np, i, k, iv(5), im(3, 4)
+  integer :: me, np, i, j, k, iv(5), im(3, 4)
   logical :: ok
   real(8) :: x1, x2
   integer, allocatable :: zv(:)
@@ -93,6 +93,22 @@ program coll
     end team
   end do
   call check('co_sum of 40 KiB back to back, in and out of teams', ok)
+  ! the two teams make different numbers of them (the odd images' two, the
+  ! even images' one), then all images one together
+  ok = .true.
+  do k = 1, 6
+    change team (half)
+      do j = 1, mod(me, 2) + 1
+        ib = me * k + j
+        call co_sum(ib)
+        ok = ok .and. all(ib == sum([(i * k + j, i = mod(me - 1, 2) + 1, np, 2)]))
+      end do
+    end team
+    ib = me + k
+    call co_sum(ib)
+    ok = ok .and. all(ib == np * (np + 1) / 2 + np * k)
+  end do
+  call check('co_sum of 40 KiB after teams that made different numbers of them', ok)
   r8 = [real(me, 8), -real(me, 8), 0.5d0 * me]
   call co_max(r8)
   call check('co_max real(8)', all(r8 == [real(np, 8), -1d0, 0.5d0 * np]))
