@@ -4,11 +4,13 @@
 # tools/kernels/caf_bench.f90 (8 B put/get, SYNC ALL, CO_SUM 8 B and 64 KiB,
 # strided puts of 1-16 MiB) built with dmsg-caf and with OpenCoarrays' caf,
 # and the coarray transpose and SOR kernels through tools/dmsg-ab (variants
-# caf-dmsg and caf-opencoarrays-ompi / caf-opencoarrays). Prints each figure
+# caf-dmsg and caf-opencoarrays-ompi / caf-opencoarrays, each also as -sec:
+# the transpose by transposing coindexed assignments). Prints each figure
 # and dmsg's ratio over OpenCoarrays (time ratio: OpenCoarrays' time /
 # dmsg's; throughput: dmsg's MB/s / OpenCoarrays'), so above 1 means dmsg is
 # faster, with the host, the load (1-minute average) beside every run, and
-# the best of the rounds.
+# the best of the rounds. It also prints the floor of a 2-image barrier on
+# this host (two processes, one cache line each way: a C program it builds).
 #
 # The reference is OpenCoarrays over Open MPI (caf.openmpi, mpirun.openmpi
 # --oversubscribe; Debian libcoarrays-openmpi-dev). OpenCoarrays over Debian
@@ -90,6 +92,92 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo "host: $(uname -n), $cpu, $(nproc) cores, DMSG_SPIN=${DMSG_SPIN:-default}, load $(cut -d' ' -f1-3 /proc/loadavg) at start ($(date -u '+%Y-%m-%d %H:%M') UTC)"
 echo "references:$(for m in $REFS; do case $m in ompi) printf ' OpenCoarrays over Open MPI (%s)' "$(launch ompi N)" ;; mpich) printf ' OpenCoarrays over MPICH (%s)' "$(launch mpich N)" ;; esac; done)"
 
+# The floor of SYNC ALL at 2 images on this host: two processes on two
+# cores, each storing its arrival count in its own cache line and spinning
+# until the other's reaches it (one line each way per barrier), and a
+# ping-pong (a round trip); the best batch of 1000 (a loaded host preempts
+# the others). No runtime can make a 2-image barrier cheaper than a line
+# each way.
+floor() {
+    cat >"$DIR/floor.c" <<'EOF'
+/* The floor of a two-process barrier on shared memory: each process stores
+ * its arrival count in its own cache line and spins until the other's
+ * count reaches it (one line each way per barrier); and a ping-pong on two
+ * lines (a round trip). Pinned to two different cores. The best batch of
+ * 1000 counts: on a loaded host most batches include a preemption. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct line { _Atomic unsigned long v; char pad[64 - sizeof(unsigned long)]; };
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    long n = 1000, rounds = argc > 1 ? atol(argv[1]) : 1000;
+    struct line *l = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (l == MAP_FAILED)
+        return 1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return 1;
+    int me = pid == 0, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    CPU_SET(me % (ncpu > 0 ? ncpu : 1), &s);
+    (void)sched_setaffinity(0, sizeof s, &s);
+    double bar = 1e9, pp = 1e9;
+    unsigned long k = 0, p = 0;
+    for (long r = 0; r < rounds; r++) {
+        double t0 = now();
+        for (long i = 0; i < n; i++) {
+            atomic_store_explicit(&l[me].v, ++k, memory_order_release);
+            while (atomic_load_explicit(&l[1 - me].v, memory_order_acquire) < k)
+                __builtin_ia32_pause();
+        }
+        double t = (now() - t0) / (double)n;
+        bar = t < bar ? t : bar;
+        t0 = now();
+        for (long i = 0; i < n; i++) {
+            ++p;
+            if (me == 0) {
+                atomic_store_explicit(&l[2].v, p, memory_order_release);
+                while (atomic_load_explicit(&l[3].v, memory_order_acquire) < p)
+                    __builtin_ia32_pause();
+            } else {
+                while (atomic_load_explicit(&l[2].v, memory_order_acquire) < p)
+                    __builtin_ia32_pause();
+                atomic_store_explicit(&l[3].v, p, memory_order_release);
+            }
+        }
+        t = (now() - t0) / (double)n;
+        pp = t < pp ? t : pp;
+    }
+    if (me == 1)
+        return 0;
+    waitpid(pid, NULL, 0);
+    printf("floor_barrier %.3f us\nfloor_pingpong %.3f us\n", bar * 1e6, pp * 1e6);
+    return 0;
+}
+EOF
+    cc -O2 -std=c11 -o "$DIR/floor" "$DIR/floor.c" && timeout -k 5 120 "$DIR/floor" 500 >"$DIR/floor.out" 2>&1 ||
+        echo "caf-bench: the floor program failed" >&2
+    echo "load $(load)" >>"$DIR/floor.out"
+}
+floor
+
 # Rounds: dmsg and each reference alternately at every image count; one
 # file per run (NAME.NP.ROUND) with its load.
 rm -f "$DIR"/*.r[0-9]*
@@ -165,17 +253,28 @@ for np in $(echo "$PES" | tr , ' '); do
     cat "$DIR"/dmsg.$np.r[0-9]* 2>/dev/null | grep -q ' F$' && echo "note: dmsg at $np images: a put did not land right"
 done
 rm -f "$DIR/all"
+if [ -s "$DIR/floor.out" ] && grep -q floor_barrier "$DIR/floor.out"; then
+    awk '$1 == "floor_barrier" { b = $2 } $1 == "floor_pingpong" { p = $2 } $1 == "load" { l = $2 }
+        END { printf "floor of a 2-image barrier here (2 processes on 2 cores, one cache line each way): %.3f us, ping-pong round trip %.3f us (load %s)\n", b, p, l }' "$DIR/floor.out"
+fi
 
 [ "$KERNELS" = 1 ] || exit 0
 echo
 xs=${KSIZES%%:*} ss=${KSIZES#*:}
-vars=caf-dmsg
+# each runtime in both forms of the transpose: packing, and the transposing
+# coindexed assignment (-sec; SOR has no such form: dmsg-ab leaves it out)
+vars=caf-dmsg,caf-dmsg-sec
 for m in $REFS; do
-    case $m in ompi) vars=$vars,caf-opencoarrays-ompi ;; mpich) vars=$vars,caf-opencoarrays ;; esac
+    case $m in
+    ompi) vars=$vars,caf-opencoarrays-ompi,caf-opencoarrays-ompi-sec ;;
+    mpich) vars=$vars,caf-opencoarrays,caf-opencoarrays-sec ;;
+    esac
 done
 echo "kernels through tools/dmsg-ab ($vars; $ROUNDS interleaved rounds, 3 repetitions, the best counts; us per step;"
 echo "the split is the mean over the images: pack is the kernel's own Fortran (packing and unpacking the"
-echo "transpose's blocks), the same code under both runtimes; target: caf-dmsg at least 2x faster per step):"
+echo "transpose's blocks; -sec: transposing its own block), the same code under both runtimes; -sec: the"
+echo "transpose by transposing coindexed assignments straight into the result, the runtime moving each"
+echo "block transposed; target: caf-dmsg at least 2x faster per step):"
 for k in transpose:$xs sor:$ss; do
     sh "$(dirname "$0")/dmsg-ab" -B "$BUILD" -k "${k%%:*}" -n "${k#*:}" -p "$PES" -V "$vars" \
         -r "$ROUNDS" -R 3 -T "$LIMIT" -o "$DIR/ab-${k%%:*}" 2>/dev/null |

@@ -22,7 +22,7 @@ program coll
   use coll_ops
   use, intrinsic :: iso_fortran_env, only: team_type
   implicit none
-  integer :: me, np, i, k, iv(5), im(3, 4)
+  integer :: me, np, i, j, k, iv(5), im(3, 4)
   logical :: ok
   real(8) :: x1, x2
   integer, allocatable :: zv(:)
@@ -93,6 +93,22 @@ program coll
     end team
   end do
   call check('co_sum of 40 KiB back to back, in and out of teams', ok)
+  ! the two teams make different numbers of them (the odd images' two, the
+  ! even images' one), then all images one together
+  ok = .true.
+  do k = 1, 6
+    change team (half)
+      do j = 1, mod(me, 2) + 1
+        ib = me * k + j
+        call co_sum(ib)
+        ok = ok .and. all(ib == sum([(i * k + j, i = mod(me - 1, 2) + 1, np, 2)]))
+      end do
+    end team
+    ib = me + k
+    call co_sum(ib)
+    ok = ok .and. all(ib == np * (np + 1) / 2 + np * k)
+  end do
+  call check('co_sum of 40 KiB after teams that made different numbers of them', ok)
   r8 = [real(me, 8), -real(me, 8), 0.5d0 * me]
   call co_max(r8)
   call check('co_max real(8)', all(r8 == [real(np, 8), -1d0, 0.5d0 * np]))
@@ -135,6 +151,7 @@ program coll
   ok = ok .and. k == 0
   call check('zero-sized co_sum and co_broadcast', ok)
   deallocate (zv)
+  call in_image_order()
   ! RANDOM_INIT: distinct across images or the same on all, repeatable or not
   call random_init(.true., .true.)
   call random_number(x1)
@@ -154,6 +171,70 @@ program coll
   sync all
   if (me == 1) print '(a)', 'coll: done'
 contains
+  ! CO_SUM, CO_MIN and CO_MAX of 1001 elements (past the gate's 256 bytes,
+  ! not a multiple of 16 bytes) of values whose sum depends on the order:
+  ! every image must get the fold in image order, bit for bit.
+  subroutine in_image_order()
+    integer, parameter :: n = 1001, xp = selected_real_kind(18)
+    real(8) :: d(n), dref(n)
+    real(4) :: f(n), fref(n)
+    real(xp) :: q(n), qref(n)
+    complex(4) :: c(n), cref(n)
+    integer(1) :: b(n)
+    integer(2) :: h(n)
+    integer :: bref(n), j, kk
+    logical :: good
+    do j = 1, n
+      d(j) = dval(me, j)
+      dref(j) = dval(1, j)
+      do kk = 2, np
+        dref(j) = dref(j) + dval(kk, j)
+      end do
+    end do
+    f = real(d, 4)
+    fref = real(dval(1, [(j, j = 1, n)]), 4)
+    q = real(d, xp) / 3
+    qref = real(dval(1, [(j, j = 1, n)]), xp) / 3
+    c = cmplx(f, -f, 4)
+    cref = cmplx(fref, -fref, 4)
+    do kk = 2, np
+      fref = fref + real(dval(kk, [(j, j = 1, n)]), 4)
+      qref = qref + real(dval(kk, [(j, j = 1, n)]), xp) / 3
+      cref = cref + cmplx(real(dval(kk, [(j, j = 1, n)]), 4), -real(dval(kk, [(j, j = 1, n)]), 4), 4)
+    end do
+    call co_sum(d)
+    call co_sum(f)
+    call co_sum(q)
+    call co_sum(c)
+    good = all(d == dref) .and. all(f == fref) .and. all(q == qref) .and. all(c == cref)
+    ! integers wrap
+    b = int(modulo([(j * 37 + me * 101, j = 1, n)], 256) - 128, 1)
+    h = int(modulo([(j * 9973 + me * 30011, j = 1, n)], 65536) - 32768, 2)
+    call co_sum(b)
+    call co_sum(h)
+    bref = 0
+    do kk = 1, np
+      bref = bref + modulo([(j * 37 + kk * 101, j = 1, n)], 256) - 128
+    end do
+    good = good .and. all(int(b) == modulo(bref + 128, 256) - 128)
+    bref = 0
+    do kk = 1, np
+      bref = bref + modulo([(j * 9973 + kk * 30011, j = 1, n)], 65536) - 32768
+    end do
+    good = good .and. all(int(h) == modulo(bref + 32768, 65536) - 32768)
+    d = [(dval(me, j), j = 1, n)]
+    dref = d
+    call co_min(dref)
+    call co_max(d)
+    good = good .and. all(dref == [(minval([(dval(kk, j), kk = 1, np)]), j = 1, n)]) .and. &
+           all(d == [(maxval([(dval(kk, j), kk = 1, np)]), j = 1, n)])
+    call check('co_sum, co_min, co_max of 1001 elements of 7 kinds, in image order', good)
+  end subroutine
+  ! Magnitudes far apart, so that a sum in another order rounds otherwise.
+  elemental real(8) function dval(k, j)
+    integer, intent(in) :: k, j
+    dval = (-1)**(k + j) * 10d0**mod(j * 5 + k * 3, 19) + k * 0.1d0 + j * 1d-3
+  end function
   real(8) function spread_of(x)
     real(8), intent(in) :: x
     real(8) :: lo, hi

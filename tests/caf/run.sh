@@ -23,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v gfortran >/dev/null 2>&1 || { echo "caf: no gfortran (make deps installs it)"; exit 77; }
 [ -x "$b/bin/dmsg-caf" ] && [ -e "$b/lib/libcaf_dmsg.a" ] || { echo "caf: build first ($b/bin/dmsg-caf)"; exit 2; }
 out=$b/caf-tests
-rm -rf "$out" && mkdir -p "$out" || exit 2
+rm -rf "$out" && mkdir -p "$out" "$out/ompi-shm" || exit 2
 ref=0
 case ${CAF_REF:-auto} in
 auto | openmpi)
@@ -31,6 +31,9 @@ auto | openmpi)
         ref=1 refcaf=caf.openmpi refname="Open MPI"
         refrun="mpirun.openmpi --oversubscribe"
         [ "$(id -u)" = 0 ] && refrun="$refrun --allow-run-as-root"
+        # its shared-memory segments in the output folder, not /dev/shm:
+        # a run stopped for hanging leaves them behind
+        refrun="env OMPI_MCA_btl_vader_backing_directory=$out/ompi-shm $refrun"
     fi ;;
 esac
 case ${CAF_REF:-auto} in

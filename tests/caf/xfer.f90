@@ -18,7 +18,7 @@ program xfer
   character(len=4) :: c4
   character(kind=ck, len=5) :: u5[*]
   real(8), allocatable :: al(:,:)[:]
-  integer :: loc(20), loc2(6,5)
+  integer :: loc(20), loc2(6,5), al2(5,6)[*]
   integer :: ini(8)[*] = 5
   me = this_image(); np = num_images(); nb = mod(me, np) + 1
 
@@ -131,6 +131,23 @@ program xfer
   call check('character kind 1 to 4 put', u5 == ck_'pq')
   c4 = c8[nb]
   call check('character truncated get', c4 == 'xy')
+
+  ! puts to this image: straight from the source where the two share no
+  ! byte (a transposing one), through a buffer where they overlap
+  a2 = reshape([(100 * me + i, i = 1, 30)], [6, 5])
+  al2(1:5, 1:6)[me] = transpose(a2)
+  call check('transposing put to this image', all(al2(1:5, 1:6) == transpose(a2)))
+  a1 = [(i, i = 1, 20)]
+  a1(2:20)[me] = a1(1:19)
+  call check('overlapping put to this image, shifted up', all(a1 == [1, (i, i = 1, 19)]))
+  a1(1:19)[me] = a1(2:20)
+  call check('overlapping put to this image, shifted down', all(a1 == [(i, i = 1, 19), 19]))
+  a1(20:1:-1)[me] = a1
+  call check('overlapping put to this image, reversed', all(a1 == [19, (i, i = 19, 1, -1)]))
+  a2 = reshape([(i, i = 1, 30)], [6, 5])
+  a2(1:5, :)[me] = a2(2:6, :)
+  call check('overlapping 2-D put to this image', all(a2(1:5, :) == reshape([((i + 6 * (j - 1), i = 2, 6), j = 1, 5)], [5, 5])))
+  sync all
 
   ! allocatable coarrays, image to image
   allocate(al(3, 4)[*])

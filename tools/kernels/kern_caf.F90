@@ -17,6 +17,13 @@
 ! contiguous column of the local array), B = transpose(A). Each image packs
 ! the transposed block every other image needs and puts it whole (one
 ! contiguous b x b block) into that image's receive slot, SYNC ALL, unpacks.
+! Its variant VARIANT-sec (caf-dmsg-sec, caf-opencoarrays-ompi-sec,
+! caf-opencoarrays-sec) leaves the transposition to the runtime: one
+! transposing coindexed assignment per image, this one included,
+! xs(rows of mine, :)[q] = transpose(xa(rows of q, :)), straight into the
+! result (a coarray), no packing, no receive slot, no unpacking; the
+! runtime gets a section with swapped strides on the source side and one
+! with a stride of N on the destination side.
 ! sor: an N x N grid of doubles in row blocks with 4 ghost rows on each
 ! side, a weighted 5-point Jacobi relaxation; before each iteration the
 ! first and last 4 owned rows are put whole (contiguous) into the
@@ -40,13 +47,13 @@ program kern_caf
   character(len=64) :: kernel, variant, transport
   character(len=256) :: arg
   integer :: n, steps, reps, npos, i, me, np, me0, b, r, st
-  logical :: nocompute, noalign, ok
+  logical :: nocompute, noalign, ok, sec
   real(dp) :: wrong, bytes, flops, v(2), perpe(2), t, m, t0, c0, cc, parts(7)
   real(dp) :: best_t, best_ccpu, best_split(5), per
   real(dp), allocatable :: best(:)
   ! transpose
   complex(dp), allocatable :: xa(:,:), xb(:,:), pk(:,:)
-  complex(dp), allocatable :: xr(:,:,:)[:]
+  complex(dp), allocatable :: xr(:,:,:)[:], xs(:,:)[:]
   ! sor
   real(dp), allocatable :: g(:,:,:)[:]
   integer, allocatable :: nbrs(:)
@@ -100,7 +107,9 @@ program kern_caf
   call get_environment_variable('DMSG_TRANSPORT', transport, status=st)
   if (st /= 0 .or. transport == '') transport = 'shm'
 #endif
-  if ((kernel /= 'transpose' .and. kernel /= 'sor') .or. variant /= LIBVAR) then
+  sec = variant == LIBVAR // '-sec'
+  if ((kernel /= 'transpose' .and. kernel /= 'sor') .or. (variant /= LIBVAR .and. .not. sec) .or. &
+      (sec .and. kernel /= 'transpose')) then
     ! this cell of the matrix does not exist (dmsg-ab: NA)
     if (me == 1) print '(a,i0,a)', 'KERN kernel=' // trim(kernel) // ' variant=' // trim(variant) // &
                                    ' np=', np, ' status=unsupported'
@@ -122,7 +131,12 @@ program kern_caf
   tm = 0
   ctm = 0
   if (kernel == 'transpose') then
-    allocate (xa(n, b), xb(n, b), pk(b, b), xr(b, b, 0:np - 1)[*])
+    if (sec) then
+      allocate (xa(n, b), xb(n, b), xs(n, b)[*])
+      xs = cmplx(ieee_value(0.0_dp, ieee_quiet_nan), ieee_value(0.0_dp, ieee_quiet_nan), dp)
+    else
+      allocate (xa(n, b), xb(n, b), pk(b, b), xr(b, b, 0:np - 1)[*])
+    end if
     do r = 1, b
       do i = 1, n
         xa(i, r) = f(int(me0 * b + r - 1, i8), int(i - 1, i8))
@@ -130,8 +144,9 @@ program kern_caf
     end do
     xb = cmplx(ieee_value(0.0_dp, ieee_quiet_nan), ieee_value(0.0_dp, ieee_quiet_nan), dp)
     sync all
-    call xpose_step()
+    call step()
     sync all
+    if (sec) xb = xs
     wrong = 0
     do r = 1, b
       do i = 1, n
@@ -192,7 +207,7 @@ program kern_caf
     c0 = cputime()
     if (kernel == 'transpose') then
       do i = 1, steps
-        call xpose_step()
+        call step()
       end do
     else
       call sor_iterate(steps, .not. nocompute)
@@ -281,6 +296,38 @@ contains
     integer(i8), intent(in) :: ii, jj
     f = cmplx(real(ii * n + jj, dp), real(jj - ii, dp), dp)
   end function
+
+  subroutine step()
+    if (sec) then
+      call xpose_sec_step()
+    else
+      call xpose_step()
+    end if
+  end subroutine
+
+  ! One transpose by transposing coindexed assignments: the runtime moves
+  ! each b x b block transposed, straight from xa into its place in the
+  ! result xs of every image, this one's own included (the same statement:
+  ! no special case for it).
+  subroutine xpose_sec_step()
+    integer :: k, q
+    real(dp) :: s0
+    call align()
+    if (noalign) then ! nobody reads xs during a step; as xpose_step
+      s0 = wtime()
+      sync all
+      tm(T_SYNC) = tm(T_SYNC) + wtime() - s0
+    end if
+    do k = 0, np - 1
+      q = mod(me0 + k, np)
+      s0 = wtime()
+      xs(me0 * b + 1:me0 * b + b, :)[q + 1] = transpose(xa(q * b + 1:q * b + b, :))
+      tm(T_XFER) = tm(T_XFER) + wtime() - s0
+    end do
+    s0 = wtime()
+    sync all
+    tm(T_SYNC) = tm(T_SYNC) + wtime() - s0
+  end subroutine
 
   ! One transpose: a transposed b x b block for every other image, each put
   ! whole into that image's slot xr(:, :, me0); my own block directly.

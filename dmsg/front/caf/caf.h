@@ -99,6 +99,7 @@ typedef struct dmsg_caf_team {
     int number;                   /* TEAM_NUMBER of FORM TEAM; -1 for the initial team */
     struct dmsg_caf_team *parent; /* set while the team is active (CHANGE TEAM) */
     struct dmsg_caf_team *formed; /* the team formed before this one (freed at the end) */
+    uint64_t big_uses;            /* reductions through dmsg_caf_big in this team (caf_coll.c) */
 } dmsg_caf_team;
 
 /* State of this image (caf_init.c). */
@@ -169,15 +170,17 @@ int dmsg_caf_gate_data(dmsg_team team, const void *data, size_t bytes, const cha
 const void *dmsg_caf_gate_slot(int pe);
 extern char *dmsg_caf_slots; /* symmetric: 2 x npes slots of DMSG_CAF_SLOT bytes */
 /* A reduction of more than DMSG_CAF_SLOT and at most DMSG_CAF_BIG bytes
- * (caf_coll.c): each member copies its values into its own symmetric
- * dmsg_caf_big, passes a gate, and the others fetch them from there; each
- * reader adds 1 to the owner's dmsg_caf_big_acks (symmetric) when it has
- * read, and the owner waits for every reader of the previous use
- * (dmsg_caf_big_want, local) before it writes dmsg_caf_big again. */
+ * (caf_coll.c): each member copies its values into one of its two
+ * symmetric buffers (dmsg_caf_big, then DMSG_CAF_BIG bytes further; they
+ * alternate by the team's big_uses), passes a gate, and the others read
+ * them from there; each reader adds 1 to the owner's dmsg_caf_big_acks[buffer]
+ * (symmetric) when it has read, and the owner waits for every reader of
+ * the buffer's previous use (dmsg_caf_big_want[buffer], local) before it
+ * writes the buffer again. */
 #define DMSG_CAF_BIG ((size_t)64 << 10)
 extern char *dmsg_caf_big;
 extern uint64_t *dmsg_caf_big_acks;
-extern uint64_t dmsg_caf_big_want;
+extern uint64_t dmsg_caf_big_want[2];
 /* Set when a coarray ALLOCATE reported STAT_STOPPED_IMAGE: gfortran follows
  * every coarray ALLOCATE with a SYNC ALL without STAT= (even a failed one),
  * which must not turn the reported stopped image into an error termination. */

@@ -16,7 +16,7 @@
 
 #include "dmsg/front/caf/caf.h"
 
-static dmsg_caf_team initial_team = {DMSG_TEAM_WORLD, -1, NULL, NULL};
+static dmsg_caf_team initial_team = {DMSG_TEAM_WORLD, -1, NULL, NULL, 0};
 dmsg_caf_team *dmsg_caf_cur = &initial_team;
 uint64_t *dmsg_caf_status;
 uint64_t dmsg_caf_barriers;
@@ -28,7 +28,7 @@ int dmsg_caf_alloc_stopped;
 char *dmsg_caf_slots;
 char *dmsg_caf_big;
 uint64_t *dmsg_caf_big_acks;
-uint64_t dmsg_caf_big_want;
+uint64_t dmsg_caf_big_want[2];
 
 /* Ends the job: dmsgrun reports the first PE that exits non-zero and stops the others. */
 static void die(int code) __attribute__((noreturn));
@@ -118,7 +118,7 @@ void _gfortran_caf_init(int *argc, char ***argv)
     if ((rc = dmsg_alloc(DMSG_CAF_STATUS_WORDS(n) * sizeof(uint64_t), &p)) != DMSG_OK ||
         (rc = dmsg_alloc(2 * n * sizeof(uint64_t), &q)) != DMSG_OK ||
         (rc = dmsg_alloc(2 * n * DMSG_CAF_SLOT, &slots)) != DMSG_OK ||
-        (rc = dmsg_alloc(DMSG_CAF_BIG + sizeof(uint64_t), &big)) != DMSG_OK ||
+        (rc = dmsg_alloc(64 + 2 * DMSG_CAF_BIG, &big)) != DMSG_OK ||
         !(dmsg_caf_sync_seen = calloc(2 * n, sizeof(uint64_t)))) {
         fprintf(stderr, "libcaf_dmsg: start-up failed: %s\n", rc ? dmsg_strerror(rc) : "no memory");
         die(1);
@@ -130,8 +130,8 @@ void _gfortran_caf_init(int *argc, char ***argv)
     dmsg_caf_gate_cnt = dmsg_caf_sync_cnt + n;
     dmsg_caf_gate_seen = dmsg_caf_sync_seen + n;
     dmsg_caf_slots = slots;
-    dmsg_caf_big_acks = big;
-    dmsg_caf_big = (char *)big + sizeof(uint64_t);
+    dmsg_caf_big_acks = big; /* two words, a line apart from the buffers */
+    dmsg_caf_big = (char *)big + 64;
     if (dmsg_pe() == 0) {
         uint64_t seed = 0;
         if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)

@@ -204,6 +204,32 @@ const char *dmsg_caf_tname(int t)
     return t >= 1 && t <= 6 ? n[t] : "?";
 }
 
+/* [*lo, *hi): the bytes a section touches. */
+static void span_of(const char *base, const dmsg_layout *l, size_t es, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t a = (uintptr_t)base, b = (uintptr_t)base + es;
+    for (int k = 0; k < l->ndims; k++) {
+        ptrdiff_t reach = l->stride[k] * (ptrdiff_t)(l->count[k] ? l->count[k] - 1 : 0);
+        if (reach < 0)
+            a -= (uintptr_t)-reach;
+        else
+            b += (uintptr_t)reach;
+    }
+    *lo = a;
+    *hi = b;
+}
+
+/* Whether a put to this image may copy straight from the source: the two
+ * sections share no byte (the copy engine orders and tiles its loops, so
+ * an overlap would read what it has already written). */
+static int disjoint(const rside *rs, const caf_desc *src, const dmsg_layout *sl)
+{
+    uintptr_t dlo, dhi, slo, shi;
+    span_of(rs->base, &rs->l, rs->es, &dlo, &dhi);
+    span_of(src->base, sl, src->dtype.elem_len, &slo, &shi);
+    return dhi <= slo || shi <= dlo;
+}
+
 int dmsg_caf_rside_put(rside *rs, const caf_desc *dest, int dst_kind, const caf_desc *src,
                        int src_kind)
 {
@@ -214,10 +240,10 @@ int dmsg_caf_rside_put(rside *rs, const caf_desc *dest, int dst_kind, const caf_
         return DMSG_OK;
     int conv = needs_conv(dest, dst_kind, src, src_kind);
     dmsg_layout sl;
-    /* Straight from the source's memory unless it may overlap the target
+    /* Straight from the source's memory unless it overlaps the target
      * (this image), needs converting, or is a scalar for many elements. */
-    if (!conv && ns == rs->n && rs->pe != dmsg_pe() && rs->mode == 0 &&
-        dmsg_caf_desc_layout(src, &sl) == 0) {
+    if (!conv && ns == rs->n && rs->mode == 0 && dmsg_caf_desc_layout(src, &sl) == 0 &&
+        (rs->pe != dmsg_pe() || disjoint(rs, src, &sl))) {
         if (rs->l.ndims == 1 && sl.ndims == 1 && rs->l.stride[0] == (ptrdiff_t)rs->es &&
             sl.stride[0] == (ptrdiff_t)rs->es)
             return dmsg_deposit(rs->base, src->base, rs->n * rs->es, rs->pe, DMSG_CTR_NONE);
