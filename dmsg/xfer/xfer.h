@@ -78,6 +78,10 @@ enum { DMSG_XFER_SIZES = 2 };
 #define DMSG_XFER_SMALL_PLANE ((size_t)12 << 20)
 int dmsg_xfer_size_class(size_t plane_bytes);
 
+/* Transposed planes of at least this many destination bytes, 8- and
+ * 16-byte elements, are written with streaming stores (copy_sect.c). */
+#define DMSG_XFER_NT_PLANE ((size_t)8 << 20)
+
 /* Tunables of the engine (from the environment table and the host profile). */
 typedef struct dmsg_xfer_params {
     size_t tile_bytes; /* bytes of one side of a square tile working set; 0 = automatic */
