@@ -79,10 +79,15 @@ static void vec_any(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n
  * more than once. On the 2-core EPYC of the notes above (CPU time, a
  * process alone or two at once, private or memfd-shared destination
  * alike), a 16-byte transpose of 2048 x 1024 half matrices took 4-5.6 ms
- * with streaming stores against 10.6-13.5 ms with plain ones. Tile rows
- * are whole cache lines (tile_edge) so that the write-combining buffers
- * send full lines; the copy ends with an sfence, as these stores are not
- * ordered with later ones (the deposit's completion). */
+ * with streaming stores against 10.6-13.5 ms with plain ones; 8-byte
+ * elements, 4096 x 2048: 9.1-9.4 ms in 16 x 16 tiles against 22-28 ms
+ * (64 KiB tiles: 17-18 ms), but at 2048 x 1024 (8 MiB planes, which the
+ * 32 MiB L3 still holds in part) 5.5-5.8 against 5.0-5.5 ms: so only large
+ * planes (dmsg_xfer_size_class 1, more than DMSG_XFER_SMALL_PLANE per side)
+ * stream, in 16 x 16 tiles unless a tile size was set. Tile rows are whole
+ * cache lines (tile_edge) so that the write-combining buffers send full
+ * lines; the copy ends with an sfence, as these stores are not ordered with
+ * later ones (the deposit's completion). */
 static void vec_nt_8(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n, size_t elem)
 {
     (void)elem;
@@ -318,10 +323,11 @@ static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p, c
 #if XFER_HAVE_NT
     if (pl->tiled && !pl->block && pl->ds[0] == (ptrdiff_t)pl->elem &&
         (pl->elem == 8 || pl->elem == 16) &&
-        pl->count[0] * pl->count[1] * pl->elem >= DMSG_XFER_NT_PLANE &&
-        dst_aligned8(w, dst)) {
+        large && dst_aligned8(w, dst)) {
         pl->nt = 1;
         pl->vec = pl->elem == 8 ? vec_nt_8 : vec_nt_16;
+        if (!(p && p->tile_bytes) && !ch.tile_bytes)
+            tb = 16 * 16 * pl->elem;
     }
 #endif
     pl->tile = tile_edge(tb, w->elem, pl->block || pl->nt ? 64 / w->elem : 1);
