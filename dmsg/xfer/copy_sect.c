@@ -76,15 +76,16 @@ static void vec_any(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n
  * store first reads the destination line into the cache (write allocate)
  * and later writes it back, and in a transpose the lines of a tile share
  * cache sets (power-of-two strides), so they are written back early, some
- * more than once. On the 2-core EPYC of the notes above (CPU time, a
- * process alone or two at once, private or memfd-shared destination
- * alike), a 16-byte transpose of 2048 x 1024 half matrices took 4-5.6 ms
- * with streaming stores against 10.6-13.5 ms with plain ones; 8-byte
- * elements, 4096 x 2048: 9.1-9.4 ms in 16 x 16 tiles against 22-28 ms
- * (64 KiB tiles: 17-18 ms), but at 2048 x 1024 (8 MiB planes, which the
- * 32 MiB L3 still holds in part) 5.5-5.8 against 5.0-5.5 ms: so only large
- * planes (dmsg_xfer_size_class 1, more than DMSG_XFER_SMALL_PLANE per side)
- * stream, in 16 x 16 tiles unless a tile size was set. Tile rows are whole
+ * more than once. On the 2-core Intel Xeon host of docs/performance.md
+ * (2026-11-27, CPU time, best of 5-11, loaded; a process alone or two at
+ * once, private or memfd-shared destination alike), a 16-byte transpose of
+ * 2048 x 1024 half matrices took 4-5.6 ms with streaming stores against
+ * 10.6-13.5 ms with plain ones; 8-byte elements, 4096 x 2048: 9.1-9.4 ms
+ * in 16 x 16 tiles against 22-28 ms (64 KiB tiles: 17-18 ms), but at 2048
+ * x 1024 (8 MiB planes) 5.5-5.8 against 5.0-5.5 ms, and the FFT kernel's 8
+ * MiB planes were no faster: so only large planes (dmsg_xfer_size_class 1,
+ * more than DMSG_XFER_SMALL_PLANE per side) stream, in 16 x 16 tiles unless
+ * a tile size was set. Tile rows are whole
  * cache lines (tile_edge) so that the write-combining buffers send full
  * lines; the copy ends with an sfence, as these stores are not ordered with
  * later ones (the deposit's completion). */
@@ -382,8 +383,8 @@ static void copy_tiled(const plan *pl, char *d, const char *s)
     size_t ni = pl->count[0], nj = pl->count[1], t = pl->tile;
     if (pl->nt) {
         /* Streaming stores need no prefetch, the reads do: the tiles
-         * advance along the source rows (the same EPYC: 2048 x 1024 half
-         * matrices of 16-byte elements in 5 against 7.5-9.7 ms). */
+         * advance along the source rows (the same Xeon: 2048 x 1024 half
+         * matrices of 16-byte elements in 2.5-4.9 against 7-7.3 ms). */
         for (size_t ib = 0; ib < ni; ib += t)
             for (size_t jb = 0; jb < nj; jb += t)
                 copy_rect(pl, d, s, ib, min_sz(ib + t, ni), jb, min_sz(jb + t, nj));
