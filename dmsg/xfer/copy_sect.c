@@ -72,6 +72,11 @@ static void vec_any(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n
 }
 
 #if XFER_HAVE_NT
+/* 16-byte planes of 4 MiB per side: 1.15-1.45x faster streamed (1024 x 512
+ * and 2048 x 512 of 16-byte elements, best of 11-21, the Xeon host); 1 MiB
+ * planes won four of five tries, by less. */
+#define XFER_NT_PLANE_16 ((size_t)4 << 20)
+
 /* Transposed planes too large for the caches: streaming stores. A plain
  * store first reads the destination line into the cache (write allocate)
  * and later writes it back, and in a transpose the lines of a tile share
@@ -83,9 +88,10 @@ static void vec_any(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n
  * 10.6-13.5 ms with plain ones; 8-byte elements, 4096 x 2048: 9.1-9.4 ms
  * in 16 x 16 tiles against 22-28 ms (64 KiB tiles: 17-18 ms), but at 2048
  * x 1024 (8 MiB planes) 5.5-5.8 against 5.0-5.5 ms, and the FFT kernel's 8
- * MiB planes were no faster: so only large planes (dmsg_xfer_size_class 1,
- * more than DMSG_XFER_SMALL_PLANE per side) stream, in 16 x 16 tiles unless
- * a tile size was set. Tile rows are whole
+ * MiB planes were no faster: so 8-byte elements stream only in large
+ * planes (dmsg_xfer_size_class 1, more than DMSG_XFER_SMALL_PLANE per side),
+ * 16-byte ones from XFER_NT_PLANE_16, in 16 x 16 tiles unless a tile size
+ * was set, and only where every destination row starts on a line. Tile rows are whole
  * cache lines (tile_edge) so that the write-combining buffers send full
  * lines; the copy ends with an sfence, as these stores are not ordered with
  * later ones (the deposit's completion). */
@@ -101,16 +107,7 @@ static void vec_nt_8(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t 
 
 static void vec_nt_16(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n, size_t elem)
 {
-    (void)elem;
-    if (((uintptr_t)d | (uintptr_t)ds) & 15) { /* 8-byte aligned only */
-        for (size_t i = 0; i < n; i++, d += ds, s += ss) {
-            long long v[2];
-            memcpy(v, s, 16);
-            _mm_stream_si64((long long *)(void *)d, v[0]);
-            _mm_stream_si64((long long *)(void *)(d + 8), v[1]);
-        }
-        return;
-    }
+    (void)elem; /* d is 16-byte aligned: lines_aligned */
     for (size_t i = 0; i < n; i++, d += ds, s += ss)
         _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
 }
@@ -284,13 +281,17 @@ size_t dmsg_xfer_tile_auto(size_t elem)
     return elem >= 16 ? DMSG_XFER_TILE_WIDE_ELEM : DMSG_XFER_TILE_SMALL_ELEM;
 }
 
-/* Every destination element 8-byte aligned: the base and all strides. */
-static int dst_aligned8(const xfer_work *w, const char *dst)
+/* Every destination row of the plane (and every outer step) starts on a
+ * cache line. Streaming stores that fill only part of a line are slow: on
+ * the Xeon host, 16-byte transposes whose destination rows started
+ * mid-line (724 x 362, 1448 x 362 elements) took 2-3x longer streamed. */
+static int lines_aligned(const xfer_work *w, int inner, const char *dst)
 {
     uintptr_t a = (uintptr_t)dst;
     for (int k = 0; k < w->nd; k++)
-        a |= (uintptr_t)w->dstride[k];
-    return (a & 7) == 0;
+        if (k != inner)
+            a |= (uintptr_t)w->dstride[k];
+    return (a & 63) == 0;
 }
 
 static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p, const char *dst)
@@ -322,9 +323,10 @@ static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p, c
     }
     pl->nt = 0;
 #if XFER_HAVE_NT
+    size_t plane = pl->tiled ? pl->count[0] * pl->count[1] * pl->elem : 0;
     if (pl->tiled && !pl->block && pl->ds[0] == (ptrdiff_t)pl->elem &&
-        (pl->elem == 8 || pl->elem == 16) &&
-        large && dst_aligned8(w, dst)) {
+        ((pl->elem == 8 && large) || (pl->elem == 16 && plane >= XFER_NT_PLANE_16)) &&
+        lines_aligned(w, inner, dst)) {
         pl->nt = 1;
         pl->vec = pl->elem == 8 ? vec_nt_8 : vec_nt_16;
         if (!(p && p->tile_bytes) && !ch.tile_bytes)

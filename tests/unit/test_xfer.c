@@ -654,21 +654,23 @@ Test(copy, copy_sect_directly)
     check_copy(&dl, &sl, 4, 256);
 }
 
-/* Large transposed planes (more than DMSG_XFER_SMALL_PLANE bytes a side) of
- * 8- and 16-byte elements take the streaming-store kernels: the kernels'
- * pattern, block q of R x 2R row-major halves into the other half's columns,
- * at power-of-two and ragged sizes, with the destination 16-byte aligned and
- * (for 16-byte elements) only 8-byte aligned, a tile size given or not.
- * Every element is checked against the reference index rule, and the bytes
- * around the block must stay as they were. */
+/* Large transposed planes of 8- and 16-byte elements take the
+ * streaming-store kernels where every destination row starts on a cache
+ * line (8-byte elements above DMSG_XFER_SMALL_PLANE a side, 16-byte ones
+ * from 4 MiB): the kernels' pattern, block q of R x 2R row-major halves into
+ * the other half's columns, at power-of-two and ragged sizes (R not a
+ * multiple of the 16-element tile, rows still whole lines), with the
+ * destination on a line and off it (8 bytes: plain stores), a tile size
+ * given or not. Every element is checked against the index rule, and the
+ * bytes around the block must stay as they were. */
 static void check_large_transpose(size_t R, size_t elem, size_t q, size_t dshift,
                                   size_t tile_bytes)
 {
     size_t n = 2 * R, bytes = R * n * elem;
-    cr_assert_gt(R * R * elem, DMSG_XFER_SMALL_PLANE, "test bug: plane not large");
-    uint64_t *src = malloc(bytes), *raw = malloc(bytes + 16);
+    uint64_t *src = malloc(bytes);
+    char *raw = aligned_alloc(64, bytes + 64);
     cr_assert(src && raw);
-    char *dst = (char *)raw + dshift;
+    char *dst = raw + dshift;
     size_t words = bytes / 8;
     for (size_t i = 0; i < words; i++)
         src[i] = i * 0x9E3779B97F4A7C15ull + 1;
@@ -683,9 +685,8 @@ static void check_large_transpose(size_t R, size_t elem, size_t q, size_t dshift
     for (size_t r = 0; r < R; r++)     /* dst row r */
         for (size_t c = 0; c < n; c++) { /* dst column c */
             const char *d = dst + (r * n + c) * elem;
-            int in = c / R == q;
             int ok;
-            if (in) {
+            if (c / R == q) {
                 ok = !memcmp(d, s + ((c % R) * n + q * R + r) * elem, elem);
             } else {
                 ok = 1;
@@ -704,9 +705,11 @@ static void check_large_transpose(size_t R, size_t elem, size_t q, size_t dshift
 Test(copy, large_transposes_stream)
 {
     check_large_transpose(1024, 16, 1, 0, 0);
-    check_large_transpose(1024, 16, 0, 8, 0);    /* 8-byte aligned only */
-    check_large_transpose(1001, 16, 1, 8, 0);    /* ragged tiles */
-    check_large_transpose(1001, 16, 0, 0, 3000); /* a tile size given */
+    check_large_transpose(512, 16, 1, 64, 0);    /* 4 MiB planes */
+    check_large_transpose(1024, 16, 0, 8, 0);    /* off the line: plain stores */
+    check_large_transpose(1004, 16, 1, 0, 0);    /* ragged tiles, whole-line rows */
+    check_large_transpose(1001, 16, 0, 0, 3000); /* rows off the line, a tile size given */
     check_large_transpose(1280, 8, 1, 0, 0);
+    check_large_transpose(1304, 8, 1, 64, 0);    /* ragged */
     check_large_transpose(1299, 8, 0, 8, 65536);
 }
