@@ -668,7 +668,7 @@ static void check_large_transpose(size_t R, size_t elem, size_t q, size_t dshift
 {
     size_t n = 2 * R, bytes = R * n * elem;
     uint64_t *src = malloc(bytes);
-    char *raw = aligned_alloc(64, bytes + 64);
+    char *raw = aligned_alloc(64, (bytes + 127) / 64 * 64); /* C11: a multiple of 64 */
     cr_assert(src && raw);
     char *dst = raw + dshift;
     size_t words = bytes / 8;
