@@ -31,8 +31,16 @@
  * memcpy's 11.1 / 9.7 / 8.7 / 2.5 / 3.3: no win for the large runs they are
  * meant for (memcpy switches to them itself above its own threshold), and
  * hardware prefetch already follows contiguous runs, so neither is used. */
+#include <stdint.h>
 #include <string.h>
 #include "dmsg/xfer/xfer_impl.h"
+
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#define XFER_HAVE_NT 1
+#else
+#define XFER_HAVE_NT 0
+#endif
 
 /* Copies n elements, stepping ds bytes in dst and ss in src. */
 typedef void (*vec_fn)(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n,
@@ -62,6 +70,48 @@ static void vec_any(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n
     for (size_t i = 0; i < n; i++, d += ds, s += ss)
         memcpy(d, s, elem);
 }
+
+#if XFER_HAVE_NT
+/* 16-byte planes of 4 MiB per side: 1.15-1.45x faster streamed (1024 x 512
+ * and 2048 x 512 of 16-byte elements, best of 11-21, the Xeon host); 1 MiB
+ * planes won four of five tries, by less. */
+#define XFER_NT_PLANE_16 ((size_t)4 << 20)
+
+/* Transposed planes too large for the caches: streaming stores. A plain
+ * store first reads the destination line into the cache (write allocate)
+ * and later writes it back, and in a transpose the lines of a tile share
+ * cache sets (power-of-two strides), so they are written back early, some
+ * more than once. On the 2-core Intel Xeon host of docs/performance.md
+ * (2026-11-27, CPU time, best of 5-11, loaded; a process alone or two at
+ * once, private or memfd-shared destination alike), a 16-byte transpose of
+ * 2048 x 1024 half matrices took 4-5.6 ms with streaming stores against
+ * 10.6-13.5 ms with plain ones; 8-byte elements, 4096 x 2048: 9.1-9.4 ms
+ * in 16 x 16 tiles against 22-28 ms (64 KiB tiles: 17-18 ms), but at 2048
+ * x 1024 (8 MiB planes) 5.5-5.8 against 5.0-5.5 ms, and the FFT kernel's 8
+ * MiB planes were no faster: so 8-byte elements stream only in large
+ * planes (dmsg_xfer_size_class 1, more than DMSG_XFER_SMALL_PLANE per side),
+ * 16-byte ones from XFER_NT_PLANE_16, in 16 x 16 tiles unless a tile size
+ * was set, and only where every destination row starts on a line. Tile rows are whole
+ * cache lines (tile_edge) so that the write-combining buffers send full
+ * lines; the copy ends with an sfence, as these stores are not ordered with
+ * later ones (the deposit's completion). */
+static void vec_nt_8(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n, size_t elem)
+{
+    (void)elem;
+    for (size_t i = 0; i < n; i++, d += ds, s += ss) {
+        long long v;
+        memcpy(&v, s, 8);
+        _mm_stream_si64((long long *)(void *)d, v);
+    }
+}
+
+static void vec_nt_16(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n, size_t elem)
+{
+    (void)elem; /* d is 16-byte aligned: lines_aligned */
+    for (size_t i = 0; i < n; i++, d += ds, s += ss)
+        _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
+}
+#endif
 
 static vec_fn pick_vec(size_t elem)
 {
@@ -139,6 +189,7 @@ static ptrdiff_t offs(size_t i, ptrdiff_t stride)
 typedef struct plan {
     int nd;
     int tiled;
+    int nt; /* streaming stores (vec_nt_*): an sfence after the copy */
     size_t elem;
     size_t tile; /* tile edge in elements */
     vec_fn vec;
@@ -230,7 +281,20 @@ size_t dmsg_xfer_tile_auto(size_t elem)
     return elem >= 16 ? DMSG_XFER_TILE_WIDE_ELEM : DMSG_XFER_TILE_SMALL_ELEM;
 }
 
-static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p)
+/* Every destination row of the plane (and every outer step) starts on a
+ * cache line. Streaming stores that fill only part of a line are slow: on
+ * the Xeon host, 16-byte transposes whose destination rows started
+ * mid-line (724 x 362, 1448 x 362 elements) took 2-3x longer streamed. */
+static int lines_aligned(const xfer_work *w, int inner, const char *dst)
+{
+    uintptr_t a = (uintptr_t)dst;
+    for (int k = 0; k < w->nd; k++)
+        if (k != inner)
+            a |= (uintptr_t)w->dstride[k];
+    return (a & 63) == 0;
+}
+
+static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p, const char *dst)
 {
     int used[XFER_WORK_DIMS] = {0};
     int inner = pick_inner(w), partner = pick_partner(w, inner);
@@ -257,7 +321,19 @@ static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p)
         if (pl->ds[0] == (ptrdiff_t)pl->elem && pl->ss[1] == (ptrdiff_t)pl->elem)
             pl->block = pick_block(pl->elem, ch.blocks, large);
     }
-    pl->tile = tile_edge(tb, w->elem, pl->block ? 64 / w->elem : 1);
+    pl->nt = 0;
+#if XFER_HAVE_NT
+    size_t plane = pl->tiled ? pl->count[0] * pl->count[1] * pl->elem : 0;
+    if (pl->tiled && !pl->block && pl->ds[0] == (ptrdiff_t)pl->elem &&
+        ((pl->elem == 8 && large) || (pl->elem == 16 && plane >= XFER_NT_PLANE_16)) &&
+        lines_aligned(w, inner, dst)) {
+        pl->nt = 1;
+        pl->vec = pl->elem == 8 ? vec_nt_8 : vec_nt_16;
+        if (!(p && p->tile_bytes) && !ch.tile_bytes)
+            tb = 16 * 16 * pl->elem;
+    }
+#endif
+    pl->tile = tile_edge(tb, w->elem, pl->block || pl->nt ? 64 / w->elem : 1);
     while (pl->nd < w->nd) { /* outer loops: next smallest destination stride */
         int k = -1;
         for (int c = 0; c < w->nd; c++)
@@ -307,6 +383,15 @@ static void copy_tile_blocked(const plan *pl, char *d, const char *s, size_t i0,
 static void copy_tiled(const plan *pl, char *d, const char *s)
 {
     size_t ni = pl->count[0], nj = pl->count[1], t = pl->tile;
+    if (pl->nt) {
+        /* Streaming stores need no prefetch, the reads do: the tiles
+         * advance along the source rows (the same Xeon: 2048 x 1024 half
+         * matrices of 16-byte elements in 2.5-4.9 against 7-7.3 ms). */
+        for (size_t ib = 0; ib < ni; ib += t)
+            for (size_t jb = 0; jb < nj; jb += t)
+                copy_rect(pl, d, s, ib, min_sz(ib + t, ni), jb, min_sz(jb + t, nj));
+        return;
+    }
     for (size_t jb = 0; jb < nj; jb += t) {
         size_t je = min_sz(jb + t, nj);
         for (size_t ib = 0; ib < ni; ib += t) {
@@ -347,8 +432,12 @@ static void copy_work(char *dst, const char *src, xfer_work *w, const dmsg_xfer_
         return;
     }
     plan pl;
-    make_plan(&pl, w, p);
+    make_plan(&pl, w, p, dst);
     loop_outer(&pl, pl.nd - 1, pl.tiled ? 2 : 1, dst, src);
+#if XFER_HAVE_NT
+    if (pl.nt)
+        _mm_sfence();
+#endif
 }
 
 void dmsg_copy_sect(char *dst, const char *src, const dmsg_sect *s, const dmsg_xfer_params *p)

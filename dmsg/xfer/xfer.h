@@ -73,7 +73,8 @@ int dmsg_xfer_class(size_t elem);
  * one (calibrated at 16-32 MiB). The best blocking differs between them:
  * on the Intel Xeon host of docs/performance.md line blocks made 8-byte
  * transposes 1.5x faster at 1024 x 512 and 1.2-1.35x slower from 2048 x
- * 1024 on. */
+ * 1024 on. Large planes of 8- and 16-byte elements without line blocks are
+ * written with streaming stores (copy_sect.c). */
 enum { DMSG_XFER_SIZES = 2 };
 #define DMSG_XFER_SMALL_PLANE ((size_t)12 << 20)
 int dmsg_xfer_size_class(size_t plane_bytes);

@@ -653,3 +653,63 @@ Test(copy, copy_sect_directly)
     cr_expect_eq(s.elem, 8);
     check_copy(&dl, &sl, 4, 256);
 }
+
+/* Large transposed planes of 8- and 16-byte elements take the
+ * streaming-store kernels where every destination row starts on a cache
+ * line (8-byte elements above DMSG_XFER_SMALL_PLANE a side, 16-byte ones
+ * from 4 MiB): the kernels' pattern, block q of R x 2R row-major halves into
+ * the other half's columns, at power-of-two and ragged sizes (R not a
+ * multiple of the 16-element tile, rows still whole lines), with the
+ * destination on a line and off it (8 bytes: plain stores), a tile size
+ * given or not. Every element is checked against the index rule, and the
+ * bytes around the block must stay as they were. */
+static void check_large_transpose(size_t R, size_t elem, size_t q, size_t dshift,
+                                  size_t tile_bytes)
+{
+    size_t n = 2 * R, bytes = R * n * elem;
+    uint64_t *src = malloc(bytes);
+    char *raw = aligned_alloc(64, (bytes + 127) / 64 * 64); /* C11: a multiple of 64 */
+    cr_assert(src && raw);
+    char *dst = raw + dshift;
+    size_t words = bytes / 8;
+    for (size_t i = 0; i < words; i++)
+        src[i] = i * 0x9E3779B97F4A7C15ull + 1;
+    memset(dst, 0xEE, bytes);
+    const ptrdiff_t e = (ptrdiff_t)elem, row = (ptrdiff_t)(n * elem);
+    dmsg_layout sl = {.ndims = 2, .count = {R, R}, .stride = {e, row}};
+    dmsg_layout dl = {.ndims = 2, .count = {R, R}, .stride = {row, e}};
+    dmsg_xfer_params p = {.tile_bytes = tile_bytes};
+    dmsg_copy_section(dst + q * R * elem, &dl, (const char *)src + q * R * elem, &sl, elem, &p);
+    size_t bad = 0, first = (size_t)-1;
+    const char *s = (const char *)src;
+    for (size_t r = 0; r < R; r++)     /* dst row r */
+        for (size_t c = 0; c < n; c++) { /* dst column c */
+            const char *d = dst + (r * n + c) * elem;
+            int ok;
+            if (c / R == q) {
+                ok = !memcmp(d, s + ((c % R) * n + q * R + r) * elem, elem);
+            } else {
+                ok = 1;
+                for (size_t k = 0; k < elem; k++)
+                    ok &= (unsigned char)d[k] == 0xEE;
+            }
+            if (!ok && bad++ == 0)
+                first = r * n + c;
+        }
+    cr_assert_eq(bad, 0, "R %zu elem %zu q %zu shift %zu tile %zu: %zu wrong, first at %zu", R,
+                 elem, q, dshift, tile_bytes, bad, first);
+    free(src);
+    free(raw);
+}
+
+Test(copy, large_transposes_stream)
+{
+    check_large_transpose(1024, 16, 1, 0, 0);
+    check_large_transpose(512, 16, 1, 64, 0);    /* 4 MiB planes */
+    check_large_transpose(1024, 16, 0, 8, 0);    /* off the line: plain stores */
+    check_large_transpose(1004, 16, 1, 0, 0);    /* ragged tiles, whole-line rows */
+    check_large_transpose(1001, 16, 0, 0, 3000); /* rows off the line, a tile size given */
+    check_large_transpose(1280, 8, 1, 0, 0);
+    check_large_transpose(1304, 8, 1, 64, 0);    /* ragged */
+    check_large_transpose(1299, 8, 0, 8, 65536);
+}

@@ -4,6 +4,12 @@
  * Variants (docs/kernels.md):
  *   dmsg-chained  transpose, fft: one section deposit per partner, the copy
  *                 engine transposes on the way (no pack, no unpack)
+ *   dmsg-fetch    transpose, fft: the receiver pulls: one section fetch per
+ *                 partner out of the partner's mapped source, transposed on
+ *                 the way, so every PE's copies write only its own memory
+ *                 (the same single sync a step: the source is final before
+ *                 it and is not written again before the next transpose's
+ *                 sync, in both kernels)
  *   dmsg-packed   transpose, fft, fem: buffer packing. On shm the kernel packs
  *                 into a contiguous buffer, deposits it into a staging area
  *                 and the receiver unpacks; on sim and ofi the same calls as
@@ -26,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum mode { M_CHAINED, M_PACKED, M_ADP, M_INDEXED, M_CONTIG };
+enum mode { M_CHAINED, M_FETCH, M_PACKED, M_ADP, M_INDEXED, M_CONTIG };
 
 static enum mode g_mode;
 static int g_kernel_packs; /* packing variant on shm: the kernel packs */
@@ -41,6 +47,7 @@ static int variant_mode(const char *kernel, const char *v, enum mode *m)
     if (!strcmp(v, "dmsg-packed")) *m = M_PACKED;
     else if (!strcmp(v, "dmsg-adp")) *m = M_ADP;
     else if (fft && !strcmp(v, "dmsg-chained")) *m = M_CHAINED;
+    else if (fft && !strcmp(v, "dmsg-fetch")) *m = M_FETCH;
     else if (!fft && !strcmp(v, "dmsg-indexed")) *m = M_INDEXED;
     else return 0;
     return fft || !strcmp(kernel, "fem");
@@ -140,6 +147,14 @@ void kl_xpose_run(kl_xpose *p)
             KERN_TIC(t2);
             CK(dmsg_deposit(p->stage + (size_t)me * blk, p->buf, blk, q, p->ctr));
             KERN_TOC(t2, xfer);
+        } else if (g_mode == M_FETCH) {
+            /* Block me of q's rows, transposed into my columns of q. */
+            dmsg_layout sl = {.ndims = 2, .count = {b, b}, .stride = {e, row}};
+            dmsg_layout dl = {.ndims = 2, .count = {b, b}, .stride = {row, e}};
+            KERN_TIC(t1);
+            CK(dmsg_fetch_section(p->dst + (size_t)q * b * elem, &dl,
+                                  p->src + (size_t)me * b * elem, &sl, elem, q));
+            KERN_TOC(t1, xfer);
         } else {
             dmsg_layout sl = {.ndims = 2, .count = {b, b}, .stride = {e, row}};
             dmsg_layout dl = {.ndims = 2, .count = {b, b}, .stride = {row, e}};
@@ -149,6 +164,8 @@ void kl_xpose_run(kl_xpose *p)
             KERN_TOC(t1, xfer);
         }
     }
+    if (g_mode == M_FETCH)
+        return; /* every fetch returned with its data */
     KERN_TIC(t3);
     CK(dmsg_await(p->ctr, (uint64_t)(g_mode == M_PACKED && g_kernel_packs ? np - 1 : np)));
     KERN_TOC(t3, xfer);
