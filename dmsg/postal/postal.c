@@ -75,7 +75,6 @@ int dmsg_postal_init(void)
     if (cfg.window) {
         n.winsize = (size_t)cfg.window;
         n.ch.serve = dmsg_postal_serve;
-        n.olend = (postal_lend){.p = n.owin, .cap = (size_t)cfg.window, .fixed = 1};
     }
     n.started = 1;
     *g = n;

@@ -184,7 +184,7 @@ static dmsg_status bulk_fetch(chan_msg *m)
         size_t n = total - off < g->winsize ? total - off : g->winsize;
         char hbuf[CHAN_HDR];
         chan_hdr h = {.type = POSTAL_T_CTS};
-        h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_ANN_ID];
+        h.aux[POSTAL_AUX_BULK_ID] = dmsg_postal_ann_id(m->h.aux[POSTAL_AUX_ANN_ID]);
         h.aux[POSTAL_AUX_BULK_OFF] = off;
         h.aux[POSTAL_AUX_BULK_LEN] = n;
         if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)) || (st = bulk_wait()))
@@ -208,6 +208,19 @@ static dmsg_status bulk_fetch(chan_msg *m)
     return DMSG_OK;
 }
 
+/* How many bytes of stream `id` of the sender whose chan_rx is r are in
+ * its out-window. A sender sends every PART of a stream before it
+ * announces the next one, and several of its streams may be in flight at
+ * once (each in a region of the out-window of its own), while the serve
+ * hook notes only the latest stream's PART: once a PART of a later stream
+ * has come, every byte of this one is there (ids are 32 bits that wrap). */
+static size_t stream_ready(const chan_rx *r, uint64_t id, size_t all)
+{
+    if (r->stream_id == id)
+        return (size_t)r->stream_ready;
+    return (int32_t)(uint32_t)(r->stream_id - id) > 0 ? all : 0;
+}
+
 /* Fetches bytes [skip, skip + n) of the large message that m's sender
  * streams into its out-window (STREAM) to dst, each piece as soon as a
  * PART says it is there (the serve hook notes them in the sender's
@@ -218,21 +231,22 @@ static dmsg_status stream_fetch(const chan_msg *m, char *dst, size_t skip, size_
 {
     postal_state *g = &dmsg_postal_g;
     const chan_rx *r = &g->ch.rx[m->src];
-    uint64_t id = m->h.aux[POSTAL_AUX_ANN_ID];
+    uint64_t id = dmsg_postal_ann_id(m->h.aux[POSTAL_AUX_ANN_ID]);
+    const char *from = g->owin + CHAN_HDR + dmsg_postal_ann_off(m->h.aux[POSTAL_AUX_ANN_ID]);
     size_t got = skip, end = skip + n;
     dmsg_status st;
     while (got < end) {
-        size_t ready = r->stream_id == id ? (size_t)r->stream_ready : 0;
+        size_t ready = stream_ready(r, id, end);
         if (ready > got) {
             size_t k = (ready < end ? ready : end) - got;
-            if ((st = dmsg_fetch(dst + (got - skip), g->owin + CHAN_HDR + got, k, m->src)))
+            if ((st = dmsg_fetch(dst + (got - skip), from + got, k, m->src)))
                 return st;
             got += k;
             continue;
         }
         if ((st = dmsg_postal_progress()))
             return st;
-        if (r->stream_id == id && r->stream_ready > got)
+        if (stream_ready(r, id, end) > got)
             continue;
         if ((st = dmsg_chan_wait(&g->ch)))
             return st;
@@ -251,10 +265,12 @@ static dmsg_status pull_fetch(chan_msg *m, void *dst, size_t skip, size_t n)
     postal_state *g = &dmsg_postal_g;
     chan *c = &g->ch;
     size_t total = (size_t)m->h.aux[POSTAL_AUX_TOTAL];
+    size_t at = dmsg_postal_ann_off(m->h.aux[POSTAL_AUX_ANN_ID]); /* its region in the out-window */
     dmsg_status st;
-    if (total > g->winsize)
-        return DMSG_FAIL(DMSG_ERR_STATE, "large message of %zu bytes from PE %d, window %zu",
-                         total, m->src, g->winsize);
+    if (total > g->winsize || at > g->winsize - total)
+        return DMSG_FAIL(DMSG_ERR_STATE,
+                         "large message of %zu bytes at %zu from PE %d, window %zu", total, at,
+                         m->src, g->winsize);
     if (!dst) {
         skip = 0;
         n = total;
@@ -270,12 +286,12 @@ static dmsg_status pull_fetch(chan_msg *m, void *dst, size_t skip, size_t n)
     if (m->h.type == POSTAL_T_STREAM)
         st = stream_fetch(m, dst ? dst : g->win, skip, n);
     else if (n)
-        st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR + skip, n, m->src);
+        st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR + at + skip, n, m->src);
     if (st)
         return st;
     char hbuf[CHAN_HDR];
     chan_hdr h = {.type = POSTAL_T_DONE};
-    h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_ANN_ID];
+    h.aux[POSTAL_AUX_BULK_ID] = dmsg_postal_ann_id(m->h.aux[POSTAL_AUX_ANN_ID]);
     if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)))
         return st;
     if (!dst) {
