@@ -342,6 +342,9 @@ typedef struct dmsg_postal_stats {
     double unpack_time;     /**< in unpack calls */
     double match_time;      /**< of send_time and recv_time: reading headers, matching */
     double manage_time;     /**< of send_time and recv_time: queue copies, spills, room reports */
+    uint64_t direct_bytes;  /**< of unpack_bytes (and recv_bytes' bytes): fetched straight from
+                                 the sender's out-window into user data, the transfer and the
+                                 unpack one copy (pulled large messages, contiguous unpacks) */
 } dmsg_postal_stats;
 
 /**

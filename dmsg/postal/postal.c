@@ -85,6 +85,7 @@ int dmsg_postal_finalize(void)
 {
     postal_state *g = &dmsg_postal_g;
     POSTAL_REQUIRE();
+    /* a lazy active buffer's sender needs no DONE: every out-window goes now */
     if (g->active) {
         dmsg_chan_release(&g->ch, g->active);
         g->active = NULL;

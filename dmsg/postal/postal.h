@@ -96,6 +96,15 @@ typedef struct postal_state {
     postal_buf pbuf;   /* dmsg_postal_send_bytes */
     chan_msg *active;  /* the active receive buffer, or NULL */
     size_t upos;       /* unpack position in it */
+    /* The active buffer is a pulled large message whose bytes are still in
+     * its sender's out-window, at lazy_at (recv, postal_recv.c): unpacks
+     * fetch from there straight into the user's memory (one copy, not a
+     * fetch into the window and an unpack); anything else that needs its
+     * bytes fetches them into the window first (dmsg_postal_materialize).
+     * Releasing it sends the DONE, lazy_id its number. */
+    int lazy;
+    size_t lazy_at;
+    uint64_t lazy_id;
     dmsg_postal_stats st;
     /* Large messages (docs/baselines.md, "Large messages"): a message longer
      * than a fragment is announced (RTS) and the send buffer lent to it;
@@ -179,6 +188,13 @@ static inline uint64_t dmsg_postal_cw(int ctx, int word)
 {
     return (uint64_t)(uint32_t)ctx | (uint64_t)(uint32_t)word << 32;
 }
+
+/* Fetches the bytes of a lazy active buffer into the window (see lazy). */
+dmsg_status dmsg_postal_materialize(void);
+
+/* Releases the active receive buffer, if any (a lazy one's DONE goes to
+ * its sender first). */
+dmsg_status dmsg_postal_drop_active(void);
 
 /* Frees every pending large message and lent memory (finalize). */
 void dmsg_postal_bulk_free(void);

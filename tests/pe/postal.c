@@ -1133,58 +1133,89 @@ static int pull_all(void)
 {
     int n = pe_n(), me = pe_me(), to = (me + 1) % n, from = (me - 1 + n) % n;
     size_t win = (size_t)window(), share = (win ? win : 8u << 20) / (size_t)(n + 1);
-    size_t most = share + 4096;
+    size_t most = 2 * share + 4096;
     unsigned char *buf = malloc(most), *got = malloc(most);
     PE_CHECK(buf && got, "malloc");
     PE_OK(dmsg_postal_init());
     dmsg_postal_stats s0, s1;
     dmsg_postal_info info;
-    PE_OK(dmsg_postal_barrier());
-    PE_OK(dmsg_postal_stats_get(&s0));
-    size_t sent = 0;
-    for (int k = 0; k < n; k++) {
-        int dst = (me + k) % n;
-        size_t len = share - 64 * (size_t)dst - 8 * (size_t)me - 5, row = 4093;
-        fill_msg(buf, len, me, dst, 4, 0);
-        PE_OK(dmsg_postal_initsend());
-        for (size_t off = 0; off < len; off += row)
-            PE_OK(dmsg_postal_pk_byte((int8_t *)buf + off, (long)(len - off < row ? len - off : row),
-                                      1));
-        PE_OK(dmsg_postal_send(dst, 4));
-        sent += len;
-    }
-    for (int k = 0; k < n; k++) {
-        int src = (me - k + n) % n;
-        size_t len = share - 64 * (size_t)me - 8 * (size_t)src - 5;
-        memset(got, 0, len + 1);
-        PE_OK(dmsg_postal_recv(src, 4, &info));
-        PE_CHECK(info.bytes == len, "from %d: %zu bytes, expected %zu", src, info.bytes, len);
-        PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)len, 1));
-        size_t i = bad_byte(got, len, src, me, 4, 0);
-        PE_CHECK(i == len, "from %d: byte %zu of %zu wrong", src, i, len);
-    }
-    PE_OK(dmsg_postal_barrier());
-    PE_OK(dmsg_postal_stats_get(&s1));
-    size_t lmin = share - 64 * (size_t)(n - 1) - 8 * (size_t)me - 5;
-    if (regions_fit(n, lmin) == n && n > 1) {
-        uint64_t moved = s1.transfer_bytes - s0.transfer_bytes;
-        PE_CHECK(s1.large - s0.large == (uint64_t)n, "%llu large messages, expected %d",
-                 (unsigned long long)(s1.large - s0.large), n);
-        PE_CHECK(moved < lmin, "%llu bytes deposited for %d large messages of %zu bytes in all: "
-                 "their data were pushed, not pulled", (unsigned long long)moved, n, sent);
+    for (int round = 0; round < 2; round++) {
+        PE_OK(dmsg_postal_barrier());
+        PE_OK(dmsg_postal_stats_get(&s0));
+        size_t sent = 0, rcvd = 0;
+        for (int k = 0; k < n; k++) {
+            int dst = (me + k) % n;
+            size_t len = share - 64 * (size_t)dst - 8 * (size_t)me - 5, row = 4093;
+            fill_msg(buf, len, me, dst, 4, round);
+            PE_OK(dmsg_postal_initsend());
+            for (size_t off = 0; off < len; off += row)
+                PE_OK(dmsg_postal_pk_byte((int8_t *)buf + off,
+                                          (long)(len - off < row ? len - off : row), 1));
+            PE_OK(dmsg_postal_send(dst, 4));
+            sent += len;
+        }
+        for (int k = 0; k < n; k++) {
+            int src = (me - k + n) % n;
+            size_t len = share - 64 * (size_t)me - 8 * (size_t)src - 5;
+            memset(got, 0, 2 * len + 1);
+            PE_OK(dmsg_postal_recv(src, 4, &info));
+            PE_CHECK(info.bytes == len, "from %d: %zu bytes, expected %zu", src, info.bytes, len);
+            if (round == 0) {
+                PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)len, 1));
+            } else {
+                /* in three parts: straight from the sender, strided (the
+                 * bytes come into this PE's window first), then the rest;
+                 * between them a send_bytes of a large message to self
+                 * received (through the window and out-window) */
+                size_t a = 1000, b = 2000;
+                PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)a, 1));
+                fill_msg(got + len, len, me, me, 6, round);
+                PE_OK(dmsg_postal_send_bytes(me, 6, got + len, len));
+                memset(got + len, 0, len);
+                PE_OK(dmsg_postal_recv_bytes(me, 6, got + len, len, NULL));
+                PE_CHECK(bad_byte(got + len, len, me, me, 6, round) == len,
+                         "send_bytes to self beside a lazy active buffer: wrong bytes");
+                unsigned char *tmp = malloc(2 * b);
+                PE_CHECK(tmp, "malloc");
+                PE_OK(dmsg_postal_upk_byte((int8_t *)tmp, (long)b, 2));
+                for (size_t i = 0; i < b; i++)
+                    got[a + i] = tmp[2 * i];
+                free(tmp);
+                PE_OK(dmsg_postal_upk_byte((int8_t *)got + a + b, (long)(len - a - b), 1));
+            }
+            size_t i = bad_byte(got, len, src, me, 4, round);
+            PE_CHECK(i == len, "round %d from %d: byte %zu of %zu wrong", round, src, i, len);
+            rcvd += len;
+        }
+        PE_OK(dmsg_postal_barrier());
+        PE_OK(dmsg_postal_stats_get(&s1));
+        size_t lmin = share - 64 * (size_t)(n - 1) - 8 * (size_t)me - 5;
+        if (round == 0 && regions_fit(n, lmin) == n && n > 1) {
+            uint64_t moved = s1.transfer_bytes - s0.transfer_bytes,
+                     direct = s1.direct_bytes - s0.direct_bytes;
+            PE_CHECK(s1.large - s0.large == (uint64_t)n, "%llu large messages, expected %d",
+                     (unsigned long long)(s1.large - s0.large), n);
+            PE_CHECK(moved < lmin,
+                     "%llu bytes deposited for %d large messages of %zu bytes in all: their "
+                     "data were pushed, not pulled", (unsigned long long)moved, n, sent);
+            PE_CHECK(direct == rcvd,
+                     "%llu of %zu bytes received fetched straight into place (the rest "
+                     "through the landing window)", (unsigned long long)direct, rcvd);
+        }
     }
 
     /* The last buffer (for me - 1), packed further, goes to me + 1. */
     size_t last = share - 64 * (size_t)from - 8 * (size_t)me - 5, more = 300;
-    fill_msg(buf, last + more, me, from, 4, 0);
+    fill_msg(buf, last + more, me, from, 4, 1);
     PE_OK(dmsg_postal_pk_byte((int8_t *)buf + last, (long)more, 1));
     PE_OK(dmsg_postal_send(to, 5));
     size_t lf = share - 64 * (size_t)((from - 1 + n) % n) - 8 * (size_t)from - 5 + more;
     PE_OK(dmsg_postal_recv(from, 5, &info));
     PE_CHECK(info.bytes == lf, "tag 5: %zu bytes, expected %zu", info.bytes, lf);
     PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)lf, 1));
-    size_t i = bad_byte(got, lf, from, (from - 1 + n) % n, 4, 0);
+    size_t i = bad_byte(got, lf, from, (from - 1 + n) % n, 4, 1);
     PE_CHECK(i == lf, "tag 5 (packed further after its messages were fetched): byte %zu wrong", i);
+    PE_OK(dmsg_postal_release()); /* a lazy one: its sender learns that it is done */
     PE_OK(dmsg_postal_finalize());
     free(buf);
     free(got);
