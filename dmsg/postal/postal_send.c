@@ -139,9 +139,20 @@ static dmsg_status buf_place(postal_buf *b, size_t need)
     postal_state *g = &dmsg_postal_g;
     int in = in_owin(b);
     size_t top, room;
-    postal_lend *r;
-    if (!in && need > dmsg_chan_max_len(&g->ch) && (r = owin_free(NULL, &top, &room)) &&
-        need <= room) {
+    postal_lend *r = NULL;
+    int large = !in && g->owin && need > dmsg_chan_max_len(&g->ch);
+    dmsg_status st;
+    if (large && !((r = owin_free(NULL, &top, &room)) && need <= room) && g->pending &&
+        !dmsg_order_on()) { /* (sim: one region at a time, its figures as before) */
+        /* Reports of fetched messages may have come (a receiver that keeps
+         * a message active reports it at its next receive, often just
+         * after its answer): one progress pass takes them, instead of
+         * sending this message the slow way (pushed). */
+        if ((st = dmsg_postal_progress()))
+            return st;
+        r = owin_free(NULL, &top, &room);
+    }
+    if (large && r && need <= room) {
         /* buf_detach ran: b's memory is its own (b->lent is NULL) */
         if (b->used)
             memcpy(g->owin + top + CHAN_HDR, b->p + CHAN_HDR, b->used);
