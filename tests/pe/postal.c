@@ -1222,6 +1222,54 @@ static int pull_all(void)
     return 0;
 }
 
+/* A receiver reports a large message it kept active (recv, then unpack)
+ * when it releases it, often after the sender has started packing its
+ * next one. A send buffer that finds no room in the out-window takes
+ * those reports first (one progress pass) instead of being pushed: every
+ * PE sends its successor three quarters of a window, receives its
+ * predecessor's, releases it, and after a dmsg_sync (not a postal call:
+ * nothing has read the reports yet) packs the next one; it must find its
+ * region free again and be pulled (transfer_bytes: headers only). */
+static int pull_reuse(void)
+{
+    int n = pe_n(), me = pe_me(), to = (me + 1) % n, from = (me - 1 + n) % n;
+    size_t win = (size_t)window(), len = (win ? win : 8u << 20) / 4 * 3;
+    unsigned char *buf = malloc(len), *got = malloc(len);
+    PE_CHECK(buf && got, "malloc");
+    PE_OK(dmsg_postal_init());
+    dmsg_postal_stats s0, s1;
+    dmsg_postal_info info;
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) {
+            PE_OK(dmsg_sync()); /* every report has landed, none is read */
+            PE_OK(dmsg_postal_stats_get(&s0));
+        }
+        fill_msg(buf, len, me, to, 7, k);
+        PE_OK(dmsg_postal_initsend());
+        PE_OK(dmsg_postal_pk_byte((int8_t *)buf, (long)len, 1));
+        PE_OK(dmsg_postal_send(to, 7));
+        PE_OK(dmsg_postal_recv(from, 7, &info));
+        PE_CHECK(info.bytes == len, "%zu bytes, expected %zu", info.bytes, len);
+        PE_OK(dmsg_postal_upk_byte((int8_t *)got, (long)len, 1));
+        size_t i = bad_byte(got, len, from, me, 7, k);
+        PE_CHECK(i == len, "message %d: byte %zu wrong", k, i);
+        PE_OK(dmsg_postal_release());
+    }
+    PE_OK(dmsg_postal_barrier());
+    PE_OK(dmsg_postal_stats_get(&s1));
+    if (regions_fit(1, len) == 1) {
+        const char *t = getenv("DMSG_TRANSPORT");
+        uint64_t moved = s1.transfer_bytes - s0.transfer_bytes;
+        if (!(t && !strcmp(t, "sim")))
+            PE_CHECK(moved < len, "%llu bytes deposited for a message of %zu: pushed, not pulled",
+                     (unsigned long long)moved, len);
+    }
+    PE_OK(dmsg_postal_finalize());
+    free(buf);
+    free(got);
+    return 0;
+}
+
 /* Every case above in one job (the integration suite over ofi, where
  * starting a job costs seconds). */
 static int all(void)
@@ -1251,6 +1299,7 @@ const pe_case pe_postal_cases[] = {
     {"postal_window", window_case, 0},
     {"postal_stream", stream_case, 0},
     {"postal_pull_all", pull_all, 0},
+    {"postal_pull_reuse", pull_reuse, 0},
     {"postal_ctx_word", ctx_word, 0},
     {NULL, NULL, 0},
 };
