@@ -19,9 +19,11 @@
  * receive buffer, out of a full mailbox and reports it. Nothing is lost or
  * overwritten. Messages may have any size up to DMSG_POSTAL_QUEUE: one
  * longer than half a mailbox is only announced in the mailbox, and a
- * receive that matches it fetches it from the sender's out-window, or
- * grants its landing window, which the sender fills in its next postal
- * call (DMSG_POSTAL_WINDOW; with no windows it travels as fragments, which
+ * receive that matches it fetches it from the sender's out-window (which
+ * holds several such messages at once, each in a region of its own;
+ * dmsg_postal_recv leaves it there until the buffer is released, and the
+ * unpacks fetch it), or grants its landing window, which the sender fills
+ * in its next postal call (DMSG_POSTAL_WINDOW; with no windows it travels as fragments, which
  * the receiver reassembles in its own memory as they land, as PVM does).
  *
  * Progress. Queued messages move, and mailbox room is reported, only while
@@ -218,7 +220,10 @@ int dmsg_postal_probe(int src, int tag, int *found, dmsg_postal_info *info);
 /**
  * Takes the next n elements of elem_size bytes out of the active receive
  * buffer and stores them every `stride` elements at data (as pvm_upk*), in
- * the order they were packed. A copy.
+ * the order they were packed. A copy: for a large message that the receive
+ * left in its sender's out-window, a contiguous unpack (stride 1) fetches
+ * straight from there into data; any other first brings the whole message
+ * into this PE's landing window (a fetch) and copies from there.
  * Errors: DMSG_ERR_STATE (no active buffer), DMSG_ERR_NULL, DMSG_ERR_ARG,
  * DMSG_ERR_OVERFLOW, DMSG_ERR_SIZE (fewer bytes left in the message: nothing
  * is written and the position stays).
@@ -243,8 +248,11 @@ int dmsg_postal_bufinfo(dmsg_postal_info *info);
 
 /**
  * Releases the active receive buffer now instead of at the next receive, so
- * its mailbox room goes back to the sender sooner. No-op without one.
- * Errors: DMSG_ERR_STATE (layer not started).
+ * its mailbox room, or its region of the sender's out-window (a large
+ * message; a 64-byte report tells the sender), goes back to the sender
+ * sooner. No-op without one. The buffer is released even on an error.
+ * Errors: DMSG_ERR_STATE (layer not started), DMSG_ERR_NOMEM (the report
+ * found the sender's mailbox full and the queue limit reached).
  */
 int dmsg_postal_release(void);
 
@@ -312,9 +320,11 @@ int dmsg_postal_match_copy(dmsg_postal_match_fn fn, void *arg, int mode, size_t 
 /**
  * The active receive buffer's packed bytes, for a caller that unpacks or
  * copies them itself. *data stays valid until the next postal call (a wait
- * may move the message out of the mailbox). Local.
+ * may move the message out of the mailbox). Local: a large message that the
+ * receive left in its sender's out-window is fetched into this PE's landing
+ * window first (one-sided; its sender is then told it is done with it).
  * Errors: DMSG_ERR_STATE (layer not started, or no active buffer),
- * DMSG_ERR_NULL.
+ * DMSG_ERR_NULL, the fetch's errors.
  */
 int dmsg_postal_active(const void **data, size_t *bytes);
 
@@ -342,6 +352,9 @@ typedef struct dmsg_postal_stats {
     double unpack_time;     /**< in unpack calls */
     double match_time;      /**< of send_time and recv_time: reading headers, matching */
     double manage_time;     /**< of send_time and recv_time: queue copies, spills, room reports */
+    uint64_t direct_bytes;  /**< of unpack_bytes (and recv_bytes' bytes): fetched straight from
+                                 the sender's out-window into user data, the transfer and the
+                                 unpack one copy (pulled large messages, contiguous unpacks) */
 } dmsg_postal_stats;
 
 /**

@@ -75,7 +75,6 @@ int dmsg_postal_init(void)
     if (cfg.window) {
         n.winsize = (size_t)cfg.window;
         n.ch.serve = dmsg_postal_serve;
-        n.olend = (postal_lend){.p = n.owin, .cap = (size_t)cfg.window, .fixed = 1};
     }
     n.started = 1;
     *g = n;
@@ -86,6 +85,7 @@ int dmsg_postal_finalize(void)
 {
     postal_state *g = &dmsg_postal_g;
     POSTAL_REQUIRE();
+    /* a lazy active buffer's sender needs no DONE: every out-window goes now */
     if (g->active) {
         dmsg_chan_release(&g->ch, g->active);
         g->active = NULL;

@@ -32,7 +32,7 @@ typedef struct postal_lend {
     int refs;  /* the send buffer (while it still points here) and each pending message */
     char *p;   /* CHAN_HDR bytes of header room, then the packed bytes */
     size_t cap;
-    int fixed; /* the out-window (postal_state.olend): never freed; free to use when refs == 0 */
+    int fixed; /* a region of the out-window (postal_state.oreg): never freed; free when refs == 0 */
 } postal_lend;
 
 /* A send buffer: CHAN_HDR bytes of room, then the packed message. Private
@@ -65,10 +65,29 @@ enum { POSTAL_AUX_BULK_ID = 2, POSTAL_AUX_BULK_OFF = 0, POSTAL_AUX_BULK_LEN = 1 
  * function never needs the payload (an announcement has none yet); an
  * announcement's number for its large message is in aux[ANN_ID]. */
 enum { POSTAL_AUX_CTX = 2, POSTAL_AUX_ANN_ID = 1 };
+/* aux[ANN_ID] of an announcement: the large message's number in the low
+ * half (CTS, DONE and PART name it so), and for a PULL or STREAM the
+ * offset of its region in the sender's out-window in the high half (the
+ * window is at most 4 GiB; DMSG_POSTAL_WINDOW). */
+static inline uint64_t dmsg_postal_ann(uint64_t id, size_t off)
+{
+    return (uint64_t)(uint32_t)id | (uint64_t)off << 32;
+}
+static inline uint64_t dmsg_postal_ann_id(uint64_t ann)
+{
+    return (uint32_t)ann;
+}
+static inline size_t dmsg_postal_ann_off(uint64_t ann)
+{
+    return (size_t)(ann >> 32);
+}
 /* chan_msg.user: examined by the reassembly; complete and receivable. */
 enum { POSTAL_SEEN = 1, POSTAL_READY = 2 };
 
 enum { POSTAL_SPARES = 4 };
+/* Regions of the out-window: large messages that may be pulled at once
+ * (postal_send.c, buf_place). */
+enum { POSTAL_OREGIONS = 8 };
 
 typedef struct postal_state {
     int started;
@@ -77,6 +96,15 @@ typedef struct postal_state {
     postal_buf pbuf;   /* dmsg_postal_send_bytes */
     chan_msg *active;  /* the active receive buffer, or NULL */
     size_t upos;       /* unpack position in it */
+    /* The active buffer is a pulled large message whose bytes are still in
+     * its sender's out-window, at lazy_at (recv, postal_recv.c): unpacks
+     * fetch from there straight into the user's memory (one copy, not a
+     * fetch into the window and an unpack); anything else that needs its
+     * bytes fetches them into the window first (dmsg_postal_materialize).
+     * Releasing it sends the DONE, lazy_id its number. */
+    int lazy;
+    size_t lazy_at;
+    uint64_t lazy_id;
     dmsg_postal_stats st;
     /* Large messages (docs/baselines.md, "Large messages"): a message longer
      * than a fragment is announced (RTS) and the send buffer lent to it;
@@ -89,12 +117,17 @@ typedef struct postal_state {
     dmsg_ctr bulk;
     postal_bulk *pending;  /* announced by this PE, not yet deposited whole or fetched */
     /* The out-window: symmetric memory of CHAN_HDR + winsize bytes that a
-     * send buffer moves into once it outgrows a fragment (when no earlier
-     * message still uses it). A large message sent from there is fetched by
-     * its receiver (PULL, then DONE): no grant, and recv_bytes fetches
-     * straight into the user's buffer. */
+     * send buffer moves into once it outgrows a fragment, into a region
+     * above the regions that earlier messages still use (when it fits; on a
+     * simulated machine only when no region is in use, as before regions).
+     * A large message sent from there is fetched by its receiver (PULL,
+     * then DONE): no grant, and recv_bytes fetches straight into the user's
+     * buffer. So the P - 1 messages of an all-to-all step are all pulled,
+     * none waits for a grant and its sender's next postal call. A region
+     * (fixed lend: p = owin + its offset, cap the bytes after its header
+     * room) is free when its refs are 0. */
     char *owin;
-    postal_lend olend;
+    postal_lend oreg[POSTAL_OREGIONS];
     uint64_t bulk_ids;
     /* Memory of finished large messages, for the next send buffers (large
      * messages come in series: no fresh pages to fault in for each). */
@@ -155,6 +188,13 @@ static inline uint64_t dmsg_postal_cw(int ctx, int word)
 {
     return (uint64_t)(uint32_t)ctx | (uint64_t)(uint32_t)word << 32;
 }
+
+/* Fetches the bytes of a lazy active buffer into the window (see lazy). */
+dmsg_status dmsg_postal_materialize(void);
+
+/* Releases the active receive buffer, if any (a lazy one's DONE goes to
+ * its sender first). */
+dmsg_status dmsg_postal_drop_active(void);
 
 /* Frees every pending large message and lent memory (finalize). */
 void dmsg_postal_bulk_free(void);

@@ -100,12 +100,9 @@ int dmsg_postal_match(dmsg_postal_match_fn fn, void *arg, int mode, int *found,
         return st;
     double t0 = dmsg_wtime();
     chan_msg *m = NULL;
-    if (mode != DMSG_POSTAL_PROBE && g->active) {
-        /* as dmsg_postal_recv: a receive frees the previous receive buffer */
-        dmsg_chan_release(&g->ch, g->active);
-        g->active = NULL;
-        g->ch.held = NULL;
-    }
+    /* as dmsg_postal_recv: a receive frees the previous receive buffer */
+    if (mode != DMSG_POSTAL_PROBE && (st = dmsg_postal_drop_active()))
+        goto out;
     if ((st = find(fn, arg, mode, &m)))
         goto out;
     if (m && mode != DMSG_POSTAL_PROBE) {
@@ -188,6 +185,9 @@ int dmsg_postal_active(const void **data, size_t *bytes)
         return DMSG_FAIL(DMSG_ERR_NULL, "%s is NULL", data ? "bytes" : "data");
     if (!g->active)
         return DMSG_FAIL(DMSG_ERR_STATE, "no active receive buffer");
+    dmsg_status st = dmsg_postal_materialize();
+    if (st)
+        return st;
     *data = g->active->data;
     *bytes = (size_t)g->active->h.len;
     return DMSG_OK;

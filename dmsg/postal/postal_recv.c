@@ -4,6 +4,7 @@
  * message) into the user's strided elements, booked as a local copy. */
 #include <stdlib.h>
 #include <string.h>
+#include "dmsg/core/order.h"
 #include "dmsg/core/work.h"
 #include "dmsg/postal/postal.h"
 
@@ -184,7 +185,7 @@ static dmsg_status bulk_fetch(chan_msg *m)
         size_t n = total - off < g->winsize ? total - off : g->winsize;
         char hbuf[CHAN_HDR];
         chan_hdr h = {.type = POSTAL_T_CTS};
-        h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_ANN_ID];
+        h.aux[POSTAL_AUX_BULK_ID] = dmsg_postal_ann_id(m->h.aux[POSTAL_AUX_ANN_ID]);
         h.aux[POSTAL_AUX_BULK_OFF] = off;
         h.aux[POSTAL_AUX_BULK_LEN] = n;
         if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)) || (st = bulk_wait()))
@@ -208,6 +209,19 @@ static dmsg_status bulk_fetch(chan_msg *m)
     return DMSG_OK;
 }
 
+/* How many bytes of stream `id` of the sender whose chan_rx is r are in
+ * its out-window. A sender sends every PART of a stream before it
+ * announces the next one, and several of its streams may be in flight at
+ * once (each in a region of the out-window of its own), while the serve
+ * hook notes only the latest stream's PART: once a PART of a later stream
+ * has come, every byte of this one is there (ids are 32 bits that wrap). */
+static size_t stream_ready(const chan_rx *r, uint64_t id, size_t all)
+{
+    if (r->stream_id == id)
+        return (size_t)r->stream_ready;
+    return (int32_t)(uint32_t)(r->stream_id - id) > 0 ? all : 0;
+}
+
 /* Fetches bytes [skip, skip + n) of the large message that m's sender
  * streams into its out-window (STREAM) to dst, each piece as soon as a
  * PART says it is there (the serve hook notes them in the sender's
@@ -218,21 +232,22 @@ static dmsg_status stream_fetch(const chan_msg *m, char *dst, size_t skip, size_
 {
     postal_state *g = &dmsg_postal_g;
     const chan_rx *r = &g->ch.rx[m->src];
-    uint64_t id = m->h.aux[POSTAL_AUX_ANN_ID];
+    uint64_t id = dmsg_postal_ann_id(m->h.aux[POSTAL_AUX_ANN_ID]);
+    const char *from = g->owin + CHAN_HDR + dmsg_postal_ann_off(m->h.aux[POSTAL_AUX_ANN_ID]);
     size_t got = skip, end = skip + n;
     dmsg_status st;
     while (got < end) {
-        size_t ready = r->stream_id == id ? (size_t)r->stream_ready : 0;
+        size_t ready = stream_ready(r, id, end);
         if (ready > got) {
             size_t k = (ready < end ? ready : end) - got;
-            if ((st = dmsg_fetch(dst + (got - skip), g->owin + CHAN_HDR + got, k, m->src)))
+            if ((st = dmsg_fetch(dst + (got - skip), from + got, k, m->src)))
                 return st;
             got += k;
             continue;
         }
         if ((st = dmsg_postal_progress()))
             return st;
-        if (r->stream_id == id && r->stream_ready > got)
+        if (stream_ready(r, id, end) > got)
             continue;
         if ((st = dmsg_chan_wait(&g->ch)))
             return st;
@@ -251,10 +266,12 @@ static dmsg_status pull_fetch(chan_msg *m, void *dst, size_t skip, size_t n)
     postal_state *g = &dmsg_postal_g;
     chan *c = &g->ch;
     size_t total = (size_t)m->h.aux[POSTAL_AUX_TOTAL];
+    size_t at = dmsg_postal_ann_off(m->h.aux[POSTAL_AUX_ANN_ID]); /* its region in the out-window */
     dmsg_status st;
-    if (total > g->winsize)
-        return DMSG_FAIL(DMSG_ERR_STATE, "large message of %zu bytes from PE %d, window %zu",
-                         total, m->src, g->winsize);
+    if (total > g->winsize || at > g->winsize - total)
+        return DMSG_FAIL(DMSG_ERR_STATE,
+                         "large message of %zu bytes at %zu from PE %d, window %zu", total, at,
+                         m->src, g->winsize);
     if (!dst) {
         skip = 0;
         n = total;
@@ -270,12 +287,12 @@ static dmsg_status pull_fetch(chan_msg *m, void *dst, size_t skip, size_t n)
     if (m->h.type == POSTAL_T_STREAM)
         st = stream_fetch(m, dst ? dst : g->win, skip, n);
     else if (n)
-        st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR + skip, n, m->src);
+        st = dmsg_fetch(dst ? dst : g->win, g->owin + CHAN_HDR + at + skip, n, m->src);
     if (st)
         return st;
     char hbuf[CHAN_HDR];
     chan_hdr h = {.type = POSTAL_T_DONE};
-    h.aux[POSTAL_AUX_BULK_ID] = m->h.aux[POSTAL_AUX_ANN_ID];
+    h.aux[POSTAL_AUX_BULK_ID] = dmsg_postal_ann_id(m->h.aux[POSTAL_AUX_ANN_ID]);
     if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)))
         return st;
     if (!dst) {
@@ -301,14 +318,73 @@ dmsg_status dmsg_postal_fetch(chan_msg *m, void *dst, size_t skip, size_t n, int
     return st;
 }
 
-static void release_active(void)
+/* The DONE of a large message fetched from m's sender's out-window: its
+ * region there is free again once every receiver has sent one. */
+static dmsg_status send_done(int src, uint64_t id)
+{
+    char hbuf[CHAN_HDR];
+    chan_hdr h = {.type = POSTAL_T_DONE};
+    h.aux[POSTAL_AUX_BULK_ID] = id;
+    return dmsg_chan_send(&dmsg_postal_g.ch, src, &h, hbuf, 0);
+}
+
+dmsg_status dmsg_postal_drop_active(void)
 {
     postal_state *g = &dmsg_postal_g;
-    if (g->active) {
-        dmsg_chan_release(&g->ch, g->active);
-        g->active = NULL;
-        g->ch.held = NULL;
-    }
+    if (!g->active)
+        return DMSG_OK;
+    dmsg_status st = DMSG_OK;
+    if (g->lazy)
+        st = send_done(g->active->src, g->lazy_id);
+    g->lazy = 0;
+    dmsg_chan_release(&g->ch, g->active);
+    g->active = NULL;
+    g->ch.held = NULL;
+    return st;
+}
+
+dmsg_status dmsg_postal_materialize(void)
+{
+    postal_state *g = &dmsg_postal_g;
+    chan_msg *m = g->active;
+    if (!g->lazy || !m)
+        return DMSG_OK;
+    /* Nothing else borrows the window while the active buffer is lazy
+     * (only the active buffer keeps it beyond a call). */
+    dmsg_status st = m->h.len ? dmsg_fetch(g->win, g->owin + CHAN_HDR + g->lazy_at,
+                                           (size_t)m->h.len, m->src)
+                              : DMSG_OK;
+    if (st || (st = send_done(m->src, g->lazy_id)))
+        return st;
+    g->lazy = 0;
+    free(m->data);
+    m->data = g->win;
+    m->borrowed = 1;
+    return DMSG_OK;
+}
+
+/* m (taken, unlinked) announces a large message in its sender's
+ * out-window (PULL): it becomes the active buffer without its bytes, which
+ * the unpacks fetch from there (lazy above). Not on sim, whose figures
+ * stay those of the fetch at the receive. */
+static dmsg_status take_lazy(chan_msg *m)
+{
+    postal_state *g = &dmsg_postal_g;
+    size_t total = (size_t)m->h.aux[POSTAL_AUX_TOTAL];
+    size_t at = dmsg_postal_ann_off(m->h.aux[POSTAL_AUX_ANN_ID]);
+    if (total > g->winsize || at > g->winsize - total)
+        return DMSG_FAIL(DMSG_ERR_STATE,
+                         "large message of %zu bytes at %zu from PE %d, window %zu", total, at,
+                         m->src, g->winsize);
+    dmsg_status st = dmsg_chan_own(&g->ch, m, 0); /* its header's ring room is freed */
+    if (st)
+        return st;
+    g->lazy = 1;
+    g->lazy_at = at;
+    g->lazy_id = dmsg_postal_ann_id(m->h.aux[POSTAL_AUX_ANN_ID]);
+    m->h.type = POSTAL_T_MSG;
+    m->h.len = total;
+    return DMSG_OK;
 }
 
 static dmsg_status take(int src, int tag, int block, int *found, dmsg_postal_info *info)
@@ -319,8 +395,8 @@ static dmsg_status take(int src, int tag, int block, int *found, dmsg_postal_inf
         return st;
     double t0 = dmsg_wtime();
     chan_msg *m;
-    release_active(); /* as PVM: a receive frees the previous receive buffer */
-    if ((st = match(src, tag, block, &m)))
+    /* as PVM: a receive frees the previous receive buffer */
+    if ((st = dmsg_postal_drop_active()) || (st = match(src, tag, block, &m)))
         goto out;
     *found = m != NULL;
     if (m && (st = dmsg_chan_take(&g->ch, m)))
@@ -328,7 +404,9 @@ static dmsg_status take(int src, int tag, int block, int *found, dmsg_postal_inf
     if (m) {
         dmsg_chan_unlink(&g->ch, m);
         int into;
-        if ((st = dmsg_postal_fetch(m, NULL, 0, 0, &into))) {
+        st = m->h.type == POSTAL_T_PULL && !dmsg_order_on() ? take_lazy(m)
+                                                            : dmsg_postal_fetch(m, NULL, 0, 0, &into);
+        if (st) {
             dmsg_chan_release(&g->ch, m);
             goto out;
         }
@@ -408,7 +486,12 @@ int dmsg_postal_upk(void *data, long n, long stride, size_t elem_size)
     if (n == 0)
         return DMSG_OK;
     double t0 = dmsg_wtime();
-    if ((st = unpack(g->active, g->upos, data, n, stride, elem_size)))
+    if (g->lazy && stride == 1) { /* one copy: from the sender's out-window into place */
+        st = dmsg_fetch(data, g->owin + CHAN_HDR + g->lazy_at + g->upos, bytes, g->active->src);
+        g->st.direct_bytes += st ? 0 : bytes;
+    } else if (!(st = dmsg_postal_materialize()))
+        st = unpack(g->active, g->upos, data, n, stride, elem_size);
+    if (st)
         return st;
     g->upos += bytes;
     g->st.unpack_bytes += bytes;
@@ -444,8 +527,7 @@ int dmsg_postal_bufinfo(dmsg_postal_info *info)
 int dmsg_postal_release(void)
 {
     POSTAL_REQUIRE();
-    release_active();
-    return DMSG_OK;
+    return dmsg_postal_drop_active();
 }
 
 int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_info *info)
@@ -478,6 +560,8 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
     t0 = dmsg_wtime();
     if (m->h.len && !fetched)
         st = unpack(m, 0, buf, (long)m->h.len, 1, 1);
+    else if (fetched)
+        g->st.direct_bytes += m->h.len;
     if (!st) {
         g->st.received++;
         g->st.unpack_bytes += m->h.len;

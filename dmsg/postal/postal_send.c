@@ -81,34 +81,99 @@ static dmsg_status buf_detach(postal_buf *b, size_t keep)
     return DMSG_OK;
 }
 
-/* A send buffer about to outgrow a fragment moves into the out-window if
- * no earlier message uses it (its large message is then fetched by the
- * receiver); one about to outgrow the out-window moves out of it. */
+/* Whether b lies in a region of the out-window. */
+static int in_owin(const postal_buf *b)
+{
+    return b->lent && b->lent->fixed;
+}
+
+/* Where a new region of the out-window would start (its offset in owin,
+ * a multiple of 64): past every region in use, except `skip`. */
+static size_t owin_top(const postal_lend *skip)
+{
+    postal_state *g = &dmsg_postal_g;
+    size_t top = 0;
+    for (int i = 0; i < POSTAL_OREGIONS; i++) {
+        const postal_lend *r = &g->oreg[i];
+        if (r->refs > 0 && r != skip) {
+            size_t end = (size_t)(r->p - g->owin) + CHAN_HDR + r->cap;
+            if (end > top)
+                top = end;
+        }
+    }
+    return top;
+}
+
+/* A free region slot of the out-window and the bytes a buffer placed
+ * there may hold (*room), or NULL: none free, or (a simulated machine) a
+ * region in use. The region `skip` counts as free (a buffer about to
+ * leave it). */
+static postal_lend *owin_free(const postal_lend *skip, size_t *top, size_t *room)
+{
+    postal_state *g = &dmsg_postal_g;
+    postal_lend *slot = NULL;
+    int busy = 0;
+    for (int i = 0; i < POSTAL_OREGIONS; i++) {
+        postal_lend *r = &g->oreg[i];
+        if (r->refs > 0 && r != skip)
+            busy = 1;
+        else if (!slot)
+            slot = r;
+    }
+    /* On sim one large message at a time is pulled, the rest pushed, as
+     * before regions: its figures stay those of that protocol. */
+    if (!g->owin || !slot || (busy && dmsg_order_on()))
+        return NULL;
+    *top = owin_top(skip);
+    *room = *top < g->winsize ? g->winsize - *top : 0;
+    return slot;
+}
+
+/* A send buffer about to outgrow a fragment moves into a free region of
+ * the out-window if it fits there (its large message is then fetched by
+ * the receiver); until it is sent the region reaches to the window's end,
+ * and send_bulk trims it to the packed bytes. One about to outgrow its
+ * region moves out of it. */
 static dmsg_status buf_place(postal_buf *b, size_t need)
 {
     postal_state *g = &dmsg_postal_g;
-    int in = b->lent == &g->olend;
-    if (!in && g->owin && g->olend.refs == 0 && need > dmsg_chan_max_len(&g->ch) &&
-        need <= g->winsize) {
+    int in = in_owin(b);
+    size_t top, room;
+    postal_lend *r = NULL;
+    int large = !in && g->owin && need > dmsg_chan_max_len(&g->ch);
+    dmsg_status st;
+    if (large && !((r = owin_free(NULL, &top, &room)) && need <= room) && g->pending &&
+        !dmsg_order_on()) { /* (sim: one region at a time, its figures as before) */
+        /* Reports of fetched messages may have come (a receiver that keeps
+         * a message active reports it at its next receive, often just
+         * after its answer): one progress pass takes them, instead of
+         * sending this message the slow way (pushed). */
+        if ((st = dmsg_postal_progress()))
+            return st;
+        r = owin_free(NULL, &top, &room);
+    }
+    if (large && r && need <= room) {
+        /* buf_detach ran: b's memory is its own (b->lent is NULL) */
         if (b->used)
-            memcpy(g->owin + CHAN_HDR, b->p + CHAN_HDR, b->used);
+            memcpy(g->owin + top + CHAN_HDR, b->p + CHAN_HDR, b->used);
         buf_drop_private(b->p, b->cap);
-        b->p = g->owin;
-        b->cap = g->winsize;
-        b->lent = &g->olend;
-        g->olend.refs = 1;
+        *r = (postal_lend){.refs = 1, .p = g->owin + top, .cap = room, .fixed = 1};
+        b->p = r->p;
+        b->cap = r->cap;
+        b->lent = r;
         return DMSG_OK;
     }
-    if (in && need > g->winsize) {
+    if (in && need > b->cap) {
+        /* buf_detach ran: the buffer is the region's only user */
         size_t cap = need;
         char *p = malloc(CHAN_HDR + cap);
         if (!p)
             return DMSG_FAIL(DMSG_ERR_NOMEM, "send buffer of %zu bytes", cap);
         memcpy(p + CHAN_HDR, b->p + CHAN_HDR, b->used);
+        b->lent->refs = 0;
         b->p = p;
         b->cap = cap;
         b->lent = NULL;
-        g->olend.refs = 0;
     }
     return DMSG_OK;
 }
@@ -140,16 +205,15 @@ static dmsg_status buf_room(postal_buf *b, size_t more)
     return DMSG_OK;
 }
 
-/* Empties a send buffer. One that sits alone in the out-window leaves it,
- * so that the next large message of either buffer can take it. */
+/* Empties a send buffer. One that sits alone in a region of the
+ * out-window leaves it, so that the next large messages can have it. */
 static dmsg_status buf_reset(postal_buf *b)
 {
-    postal_state *g = &dmsg_postal_g;
     b->used = 0;
     dmsg_status st = buf_detach(b, 0);
-    if (!st && b->lent == &g->olend) {
+    if (!st && in_owin(b)) { /* buf_detach: the buffer is the region's only user */
+        b->lent->refs = 0;
         *b = (postal_buf){0};
-        g->olend.refs = 0;
     }
     return st;
 }
@@ -212,7 +276,7 @@ static dmsg_status check_dest(int pe, int tag)
 static dmsg_status send_bulk(postal_buf *b, int pe, int tag, uint64_t cw, int stream)
 {
     postal_state *g = &dmsg_postal_g;
-    int pull = b->lent == &g->olend; /* fetched by the receiver from the out-window */
+    int pull = in_owin(b); /* fetched by the receiver from the out-window */
     postal_bulk *e = malloc(sizeof *e);
     if (!e)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "a large message's record");
@@ -226,7 +290,8 @@ static dmsg_status send_bulk(postal_buf *b, int pe, int tag, uint64_t cw, int st
     char hbuf[CHAN_HDR];
     chan_hdr h = {.type = stream ? POSTAL_T_STREAM : pull ? POSTAL_T_PULL : POSTAL_T_RTS, .tag = tag};
     h.aux[POSTAL_AUX_TOTAL] = b->used;
-    h.aux[POSTAL_AUX_ANN_ID] = ++g->bulk_ids;
+    g->bulk_ids = (uint32_t)(g->bulk_ids + 1); /* the announcement carries 32 bits of it */
+    h.aux[POSTAL_AUX_ANN_ID] = dmsg_postal_ann(g->bulk_ids, pull ? (size_t)(b->p - g->owin) : 0);
     h.aux[POSTAL_AUX_CTX] = cw;
     dmsg_status st = dmsg_chan_send(&g->ch, pe, &h, hbuf, 0);
     if (st) {
@@ -235,6 +300,14 @@ static dmsg_status send_bulk(postal_buf *b, int pe, int tag, uint64_t cw, int st
     }
     *e = (postal_bulk){.pe = pe, .id = g->bulk_ids, .data = b->p + CHAN_HDR, .len = b->used,
                        .lend = b->lent, .next = g->pending};
+    if (pull) {
+        /* The region ends at the packed bytes (rounded to a header), so the
+         * next large message can take a region above it while this one is
+         * fetched; packing more into b later moves it (buf_place). */
+        size_t cap = (b->used + CHAN_HDR - 1) & ~(size_t)(CHAN_HDR - 1);
+        if (cap < b->cap)
+            b->cap = b->lent->cap = cap;
+    }
     b->lent->refs++;
     g->pending = e;
     return DMSG_OK;
@@ -322,7 +395,8 @@ void dmsg_postal_bulk_free(void)
             free(l);
         *bufs[i] = (postal_buf){0};
     }
-    g->olend.refs = 0;
+    for (int i = 0; i < POSTAL_OREGIONS; i++)
+        g->oreg[i].refs = 0;
     for (int i = 0; i < POSTAL_SPARES; i++) {
         free(g->spare[i]);
         g->spare[i] = NULL;
@@ -422,10 +496,14 @@ enum { STREAM_PARTS = 8 };
 static size_t stream_parts(int pe, size_t bytes)
 {
     postal_state *g = &dmsg_postal_g;
-    /* the out-window is free, or holds only the send buffer (sbuf_leave) */
-    int idle = !g->olend.refs || (g->olend.refs == 1 && g->sbuf.lent == &g->olend);
-    if (!g->win || !idle || bytes <= dmsg_chan_max_len(&g->ch) ||
-        bytes > g->winsize || dmsg_order_on())
+    if (!g->win || bytes <= dmsg_chan_max_len(&g->ch) || bytes > g->winsize || dmsg_order_on())
+        return 0;
+    /* a region of the out-window holds it, or would once the send buffer,
+     * alone in its region, leaves it (sbuf_leave) */
+    size_t top, room;
+    const postal_lend *sl = in_owin(&g->sbuf) && g->sbuf.lent->refs == 1 ? g->sbuf.lent : NULL;
+    if (!(owin_free(NULL, &top, &room) && bytes <= room) &&
+        !(sl && owin_free(sl, &top, &room) && bytes <= room))
         return 0;
     size_t parts = bytes / STREAM_PIECE;
     uint64_t fit = dmsg_chan_headers_fit(&g->ch, pe);
@@ -443,9 +521,8 @@ static size_t stream_parts(int pe, size_t bytes)
  * send_bytes. */
 static dmsg_status sbuf_leave(void)
 {
-    postal_state *g = &dmsg_postal_g;
-    postal_buf *b = &g->sbuf;
-    if (b->lent != &g->olend || g->olend.refs != 1)
+    postal_buf *b = &dmsg_postal_g.sbuf;
+    if (!in_owin(b) || b->lent->refs != 1)
         return DMSG_OK;
     size_t cap = b->used > 4096 ? b->used : 4096;
     char *p = spare_take(cap, &cap);
@@ -458,11 +535,11 @@ static dmsg_status sbuf_leave(void)
             return st;
         }
     }
-    g->ch.st.queue_bytes += b->used; /* a copy of packed bytes aside, as into the queue */
+    dmsg_postal_g.ch.st.queue_bytes += b->used; /* a copy of packed bytes aside, as into the queue */
+    b->lent->refs = 0;
     b->p = p;
     b->cap = cap;
     b->lent = NULL;
-    g->olend.refs = 0;
     return DMSG_OK;
 }
 
@@ -489,10 +566,13 @@ static dmsg_status send_stream(int pe, int tag, uint64_t cw, const void *buf, si
     postal_state *g = &dmsg_postal_g;
     postal_buf *b = &g->pbuf;
     double t0 = dmsg_wtime();
-    dmsg_status st = sbuf_leave();
+    size_t top, room;
+    dmsg_status st = DMSG_OK;
+    if (!(owin_free(NULL, &top, &room) && bytes <= room))
+        st = sbuf_leave(); /* stream_parts: then it fits */
     if (st || (st = buf_room(b, bytes)))
         return st;
-    if (b->lent != &g->olend)
+    if (!in_owin(b))
         return DMSG_FAIL(DMSG_ERR_STATE, "stream of %zu bytes outside the out-window", bytes);
     b->used = bytes; /* the announced length; the PARTs say how much is there */
     if ((st = send_bulk(b, pe, tag, cw, 1)))

@@ -4,7 +4,8 @@
  * baseline (dmsg_postal.h), RRMSG (dmsg_rr.h) and deposits (dmsg.h).
  *
  *   postal-bench pingpong         2 PEs: "PP LIB MODE BYTES US" (half round trip)
- *   postal-bench strided          any PEs: "SX LIB MODE NP US" (per exchange)
+ *   postal-bench strided [MODE]   any PEs: "SX LIB MODE NP US" (per exchange);
+ *                                 MODE (pack, send or deposit) runs that one only
  *
  * Modes: postal pack (initsend, pk_byte, send; recv, upk_byte: PVM's way)
  * and postal bytes (send_bytes / recv_bytes: psend / precv); rrmsg send /
@@ -150,7 +151,7 @@ static void exchange(int mode, const double *src, double *res, size_t b, dmsg_rr
         CK(dmsg_await(g_ctr, (uint64_t)(np - 1)));
 }
 
-static void strided(void)
+static void strided(const char *only)
 {
     size_t n = SX_N, b = n / (size_t)g_np;
     double *src = pb_malloc(b * n * sizeof(double)), *res;
@@ -162,6 +163,8 @@ static void strided(void)
     static const int modes[] = {M_PACK, M_RR, M_DMSG};
     for (int i = 0; i < 3; i++) {
         int mode = modes[i];
+        if (only && strcmp(only, mode_name[mode]))
+            continue;
         double best = 1e30;
         CK(dmsg_postal_barrier());
         memset(res, 0, n * b * sizeof(double));
@@ -184,7 +187,7 @@ static void strided(void)
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "pingpong") && strcmp(argv[1], "strided"))) {
-        fprintf(stderr, "usage: dmsgrun -n NP postal-bench pingpong | strided\n");
+        fprintf(stderr, "usage: dmsgrun -n NP postal-bench pingpong | strided [pack|send|deposit]\n");
         return 2;
     }
     CK(dmsg_init());
@@ -201,7 +204,7 @@ int main(int argc, char **argv)
     if (pp)
         pingpong();
     else
-        strided();
+        strided(argc > 2 ? argv[2] : NULL);
     fflush(stdout);
     CK(dmsg_rr_finalize());
     CK(dmsg_postal_finalize());
