@@ -99,6 +99,10 @@ enum {
     /* Peers' segments are mapped in this process (the peer_seg op): a
      * load or store there is a load or store of the peer's memory. */
     DMSG_TP_CAP_PEER_MAP = 1u << 10,
+    /* The barrier op itself completes and orders this PE's deposits,
+     * fetches and atomics issued before it (what a quiet before it would):
+     * dmsg_sync calls no quiet first. */
+    DMSG_TP_CAP_BARRIER_QUIET = 1u << 11,
 };
 
 typedef struct dmsg_tp_ops {

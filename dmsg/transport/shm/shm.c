@@ -39,23 +39,35 @@ static int pair_done(const void *arg)
     return (int32_t)(e - p->want) >= 0; /* counts wrap */
 }
 
-/* Two PEs: each raises the other's word and waits until its own shows the
- * partner has entered as many barriers as itself. The critical path is the
- * later PE's store reaching the earlier one's line and that PE's reload of
- * it: two line transfers, where the central counter below costs the last
- * arrival two (count, generation) and the waiter a third. The seq_cst add
- * releases this PE's stores (the partner acquires them with its word) and
- * orders the add before the look at the partner's sleepers (futex_sleep
- * advertises itself before its last check). */
+/* Two PEs: each writes the number of barriers it has entered into its own
+ * line and waits until the partner's line shows as many. A plain release
+ * store, not a read-modify-write of the partner's line: the store waits in
+ * the store buffer while this PE already loads the partner's line, so the
+ * later PE pays one line transfer (the partner's line, whose store landed
+ * long ago) and the earlier one one more (the later one's store), where an
+ * atomic add to the partner's word stalled the later PE for the add's
+ * transfer and then its own reload (two in a row). The release store
+ * publishes every store and load of this PE before the barrier (deposits
+ * on shm are complete when their copy returns); the acquire of the
+ * partner's word takes in the partner's. The fence orders our store before
+ * the look at the partner's sleepers word, as a sleeper's advertisement is
+ * ordered before its last look at our word (futex_sleep), so either we see
+ * it sleep and wake it or it sees our store; the partner's line is loaded
+ * before the fence so that its transfer overlaps the store's. A sleeper
+ * sleeps on the partner's word and advertises in its own line, which the
+ * partner reads anyway. */
 static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s)
 {
     shm_pair *mine = &s->area->pair[tp->rank], *peer = &s->area->pair[1 - tp->rank];
-    pair_past p = {&mine->entered, ++s->pair_seen};
-    atomic_fetch_add_explicit(&peer->entered, 1, memory_order_seq_cst);
-    dmsg_shm_wake(&peer->entered, &peer->sleepers, 0);
-    if (pair_done(&p))
+    pair_past p = {&peer->entered, ++s->pair_seen};
+    atomic_store_explicit(&mine->entered, p.want, memory_order_release);
+    int done = pair_done(&p);
+    dmsg_fence_seq_cst();
+    if (atomic_load_explicit(&peer->sleepers, memory_order_relaxed))
+        dmsg_shm_wake(&mine->entered, &peer->sleepers, 0);
+    if (done)
         return DMSG_OK;
-    return dmsg_shm_wait(s, pair_done, &p, &mine->entered, &mine->sleepers);
+    return dmsg_shm_wait(s, pair_done, &p, &peer->entered, &mine->sleepers);
 }
 
 /* Central counter barrier with a generation word: the last arrival resets
@@ -235,7 +247,8 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
     .word_wait = dmsg_shm_word_wait,
     .caps = DMSG_TP_CAP_PUT_DONE | DMSG_TP_CAP_ORDERED | DMSG_TP_CAP_ASYNC |
             DMSG_TP_CAP_REMOTE_CTR | DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL |
-            DMSG_TP_CAP_WORD_WAIT | DMSG_TP_CAP_PEER_MAP,
+            DMSG_TP_CAP_WORD_WAIT | DMSG_TP_CAP_PEER_MAP |
+            DMSG_TP_CAP_BARRIER_QUIET,
     .seg_alias = dmsg_shm_seg_alias,
     .peer_seg = shm_peer_seg,
 };

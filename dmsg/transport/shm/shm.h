@@ -68,8 +68,9 @@
                       .busy_polls = SHM_SPIN_BUSY,                                             \
                       .yield_after = SHM_YIELD_AFTER, .yield_s = SHM_YIELD_S})
 
-/* A PE's word of the two-PE barrier (shm.c): the barriers its partner
- * has entered, raised by the partner, polled (or slept on) by the PE. */
+/* A PE's line of the two-PE barrier (shm.c): the barriers the PE has
+ * entered, written by the PE alone and polled (or slept on) by its
+ * partner, and whether the PE sleeps on its partner's word. */
 typedef struct shm_pair {
     _Alignas(SHM_LINE) _Atomic uint32_t entered;
     _Atomic uint32_t sleepers;
