@@ -378,6 +378,35 @@ static dmsg_status allreduce_flat(coll_team *t, void *dst, const void *src, size
     return DMSG_OK;
 }
 
+/* Values of at most DMSG_TP_XCHG_MAX bytes on the whole job, where the
+ * transport offers barrier_xchg: they ride in the barrier's own shared
+ * words (one pass: no deposit into the scratch, no counter), and each
+ * member combines all of them in member order 0, 1, ... (the same bits
+ * everywhere). Up to XCHG_PES members, whose values fit on the stack. On
+ * shm at 2 PEs a sum of one int took about a barrier's time where the flat
+ * step's deposit, count and await took twice that (docs/openshmem.md). */
+#define XCHG_PES 64
+
+static int xchg_fits(const coll_team *t, size_t bytes)
+{
+    return t->members == NULL && t->size > 1 && t->size <= XCHG_PES && bytes > 0 &&
+           bytes <= DMSG_TP_XCHG_MAX && dmsg_g.tp.ops->barrier_xchg != NULL;
+}
+
+static dmsg_status allreduce_xchg(coll_team *t, void *dst, const void *src, size_t count,
+                                  size_t es, coll_red_fn k)
+{
+    unsigned char all[XCHG_PES * DMSG_TP_XCHG_MAX];
+    size_t bytes = count * es;
+    dmsg_status st = dmsg_g.tp.ops->barrier_xchg(&dmsg_g.tp, src, bytes, all);
+    if (st)
+        return st;
+    k(dst, all, all + bytes, count);
+    for (int i = 2; i < t->size; i++)
+        k(dst, dst, all + (size_t)i * bytes, count);
+    return DMSG_OK;
+}
+
 /* Long vectors take allreduce_long: two steps, about twice the vector in
  * and out per member, where recursive doubling takes log2 P steps of the
  * whole vector each (so from LONG_BYTES on, with more than 2 members: 64 KiB
@@ -433,6 +462,7 @@ int dmsg_allreduce(dmsg_team team, void *dst, const void *src, size_t count, dms
     if (!(st = agree(t, K_ALLREDUCE, count, (uint64_t)type, (uint64_t)op, -1, bad)) &&
         !(st = reduce_direct(t, dst, src, count, es, k, -1, &done)) && !done)
         st = long_vector(t, count, es)  ? allreduce_long(t, dst, src, count, es, k, -1)
+             : xchg_fits(t, count * es) ? allreduce_xchg(t, dst, src, count, es, k)
              : flat_fits(t, count * es) ? allreduce_flat(t, dst, src, count, es, k)
                                         : allreduce_to(t, dst, src, count, es, k);
     dmsg_wait_leave();

@@ -76,6 +76,7 @@ PE_CASE(coll_movers)
 PE_CASE(coll_skew)
 PE_CASE(coll_bcast_stream)
 PE_CASE(coll_allreduce_small)
+PE_CASE(coll_allreduce_lines)
 PE_CASE(coll_direct_path)
 PE_CASE(team_cycle)
 PE_CASE(team_counter)
@@ -166,6 +167,8 @@ Test(env, sync_one_buffer_sleeping, .timeout = 3 * JOB_WATCHDOG)
     expect_case_ok("sync_one_buffer", 2, no_spin);
     expect_case_ok("sync_one_buffer", 3, one_buffer_short);
     expect_case_ok("sync_one_buffer", 5, one_buffer_short);
+    expect_case_ok("coll_allreduce_lines", 2, no_spin);
+    expect_case_ok("coll_allreduce_lines", 5, one_buffer_short);
 }
 
 /* amo.c: atomics, signals and point-to-point waits, over shm and sim. */

@@ -56,18 +56,29 @@ static int pair_done(const void *arg)
  * before the fence so that its transfer overlaps the store's. A sleeper
  * sleeps on the partner's word and advertises in its own line, which the
  * partner reads anyway. */
-static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s)
+static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val, size_t len,
+                                void *all)
 {
     shm_pair *mine = &s->area->pair[tp->rank], *peer = &s->area->pair[1 - tp->rank];
-    pair_past p = {&peer->entered, ++s->pair_seen};
+    pair_past p = {&peer->entered, ++s->bar_seen};
+    unsigned par = p.want & 1;
+    if (len)
+        memcpy(&mine->val[par], mine_val, len);
     atomic_store_explicit(&mine->entered, p.want, memory_order_release);
     int done = pair_done(&p);
     dmsg_fence_seq_cst();
     if (atomic_load_explicit(&peer->sleepers, memory_order_relaxed))
         dmsg_shm_wake(&mine->entered, &peer->sleepers, 0);
-    if (done)
-        return DMSG_OK;
-    return dmsg_shm_wait(s, pair_done, &p, &peer->entered, &mine->sleepers);
+    dmsg_status st = done ? DMSG_OK
+                          : dmsg_shm_wait(s, pair_done, &p, &peer->entered, &mine->sleepers);
+    if (!st && len) {
+        /* The partner wrote this parity's value before its store of the
+         * count we acquired, and writes it next two barriers later, after
+         * we have entered the next one. */
+        memcpy((char *)all + (size_t)tp->rank * len, mine_val, len);
+        memcpy((char *)all + (size_t)(1 - tp->rank) * len, &peer->val[par], len);
+    }
+    return st;
 }
 
 /* Central counter barrier with a generation word: the last arrival resets
@@ -75,21 +86,53 @@ static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s)
  * that races ahead into the next barrier always finds the count reset. The
  * acq_rel arrival and the acquire of the generation make every store before
  * the barrier on any PE visible after it on every PE. Jobs of two PEs take
- * pair_barrier (above). */
-dmsg_status dmsg_shm_barrier(dmsg_tp *tp)
+ * pair_barrier (above). With len, each PE's value goes into its row of the
+ * barrier's parity (the barriers this PE has entered, as every PE counts
+ * them): a PE writes that row again two barriers later, when every PE has
+ * arrived at the barrier in between and so has read this one's rows. */
+static dmsg_status central_barrier(dmsg_tp *tp, shm_state *s, const void *mine, size_t len,
+                                   void *all)
 {
-    shm_state *s = tp->priv;
-    if (tp->npes == 2)
-        return pair_barrier(tp, s);
     shm_job_area *a = s->area;
+    unsigned par = ++s->bar_seen & 1;
+    if (len)
+        memcpy(&a->xval[par][tp->rank], mine, len);
     gen_past g = {&a->gen, atomic_load_explicit(&a->gen, memory_order_acquire)};
+    dmsg_status st = DMSG_OK;
     if (atomic_fetch_add_explicit(&a->arrived, 1, memory_order_acq_rel) == (uint32_t)tp->npes - 1) {
         atomic_store_explicit(&a->arrived, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
         dmsg_shm_wake(&a->gen, &a->sleepers, 0);
+    } else {
+        st = dmsg_shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
+    }
+    for (int p = 0; !st && len && p < tp->npes; p++)
+        memcpy((char *)all + (size_t)p * len, &a->xval[par][p], len);
+    return st;
+}
+
+dmsg_status dmsg_shm_barrier(dmsg_tp *tp)
+{
+    shm_state *s = tp->priv;
+    if (tp->npes == 2)
+        return pair_barrier(tp, s, NULL, 0, NULL);
+    return central_barrier(tp, s, NULL, 0, NULL);
+}
+
+/* transport.h, barrier_xchg: the values ride in the barrier's own words
+ * (the pair barrier's lines, the central one's rows), one pass. */
+dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, void *all)
+{
+    shm_state *s = tp->priv;
+    if (len > DMSG_TP_XCHG_MAX)
+        return DMSG_FAIL(DMSG_ERR_ARG, "barrier exchange of %zu bytes", len);
+    if (tp->npes == 1) {
+        memcpy(all, mine, len);
         return DMSG_OK;
     }
-    return dmsg_shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
+    if (tp->npes == 2)
+        return pair_barrier(tp, s, mine, len, all);
+    return central_barrier(tp, s, mine, len, all);
 }
 
 dmsg_status dmsg_shm_quiet(dmsg_tp *tp)
@@ -251,4 +294,5 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
             DMSG_TP_CAP_BARRIER_QUIET,
     .seg_alias = dmsg_shm_seg_alias,
     .peer_seg = shm_peer_seg,
+    .barrier_xchg = dmsg_shm_barrier_xchg,
 };

@@ -74,6 +74,8 @@
 typedef struct shm_pair {
     _Alignas(SHM_LINE) _Atomic uint32_t entered;
     _Atomic uint32_t sleepers;
+    /* barrier_xchg's value of a barrier, by the parity of its count. */
+    uint64_t val[2];
 } shm_pair;
 
 /* Barrier and gather slots, in the transport job area of the region. */
@@ -83,6 +85,9 @@ typedef struct shm_job_area {
     _Atomic uint32_t sleepers;
     _Alignas(SHM_LINE) uint64_t gather[DMSG_MAX_PES][4];
     shm_pair pair[2]; /* jobs of two PEs: one line per PE */
+    /* Jobs of three PEs or more: barrier_xchg's rows, by the parity of the
+     * barrier's count (shm.c, central_barrier). */
+    _Alignas(SHM_LINE) uint64_t xval[2][DMSG_MAX_PES];
 } shm_job_area;
 /* The rest of the transport job area, after shm's, is free for a transport
  * layered on shm (shm_job_spare): it starts zeroed with the region. */
@@ -137,7 +142,7 @@ typedef struct shm_state {
                         * Private, so an await never writes the shared counter line
                         * (a write would cost the next sender a cache-line transfer). */
     char **seg;        /* every PE's segment, mapped in this process */
-    uint32_t pair_seen; /* jobs of two PEs: barriers this PE has entered */
+    uint32_t bar_seen;  /* barriers this PE has entered (every PE counts alike) */
     dmsg_xfer_params xp;
 } shm_state;
 
@@ -187,6 +192,7 @@ void dmsg_shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump);
 dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot);
 void dmsg_shm_leave(dmsg_tp *tp, shm_state *s);
 dmsg_status dmsg_shm_barrier(dmsg_tp *tp);
+dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, void *all);
 dmsg_status dmsg_shm_quiet(dmsg_tp *tp);
 dmsg_status dmsg_shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
 dmsg_status dmsg_shm_ctr_reset(dmsg_tp *tp, uint32_t slot);
