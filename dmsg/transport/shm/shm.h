@@ -32,9 +32,19 @@
  * the simulator, layered on shm, wait the same way. */
 #define SHM_YIELD_S 200e-6 /* DMSG_YIELD_US=-1 */
 
-/* Polls of an automatic wait while PEs outnumber cores: the PE we wait for
- * most likely needs our core, so sleep almost at once. */
+/* Polls of an automatic wait while full spins do not pay (wait_policy.c):
+ * sleep almost at once. */
 #define SHM_SPIN_LOADED 64
+/* While PEs outnumber cores an automatic wait yields at once, without
+ * SHM_SPIN_LOADED polls first: the PE we wait for most likely needs our
+ * core, and 64 polls (PAUSE is about 16 ns on this project's Intel host)
+ * held it about 1 us a wait. 4 PEs on 2 cores, other sessions' load 5-7,
+ * alternating runs: a round of deposit, await and sync 8.3-17.0 us
+ * yielding at once against 16.2-26.6 with 64 polls (3 PEs: 7.2-9.2 against
+ * 10.6-12.6), a ping-pong beside two PEs in dmsg_sync 1.63-1.65 us a half
+ * round trip against 2.99-3.68, shmem_barrier_all 4.7 against 7.4-9.7 us
+ * (8 PEs: 39-62 against 53-64 us a round, within the noise). */
+#define SHM_OVERSUB_YIELD 1
 /* Polls of an automatic wait while other work loads the host
  * (dmsg_tp_host_loaded): none, sleep at once. With other processes on the
  * cores even 64 polls before the futex made an 8-byte ping-pong slower
@@ -66,7 +76,8 @@
 #define SHM_WAIT_AUTO                                                                          \
     ((dmsg_wait_auto){.spin_polls = SHM_SPIN_POLLS, .loaded_polls = SHM_SPIN_LOADED,          \
                       .busy_polls = SHM_SPIN_BUSY,                                             \
-                      .yield_after = SHM_YIELD_AFTER, .yield_s = SHM_YIELD_S})
+                      .yield_after = SHM_YIELD_AFTER, .yield_s = SHM_YIELD_S,                  \
+                      .oversub_yield = SHM_OVERSUB_YIELD})
 
 /* A PE's line of the two-PE barrier (shm.c): the barriers the PE has
  * entered, written by the PE alone and polled (or slept on) by its
