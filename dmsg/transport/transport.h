@@ -200,15 +200,15 @@ typedef struct dmsg_tp_ops {
     void *(*peer_seg)(dmsg_tp *tp, int pe);
 
     /* Optional (NULL: none): the barrier (as the barrier op) that also
-     * hands every PE each PE's len bytes at mine (len <= DMSG_TP_XCHG_MAX,
-     * the same on every PE), in rank order into all (npes * len bytes): the
-     * values ride in the barrier's own shared words, one pass, for the
-     * collectives of a few bytes (dmsg/coll/coll.c). */
+     * hands every PE each PE's len bytes at mine (len the same on every PE,
+     * npes * len <= DMSG_TP_XCHG_BYTES), in rank order into all (npes * len
+     * bytes): the values ride in the barrier's own shared words, one pass,
+     * for the collectives of a few bytes (dmsg/coll/coll.c). */
     dmsg_status (*barrier_xchg)(dmsg_tp *tp, const void *mine, size_t len, void *all);
 } dmsg_tp_ops;
 
-/* The most bytes a PE hands in one barrier_xchg. */
-#define DMSG_TP_XCHG_MAX 8
+/* The most bytes of all PEs together in one barrier_xchg. */
+#define DMSG_TP_XCHG_BYTES 32768
 
 /* The extension of a transport that keeps virtual time (a simulated
  * machine; docs/simulator.md), offered as ext(DMSG_TP_EXT_VTIME) with

@@ -583,12 +583,12 @@ static int coll_allreduce_small(void)
     return 0;
 }
 
-/* Allreduces of 1-8 bytes on the whole job, which on shm ride in the
- * barrier's own words (barrier_xchg), mixed with syncs, deposits and a
- * team's allreduce (which does not): integer sums, min and max of every
- * width, two ints at once, in place, and a double sum whose bits depend
- * on the order of addition, which must be member order 0, 1, ... on every
- * member. PE_ROUNDS sets the rounds (default 1500). */
+/* Short allreduces on the whole job, which on shm ride in the barrier's
+ * own words (barrier_xchg), mixed with syncs, deposits and a team's
+ * allreduce (which does not): integer sums, min and max of every width,
+ * two ints at once, in place, vectors up to 16 KiB, and double sums whose
+ * bits depend on the order of addition, which must be member order 0, 1,
+ * ... on every member. PE_ROUNDS sets the rounds (default 1500). */
 static int coll_allreduce_lines(void)
 {
     const char *e = getenv("PE_ROUNDS");
@@ -604,7 +604,7 @@ static int coll_allreduce_lines(void)
         int64_t v = (int64_t)(me + 1) * (r + 3);
         for (int p = 0; p < n; p++)
             want += (int64_t)(p + 1) * (r + 3);
-        switch (r % 6) {
+        switch (r % 7) {
         case 0:
             PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &sum, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM));
             PE_CHECK(sum == want, "round %ld: int64 sum %lld, want %lld", r, (long long)sum,
@@ -650,6 +650,39 @@ static int coll_allreduce_lines(void)
             PE_OK(dmsg_sync());
             PE_CHECK(box[r % 2] == (uint64_t)r * 1000 + (uint64_t)pe_down(1),
                      "round %ld: deposit %llu", r, (unsigned long long)box[r % 2]);
+            break;
+        }
+        case 5: {
+            /* Vectors of 3 to 4096 doubles and ints (rows beside the
+             * barrier up to 512 bytes; past that, the other paths, whose
+             * order of addition differs: whole numbers here, exact in any
+             * order; case 3 checks the order). */
+            static const size_t lens[] = {3, 37, 64, 65, 128, 1001, 4096};
+            size_t m = lens[(r / 7) % 7];
+            double *dv = malloc(m * sizeof *dv), *dr = malloc(m * sizeof *dr);
+            int32_t *iv = malloc(m * sizeof *iv), *ir = malloc(m * sizeof *ir);
+            PE_CHECK(dv && dr && iv && ir, "malloc");
+            for (size_t i = 0; i < m; i++) {
+                dv[i] = (double)ival(me, i + (size_t)r) * 0.5;
+                iv[i] = ival(me, i + (size_t)r);
+            }
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, dr, dv, m, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, ir, iv, m, DMSG_TYPE_INT32, DMSG_OP_SUM));
+            for (size_t i = 0; i < m; i++) {
+                double dw = (double)ival(0, i + (size_t)r) * 0.5;
+                int32_t iw = ival(0, i + (size_t)r);
+                for (int p = 1; p < n; p++) {
+                    dw += (double)ival(p, i + (size_t)r) * 0.5;
+                    iw += ival(p, i + (size_t)r);
+                }
+                PE_CHECK(memcmp(&dr[i], &dw, sizeof dw) == 0 && ir[i] == iw,
+                         "round %ld, %zu elements, [%zu]: %.17g and %d, want %.17g and %d", r, m,
+                         i, dr[i], ir[i], dw, iw);
+            }
+            free(dv);
+            free(dr);
+            free(iv);
+            free(ir);
             break;
         }
         default: {

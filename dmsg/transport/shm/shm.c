@@ -39,6 +39,29 @@ static int pair_done(const void *arg)
     return (int32_t)(e - p->want) >= 0; /* counts wrap */
 }
 
+/* barrier_xchg's rows: where PE p's value of a barrier of parity par
+ * lies. A row starts on its own line where all rows fit so (no two PEs
+ * write one line), else they are packed; every PE computes the same. */
+static unsigned char *xchg_row(shm_state *s, unsigned par, int npes, size_t len, int p)
+{
+    size_t lined = (len + SHM_LINE - 1) / SHM_LINE * SHM_LINE;
+    size_t stride = lined * (size_t)npes <= DMSG_TP_XCHG_BYTES ? lined : len;
+    return s->area->xrow[par] + (size_t)p * stride;
+}
+
+/* A PE writes its row of a parity again two barriers later, when every PE
+ * has entered the barrier in between and so has read this one's rows. */
+static void xchg_put(shm_state *s, unsigned par, int npes, int me, const void *mine, size_t len)
+{
+    memcpy(xchg_row(s, par, npes, len, me), mine, len);
+}
+
+static void xchg_get(shm_state *s, unsigned par, int npes, size_t len, void *all)
+{
+    for (int p = 0; p < npes; p++)
+        memcpy((char *)all + (size_t)p * len, xchg_row(s, par, npes, len, p), len);
+}
+
 /* Two PEs: each writes the number of barriers it has entered into its own
  * line and waits until the partner's line shows as many. A plain release
  * store, not a read-modify-write of the partner's line: the store waits in
@@ -55,15 +78,19 @@ static int pair_done(const void *arg)
  * it sleep and wake it or it sees our store; the partner's line is loaded
  * before the fence so that its transfer overlaps the store's. A sleeper
  * sleeps on the partner's word and advertises in its own line, which the
- * partner reads anyway. */
+ * partner reads anyway. barrier_xchg's values (len) ride on the line up to
+ * SHM_PAIR_VAL bytes, in the rows beyond. */
 static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val, size_t len,
                                 void *all)
 {
     shm_pair *mine = &s->area->pair[tp->rank], *peer = &s->area->pair[1 - tp->rank];
     pair_past p = {&peer->entered, ++s->bar_seen};
     unsigned par = p.want & 1;
-    if (len)
-        memcpy(&mine->val[par], mine_val, len);
+    int on_line = len <= SHM_PAIR_VAL;
+    if (len && on_line)
+        memcpy(mine->val[par], mine_val, len);
+    else if (len)
+        xchg_put(s, par, 2, tp->rank, mine_val, len);
     atomic_store_explicit(&mine->entered, p.want, memory_order_release);
     int done = pair_done(&p);
     dmsg_fence_seq_cst();
@@ -71,14 +98,18 @@ static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val,
         dmsg_shm_wake(&mine->entered, &peer->sleepers, 0);
     dmsg_status st = done ? DMSG_OK
                           : dmsg_shm_wait(s, pair_done, &p, &peer->entered, &mine->sleepers);
-    if (!st && len) {
-        /* The partner wrote this parity's value before its store of the
-         * count we acquired, and writes it next two barriers later, after
-         * we have entered the next one. */
-        memcpy((char *)all + (size_t)tp->rank * len, mine_val, len);
-        memcpy((char *)all + (size_t)(1 - tp->rank) * len, &peer->val[par], len);
+    if (st || !len)
+        return st;
+    /* The partner wrote this parity's value before its store of the count
+     * we acquired, and writes it next two barriers later, after we have
+     * entered the next one. */
+    if (!on_line) {
+        xchg_get(s, par, 2, len, all);
+        return DMSG_OK;
     }
-    return st;
+    memcpy((char *)all + (size_t)tp->rank * len, mine_val, len);
+    memcpy((char *)all + (size_t)(1 - tp->rank) * len, peer->val[par], len);
+    return DMSG_OK;
 }
 
 /* Central counter barrier with a generation word: the last arrival resets
@@ -86,17 +117,14 @@ static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val,
  * that races ahead into the next barrier always finds the count reset. The
  * acq_rel arrival and the acquire of the generation make every store before
  * the barrier on any PE visible after it on every PE. Jobs of two PEs take
- * pair_barrier (above). With len, each PE's value goes into its row of the
- * barrier's parity (the barriers this PE has entered, as every PE counts
- * them): a PE writes that row again two barriers later, when every PE has
- * arrived at the barrier in between and so has read this one's rows. */
+ * pair_barrier (above). */
 static dmsg_status central_barrier(dmsg_tp *tp, shm_state *s, const void *mine, size_t len,
                                    void *all)
 {
     shm_job_area *a = s->area;
     unsigned par = ++s->bar_seen & 1;
     if (len)
-        memcpy(&a->xval[par][tp->rank], mine, len);
+        xchg_put(s, par, tp->npes, tp->rank, mine, len);
     gen_past g = {&a->gen, atomic_load_explicit(&a->gen, memory_order_acquire)};
     dmsg_status st = DMSG_OK;
     if (atomic_fetch_add_explicit(&a->arrived, 1, memory_order_acq_rel) == (uint32_t)tp->npes - 1) {
@@ -106,8 +134,8 @@ static dmsg_status central_barrier(dmsg_tp *tp, shm_state *s, const void *mine, 
     } else {
         st = dmsg_shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
     }
-    for (int p = 0; !st && len && p < tp->npes; p++)
-        memcpy((char *)all + (size_t)p * len, &a->xval[par][p], len);
+    if (!st && len)
+        xchg_get(s, par, tp->npes, len, all);
     return st;
 }
 
@@ -120,12 +148,12 @@ dmsg_status dmsg_shm_barrier(dmsg_tp *tp)
 }
 
 /* transport.h, barrier_xchg: the values ride in the barrier's own words
- * (the pair barrier's lines, the central one's rows), one pass. */
+ * (the pair barrier's lines, else rows beside the barrier), one pass. */
 dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, void *all)
 {
     shm_state *s = tp->priv;
-    if (len > DMSG_TP_XCHG_MAX)
-        return DMSG_FAIL(DMSG_ERR_ARG, "barrier exchange of %zu bytes", len);
+    if (len > DMSG_TP_XCHG_BYTES / (size_t)tp->npes)
+        return DMSG_FAIL(DMSG_ERR_ARG, "barrier exchange of %zu bytes from %d PEs", len, tp->npes);
     if (tp->npes == 1) {
         memcpy(all, mine, len);
         return DMSG_OK;

@@ -85,9 +85,13 @@
 typedef struct shm_pair {
     _Alignas(SHM_LINE) _Atomic uint32_t entered;
     _Atomic uint32_t sleepers;
-    /* barrier_xchg's value of a barrier, by the parity of its count. */
-    uint64_t val[2];
+    /* barrier_xchg's value of a barrier (up to SHM_PAIR_VAL bytes), by the
+     * parity of its count: on the line the partner loads anyway. */
+    uint64_t val[2][3];
 } shm_pair;
+
+#define SHM_PAIR_VAL sizeof(((shm_pair *)0)->val[0])
+_Static_assert(sizeof(shm_pair) == SHM_LINE, "a PE's pair words fill one line");
 
 /* Barrier and gather slots, in the transport job area of the region. */
 typedef struct shm_job_area {
@@ -96,9 +100,10 @@ typedef struct shm_job_area {
     _Atomic uint32_t sleepers;
     _Alignas(SHM_LINE) uint64_t gather[DMSG_MAX_PES][4];
     shm_pair pair[2]; /* jobs of two PEs: one line per PE */
-    /* Jobs of three PEs or more: barrier_xchg's rows, by the parity of the
-     * barrier's count (shm.c, central_barrier). */
-    _Alignas(SHM_LINE) uint64_t xval[2][DMSG_MAX_PES];
+    /* barrier_xchg's rows, by the parity of the barrier's count (shm.c,
+     * xchg_rows): jobs of three PEs or more, and of two where the values
+     * do not fit the pair lines. */
+    _Alignas(SHM_LINE) unsigned char xrow[2][DMSG_TP_XCHG_BYTES];
 } shm_job_area;
 /* The rest of the transport job area, after shm's, is free for a transport
  * layered on shm (shm_job_spare): it starts zeroed with the region. */
