@@ -657,8 +657,8 @@ static int coll_allreduce_lines(void)
              * barrier up to 512 bytes; past that, the other paths, whose
              * order of addition differs: whole numbers here, exact in any
              * order; case 3 checks the order). */
-            static const size_t lens[] = {3, 37, 64, 65, 128, 1001, 4096};
-            size_t m = lens[(r / 7) % 7];
+            static const size_t lens[] = {3, 7, 15, 37, 64, 65, 128, 1001, 4096};
+            size_t m = lens[(r / 7) % 9];
             double *dv = malloc(m * sizeof *dv), *dr = malloc(m * sizeof *dr);
             int32_t *iv = malloc(m * sizeof *iv), *ir = malloc(m * sizeof *ir);
             PE_CHECK(dv && dr && iv && ir, "malloc");

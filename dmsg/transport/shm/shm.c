@@ -79,16 +79,20 @@ static void xchg_get(shm_state *s, unsigned par, int npes, size_t len, void *all
  * before the fence so that its transfer overlaps the store's. A sleeper
  * sleeps on the partner's word and advertises in its own line, which the
  * partner reads anyway. barrier_xchg's values (len) ride on the line up to
- * SHM_PAIR_VAL bytes, in the rows beyond. */
+ * SHM_PAIR_VAL bytes, in the rows beyond. Each PE has a line per parity of
+ * the barrier's count, so that a value stays until the partner has read
+ * it: the PE writes that line again two barriers later, after the partner
+ * has entered the one between. */
 static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val, size_t len,
                                 void *all)
 {
-    shm_pair *mine = &s->area->pair[tp->rank], *peer = &s->area->pair[1 - tp->rank];
-    pair_past p = {&peer->entered, ++s->bar_seen};
-    unsigned par = p.want & 1;
+    uint32_t want = ++s->bar_seen;
+    unsigned par = want & 1;
+    shm_pair *mine = &s->area->pair[tp->rank][par], *peer = &s->area->pair[1 - tp->rank][par];
+    pair_past p = {&peer->entered, want};
     int on_line = len <= SHM_PAIR_VAL;
     if (len && on_line)
-        memcpy(mine->val[par], mine_val, len);
+        memcpy(mine->val, mine_val, len);
     else if (len)
         xchg_put(s, par, 2, tp->rank, mine_val, len);
     atomic_store_explicit(&mine->entered, p.want, memory_order_release);
@@ -108,7 +112,7 @@ static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val,
         return DMSG_OK;
     }
     memcpy((char *)all + (size_t)tp->rank * len, mine_val, len);
-    memcpy((char *)all + (size_t)(1 - tp->rank) * len, peer->val[par], len);
+    memcpy((char *)all + (size_t)(1 - tp->rank) * len, peer->val, len);
     return DMSG_OK;
 }
 

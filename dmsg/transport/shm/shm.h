@@ -79,18 +79,18 @@
                       .yield_after = SHM_YIELD_AFTER, .yield_s = SHM_YIELD_S,                  \
                       .oversub_yield = SHM_OVERSUB_YIELD})
 
-/* A PE's line of the two-PE barrier (shm.c): the barriers the PE has
- * entered, written by the PE alone and polled (or slept on) by its
- * partner, and whether the PE sleeps on its partner's word. */
+/* A PE's line of the two-PE barrier (shm.c), one per parity of the
+ * barrier's count: the barriers the PE has entered, written by the PE
+ * alone and polled (or slept on) by its partner; whether the PE sleeps on
+ * its partner's word; and barrier_xchg's value of the barrier (up to
+ * SHM_PAIR_VAL bytes), on the line the partner loads anyway. */
 typedef struct shm_pair {
     _Alignas(SHM_LINE) _Atomic uint32_t entered;
     _Atomic uint32_t sleepers;
-    /* barrier_xchg's value of a barrier (up to SHM_PAIR_VAL bytes), by the
-     * parity of its count: on the line the partner loads anyway. */
-    uint64_t val[2][3];
+    uint64_t val[7];
 } shm_pair;
 
-#define SHM_PAIR_VAL sizeof(((shm_pair *)0)->val[0])
+#define SHM_PAIR_VAL sizeof(((shm_pair *)0)->val)
 _Static_assert(sizeof(shm_pair) == SHM_LINE, "a PE's pair words fill one line");
 
 /* Barrier and gather slots, in the transport job area of the region. */
@@ -99,7 +99,7 @@ typedef struct shm_job_area {
     _Alignas(SHM_LINE) _Atomic uint32_t gen;
     _Atomic uint32_t sleepers;
     _Alignas(SHM_LINE) uint64_t gather[DMSG_MAX_PES][4];
-    shm_pair pair[2]; /* jobs of two PEs: one line per PE */
+    shm_pair pair[2][2]; /* jobs of two PEs: a line per PE and parity */
     /* barrier_xchg's rows, by the parity of the barrier's count (shm.c,
      * xchg_rows): jobs of three PEs or more, and of two where the values
      * do not fit the pair lines. */
