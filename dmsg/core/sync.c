@@ -6,7 +6,11 @@ int dmsg_sync(void)
 {
     DMSG_REQUIRE_INIT();
     dmsg_wait_enter(DMSG_WAIT_SYNC);
-    dmsg_status st = dmsg_g.tp.ops->quiet(&dmsg_g.tp);
+    /* On shm the quiet is a fence that the barrier's own ordering covers:
+     * a fence less in the 2-PE barrier's 0.2-0.3 us. */
+    dmsg_status st = (dmsg_g.tp.ops->caps & DMSG_TP_CAP_BARRIER_QUIET)
+                         ? DMSG_OK
+                         : dmsg_g.tp.ops->quiet(&dmsg_g.tp);
     if (!st) {
         dmsg_chk_arrive();
         st = dmsg_g.tp.ops->barrier(&dmsg_g.tp);

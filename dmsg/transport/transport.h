@@ -99,6 +99,10 @@ enum {
     /* Peers' segments are mapped in this process (the peer_seg op): a
      * load or store there is a load or store of the peer's memory. */
     DMSG_TP_CAP_PEER_MAP = 1u << 10,
+    /* The barrier op itself completes and orders this PE's deposits,
+     * fetches and atomics issued before it (what a quiet before it would):
+     * dmsg_sync calls no quiet first. */
+    DMSG_TP_CAP_BARRIER_QUIET = 1u << 11,
 };
 
 typedef struct dmsg_tp_ops {
@@ -194,7 +198,17 @@ typedef struct dmsg_tp_ops {
      * mapped in this process, or NULL where this process cannot load and
      * store it (pe is in [0, npes)). The same address for the whole job. */
     void *(*peer_seg)(dmsg_tp *tp, int pe);
+
+    /* Optional (NULL: none): the barrier (as the barrier op) that also
+     * hands every PE each PE's len bytes at mine (len the same on every PE,
+     * npes * len <= DMSG_TP_XCHG_BYTES), in rank order into all (npes * len
+     * bytes): the values ride in the barrier's own shared words, one pass,
+     * for the collectives of a few bytes (dmsg/coll/coll.c). */
+    dmsg_status (*barrier_xchg)(dmsg_tp *tp, const void *mine, size_t len, void *all);
 } dmsg_tp_ops;
+
+/* The most bytes of all PEs together in one barrier_xchg. */
+#define DMSG_TP_XCHG_BYTES 32768
 
 /* The extension of a transport that keeps virtual time (a simulated
  * machine; docs/simulator.md), offered as ext(DMSG_TP_EXT_VTIME) with

@@ -180,6 +180,10 @@ void dmsg_waiter_start(dmsg_waiter *w, const dmsg_wait_policy *p)
         w->limit = p->a.busy_polls;
         return;
     }
+    if (p->oversub && p->a.oversub_yield) {
+        w->limit = 0;
+        return;
+    }
     if (p->oversub ||
         (recent.wasted >= WASTE_LIMIT && ++recent.since_probe < recent.probe_every)) {
         w->limit = p->a.loaded_polls;

@@ -47,6 +47,7 @@ typedef struct dmsg_wait_auto {
     long busy_polls;   /* other work loads the host now: polls before sleeping */
     long yield_after;  /* a spin this long (polls) yields every 128 polls; 0: never */
     double yield_s;    /* PEs outnumber cores: seconds of yielding before sleeping */
+    int oversub_yield; /* 1: PEs outnumber cores: yield at once, no polls (0: loaded_polls) */
 } dmsg_wait_auto;
 
 /* A PE's policy, set once at join from the settings and the transport's

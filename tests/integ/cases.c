@@ -51,6 +51,7 @@ PE_CASE(ctr_exhaust)
 PE_CASE(sync_rounds)
 PE_CASE(deposit_rounds)
 PE_CASE(sync_empty)
+PE_CASE(sync_one_buffer)
 PE_CASE(quiet_orders)
 /* alloc.c */
 PE_CASE(alloc_symmetric)
@@ -75,6 +76,7 @@ PE_CASE(coll_movers)
 PE_CASE(coll_skew)
 PE_CASE(coll_bcast_stream)
 PE_CASE(coll_allreduce_small)
+PE_CASE(coll_allreduce_lines)
 PE_CASE(coll_direct_path)
 PE_CASE(team_cycle)
 PE_CASE(team_counter)
@@ -155,6 +157,18 @@ Test(env, spin_0, .timeout = 3 * JOB_WATCHDOG)
     expect_case_ok("ctr_pingpong", 4, no_spin);
     expect_case_ok("sync_rounds", 4, no_spin);
     expect_case_ok("ctr_many_to_one", 3, no_spin);
+}
+
+/* The barrier's sleeping and waking paths (2 PEs: the pair barrier; 3
+ * and 5: the central one) and an odd count above the cores. */
+static const char *const one_buffer_short[] = {"DMSG_SPIN=0", "PE_ROUNDS=600", NULL};
+Test(env, sync_one_buffer_sleeping, .timeout = 3 * JOB_WATCHDOG)
+{
+    expect_case_ok("sync_one_buffer", 2, no_spin);
+    expect_case_ok("sync_one_buffer", 3, one_buffer_short);
+    expect_case_ok("sync_one_buffer", 5, one_buffer_short);
+    expect_case_ok("coll_allreduce_lines", 2, no_spin);
+    expect_case_ok("coll_allreduce_lines", 5, one_buffer_short);
 }
 
 /* amo.c: atomics, signals and point-to-point waits, over shm and sim. */

@@ -583,6 +583,124 @@ static int coll_allreduce_small(void)
     return 0;
 }
 
+/* Short allreduces on the whole job, which on shm ride in the barrier's
+ * own words (barrier_xchg), mixed with syncs, deposits and a team's
+ * allreduce (which does not): integer sums, min and max of every width,
+ * two ints at once, in place, vectors up to 16 KiB, and double sums whose
+ * bits depend on the order of addition, which must be member order 0, 1,
+ * ... on every member. PE_ROUNDS sets the rounds (default 1500). */
+static int coll_allreduce_lines(void)
+{
+    const char *e = getenv("PE_ROUNDS");
+    long rounds = e ? strtol(e, NULL, 10) : 1500;
+    PE_CHECK(rounds > 0, "PE_ROUNDS=%s: expected a positive number", e);
+    int n = pe_n(), me = pe_me();
+    dmsg_team half;
+    PE_OK(dmsg_team_split_color(DMSG_TEAM_WORLD, me % 2, me, &half));
+    uint64_t *box = pe_alloc(2 * sizeof(uint64_t));
+    PE_CHECK(box != NULL, "alloc failed");
+    for (long r = 0; r < rounds; r++) {
+        int64_t sum = 0, want = 0;
+        int64_t v = (int64_t)(me + 1) * (r + 3);
+        for (int p = 0; p < n; p++)
+            want += (int64_t)(p + 1) * (r + 3);
+        switch (r % 7) {
+        case 0:
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &sum, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM));
+            PE_CHECK(sum == want, "round %ld: int64 sum %lld, want %lld", r, (long long)sum,
+                     (long long)want);
+            break;
+        case 1: {
+            int32_t x[2] = {(int32_t)(me - (int)r), (int32_t)(me * 3)}, y[2];
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, y, x, 2, DMSG_TYPE_INT32, DMSG_OP_MIN));
+            PE_CHECK(y[0] == -(int32_t)r && y[1] == 0, "round %ld: int32 min (%d,%d)", r, y[0],
+                     y[1]);
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, x, x, 2, DMSG_TYPE_INT32, DMSG_OP_MAX));
+            PE_CHECK(x[0] == n - 1 - (int32_t)r && x[1] == 3 * (n - 1),
+                     "round %ld: int32 max in place (%d,%d)", r, x[0], x[1]);
+            break;
+        }
+        case 2: {
+            int8_t b = (int8_t)(me % 20 + (int)(r % 100)), c;
+            int16_t h = (int16_t)(me * 100), g;
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &c, &b, 1, DMSG_TYPE_INT8, DMSG_OP_MAX));
+            PE_CHECK(c == (int8_t)((n < 20 ? n - 1 : 19) + (int)(r % 100)), "round %ld: int8 max %d",
+                     r, c);
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &g, &h, 1, DMSG_TYPE_INT16, DMSG_OP_SUM));
+            PE_CHECK(n > 25 || g == (int16_t)(100 * n * (n - 1) / 2), "round %ld: int16 sum %d", r,
+                     g);
+            break;
+        }
+        case 3: {
+            double d = dval(me, (size_t)r), ds, dw = dval(0, (size_t)r);
+            for (int p = 1; p < n; p++)
+                dw += dval(p, (size_t)r);
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &ds, &d, 1, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+            PE_CHECK(memcmp(&ds, &dw, sizeof ds) == 0,
+                     "round %ld: double sum %.17g, want %.17g (member order)", r, ds, dw);
+            break;
+        }
+        case 4: {
+            /* A deposit before the allreduce, read after a sync. */
+            uint64_t msg = (uint64_t)r * 1000 + (uint64_t)me;
+            PE_OK(dmsg_deposit(&box[r % 2], &msg, sizeof msg, pe_up(1), DMSG_CTR_NONE));
+            uint64_t one = 1, cnt = 0;
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, &cnt, &one, 1, DMSG_TYPE_UINT64, DMSG_OP_SUM));
+            PE_CHECK(cnt == (uint64_t)n, "round %ld: count %llu", r, (unsigned long long)cnt);
+            PE_OK(dmsg_sync());
+            PE_CHECK(box[r % 2] == (uint64_t)r * 1000 + (uint64_t)pe_down(1),
+                     "round %ld: deposit %llu", r, (unsigned long long)box[r % 2]);
+            break;
+        }
+        case 5: {
+            /* Vectors of 3 to 4096 doubles and ints (rows beside the
+             * barrier up to 512 bytes; past that, the other paths, whose
+             * order of addition differs: whole numbers here, exact in any
+             * order; case 3 checks the order). */
+            static const size_t lens[] = {3, 7, 15, 37, 64, 65, 128, 1001, 4096};
+            size_t m = lens[(r / 7) % 9];
+            double *dv = malloc(m * sizeof *dv), *dr = malloc(m * sizeof *dr);
+            int32_t *iv = malloc(m * sizeof *iv), *ir = malloc(m * sizeof *ir);
+            PE_CHECK(dv && dr && iv && ir, "malloc");
+            for (size_t i = 0; i < m; i++) {
+                dv[i] = (double)ival(me, i + (size_t)r) * 0.5;
+                iv[i] = ival(me, i + (size_t)r);
+            }
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, dr, dv, m, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+            PE_OK(dmsg_allreduce(DMSG_TEAM_WORLD, ir, iv, m, DMSG_TYPE_INT32, DMSG_OP_SUM));
+            for (size_t i = 0; i < m; i++) {
+                double dw = (double)ival(0, i + (size_t)r) * 0.5;
+                int32_t iw = ival(0, i + (size_t)r);
+                for (int p = 1; p < n; p++) {
+                    dw += (double)ival(p, i + (size_t)r) * 0.5;
+                    iw += ival(p, i + (size_t)r);
+                }
+                PE_CHECK(memcmp(&dr[i], &dw, sizeof dw) == 0 && ir[i] == iw,
+                         "round %ld, %zu elements, [%zu]: %.17g and %d, want %.17g and %d", r, m,
+                         i, dr[i], ir[i], dw, iw);
+            }
+            free(dv);
+            free(dr);
+            free(iv);
+            free(ir);
+            break;
+        }
+        default: {
+            int64_t hs = 0, hw = 0;
+            for (int p = me % 2; p < n; p += 2)
+                hw += (int64_t)(p + 1) * (r + 3);
+            PE_OK(dmsg_allreduce(half, &hs, &v, 1, DMSG_TYPE_INT64, DMSG_OP_SUM));
+            PE_CHECK(hs == hw, "round %ld: team sum %lld, want %lld", r, (long long)hs,
+                     (long long)hw);
+            PE_OK(dmsg_sync());
+        }
+        }
+    }
+    PE_OK(dmsg_team_free(half));
+    PE_OK(dmsg_free(box));
+    return 0;
+}
+
 /* Run with DMSG_COLL_SCRATCH=4K: the world's chunks are 128 bytes, so a
  * thousand elements take many steps; a split team has no room at all and
  * says so (DMSG_ERR_NOMEM on every member) instead of failing later. */
@@ -928,6 +1046,7 @@ static int coll_direct_path(void)
 }
 
 const pe_case pe_coll_cases[] = {
+    {"coll_allreduce_lines", coll_allreduce_lines, 0},
     {"coll_direct_path", coll_direct_path, 0},
     {"coll_tiny_scratch", coll_tiny_scratch, 0},
     {"coll_skew", coll_skew, 0},

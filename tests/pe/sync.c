@@ -140,11 +140,64 @@ static int ping_latency(void)
     return 0;
 }
 
+/* Many syncs on one buffer, no alternating halves: each round every PE
+ * deposits (round, me) and, every 7th round, a block of 8 KiB to its
+ * slot on every PE; after a sync every PE checks every slot, and a
+ * second sync keeps the next round's deposits off the slots until all
+ * have checked. So the barrier must publish the stores before it (the
+ * first sync) and the loads before it (the second: a deposit of the
+ * next round may not reach a slot its owner is still reading). A round
+ * with a third sync alone now and then puts the PEs' barrier counts out
+ * of step with the rounds. PE_ROUNDS sets the rounds (default 3000). */
+static int sync_one_buffer(void)
+{
+    const char *e = getenv("PE_ROUNDS");
+    long rounds = e ? strtol(e, NULL, 10) : 3000;
+    PE_CHECK(rounds > 0, "PE_ROUNDS=%s: expected a positive number", e);
+    enum { BLOCK = 8192 };
+    int n = pe_n(), me = pe_me();
+    uint64_t *slot = pe_alloc((size_t)n * 2 * sizeof(uint64_t));
+    unsigned char *blk = pe_alloc((size_t)n * BLOCK);
+    unsigned char *src = malloc(BLOCK);
+    PE_CHECK(slot != NULL && blk != NULL && src != NULL, "allocation failed");
+    for (long r = 0; r < rounds; r++) {
+        uint64_t msg[2] = {(uint64_t)r + 1, (uint64_t)me + 1000};
+        int big = r % 7 == 3;
+        if (big)
+            pe_fill(src, BLOCK, me, (uint32_t)r);
+        for (int k = 0; k < n; k++) {
+            PE_OK(dmsg_deposit(slot + 2 * me, msg, sizeof msg, pe_up(k), DMSG_CTR_NONE));
+            if (big)
+                PE_OK(dmsg_deposit(blk + (size_t)me * BLOCK, src, BLOCK, pe_up(k), DMSG_CTR_NONE));
+        }
+        PE_OK(dmsg_sync());
+        for (int from = 0; from < n; from++) {
+            PE_CHECK(slot[2 * from] == (uint64_t)r + 1 && slot[2 * from + 1] == (uint64_t)from + 1000,
+                     "round %ld, slot of PE %d after sync: expected (%ld,%d) got (%llu,%llu)", r,
+                     from, r + 1, from + 1000, (unsigned long long)slot[2 * from],
+                     (unsigned long long)slot[2 * from + 1]);
+            if (big) {
+                char what[64];
+                snprintf(what, sizeof what, "round %ld: block of PE %d after sync", r, from);
+                PE_TRY(pe_check_pattern(blk + (size_t)from * BLOCK, BLOCK, from, (uint32_t)r, what));
+            }
+        }
+        PE_OK(dmsg_sync());
+        if (r % 101 == 50)
+            PE_OK(dmsg_sync());
+    }
+    PE_OK(dmsg_free(blk));
+    PE_OK(dmsg_free(slot));
+    free(src);
+    return 0;
+}
+
 const pe_case pe_sync_cases[] = {
     {"deposit_rounds", deposit_rounds, 0},
     {"ping_latency", ping_latency, 0},
     {"sync_rounds", sync_rounds, 0},
     {"sync_empty", sync_empty, 0},
+    {"sync_one_buffer", sync_one_buffer, 0},
     {"quiet_orders", quiet_orders, 0},
     {NULL, NULL, 0},
 };

@@ -69,6 +69,25 @@ Test(wait, oversubscribed_yields_before_sleeping)
     cr_assert_geq(dmsg_clock_now() - t0, 0.015, "yielded for DMSG_YIELD_US");
 }
 
+Test(wait, oversubscribed_yields_at_once_where_the_transport_says)
+{
+    /* shm's automatic values (oversub_yield): no polls before the yields
+     * while PEs outnumber cores; the loaded_polls stay for the other case. */
+    dmsg_wait_auto a = autov;
+    a.oversub_yield = 1;
+    dmsg_tp_conf conf = {.timeout = 0, .spin = -1, .yield_us = 20000};
+    dmsg_wait_policy p;
+    dmsg_wait_policy_init(&p, &conf, 1 << 20, &a, NULL);
+    cr_assert(p.oversub);
+    dmsg_waiter w;
+    dmsg_wait_act act;
+    dmsg_waiter_start(&w, &p);
+    cr_assert_eq(polls_until_other(&w, &act), 0);
+    cr_assert_eq(act, DMSG_WAIT_YIELD);
+    dmsg_wait_policy_init(&p, &conf, 1, &a, NULL);
+    cr_assert_eq(p.oversub, 0);
+}
+
 Test(wait, not_oversubscribed_never_yields)
 {
     dmsg_wait_policy p = policy(10, 20000, 0, 1);

@@ -39,23 +39,81 @@ static int pair_done(const void *arg)
     return (int32_t)(e - p->want) >= 0; /* counts wrap */
 }
 
-/* Two PEs: each raises the other's word and waits until its own shows the
- * partner has entered as many barriers as itself. The critical path is the
- * later PE's store reaching the earlier one's line and that PE's reload of
- * it: two line transfers, where the central counter below costs the last
- * arrival two (count, generation) and the waiter a third. The seq_cst add
- * releases this PE's stores (the partner acquires them with its word) and
- * orders the add before the look at the partner's sleepers (futex_sleep
- * advertises itself before its last check). */
-static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s)
+/* barrier_xchg's rows: where PE p's value of a barrier of parity par
+ * lies. A row starts on its own line where all rows fit so (no two PEs
+ * write one line), else they are packed; every PE computes the same. */
+static unsigned char *xchg_row(shm_state *s, unsigned par, int npes, size_t len, int p)
 {
-    shm_pair *mine = &s->area->pair[tp->rank], *peer = &s->area->pair[1 - tp->rank];
-    pair_past p = {&mine->entered, ++s->pair_seen};
-    atomic_fetch_add_explicit(&peer->entered, 1, memory_order_seq_cst);
-    dmsg_shm_wake(&peer->entered, &peer->sleepers, 0);
-    if (pair_done(&p))
+    size_t lined = (len + SHM_LINE - 1) / SHM_LINE * SHM_LINE;
+    size_t stride = lined * (size_t)npes <= DMSG_TP_XCHG_BYTES ? lined : len;
+    return s->area->xrow[par] + (size_t)p * stride;
+}
+
+/* A PE writes its row of a parity again two barriers later, when every PE
+ * has entered the barrier in between and so has read this one's rows. */
+static void xchg_put(shm_state *s, unsigned par, int npes, int me, const void *mine, size_t len)
+{
+    memcpy(xchg_row(s, par, npes, len, me), mine, len);
+}
+
+static void xchg_get(shm_state *s, unsigned par, int npes, size_t len, void *all)
+{
+    for (int p = 0; p < npes; p++)
+        memcpy((char *)all + (size_t)p * len, xchg_row(s, par, npes, len, p), len);
+}
+
+/* Two PEs: each writes the number of barriers it has entered into its own
+ * line and waits until the partner's line shows as many. A plain release
+ * store, not a read-modify-write of the partner's line: the store waits in
+ * the store buffer while this PE already loads the partner's line, so the
+ * later PE pays one line transfer (the partner's line, whose store landed
+ * long ago) and the earlier one one more (the later one's store), where an
+ * atomic add to the partner's word stalled the later PE for the add's
+ * transfer and then its own reload (two in a row). The release store
+ * publishes every store and load of this PE before the barrier (deposits
+ * on shm are complete when their copy returns); the acquire of the
+ * partner's word takes in the partner's. The fence orders our store before
+ * the look at the partner's sleepers word, as a sleeper's advertisement is
+ * ordered before its last look at our word (futex_sleep), so either we see
+ * it sleep and wake it or it sees our store; the partner's line is loaded
+ * before the fence so that its transfer overlaps the store's. A sleeper
+ * sleeps on the partner's word and advertises in its own line, which the
+ * partner reads anyway. barrier_xchg's values (len) ride on the line up to
+ * SHM_PAIR_VAL bytes, in the rows beyond. Each PE has a line per parity of
+ * the barrier's count, so that a value stays until the partner has read
+ * it: the PE writes that line again two barriers later, after the partner
+ * has entered the one between. */
+static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val, size_t len,
+                                void *all)
+{
+    uint32_t want = ++s->bar_seen;
+    unsigned par = want & 1;
+    shm_pair *mine = &s->area->pair[tp->rank][par], *peer = &s->area->pair[1 - tp->rank][par];
+    pair_past p = {&peer->entered, want};
+    int on_line = len <= SHM_PAIR_VAL;
+    if (len && on_line)
+        memcpy(mine->val, mine_val, len);
+    else if (len)
+        xchg_put(s, par, 2, tp->rank, mine_val, len);
+    atomic_store_explicit(&mine->entered, p.want, memory_order_release);
+    int done = pair_done(&p);
+    dmsg_fence_seq_cst();
+    if (atomic_load_explicit(&peer->sleepers, memory_order_relaxed))
+        dmsg_shm_wake(&mine->entered, &peer->sleepers, 0);
+    dmsg_status st = done ? DMSG_OK
+                          : dmsg_shm_wait(s, pair_done, &p, &peer->entered, &mine->sleepers);
+    if (st || !len)
+        return st;
+    /* The partner wrote this parity's value before its store of the count
+     * we acquired, and writes it next two barriers later, after we have
+     * entered the next one. */
+    if (!on_line) {
+        xchg_get(s, par, 2, len, all);
         return DMSG_OK;
-    return dmsg_shm_wait(s, pair_done, &p, &mine->entered, &mine->sleepers);
+    }
+    memcpy((char *)all + (size_t)tp->rank * len, mine_val, len);
+    memcpy((char *)all + (size_t)(1 - tp->rank) * len, peer->val, len);
+    return DMSG_OK;
 }
 
 /* Central counter barrier with a generation word: the last arrival resets
@@ -64,20 +122,49 @@ static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s)
  * acq_rel arrival and the acquire of the generation make every store before
  * the barrier on any PE visible after it on every PE. Jobs of two PEs take
  * pair_barrier (above). */
-dmsg_status dmsg_shm_barrier(dmsg_tp *tp)
+static dmsg_status central_barrier(dmsg_tp *tp, shm_state *s, const void *mine, size_t len,
+                                   void *all)
 {
-    shm_state *s = tp->priv;
-    if (tp->npes == 2)
-        return pair_barrier(tp, s);
     shm_job_area *a = s->area;
+    unsigned par = ++s->bar_seen & 1;
+    if (len)
+        xchg_put(s, par, tp->npes, tp->rank, mine, len);
     gen_past g = {&a->gen, atomic_load_explicit(&a->gen, memory_order_acquire)};
+    dmsg_status st = DMSG_OK;
     if (atomic_fetch_add_explicit(&a->arrived, 1, memory_order_acq_rel) == (uint32_t)tp->npes - 1) {
         atomic_store_explicit(&a->arrived, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&a->gen, 1, memory_order_seq_cst);
         dmsg_shm_wake(&a->gen, &a->sleepers, 0);
+    } else {
+        st = dmsg_shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
+    }
+    if (!st && len)
+        xchg_get(s, par, tp->npes, len, all);
+    return st;
+}
+
+dmsg_status dmsg_shm_barrier(dmsg_tp *tp)
+{
+    shm_state *s = tp->priv;
+    if (tp->npes == 2)
+        return pair_barrier(tp, s, NULL, 0, NULL);
+    return central_barrier(tp, s, NULL, 0, NULL);
+}
+
+/* transport.h, barrier_xchg: the values ride in the barrier's own words
+ * (the pair barrier's lines, else rows beside the barrier), one pass. */
+dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, void *all)
+{
+    shm_state *s = tp->priv;
+    if (len > DMSG_TP_XCHG_BYTES / (size_t)tp->npes)
+        return DMSG_FAIL(DMSG_ERR_ARG, "barrier exchange of %zu bytes from %d PEs", len, tp->npes);
+    if (tp->npes == 1) {
+        memcpy(all, mine, len);
         return DMSG_OK;
     }
-    return dmsg_shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
+    if (tp->npes == 2)
+        return pair_barrier(tp, s, mine, len, all);
+    return central_barrier(tp, s, mine, len, all);
 }
 
 dmsg_status dmsg_shm_quiet(dmsg_tp *tp)
@@ -235,7 +322,9 @@ const dmsg_tp_ops dmsg_tp_shm_ops = {
     .word_wait = dmsg_shm_word_wait,
     .caps = DMSG_TP_CAP_PUT_DONE | DMSG_TP_CAP_ORDERED | DMSG_TP_CAP_ASYNC |
             DMSG_TP_CAP_REMOTE_CTR | DMSG_TP_CAP_AMO4 | DMSG_TP_CAP_AMO8 | DMSG_TP_CAP_SIGNAL |
-            DMSG_TP_CAP_WORD_WAIT | DMSG_TP_CAP_PEER_MAP,
+            DMSG_TP_CAP_WORD_WAIT | DMSG_TP_CAP_PEER_MAP |
+            DMSG_TP_CAP_BARRIER_QUIET,
     .seg_alias = dmsg_shm_seg_alias,
     .peer_seg = shm_peer_seg,
+    .barrier_xchg = dmsg_shm_barrier_xchg,
 };

@@ -32,9 +32,19 @@
  * the simulator, layered on shm, wait the same way. */
 #define SHM_YIELD_S 200e-6 /* DMSG_YIELD_US=-1 */
 
-/* Polls of an automatic wait while PEs outnumber cores: the PE we wait for
- * most likely needs our core, so sleep almost at once. */
+/* Polls of an automatic wait while full spins do not pay (wait_policy.c):
+ * sleep almost at once. */
 #define SHM_SPIN_LOADED 64
+/* While PEs outnumber cores an automatic wait yields at once, without
+ * SHM_SPIN_LOADED polls first: the PE we wait for most likely needs our
+ * core, and 64 polls (PAUSE is about 16 ns on this project's Intel host)
+ * held it about 1 us a wait. 4 PEs on 2 cores, other sessions' load 5-7,
+ * alternating runs: a round of deposit, await and sync 8.3-17.0 us
+ * yielding at once against 16.2-26.6 with 64 polls (3 PEs: 7.2-9.2 against
+ * 10.6-12.6), a ping-pong beside two PEs in dmsg_sync 1.63-1.65 us a half
+ * round trip against 2.99-3.68, shmem_barrier_all 4.7 against 7.4-9.7 us
+ * (8 PEs: 39-62 against 53-64 us a round, within the noise). */
+#define SHM_OVERSUB_YIELD 1
 /* Polls of an automatic wait while other work loads the host
  * (dmsg_tp_host_loaded): none, sleep at once. With other processes on the
  * cores even 64 polls before the futex made an 8-byte ping-pong slower
@@ -66,14 +76,22 @@
 #define SHM_WAIT_AUTO                                                                          \
     ((dmsg_wait_auto){.spin_polls = SHM_SPIN_POLLS, .loaded_polls = SHM_SPIN_LOADED,          \
                       .busy_polls = SHM_SPIN_BUSY,                                             \
-                      .yield_after = SHM_YIELD_AFTER, .yield_s = SHM_YIELD_S})
+                      .yield_after = SHM_YIELD_AFTER, .yield_s = SHM_YIELD_S,                  \
+                      .oversub_yield = SHM_OVERSUB_YIELD})
 
-/* A PE's word of the two-PE barrier (shm.c): the barriers its partner
- * has entered, raised by the partner, polled (or slept on) by the PE. */
+/* A PE's line of the two-PE barrier (shm.c), one per parity of the
+ * barrier's count: the barriers the PE has entered, written by the PE
+ * alone and polled (or slept on) by its partner; whether the PE sleeps on
+ * its partner's word; and barrier_xchg's value of the barrier (up to
+ * SHM_PAIR_VAL bytes), on the line the partner loads anyway. */
 typedef struct shm_pair {
     _Alignas(SHM_LINE) _Atomic uint32_t entered;
     _Atomic uint32_t sleepers;
+    uint64_t val[7];
 } shm_pair;
+
+#define SHM_PAIR_VAL sizeof(((shm_pair *)0)->val)
+_Static_assert(sizeof(shm_pair) == SHM_LINE, "a PE's pair words fill one line");
 
 /* Barrier and gather slots, in the transport job area of the region. */
 typedef struct shm_job_area {
@@ -81,7 +99,11 @@ typedef struct shm_job_area {
     _Alignas(SHM_LINE) _Atomic uint32_t gen;
     _Atomic uint32_t sleepers;
     _Alignas(SHM_LINE) uint64_t gather[DMSG_MAX_PES][4];
-    shm_pair pair[2]; /* jobs of two PEs: one line per PE */
+    shm_pair pair[2][2]; /* jobs of two PEs: a line per PE and parity */
+    /* barrier_xchg's rows, by the parity of the barrier's count (shm.c,
+     * xchg_rows): jobs of three PEs or more, and of two where the values
+     * do not fit the pair lines. */
+    _Alignas(SHM_LINE) unsigned char xrow[2][DMSG_TP_XCHG_BYTES];
 } shm_job_area;
 /* The rest of the transport job area, after shm's, is free for a transport
  * layered on shm (shm_job_spare): it starts zeroed with the region. */
@@ -136,7 +158,7 @@ typedef struct shm_state {
                         * Private, so an await never writes the shared counter line
                         * (a write would cost the next sender a cache-line transfer). */
     char **seg;        /* every PE's segment, mapped in this process */
-    uint32_t pair_seen; /* jobs of two PEs: barriers this PE has entered */
+    uint32_t bar_seen;  /* barriers this PE has entered (every PE counts alike) */
     dmsg_xfer_params xp;
 } shm_state;
 
@@ -186,6 +208,7 @@ void dmsg_shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump);
 dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot);
 void dmsg_shm_leave(dmsg_tp *tp, shm_state *s);
 dmsg_status dmsg_shm_barrier(dmsg_tp *tp);
+dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, void *all);
 dmsg_status dmsg_shm_quiet(dmsg_tp *tp);
 dmsg_status dmsg_shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
 dmsg_status dmsg_shm_ctr_reset(dmsg_tp *tp, uint32_t slot);
