@@ -96,6 +96,10 @@ typedef struct sim_state {
      * at each hand-off of the token. drop_len[i] 0: nothing to drop. */
     char *drop_at[2];
     size_t drop_len[2];
+    /* Scratch of the arrival log's takes (sim_arrive.c): the records a take
+     * uses, sorted; grown as needed, freed at finalize. */
+    struct sim_pick *picks;
+    uint32_t picks_cap;
 } sim_state;
 
 /* This PE communicates or waits (a deposit, fetch, atomic, signal, counter
@@ -178,6 +182,12 @@ typedef struct sim_job_words {
      * holder touches it (PE 0 fills it at the start). */
     int32_t heap[DMSG_MAX_PES];
     int32_t qpos[DMSG_MAX_PES];
+    /* Each PE blocked in an await (its log's wait is slot + 1; under that
+     * log's lock): what its log holds for the await, kept by every add, so
+     * that a deposit to it finds its bound without a pass over the log
+     * (sim_arrive.c): the messages (bytes) counted and the latest arrival. */
+    uint64_t blk_have[DMSG_MAX_PES];
+    double blk_latest[DMSG_MAX_PES];
 } sim_job_words;
 _Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "the simulator's words fit the job area");
 
@@ -242,6 +252,9 @@ typedef struct sim_log {
     double blk_clock;          /* and the clock it waits from */
     uint32_t hi;               /* under the lock: records from here on are free, so the
                                 * scans stop here (the log grows with the PE count) */
+    uint32_t lo;               /* under the lock: records below it are all in use, so
+                                * an add looks for the first free one from here (in
+                                * the padding before `epoch`: the log's size stays) */
     /* PE 0's only, for the whole job: */
     _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
     _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */
@@ -272,7 +285,8 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
                    int *covered);
 /* The bound of PE pe blocked in an await on slot (its blk_* fields): the
  * time the await can end at, infinite while too few arrivals are logged.
- * Call with pe's log locked. */
+ * Call with pe's log locked, once the blk_* fields are set: it also sets
+ * the tally (blk_have, blk_latest) that later adds keep. */
 double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot);
 
 /* Ordered delivery (sim_order.c): every PE publishes a lower bound of the
