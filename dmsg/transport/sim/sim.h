@@ -176,6 +176,11 @@ typedef struct sim_job_words {
     /* Each PE's place in the scheduler (sim_sched.c): */
     _Atomic uint64_t sclock[DMSG_MAX_PES]; /* bits of its clock when it stopped */
     _Atomic uint32_t state[DMSG_MAX_PES];  /* SIM_S_* */
+    /* SIM_PARK_*: what it is parked on. Here, not beside its futex word in
+     * its own control area: every deposit, atomic and signal reads its
+     * target's (dmsg_sim_sched_poke), and with DMSG_SIM_DROP_PES each such
+     * read of another PE's part is a page fault after a hand-off. */
+    _Atomic uint32_t why[DMSG_MAX_PES];
     /* The ready queue: a binary heap of the PEs whose state is SIM_S_READY,
      * least (sclock, rank) first; qpos[p] is p's index in it plus one, 0
      * while p is not in it (the region starts zeroed). Only the token's
@@ -195,7 +200,6 @@ typedef struct sim_ctr_words {
     _Atomic uint64_t floor; /* bits of the latest arrival that overflowed the log */
     /* Counter slot 0's spare only: this PE's futex words in the scheduler (sim_sched.c). */
     _Atomic uint32_t go;       /* futex word: bumped when it is handed the token */
-    _Atomic uint32_t why;      /* SIM_PARK_*: what it is parked on */
 } sim_ctr_words;
 _Static_assert(sizeof(sim_ctr_words) <= SHM_CTR_SPARE_BYTES, "counter floor fits its slot");
 

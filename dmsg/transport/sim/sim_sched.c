@@ -312,8 +312,7 @@ dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void 
         }
         if (!deadline)
             deadline = deadline_of(s);
-        sim_ctr_words *me = pe_words(s, s->tp->rank);
-        atomic_store(&me->why, (uint32_t)why);
+        atomic_store(&sim_job(s)->why[s->tp->rank], (uint32_t)why);
         set_state(s, s->tp->rank, SIM_S_PARKED);
         dmsg_status st = yield_token(s, deadline);
         if (st)
@@ -325,8 +324,7 @@ dmsg_status dmsg_sim_sched_block(sim_state *s, int why, int (*ready)(const void 
 
 dmsg_status dmsg_sim_sched_pause(sim_state *s, int why)
 {
-    sim_ctr_words *me = pe_words(s, s->tp->rank);
-    atomic_store(&me->why, (uint32_t)why);
+    atomic_store(&sim_job(s)->why[s->tp->rank], (uint32_t)why);
     set_state(s, s->tp->rank, SIM_S_PARKED);
     dmsg_status st = yield_token(s, deadline_of(s));
     /* It goes on, whatever it finds: not a deadlock (a program that polls
@@ -346,13 +344,13 @@ void dmsg_sim_sched_poke(sim_state *s, int pe)
 {
     uint32_t why;
     if (s->sched && pe != s->tp->rank &&
-        (why = atomic_load(&pe_words(s, pe)->why)) != SIM_PARK_COLL && why != SIM_PARK_ORDER)
+        (why = atomic_load(&sim_job(s)->why[pe])) != SIM_PARK_COLL && why != SIM_PARK_ORDER)
         ready_if_parked(s, pe);
 }
 
 void dmsg_sim_sched_poke_why(sim_state *s, int pe, int why)
 {
-    if (s->sched && pe != s->tp->rank && atomic_load(&pe_words(s, pe)->why) == (uint32_t)why)
+    if (s->sched && pe != s->tp->rank && atomic_load(&sim_job(s)->why[pe]) == (uint32_t)why)
         ready_if_parked(s, pe);
 }
 
