@@ -40,6 +40,11 @@
  * time of a transpose; at 4096, 64 times that). The results are the same:
  * the records in (arrival, index) order are exactly those that picking the
  * earliest one at a time (ties to the lower index) took. */
+/* Takes of up to this many messages pick the earliest record one pass at a
+ * time (RRMSG's engine takes one message at a time, from logs of thousands
+ * of records at 1024 PEs: a tally and a sort cost it two passes and more). */
+#define SIM_TAKE_FEW 4
+
 typedef struct sim_pick {
     double t;
     uint32_t i;
@@ -287,8 +292,10 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
     if (have <= n)
         return latest > floor ? latest : floor;
     /* More than enough: the records the take would use, earliest first
-     * (ties in log order). */
-    long m = sorted_recs(s, l, end, slot, bytes_mode);
+     * (ties in log order); for a few messages a pass each (below). */
+    long m = bytes_mode != SIM_TAKE_BYTES && n <= SIM_TAKE_FEW
+                 ? -1
+                 : sorted_recs(s, l, end, slot, bytes_mode);
     if (m >= 0) {
         double t = 0;
         for (long k = 0; k < m && n > 0; k++) {
@@ -298,8 +305,8 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
         }
         return t > floor ? t : floor;
     }
-    /* No memory for the sort: each round the next one after (t, i) of the
-     * last. */
+    /* A few, or no memory for the sort: each round the next one after
+     * (t, i) of the last. */
     double t = 0, last_t = -1;
     uint32_t last_i = 0;
     while (n > 0) {
@@ -357,6 +364,19 @@ double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n
     double t = bitsd(atomic_load(&sim_ctr(s, s->tp->rank, slot)->floor));
     dmsg_sim_log_lock(l);
     uint32_t end = scan_end(s, l);
+    if (bytes_mode != SIM_TAKE_BYTES && n <= SIM_TAKE_FEW) {
+        /* A few messages (RRMSG's engine takes one at a time): a pass each
+         * is less than a tally and a sort. */
+        while (n > 0) {
+            sim_rec *r = earliest(l, end, slot, bytes_mode);
+            if (!r)
+                break;
+            n = take_from(l, (uint32_t)(r - l->rec), bytes_mode, n, &t);
+        }
+        lower_hi(l);
+        dmsg_sim_log_unlock(l);
+        return t;
+    }
     double latest;
     uint64_t have = tally(l, end, slot, bytes_mode, &latest);
     long m = have <= n ? 0 : sorted_recs(s, l, end, slot, bytes_mode);
