@@ -15,6 +15,7 @@
 #include "dmsg/core/work.h"
 #include "dmsg/boot/job.h"
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define CHECK(call)                                                                             \
@@ -828,6 +829,36 @@ static int case_drop(void)
     return 0;
 }
 
+/* Sleepers under the scheduler (sim_sched.c): PE 0 holds the run token for
+ * SECONDS (default 3) of host time without a dmsg call, while every other PE
+ * sleeps in a barrier; each sleeper prints how often it went to sleep
+ * meanwhile (voluntary context switches): a sleeper should wake when it is
+ * handed the token, not every 100 ms to look around. */
+static int case_sleep(void)
+{
+    double secs = (double)arg(2, 3);
+    struct rusage r0, r1;
+    /* Before the first barrier: PE 0 cannot leave it before every sleeper
+     * has looked, and it spins before the second one, which no sleeper can
+     * leave before it. */
+    getrusage(RUSAGE_SELF, &r0);
+    CHECK(dmsg_sync());
+    if (me == 0) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        do
+            clock_gettime(CLOCK_MONOTONIC, &b);
+        while ((double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec) < secs);
+    }
+    CHECK(dmsg_sync());
+    getrusage(RUSAGE_SELF, &r1);
+    if (me != 0)
+        printf("sleeper %d slept %ld times\n", me, r1.ru_nvcsw - r0.ru_nvcsw);
+    fflush(stdout);
+    CHECK(dmsg_sync());
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -838,7 +869,8 @@ int main(int argc, char **argv)
                  {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift}, {"fanin", case_fanin},
                  {"order", case_order},   {"rrall", case_rrall}, {"baselines", case_baselines},
                  {"amo", case_amo},
-                 {"topo", case_topo}, {"drop", case_drop}};
+                 {"topo", case_topo}, {"drop", case_drop},
+                 {"sleep", case_sleep}};
     if (argc < 2) {
         fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");
         return 2;

@@ -96,6 +96,10 @@ typedef struct sim_state {
      * at each hand-off of the token. drop_len[i] 0: nothing to drop. */
     char *drop_at[2];
     size_t drop_len[2];
+    /* Scratch of the arrival log's takes (sim_arrive.c): the records a take
+     * uses, sorted; grown as needed, freed at finalize. */
+    struct sim_pick *picks;
+    uint32_t picks_cap;
 } sim_state;
 
 /* This PE communicates or waits (a deposit, fetch, atomic, signal, counter
@@ -159,6 +163,7 @@ typedef struct sim_job_words {
     _Atomic uint32_t gen;      /* collectives completed */
     _Atomic uint32_t idle;     /* sweeps since a blocked PE last went on */
     _Atomic uint32_t off;      /* PEs that have left the scheduler (finalize) */
+    _Atomic uint32_t abort_woken; /* 1 once a PE has woken every sleeper at an abort */
     uint32_t nready;           /* PEs in the ready queue */
     uint64_t handoffs;         /* hand-offs of the token to another PE so far */
     uint64_t sweeps;           /* sweeps that readied a parked PE so far */
@@ -171,12 +176,23 @@ typedef struct sim_job_words {
     /* Each PE's place in the scheduler (sim_sched.c): */
     _Atomic uint64_t sclock[DMSG_MAX_PES]; /* bits of its clock when it stopped */
     _Atomic uint32_t state[DMSG_MAX_PES];  /* SIM_S_* */
+    /* SIM_PARK_*: what it is parked on. Here, not beside its futex word in
+     * its own control area: every deposit, atomic and signal reads its
+     * target's (dmsg_sim_sched_poke), and with DMSG_SIM_DROP_PES each such
+     * read of another PE's part is a page fault after a hand-off. */
+    _Atomic uint32_t why[DMSG_MAX_PES];
     /* The ready queue: a binary heap of the PEs whose state is SIM_S_READY,
      * least (sclock, rank) first; qpos[p] is p's index in it plus one, 0
      * while p is not in it (the region starts zeroed). Only the token's
      * holder touches it (PE 0 fills it at the start). */
     int32_t heap[DMSG_MAX_PES];
     int32_t qpos[DMSG_MAX_PES];
+    /* Each PE blocked in an await (its log's wait is slot + 1; under that
+     * log's lock): what its log holds for the await, kept by every add, so
+     * that a deposit to it finds its bound without a pass over the log
+     * (sim_arrive.c): the messages (bytes) counted and the latest arrival. */
+    uint64_t blk_have[DMSG_MAX_PES];
+    double blk_latest[DMSG_MAX_PES];
 } sim_job_words;
 _Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "the simulator's words fit the job area");
 
@@ -184,7 +200,6 @@ typedef struct sim_ctr_words {
     _Atomic uint64_t floor; /* bits of the latest arrival that overflowed the log */
     /* Counter slot 0's spare only: this PE's futex words in the scheduler (sim_sched.c). */
     _Atomic uint32_t go;       /* futex word: bumped when it is handed the token */
-    _Atomic uint32_t why;      /* SIM_PARK_*: what it is parked on */
 } sim_ctr_words;
 _Static_assert(sizeof(sim_ctr_words) <= SHM_CTR_SPARE_BYTES, "counter floor fits its slot");
 
@@ -241,6 +256,9 @@ typedef struct sim_log {
     double blk_clock;          /* and the clock it waits from */
     uint32_t hi;               /* under the lock: records from here on are free, so the
                                 * scans stop here (the log grows with the PE count) */
+    uint32_t lo;               /* under the lock: records below it are all in use, so
+                                * an add looks for the first free one from here (in
+                                * the padding before `epoch`: the log's size stays) */
     /* PE 0's only, for the whole job: */
     _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
     _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */
@@ -271,7 +289,8 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
                    int *covered);
 /* The bound of PE pe blocked in an await on slot (its blk_* fields): the
  * time the await can end at, infinite while too few arrivals are logged.
- * Call with pe's log locked. */
+ * Call with pe's log locked, once the blk_* fields are set: it also sets
+ * the tally (blk_have, blk_latest) that later adds keep. */
 double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot);
 
 /* Ordered delivery (sim_order.c): every PE publishes a lower bound of the

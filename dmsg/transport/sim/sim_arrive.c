@@ -27,8 +27,36 @@
  * what its PE can still do. */
 #include <math.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dmsg/transport/sim/sim.h"
+
+/* Why the scans below are single passes and sorts. The log grows with the
+ * PE count (4 records a PE), and in an all-to-all every PE logs an arrival
+ * from each of the others per step: a take that looked for the earliest
+ * record once per message, an add that looked for a free record from the
+ * start, and a bound recomputed over the log at each deposit to a blocked
+ * PE each cost P^2 per PE and step, P^3 in all (at 1024 PEs 34% of the host
+ * time of a transpose; at 4096, 64 times that). The results are the same:
+ * the records in (arrival, index) order are exactly those that picking the
+ * earliest one at a time (ties to the lower index) took. */
+/* Takes of up to this many messages pick the earliest record one pass at a
+ * time (RRMSG's engine takes one message at a time, from logs of thousands
+ * of records at 1024 PEs: a tally and a sort cost it two passes and more). */
+#define SIM_TAKE_FEW 4
+
+typedef struct sim_pick {
+    double t;
+    uint32_t i;
+} sim_pick;
+
+static int pick_cmp(const void *a, const void *b)
+{
+    const sim_pick *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
 
 /* Whether record r is one a take of this mode on slot uses: any deposit
  * (messages), one with bytes left (bytes), a zero-byte deposit (empty). */
@@ -38,6 +66,58 @@ static int rec_counts(const sim_rec *r, uint32_t slot, int mode)
         return 0;
     return mode == SIM_TAKE_BYTES ? r->bytes != 0
                                   : mode != SIM_TAKE_EMPTY || (r->slot & SIM_REC_EMPTY);
+}
+
+/* What one record adds to a tally of a take of this mode: its bytes
+ * (bytes) or one message. */
+static uint64_t rec_amount(const sim_rec *r, int mode)
+{
+    return mode == SIM_TAKE_BYTES ? r->bytes : 1;
+}
+
+/* The records of slot below end that a take of mode uses, earliest first
+ * (ties in log order), in s's scratch; returns how many, or -1 when the
+ * scratch cannot grow (the caller then picks one at a time). */
+static long sorted_recs(sim_state *s, const sim_log *l, uint32_t end, uint32_t slot, int mode)
+{
+    if (s->picks_cap < end) {
+        sim_pick *p = realloc(s->picks, (size_t)end * sizeof *p);
+        if (!p)
+            return -1;
+        s->picks = p;
+        s->picks_cap = end;
+    }
+    long m = 0;
+    for (uint32_t i = 0; i < end; i++)
+        if (rec_counts(&l->rec[i], slot, mode))
+            s->picks[m++] = (sim_pick){l->rec[i].t, i};
+    qsort(s->picks, (size_t)m, sizeof *s->picks, pick_cmp);
+    return m;
+}
+
+/* One pass: what the records of slot hold for a take of mode (messages or
+ * bytes) and the latest of their arrivals (0 when none). */
+static uint64_t tally(const sim_log *l, uint32_t end, uint32_t slot, int mode, double *latest)
+{
+    uint64_t have = 0;
+    double lt = 0;
+    for (uint32_t i = 0; i < end; i++) {
+        const sim_rec *r = &l->rec[i];
+        if (rec_counts(r, slot, mode)) {
+            have += rec_amount(r, mode);
+            lt = r->t > lt ? r->t : lt;
+        }
+    }
+    *latest = lt;
+    return have;
+}
+
+/* Frees record i (l locked). */
+static void free_rec(sim_log *l, uint32_t i)
+{
+    l->rec[i].used = 0;
+    if (i < l->lo)
+        l->lo = i;
 }
 
 /* PE pe's log: the slack of its control area after the counter table. */
@@ -93,14 +173,38 @@ static void raise_floor(sim_ctr_words *c, double t)
         ;
 }
 
+/* The bound of PE pe blocked in an await on slot, from its tally (pe's log
+ * locked): as dmsg_sim_log_bound, which passes over the log, computes it,
+ * except where the log holds more than the await takes (then the k-th
+ * earliest arrival is needed: the sort). */
+static double bound_of(sim_state *s, int pe, uint32_t slot)
+{
+    sim_log *l = dmsg_sim_log_of(s, pe);
+    sim_job_words *j = sim_job(s);
+    double due;
+    if (j->blk_have[pe] < l->blk_n)
+        return INFINITY;
+    if (j->blk_have[pe] == l->blk_n) {
+        double floor = bitsd(atomic_load(&sim_ctr(s, pe, slot)->floor));
+        due = j->blk_latest[pe] > floor ? j->blk_latest[pe] : floor;
+    } else {
+        int covered;
+        due = dmsg_sim_log_due(s, pe, slot, (int)l->blk_bytes, l->blk_n, &covered);
+    }
+    return due > l->blk_clock ? due : l->blk_clock;
+}
+
 void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t bytes)
 {
     sim_state *s = tp->priv;
     sim_log *l = dmsg_sim_log_of(s, pe);
-    uint32_t cap = cap_of(s), i = 0;
+    uint32_t cap = cap_of(s);
     dmsg_sim_log_lock(l);
+    /* The first free record, as a scan from the start finds it. */
+    uint32_t i = l->lo < cap ? l->lo : cap;
     while (i < cap && l->rec[i].used)
         i++;
+    l->lo = i < cap ? i + 1 : cap;
     /* The record's number: a reader that has seen `adds` reach it also sees
      * the count (signalled below, before the number is published). */
     uint32_t seq = atomic_load(&l->adds) + 1;
@@ -114,10 +218,15 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
         raise_floor(sim_ctr(s, pe, slot), t);
     uint32_t w = atomic_load(&l->wait);
     int lowered = 0, any = w == SIM_WAIT_ANY;
+    if (w == slot + 1 && i < cap && rec_counts(&l->rec[i], slot, (int)l->blk_bytes)) {
+        sim_job_words *j = sim_job(s);
+        j->blk_have[pe] += rec_amount(&l->rec[i], (int)l->blk_bytes);
+        j->blk_latest[pe] = t > j->blk_latest[pe] ? t : j->blk_latest[pe];
+    }
     if (any || w == slot + 1) {
         /* An await may need more than this deposit: its bound is the time
          * it can end at now (never above the bound it had). */
-        uint64_t tb = dbits(any ? t : dmsg_sim_log_bound(s, pe, slot));
+        uint64_t tb = dbits(any ? t : bound_of(s, pe, slot));
         _Atomic uint64_t *lb = &sim_bound(s, pe)->lb;
         lowered = tb < atomic_load(lb);
         if (lowered)
@@ -177,20 +286,27 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
     double floor = bitsd(atomic_load(&sim_ctr(s, pe, slot)->floor));
     /* One pass first: too few, or exactly enough (the latest of them), is
      * the common case of an await that blocks. */
-    uint64_t have = 0;
-    double latest = 0;
-    for (uint32_t i = 0; i < end; i++) {
-        sim_rec *r = &l->rec[i];
-        if (rec_counts(r, slot, bytes_mode)) {
-            have += bytes_mode == SIM_TAKE_BYTES ? r->bytes : 1;
-            latest = r->t > latest ? r->t : latest;
-        }
-    }
+    double latest;
+    uint64_t have = tally(l, end, slot, bytes_mode, &latest);
     *covered = have >= n;
     if (have <= n)
         return latest > floor ? latest : floor;
     /* More than enough: the records the take would use, earliest first
-     * (ties in log order), each round the next one after (t, i) of the last. */
+     * (ties in log order); for a few messages a pass each (below). */
+    long m = bytes_mode != SIM_TAKE_BYTES && n <= SIM_TAKE_FEW
+                 ? -1
+                 : sorted_recs(s, l, end, slot, bytes_mode);
+    if (m >= 0) {
+        double t = 0;
+        for (long k = 0; k < m && n > 0; k++) {
+            const sim_rec *r = &l->rec[s->picks[k].i];
+            t = r->t;
+            n -= bytes_mode == SIM_TAKE_BYTES ? (r->bytes < n ? r->bytes : n) : 1;
+        }
+        return t > floor ? t : floor;
+    }
+    /* A few, or no memory for the sort: each round the next one after
+     * (t, i) of the last. */
     double t = 0, last_t = -1;
     uint32_t last_i = 0;
     while (n > 0) {
@@ -218,6 +334,8 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
 double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot)
 {
     sim_log *l = dmsg_sim_log_of(s, pe);
+    sim_job_words *j = sim_job(s);
+    j->blk_have[pe] = tally(l, scan_end(s, l), slot, (int)l->blk_bytes, &j->blk_latest[pe]);
     int covered;
     double due = dmsg_sim_log_due(s, pe, slot, (int)l->blk_bytes, l->blk_n, &covered);
     if (!covered)
@@ -225,23 +343,66 @@ double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot)
     return due > l->blk_clock ? due : l->blk_clock;
 }
 
+/* Takes what an await of n (messages or bytes) still needs from record i;
+ * returns what it then needs; *t moves to the record's arrival. */
+static uint64_t take_from(sim_log *l, uint32_t i, int bytes_mode, uint64_t n, double *t)
+{
+    sim_rec *r = &l->rec[i];
+    *t = r->t > *t ? r->t : *t;
+    if (bytes_mode != SIM_TAKE_BYTES) {
+        free_rec(l, i);
+        return n - 1;
+    }
+    uint64_t k = r->bytes < n ? r->bytes : n;
+    r->bytes -= k;
+    return n - k;
+}
+
 double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
     sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     double t = bitsd(atomic_load(&sim_ctr(s, s->tp->rank, slot)->floor));
     dmsg_sim_log_lock(l);
-    while (n > 0) {
-        sim_rec *r = earliest(l, scan_end(s, l), slot, bytes_mode);
-        if (!r)
-            break; /* the rest overflowed the log: the floor stands for them */
-        t = r->t > t ? r->t : t;
-        if (bytes_mode != SIM_TAKE_BYTES) {
-            r->used = 0;
-            n--;
-        } else {
-            uint64_t k = r->bytes < n ? r->bytes : n;
-            r->bytes -= k;
-            n -= k;
+    uint32_t end = scan_end(s, l);
+    if (bytes_mode != SIM_TAKE_BYTES && n <= SIM_TAKE_FEW) {
+        /* A few messages (RRMSG's engine takes one at a time): a pass each
+         * is less than a tally and a sort. */
+        while (n > 0) {
+            sim_rec *r = earliest(l, end, slot, bytes_mode);
+            if (!r)
+                break;
+            n = take_from(l, (uint32_t)(r - l->rec), bytes_mode, n, &t);
+        }
+        lower_hi(l);
+        dmsg_sim_log_unlock(l);
+        return t;
+    }
+    double latest;
+    uint64_t have = tally(l, end, slot, bytes_mode, &latest);
+    long m = have <= n ? 0 : sorted_recs(s, l, end, slot, bytes_mode);
+    if (have <= n) {
+        /* It takes every record (the common case: an await of exactly the
+         * step's arrivals); the rest, if any, overflowed the log: the
+         * floor stands for them. */
+        for (uint32_t i = 0; i < end; i++) {
+            sim_rec *r = &l->rec[i];
+            if (!rec_counts(r, slot, bytes_mode))
+                continue;
+            t = r->t > t ? r->t : t;
+            if (bytes_mode != SIM_TAKE_BYTES)
+                free_rec(l, i);
+            else
+                r->bytes = 0;
+        }
+    } else if (m >= 0) {
+        for (long k = 0; k < m && n > 0; k++)
+            n = take_from(l, s->picks[k].i, bytes_mode, n, &t);
+    } else {
+        while (n > 0) { /* no memory for the sort: the earliest, one at a time */
+            sim_rec *r = earliest(l, end, slot, bytes_mode);
+            if (!r)
+                break;
+            n = take_from(l, (uint32_t)(r - l->rec), bytes_mode, n, &t);
         }
     }
     lower_hi(l);
@@ -256,7 +417,7 @@ void dmsg_sim_log_reset(sim_state *s, uint32_t slot)
     dmsg_sim_log_lock(l);
     for (uint32_t i = 0, end = scan_end(s, l); i < end; i++)
         if ((l->rec[i].slot & ~SIM_REC_EMPTY) == slot)
-            l->rec[i].used = 0;
+            free_rec(l, i);
     lower_hi(l);
     dmsg_sim_log_unlock(l);
 }
