@@ -305,6 +305,14 @@ contains
     end if
   end subroutine
 
+  ! A SYNC ALL whose time counts as the step's synchronization.
+  subroutine timed_sync()
+    real(dp) :: s0
+    s0 = wtime()
+    sync all
+    tm(T_SYNC) = tm(T_SYNC) + wtime() - s0
+  end subroutine
+
   ! One transpose by transposing coindexed assignments: the runtime moves
   ! each b x b block transposed, straight from xa into its place in the
   ! result xs of every image, this one's own included (the same statement:
@@ -314,9 +322,7 @@ contains
     real(dp) :: s0
     call align()
     if (noalign) then ! nobody reads xs during a step; as xpose_step
-      s0 = wtime()
-      sync all
-      tm(T_SYNC) = tm(T_SYNC) + wtime() - s0
+      call timed_sync()
     end if
     do k = 0, np - 1
       q = mod(me0 + k, np)
@@ -324,9 +330,7 @@ contains
       xs(me0 * b + 1:me0 * b + b, :)[q + 1] = transpose(xa(q * b + 1:q * b + b, :))
       tm(T_XFER) = tm(T_XFER) + wtime() - s0
     end do
-    s0 = wtime()
-    sync all
-    tm(T_SYNC) = tm(T_SYNC) + wtime() - s0
+    call timed_sync()
   end subroutine
 
   ! One transpose: a transposed b x b block for every other image, each put
@@ -336,9 +340,7 @@ contains
     real(dp) :: s0
     call align()
     if (noalign) then ! the slots are free once every image has unpacked
-      s0 = wtime()
-      sync all
-      tm(T_SYNC) = tm(T_SYNC) + wtime() - s0
+      call timed_sync()
     end if
     do k = 1, np - 1
       q = mod(me0 + k, np)
@@ -352,9 +354,7 @@ contains
     s0 = wtime()
     xb(me0 * b + 1:me0 * b + b, :) = transpose(xa(me0 * b + 1:me0 * b + b, :))
     tm(T_PACK) = tm(T_PACK) + wtime() - s0
-    s0 = wtime()
-    sync all
-    tm(T_SYNC) = tm(T_SYNC) + wtime() - s0
+    call timed_sync()
     s0 = wtime()
     do p = 0, np - 1
       if (p /= me0) xb(p * b + 1:p * b + b, :) = xr(:, :, p)
