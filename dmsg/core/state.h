@@ -86,6 +86,13 @@ dmsg_status dmsg_ctr_slot(dmsg_ctr ctr, int allow_none, uint32_t *slot);
  * the lowest-ranked PE's non-zero local status, else DMSG_OK. */
 dmsg_status dmsg_coll_check(uint64_t op, uint64_t arg, dmsg_status local);
 
-enum { DMSG_COLL_ALLOC = 1, DMSG_COLL_FREE, DMSG_COLL_CTR_CREATE, DMSG_COLL_CTR_DESTROY };
+enum {
+    DMSG_COLL_ALLOC = 1,
+    DMSG_COLL_FREE,
+    DMSG_COLL_CTR_CREATE,
+    DMSG_COLL_CTR_DESTROY,
+    DMSG_COLL_CTR_CREATE_MANY,
+    DMSG_COLL_CTR_DESTROY_MANY
+};
 
 #endif

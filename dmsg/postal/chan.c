@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include "dmsg/core/ctr_many.h"
 #include "dmsg/core/order.h"
 #include "dmsg/core/work.h"
 #include "dmsg/postal/chan.h"
@@ -85,27 +86,22 @@ static dmsg_status alloc_arrays(chan *c)
     return DMSG_OK;
 }
 
-/* Counters are collective, so every PE reaches the same verdict; on failure
- * the ones made so far are destroyed again. */
+/* Counters are collective, so every PE reaches the same verdict. All P + 2
+ * in one step (dmsg_ctr_create_many), in the slots one creation at a time
+ * gave: bell, fin, then pair[0..P). */
 static dmsg_status make_counters(chan *c)
 {
-    dmsg_status st = dmsg_ctr_create(&c->bell);
-    if (st)
-        return st;
-    if ((st = dmsg_ctr_create(&c->fin)))
-        goto err_bell;
-    int made = 0;
-    for (; made < c->npes; made++)
-        if ((st = dmsg_ctr_create(&c->pair[made])))
-            goto err_pairs;
-    return DMSG_OK;
-
-err_pairs:
-    while (made-- > 0)
-        dmsg_ctr_destroy(c->pair[made]);
-    dmsg_ctr_destroy(c->fin);
-err_bell:
-    dmsg_ctr_destroy(c->bell);
+    size_t n = (size_t)c->npes + 2;
+    dmsg_ctr *all = malloc(n * sizeof *all);
+    /* A local failure goes into the collective as a NULL array (refused
+     * there on every PE alike). */
+    dmsg_status st = dmsg_ctr_create_many(all, n);
+    if (!st) {
+        c->bell = all[0];
+        c->fin = all[1];
+        memcpy(c->pair, all + 2, (size_t)c->npes * sizeof *all);
+    }
+    free(all);
     return st;
 }
 
@@ -741,13 +737,10 @@ dmsg_status dmsg_chan_close(chan *c)
         dmsg_chan_consume(c, c->head);
     /* The collectives run even after a failed drain, so the PEs stay in step
      * as far as they can; the first error is the one returned. */
-    for (int p = 0; p < c->npes; p++) {
-        dmsg_status s2 = dmsg_ctr_destroy(c->pair[p]);
-        st = st ? st : s2;
-    }
-    dmsg_status s2 = dmsg_ctr_destroy(c->fin);
+    dmsg_status s2 = dmsg_ctr_destroy_many(c->pair, (size_t)c->npes);
     st = st ? st : s2;
-    s2 = dmsg_ctr_destroy(c->bell);
+    dmsg_ctr two[2] = {c->fin, c->bell};
+    s2 = dmsg_ctr_destroy_many(two, 2);
     st = st ? st : s2;
     s2 = dmsg_free(c->scratch);
     st = st ? st : s2;

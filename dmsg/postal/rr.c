@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/core/at_fini.h"
+#include "dmsg/core/ctr_many.h"
 #include "dmsg/core/order.h"
 #include "dmsg/core/work.h"
 #include "dmsg/postal/rr.h"
@@ -67,7 +68,7 @@ int dmsg_rr_init(void)
         return st;
     rr_state n;
     memset(&n, 0, sizeof n);
-    int np = dmsg_npes(), made = 0;
+    int np = dmsg_npes();
     n.data = calloc((size_t)np, sizeof *n.data);
     n.expect = calloc((size_t)np, sizeof *n.expect);
     /* A local failure must not leave the collectives out of step: the
@@ -75,17 +76,16 @@ int dmsg_rr_init(void)
     st = dmsg_chan_open(&n.ch, (n.data && n.expect) ? RR_RING : 0, UINT64_MAX);
     if (st)
         goto err_mem;
-    for (; made < np; made++)
-        if ((st = dmsg_ctr_create(&n.data[made])))
-            goto err_ctrs;
+    /* One collective step for all P counters (n.data is not NULL here: the
+     * channel's first collective refused a NULL table on any PE). */
+    if ((st = dmsg_ctr_create_many(n.data, (size_t)np)))
+        goto err_ctrs;
     n.ch.ordered = dmsg_order_on();
     n.started = 1;
     *g = n;
     return DMSG_OK;
 
 err_ctrs:
-    while (made-- > 0)
-        dmsg_ctr_destroy(n.data[made]);
     dmsg_chan_close(&n.ch);
 err_mem:
     free(n.data);
@@ -101,10 +101,8 @@ int dmsg_rr_finalize(void)
         return DMSG_FAIL(DMSG_ERR_STATE, "%llu RRMSG transfers still in progress",
                          (unsigned long long)g->active);
     dmsg_status st = dmsg_chan_close(&g->ch);
-    for (int p = 0; p < dmsg_npes(); p++) {
-        dmsg_status s2 = dmsg_ctr_destroy(g->data[p]);
-        st = st ? st : s2;
-    }
+    dmsg_status s2 = dmsg_ctr_destroy_many(g->data, (size_t)dmsg_npes());
+    st = st ? st : s2;
     free(g->data);
     free(g->expect);
     dmsg_rr_live_free(&g->live);

@@ -47,6 +47,7 @@ PE_CASE(ctr_consume)
 PE_CASE(ctr_independent)
 PE_CASE(ctr_pingpong)
 PE_CASE(ctr_exhaust)
+PE_CASE(ctr_many)
 /* sync.c */
 PE_CASE(sync_rounds)
 PE_CASE(deposit_rounds)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pe.h"
+#include "dmsg/core/ctr_many.h"
 
 #define ULL(x) ((unsigned long long)(x))
 
@@ -266,11 +267,83 @@ static int ctr_exhaust(void)
     return 0;
 }
 
+/* Many counters in one collective step (dmsg/core/ctr_many.h, used by
+ * RRMSG and its channel): the same slots as one creation at a time, each
+ * counting on its own; nothing made or ended on a refusal (NULL, too many,
+ * a handle twice, a stale handle, a team's counter). */
+static int ctr_many(void)
+{
+    int n = pe_n();
+    size_t k = (size_t)n + 3;
+    dmsg_ctr one[16], many[16];
+    PE_CHECK(k <= 16, "too many PEs for this case");
+    PE_OK(dmsg_ctr_create_many(NULL, 0)); /* a collective no-op */
+    for (size_t i = 0; i < k; i++)
+        PE_OK(dmsg_ctr_create(&one[i]));
+    for (size_t i = k; i-- > 0;)
+        PE_OK(dmsg_ctr_destroy(one[i]));
+    PE_OK(dmsg_ctr_create_many(many, k));
+    for (size_t i = 0; i < k; i++)
+        PE_CHECK((many[i] & 0xffffffffu) == (one[i] & 0xffffffffu) && many[i] != one[i],
+                 "counter %zu: handle %llx, one at a time %llx (same slot, new life expected)", i,
+                 ULL(many[i]), ULL(one[i]));
+    /* Each counts only its own deposits: deposit i goes to the PE above on
+     * counter i, carrying i. */
+    uint64_t *slot = pe_alloc(k * sizeof *slot);
+    PE_CHECK(slot != NULL, "alloc failed");
+    for (size_t i = 0; i < k; i++) {
+        uint64_t v = 1000 * (uint64_t)pe_me() + i;
+        PE_OK(dmsg_deposit(&slot[i], &v, sizeof v, pe_up(1), many[i]));
+    }
+    for (size_t i = 0; i < k; i++) {
+        PE_OK(dmsg_await(many[i], 1));
+        if (expect_counts(many[i], 0, 8, "after its await (the bytes stay)"))
+            return 1;
+        PE_CHECK(slot[i] == 1000 * (uint64_t)pe_down(1) + i, "slot %zu: %llu", i, ULL(slot[i]));
+    }
+
+    /* Refusals change nothing. */
+    dmsg_ctr keep[2] = {many[0], many[0]};
+    PE_CHECK(dmsg_ctr_create_many(NULL, 2) == DMSG_ERR_NULL, "NULL array not refused");
+    dmsg_ctr big[1];
+    big[0] = 777;
+    PE_CHECK(dmsg_ctr_create_many(big, 1u << 20) == DMSG_ERR_NOMEM && big[0] == 777,
+             "2^20 counters not refused with DMSG_ERR_NOMEM, or the array written");
+    PE_CHECK(dmsg_ctr_destroy_many(keep, 2) == DMSG_ERR_ARG, "a handle given twice not refused");
+    PE_CHECK(dmsg_ctr_destroy_many(NULL, 1) == DMSG_ERR_NULL, "NULL array not refused");
+    PE_CHECK(dmsg_ctr_destroy_many(one, 1) == DMSG_ERR_COUNTER, "a stale handle not refused");
+    dmsg_team t;
+    dmsg_ctr tc;
+    PE_OK(dmsg_team_split_strided(DMSG_TEAM_WORLD, 0, 1, n, &t));
+    PE_OK(dmsg_ctr_create_team(t, &tc));
+    dmsg_ctr mixed[2] = {many[1], tc};
+    PE_CHECK(dmsg_ctr_destroy_many(mixed, 2) == DMSG_ERR_ARG, "a team's counter not refused");
+    PE_OK(dmsg_ctr_destroy(tc));
+    PE_OK(dmsg_team_free(t));
+    /* All still alive and counting. */
+    PE_OK(dmsg_sync());
+    for (size_t i = 0; i < k; i++) {
+        uint64_t v = 7 + i;
+        PE_OK(dmsg_deposit(&slot[i], &v, sizeof v, pe_down(1), many[i]));
+    }
+    for (size_t i = 0; i < k; i++) {
+        PE_OK(dmsg_await(many[i], 1));
+        PE_CHECK(slot[i] == 7 + i, "after the refusals, slot %zu: %llu", i, ULL(slot[i]));
+    }
+    PE_OK(dmsg_ctr_destroy_many(many, k));
+    for (size_t i = 0; i < k; i++)
+        PE_CHECK(dmsg_ctr_read(many[i], NULL, NULL) == DMSG_ERR_COUNTER,
+                 "counter %zu still live after dmsg_ctr_destroy_many", i);
+    PE_OK(dmsg_free(slot));
+    return 0;
+}
+
 const pe_case pe_counter_cases[] = {
     {"ctr_many_to_one", ctr_many_to_one, 0},
     {"ctr_consume", ctr_consume, 0},
     {"ctr_independent", ctr_independent, 0},
     {"ctr_pingpong", ctr_pingpong, 0},
     {"ctr_exhaust", ctr_exhaust, 0},
+    {"ctr_many", ctr_many, 0},
     {NULL, NULL, 0},
 };
