@@ -157,7 +157,7 @@ check-all: test
 	@OFI=$(OFI) MAKE='$(MAKE)' sh tests/run.sh $(BUILD) extra
 
 # The multi-PE integration suite over the ofi transport, once per provider
-# (about 2-6 minutes each): `make test` runs its SPMD cases at 2 and 3 PEs
+# (about 2-6 minutes each): `make test` runs its SPMD cases at 3 PEs
 # over tcp;ofi_rxm, `make check-all` and `make test-ofi` all of it over
 # every provider dmsg supports here.
 OFI_PROVIDERS ?= shm 'tcp;ofi_rxm' 'udp;ofi_rxd' sockets
