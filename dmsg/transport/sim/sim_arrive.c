@@ -358,29 +358,34 @@ static uint64_t take_from(sim_log *l, uint32_t i, int bytes_mode, uint64_t n, do
     return n - k;
 }
 
+/* Takes the earliest counting record, one at a time, until n is taken or
+ * none is left; returns what is left of n. */
+static uint64_t take_earliest(sim_log *l, uint32_t end, uint32_t slot, int bytes_mode, uint64_t n,
+                              double *t)
+{
+    while (n > 0) {
+        sim_rec *r = earliest(l, end, slot, bytes_mode);
+        if (!r)
+            break;
+        n = take_from(l, (uint32_t)(r - l->rec), bytes_mode, n, t);
+    }
+    return n;
+}
+
 double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
     sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
     double t = bitsd(atomic_load(&sim_ctr(s, s->tp->rank, slot)->floor));
     dmsg_sim_log_lock(l);
     uint32_t end = scan_end(s, l);
+    double latest;
+    uint64_t have;
+    long m;
     if (bytes_mode != SIM_TAKE_BYTES && n <= SIM_TAKE_FEW) {
         /* A few messages (RRMSG's engine takes one at a time): a pass each
          * is less than a tally and a sort. */
-        while (n > 0) {
-            sim_rec *r = earliest(l, end, slot, bytes_mode);
-            if (!r)
-                break;
-            n = take_from(l, (uint32_t)(r - l->rec), bytes_mode, n, &t);
-        }
-        lower_hi(l);
-        dmsg_sim_log_unlock(l);
-        return t;
-    }
-    double latest;
-    uint64_t have = tally(l, end, slot, bytes_mode, &latest);
-    long m = have <= n ? 0 : sorted_recs(s, l, end, slot, bytes_mode);
-    if (have <= n) {
+        take_earliest(l, end, slot, bytes_mode, n, &t);
+    } else if ((have = tally(l, end, slot, bytes_mode, &latest)) <= n) {
         /* It takes every record (the common case: an await of exactly the
          * step's arrivals); the rest, if any, overflowed the log: the
          * floor stands for them. */
@@ -394,16 +399,11 @@ double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n
             else
                 r->bytes = 0;
         }
-    } else if (m >= 0) {
+    } else if ((m = sorted_recs(s, l, end, slot, bytes_mode)) >= 0) {
         for (long k = 0; k < m && n > 0; k++)
             n = take_from(l, s->picks[k].i, bytes_mode, n, &t);
     } else {
-        while (n > 0) { /* no memory for the sort: the earliest, one at a time */
-            sim_rec *r = earliest(l, end, slot, bytes_mode);
-            if (!r)
-                break;
-            n = take_from(l, (uint32_t)(r - l->rec), bytes_mode, n, &t);
-        }
+        take_earliest(l, end, slot, bytes_mode, n, &t); /* no memory for the sort */
     }
     lower_hi(l);
     dmsg_sim_log_unlock(l);
