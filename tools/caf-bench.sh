@@ -33,6 +33,9 @@
 #   -s SPIN      DMSG_SPIN for the dmsg runs (default: dmsg's own, which under
 #                load sleeps after 64 polls where MPI keeps polling)
 #   -B BUILD     build directory (default build)
+#   -P           build nothing: run the programs an earlier run left in
+#                BUILD/caf-bench (the same programs on another machine of the
+#                same system, where no compiler is installed)
 set -u
 BUILD=build
 PES=2,4
@@ -42,6 +45,7 @@ BUDGET=30
 LIMIT=300
 KSIZES=1024:1024
 KERNELS=1
+PREBUILT=0
 while [ $# -gt 0 ]; do
     case $1 in
     -p) PES=$2; shift ;;
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
     -k) KERNELS=0 ;;
     -s) export DMSG_SPIN=$2; shift ;;
     -B) BUILD=$2; shift ;;
+    -P) PREBUILT=1 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "caf-bench: unknown option $1" >&2; exit 2 ;;
     esac
@@ -63,19 +68,29 @@ BIN=$BUILD/bin
 DIR=$BUILD/caf-bench
 mkdir -p "$DIR" || exit 2
 SRC=$(dirname "$0")/kernels/caf_bench.f90
-"$BIN/dmsg-caf" -O2 -J "$DIR" "$SRC" -o "$DIR/bench-dmsg" || exit 1
+# build a program unless -P: cc_or_keep OUTPUT COMMAND...
+cc_or_keep() {
+    out=$1
+    shift
+    if [ $PREBUILT = 1 ]; then
+        [ -x "$out" ] || { echo "caf-bench: -P but $out was not built" >&2; exit 2; }
+    else
+        "$@" -o "$out" || exit 1
+    fi
+}
+cc_or_keep "$DIR/bench-dmsg" "$BIN/dmsg-caf" -O2 -J "$DIR" "$SRC"
 # every reference: its name, its caf and its launcher
 REFS=
 for m in $(echo "$MPIS" | tr , ' '); do
     case $m in
     ompi)
-        command -v caf.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null ||
+        { [ $PREBUILT = 1 ] || command -v caf.openmpi >/dev/null; } && command -v mpirun.openmpi >/dev/null ||
             { echo "caf-bench: caf.openmpi or mpirun.openmpi not found (Debian libcoarrays-openmpi-dev)" >&2; exit 2; }
-        caf.openmpi -O2 -J "$DIR" "$SRC" -o "$DIR/bench-ompi" || exit 1 ;;
+        cc_or_keep "$DIR/bench-ompi" caf.openmpi -O2 -J "$DIR" "$SRC" ;;
     mpich)
-        command -v caf.mpich >/dev/null && command -v mpiexec.mpich >/dev/null ||
+        { [ $PREBUILT = 1 ] || command -v caf.mpich >/dev/null; } && command -v mpiexec.mpich >/dev/null ||
             { echo "caf-bench: caf.mpich or mpiexec.mpich not found (Debian libcoarrays-mpich-dev)" >&2; exit 2; }
-        caf.mpich -O2 -J "$DIR" "$SRC" -o "$DIR/bench-mpich" || exit 1 ;;
+        cc_or_keep "$DIR/bench-mpich" caf.mpich -O2 -J "$DIR" "$SRC" ;;
     *) echo "caf-bench: -m takes ompi and mpich" >&2; exit 2 ;;
     esac
     REFS="$REFS $m"
@@ -172,7 +187,7 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
-    cc -O2 -std=c11 -o "$DIR/floor" "$DIR/floor.c" && timeout -k 5 120 "$DIR/floor" 500 >"$DIR/floor.out" 2>&1 ||
+    { [ $PREBUILT = 1 ] || cc -O2 -std=c11 -o "$DIR/floor" "$DIR/floor.c"; } && timeout -k 5 120 "$DIR/floor" 500 >"$DIR/floor.out" 2>&1 ||
         echo "caf-bench: the floor program failed" >&2
     echo "load $(load)" >>"$DIR/floor.out"
 }
