@@ -246,4 +246,14 @@ enum { COLL_DIRECT_BCAST, COLL_DIRECT_ALLGATHER, COLL_DIRECT_ALLTOALL };
 dmsg_status dmsg_coll_direct_move(coll_team *t, const coll_direct *d, int kind, void *dst,
                                   const void *src, size_t bytes, int root);
 
+/* Two PEs (the world of two, where the transport carries values in its
+ * barrier): an allreduce in two barriers. The first carries the offsets,
+ * after it *done = 1 on both when both buffers are symmetric, and each
+ * PE combines its partner's source, read in place, with its own into its
+ * destination (PE order); the second ends it. *done = 0 (on both): only
+ * the first barrier was passed, take another path. dst == src allowed. */
+int dmsg_coll_direct_pair_may(const coll_team *t);
+dmsg_status dmsg_coll_direct_pair(coll_team *t, void *dst, const void *src, size_t count,
+                                  size_t es, coll_red_fn k, int *done);
+
 #endif
