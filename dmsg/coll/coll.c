@@ -409,10 +409,17 @@ static dmsg_status allreduce_xchg(coll_team *t, void *dst, const void *src, size
     }
     if (st || (st = dmsg_g.tp.ops->barrier_xchg(&dmsg_g.tp, src, count * es, rows)))
         return st;
-    /* Straight from the rows, where they lie (none is src, which dst may be). */
-    k(dst, rows[0], rows[1], count);
+    /* Straight from the rows, where they lie; this member's row is src,
+     * which dst may be: past two members the sum then grows in acc, or a
+     * later term would read the partial sum (one pass over two rows reads
+     * each element before it writes it). */
+    _Alignas(16) unsigned char acc[XCHG_BYTES];
+    unsigned char *out = t->size > 2 && dst == src ? acc : dst;
+    k(out, rows[0], rows[1], count);
     for (int i = 2; i < t->size; i++)
-        k(dst, dst, rows[i], count);
+        k(out, out, rows[i], count);
+    if (out != dst)
+        memcpy(dst, out, count * es);
     return DMSG_OK;
 }
 

@@ -202,8 +202,8 @@ typedef struct dmsg_tp_ops {
     /* Optional (NULL: none): the barrier (as the barrier op) that also
      * hands every PE each PE's len bytes at mine (len the same on every PE,
      * npes * len <= DMSG_TP_XCHG_BYTES): rows[p] (npes pointers) is where
-     * PE p's bytes lie (this PE's own a copy, never mine), to be read in
-     * place until this PE enters its next barrier of any kind. The values
+     * PE p's bytes lie (this PE's own: mine itself), to be read in place
+     * until this PE enters its next barrier of any kind. The values
      * ride in the barrier's own shared words, one pass, no copy out, for
      * the collectives of a few bytes (dmsg/coll/coll.c, dmsg_sync_xchg).
      * It meets the barrier op on PEs that call that instead (their rows

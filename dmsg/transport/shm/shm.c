@@ -57,11 +57,15 @@ static void xchg_put(shm_state *s, unsigned par, int npes, int me, const void *m
 }
 
 /* Where every PE's row lies: read in place (no copy out), until this PE
- * enters its next barrier, after which a PE may write it again. */
-static void xchg_get(shm_state *s, unsigned par, int npes, size_t len, const void **rows)
+ * enters its next barrier, after which a PE may write it again. This PE's
+ * own value is read from mine: its row's line, which the others have
+ * just read, cost as much again as the barrier's wait (2 PEs, 8 bytes:
+ * 0.27-0.29 us against 0.22-0.23 with mine, the bare barrier 0.19-0.21). */
+static void xchg_get(shm_state *s, unsigned par, int npes, int me, const void *mine, size_t len,
+                     const void **rows)
 {
     for (int p = 0; p < npes; p++)
-        rows[p] = xchg_row(s, par, npes, len, p);
+        rows[p] = p == me ? mine : xchg_row(s, par, npes, len, p);
 }
 
 /* Two PEs: each writes the number of barriers it has entered into its own
@@ -110,10 +114,10 @@ static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val,
      * we acquired, and writes it next two barriers later, after we have
      * entered the next one. */
     if (!on_line) {
-        xchg_get(s, par, 2, len, rows);
+        xchg_get(s, par, 2, tp->rank, mine_val, len, rows);
         return DMSG_OK;
     }
-    rows[tp->rank] = mine->val;
+    rows[tp->rank] = mine_val;
     rows[1 - tp->rank] = peer->val;
     return DMSG_OK;
 }
@@ -141,7 +145,7 @@ static dmsg_status central_barrier(dmsg_tp *tp, shm_state *s, const void *mine, 
         st = dmsg_shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
     }
     if (!st && len)
-        xchg_get(s, par, tp->npes, len, rows);
+        xchg_get(s, par, tp->npes, tp->rank, mine, len, rows);
     return st;
 }
 
