@@ -45,7 +45,7 @@ static dmsg_status check_root(const coll_team *t, int root)
 #define BEGIN(team, t)                                                                         \
     coll_team *t;                                                                              \
     dmsg_status st = dmsg_coll_team_get(team, &t);                                                  \
-    if (!st && t->size > 1 && dmsg_coll_rd_max(t) < 128)                                            \
+    if (!st && t->size > 1 && !dmsg_coll_rd_room(t))                                               \
         st = DMSG_FAIL(DMSG_ERR_NOMEM, "collectives' scratch too small for %d PEs "           \
                                        "(DMSG_COLL_SCRATCH, DMSG_SEGMENT_SIZE)", t->size);    \
     if (st)                                                                                    \
@@ -449,7 +449,11 @@ static int long_vector(const coll_team *t, size_t count, size_t es)
 {
     if (t->size > 2 && count * es >= LONG_BYTES && count >= (size_t)t->size)
         return 1;
-    return t->size > 1 && count > dmsg_coll_rd_max(t) / es && count >= (size_t)t->size;
+    /* (rd_max is at least 128 (BEGIN) and a multiple of 64, es divides
+     * it: count > rd_max / es exactly when count * es > rd_max; short
+     * vectors skip its division.) */
+    size_t bytes = count * es;
+    return t->size > 1 && bytes > 128 && bytes > dmsg_coll_rd_max(t) && count >= (size_t)t->size;
 }
 
 /* The direct path (direct.c) for vectors from DMSG_COLL_DIRECT bytes on

@@ -122,6 +122,8 @@ dmsg_status dmsg_coll_barrier(coll_team *t);
  * bitwise. Afterwards every member holds the combination of all (a full step). */
 typedef void (*coll_combine_fn)(void *acc, const void *in, int in_lower, void *ctx);
 size_t dmsg_coll_rd_max(const coll_team *t);
+/* dmsg_coll_rd_max(t) >= 128, without a division. */
+int dmsg_coll_rd_room(const coll_team *t);
 dmsg_status dmsg_coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combine, void *ctx);
 
 /* One acked broadcast step (dmsg_coll_nonfull first): `bytes` (at most
