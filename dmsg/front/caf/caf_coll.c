@@ -32,6 +32,8 @@ static char *gather_in(caf_desc *d, size_t *bytes)
     *bytes = n * es;
     if (*bytes == 0)
         return no_bytes;
+    if (d->dtype.rank == 0) /* a scalar: no layout to work out (CO_SUM of one value) */
+        return d->base;
     if (dmsg_caf_desc_layout(d, &l) == 0 && l.ndims == 1 && (l.stride[0] == (ptrdiff_t)es || n == 1))
         return d->base;
     char *buf = malloc(*bytes ? *bytes : 1);
