@@ -31,12 +31,14 @@ int dmsg_sync_xchg(const void *mine, size_t bytes, void *all)
     const dmsg_tp_ops *ops = dmsg_g.tp.ops;
     if (!ops->barrier_xchg)
         return DMSG_FAIL(DMSG_ERR_UNSUPPORTED,
-                         "dmsg_sync_xchg: transport %s carries no values in its barrier", ops->name);
+                         "dmsg_sync_xchg: transport %s carries no values in its barrier",
+                         ops->name);
     if (bytes && (!mine || !all))
         return DMSG_FAIL(DMSG_ERR_NULL, "dmsg_sync_xchg: NULL buffer of %zu bytes", bytes);
     if (bytes > DMSG_SYNC_XCHG_MAX / (size_t)dmsg_g.tp.npes)
-        return DMSG_FAIL(DMSG_ERR_ARG, "dmsg_sync_xchg: %zu bytes from each of %d PEs (at most %d in all)",
-                         bytes, dmsg_g.tp.npes, DMSG_SYNC_XCHG_MAX);
+        return DMSG_FAIL(DMSG_ERR_ARG,
+                         "dmsg_sync_xchg: %zu bytes from each of %d PEs (at most %d in all)", bytes,
+                         dmsg_g.tp.npes, DMSG_SYNC_XCHG_MAX);
     /* The rows' pointers: on the stack up to 64 PEs. */
     const void *stack[64], **rows = stack;
     if (dmsg_g.tp.npes > 64 && !(rows = malloc((size_t)dmsg_g.tp.npes * sizeof *rows)))
