@@ -303,6 +303,26 @@ int dmsg_ctr_read(dmsg_ctr ctr, uint64_t *msgs, uint64_t *bytes);
  */
 int dmsg_sync(void);
 
+/** The most bytes of all PEs together in one dmsg_sync_xchg. */
+#define DMSG_SYNC_XCHG_MAX 32768
+
+/**
+ * dmsg_sync that also hands every PE each PE's `bytes` at `mine`, in PE
+ * order into `all` (npes * bytes): the values ride in the barrier's own
+ * shared words, one pass, where the transport carries values in its
+ * barrier (shm). A barrier exactly as dmsg_sync (it completes every
+ * deposit, fetch, atomic and signal issued before it), and it meets
+ * dmsg_sync: PEs that call dmsg_sync instead take part in the same barrier
+ * without a value (their parts of `all` then hold anything). `bytes` must be
+ * the same on every PE that calls it, npes * bytes at most
+ * DMSG_SYNC_XCHG_MAX. Errors: DMSG_ERR_UNSUPPORTED where the transport
+ * carries no values in its barrier (ofi, sim: returned at once on every PE,
+ * nothing synchronized; use a collective or dmsg_sync there),
+ * DMSG_ERR_NULL, DMSG_ERR_ARG (too many bytes), both local and at once (the
+ * others then wait for this PE as in any collective), and dmsg_sync's.
+ */
+int dmsg_sync_xchg(const void *mine, size_t bytes, void *all);
+
 /**
  * Completes this PE's own outstanding deposits, fetches, non-blocking
  * atomics and signals at their targets

@@ -122,6 +122,8 @@ dmsg_status dmsg_coll_barrier(coll_team *t);
  * bitwise. Afterwards every member holds the combination of all (a full step). */
 typedef void (*coll_combine_fn)(void *acc, const void *in, int in_lower, void *ctx);
 size_t dmsg_coll_rd_max(const coll_team *t);
+/* dmsg_coll_rd_max(t) >= 128, without a division. */
+int dmsg_coll_rd_room(const coll_team *t);
 dmsg_status dmsg_coll_rd(coll_team *t, void *val, size_t bytes, coll_combine_fn combine, void *ctx);
 
 /* One acked broadcast step (dmsg_coll_nonfull first): `bytes` (at most
@@ -245,5 +247,15 @@ dmsg_status dmsg_coll_direct_reduce(coll_team *t, const coll_direct *d, size_t c
 enum { COLL_DIRECT_BCAST, COLL_DIRECT_ALLGATHER, COLL_DIRECT_ALLTOALL };
 dmsg_status dmsg_coll_direct_move(coll_team *t, const coll_direct *d, int kind, void *dst,
                                   const void *src, size_t bytes, int root);
+
+/* Two PEs (the world of two, where the transport carries values in its
+ * barrier): an allreduce in two barriers. The first carries the offsets,
+ * after it *done = 1 on both when both buffers are symmetric, and each
+ * PE combines its partner's source, read in place, with its own into its
+ * destination (PE order); the second ends it. *done = 0 (on both): only
+ * the first barrier was passed, take another path. dst == src allowed. */
+int dmsg_coll_direct_pair_may(const coll_team *t);
+dmsg_status dmsg_coll_direct_pair(coll_team *t, void *dst, const void *src, size_t count,
+                                  size_t es, coll_red_fn k, int *done);
 
 #endif

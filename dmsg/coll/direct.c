@@ -177,3 +177,51 @@ dmsg_status dmsg_coll_direct_move(coll_team *t, const coll_direct *d, int kind, 
     }
     return leave(t);
 }
+
+int dmsg_coll_direct_pair_may(const coll_team *t)
+{
+    return t->size == 2 && t->members == NULL && (dmsg_g.tp.ops->caps & DMSG_TP_CAP_PEER_MAP) &&
+           dmsg_g.tp.ops->barrier_xchg != NULL;
+}
+
+/* The agreement rides in the transport's barrier (barrier_xchg): each PE
+ * offers (symmetric?, src offset, dst offset) and both read both, so both
+ * decide alike. Then each reads the partner's source where it lies and
+ * combines the two in PE order into its own destination (no remote
+ * write, no copy through a scratch); the closing barrier keeps each
+ * source unchanged until the partner has read it. */
+dmsg_status dmsg_coll_direct_pair(coll_team *t, void *dst, const void *src, size_t count,
+                                  size_t es, coll_red_fn k, int *done)
+{
+    size_t bytes = count * es, soff = 0, doff = 0;
+    uint64_t w[3] = {0, 0, 0}, a[3], b[3];
+    *done = 0;
+    /* Where dst overlaps src, the partner may still be reading it when
+     * this PE has its result: the result waits in a private buffer until
+     * the closing barrier (had before the agreement: no failure after). */
+    unsigned char *out = dst;
+    int overlap = 0;
+    if (user_off(src, bytes, &soff) && user_off(dst, bytes, &doff) && dmsg_pe_mapped(0) &&
+        dmsg_pe_mapped(1)) {
+        overlap = doff < soff + bytes && soff < doff + bytes;
+        w[0] = !overlap || dmsg_coll_tmp(t, bytes, &out) == DMSG_OK;
+        w[1] = soff;
+        w[2] = doff;
+    }
+    const void *rows[2];
+    dmsg_status st = dmsg_g.tp.ops->barrier_xchg(&dmsg_g.tp, w, sizeof w, rows);
+    if (st)
+        return st;
+    memcpy(a, rows[0], sizeof a);
+    memcpy(b, rows[1], sizeof b);
+    if (!a[0] || !b[0] || a[1] != b[1] || a[2] != b[2])
+        return DMSG_OK; /* the scratch path, on both PEs; the barrier was clearance */
+    ((coll_state *)dmsg_g.coll)->direct++;
+    *done = 1;
+    k(out, at(t, 0, soff), at(t, 1, soff), count);
+    if ((st = dmsg_g.tp.ops->barrier(&dmsg_g.tp)))
+        return st;
+    if (overlap)
+        memcpy(dst, out, bytes);
+    return DMSG_OK;
+}

@@ -98,6 +98,14 @@ static unsigned log2_floor(int n)
     return l;
 }
 
+int dmsg_coll_rd_room(const coll_team *t)
+{
+    /* dmsg_coll_rd_max(t) >= 128 without its division (a 64-bit divide is
+     * tens of cycles, on every collective's path): floor(g / n) & ~63 >=
+     * 128 exactly when g >= 128 n. */
+    return t->gen_bytes >= (size_t)128 * (log2_floor(t->size) + 2);
+}
+
 size_t dmsg_coll_rd_max(const coll_team *t)
 {
     unsigned nports = log2_floor(t->size) + 2;

@@ -201,10 +201,14 @@ typedef struct dmsg_tp_ops {
 
     /* Optional (NULL: none): the barrier (as the barrier op) that also
      * hands every PE each PE's len bytes at mine (len the same on every PE,
-     * npes * len <= DMSG_TP_XCHG_BYTES), in rank order into all (npes * len
-     * bytes): the values ride in the barrier's own shared words, one pass,
-     * for the collectives of a few bytes (dmsg/coll/coll.c). */
-    dmsg_status (*barrier_xchg)(dmsg_tp *tp, const void *mine, size_t len, void *all);
+     * npes * len <= DMSG_TP_XCHG_BYTES): rows[p] (npes pointers) is where
+     * PE p's bytes lie (this PE's own: mine itself), to be read in place
+     * until this PE enters its next barrier of any kind. The values
+     * ride in the barrier's own shared words, one pass, no copy out, for
+     * the collectives of a few bytes (dmsg/coll/coll.c, dmsg_sync_xchg).
+     * It meets the barrier op on PEs that call that instead (their rows
+     * then hold anything). */
+    dmsg_status (*barrier_xchg)(dmsg_tp *tp, const void *mine, size_t len, const void **rows);
 } dmsg_tp_ops;
 
 /* The most bytes of all PEs together in one barrier_xchg. */

@@ -152,6 +152,7 @@ program coll
   call check('zero-sized co_sum and co_broadcast', ok)
   deallocate (zv)
   call in_image_order()
+  call small_in_image_order()
   ! RANDOM_INIT: distinct across images or the same on all, repeatable or not
   call random_init(.true., .true.)
   call random_number(x1)
@@ -229,6 +230,36 @@ contains
     good = good .and. all(dref == [(minval([(dval(kk, j), kk = 1, np)]), j = 1, n)]) .and. &
            all(d == [(maxval([(dval(kk, j), kk = 1, np)]), j = 1, n)])
     call check('co_sum, co_min, co_max of 1001 elements of 7 kinds, in image order', good)
+  end subroutine
+  ! The same for 1 to 32 doubles and 3 real(xp) (up to 256 bytes: on shm
+  ! one world barrier that carries every image's values), back to back.
+  subroutine small_in_image_order()
+    integer, parameter :: xp = selected_real_kind(18)
+    real(8) :: d(32), dref(32)
+    real(xp) :: q(3), qref(3)
+    integer :: j, kk, m, rep
+    logical :: good
+    good = .true.
+    do rep = 1, 50
+      m = 1 + mod(rep * 7, 32)
+      do j = 1, m
+        d(j) = dval(me, j + rep)
+        dref(j) = dval(1, j + rep)
+        do kk = 2, np
+          dref(j) = dref(j) + dval(kk, j + rep)
+        end do
+      end do
+      call co_sum(d(1:m))
+      good = good .and. all(d(1:m) == dref(1:m))
+      q = real([(dval(me, j + rep), j = 1, 3)], xp) / 3
+      qref = real([(dval(1, j + rep), j = 1, 3)], xp) / 3
+      do kk = 2, np
+        qref = qref + real([(dval(kk, j + rep), j = 1, 3)], xp) / 3
+      end do
+      call co_sum(q)
+      good = good .and. all(q == qref)
+    end do
+    call check('co_sum of 1-32 doubles and 3 real(xp), in image order', good)
   end subroutine
   ! Magnitudes far apart, so that a sum in another order rounds otherwise.
   elemental real(8) function dval(k, j)

@@ -1,6 +1,7 @@
 ! Waiting for an image that has stopped: SYNC IMAGES and SYNC ALL with a
 ! partner that executed STOP end with STAT_STOPPED_IMAGE instead of hanging,
-! so do EVENT POST and LOCK on its variables,
+! so do CO_SUM (on shm a world barrier) and EVENT POST and LOCK on its
+! variables,
 ! the other images still synchronize among themselves and end normally, and
 ! a duplicate image in SYNC IMAGES is an error (not a stopped image) that
 ! synchronizes with nobody. images: 4
@@ -10,6 +11,7 @@ program stopped_test
   type(event_type) :: ev[*]
   type(lock_type) :: lk[*]
   integer :: me, st
+  real(8) :: x
   integer, allocatable :: s(:), others(:)
   me = this_image()
   if (me == 4) stop
@@ -19,6 +21,11 @@ program stopped_test
   end if
   sync all (stat=st)
   call report('sync all with a stopped image', st == stat_stopped_image)
+  ! (on shm a world barrier that carries the values: the stopped image's
+  ! barriers meet it)
+  x = me
+  call co_sum(x, stat=st)
+  call report('co_sum with a stopped image', st == stat_stopped_image)
   if (me == 2) then
     event post (ev[4], stat=st)
     call report('event post to a stopped image', st == stat_stopped_image)

@@ -53,6 +53,7 @@ PE_CASE(sync_rounds)
 PE_CASE(deposit_rounds)
 PE_CASE(sync_empty)
 PE_CASE(sync_one_buffer)
+PE_CASE(sync_xchg)
 PE_CASE(quiet_orders)
 /* alloc.c */
 PE_CASE(alloc_symmetric)
@@ -170,6 +171,14 @@ Test(env, sync_one_buffer_sleeping, .timeout = 3 * JOB_WATCHDOG)
     expect_case_ok("sync_one_buffer", 5, one_buffer_short);
     expect_case_ok("coll_allreduce_lines", 2, no_spin);
     expect_case_ok("coll_allreduce_lines", 5, one_buffer_short);
+}
+
+/* dmsg_sync_xchg over sim, which carries no values in its barrier: refused
+ * on every PE alike. */
+static const char *const sync_xchg_sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};
+Test(env, sync_xchg_sim, .timeout = 2 * JOB_WATCHDOG)
+{
+    expect_case_ok("sync_xchg", 3, sync_xchg_sim);
 }
 
 /* amo.c: atomics, signals and point-to-point waits, over shm and sim. */

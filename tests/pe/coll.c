@@ -869,6 +869,17 @@ static int direct_expected(dmsg_team t, size_t bytes)
     return mapped && dmsg_team_npes(t) > 1 && min && bytes && bytes >= min;
 }
 
+/* An allreduce on the world of two PEs, with more bytes than ride in the
+ * barrier (512) and fewer than DMSG_COLL_DIRECT, where the transport
+ * carries values in its barrier (shm): the direct path in two barriers
+ * (dmsg_coll_direct_pair). */
+static int pair_expected(dmsg_team t, size_t bytes)
+{
+    size_t min = (size_t)dmsg_g.cfg.coll_direct;
+    return t == DMSG_TEAM_WORLD && pe_n() == 2 && dmsg_pe_mapped(0) && dmsg_pe_mapped(1) &&
+           dmsg_g.tp.ops->barrier_xchg != NULL && bytes > 512 && bytes < min;
+}
+
 /* The scratch path also combines in member order (so bitwise like the
  * direct path): two members, the flat allreduce, the long vectors. */
 static int scratch_in_order(int np, size_t n)
@@ -902,18 +913,18 @@ static int one_team_direct(dmsg_team t, double *S, double *D, int64_t *SI, doubl
 {
     int np = dmsg_team_npes(t), me = dmsg_team_pe(t);
     size_t bytes = n * sizeof(double);
-    int want = direct_expected(t, bytes);
+    int want = direct_expected(t, bytes), want_all = want || pair_expected(t, bytes);
     const double guard = -7.25;
     for (size_t i = 0; i < n; i++)
         S[i] = ps[i] = dval(me, i);
     D[n] = guard;
     /* symmetric (direct where mapped) against private (the scratch path) */
-    DIRECT_CALL(t, bytes, want, dmsg_allreduce(t, D, S, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+    DIRECT_CALL(t, bytes, want_all, dmsg_allreduce(t, D, S, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
     DIRECT_CALL(t, bytes, 0, dmsg_allreduce(t, pd, ps, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
     PE_CHECK(D[n] == guard, "allreduce of %zu wrote past dst", n);
     for (size_t i = 0; i < n; i++) {
         double w = dsum(np, i);
-        if (want)
+        if (want_all)
             PE_CHECK(!memcmp(&D[i], &w, 8), "direct sum [%zu] of %zu on %d: %.17g, want %.17g",
                      i, n, np, D[i], w);
         if (scratch_in_order(np, n))
@@ -922,7 +933,7 @@ static int one_team_direct(dmsg_team t, double *S, double *D, int64_t *SI, doubl
     }
     PE_TRY(same_everywhere(t, D, bytes, "direct allreduce"));
     /* in place: dst == src on every member */
-    DIRECT_CALL(t, bytes, want, dmsg_allreduce(t, S, S, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
+    DIRECT_CALL(t, bytes, want_all, dmsg_allreduce(t, S, S, n, DMSG_TYPE_DOUBLE, DMSG_OP_SUM));
     PE_CHECK(!memcmp(S, D, bytes), "in-place allreduce of %zu differs", n);
     /* reduce to the last member (max of int64), dst NULL elsewhere */
     int root = np - 1;
@@ -1014,7 +1025,7 @@ static int one_team_direct_movers(dmsg_team t, unsigned char *S, unsigned char *
  * allgather and all-to-all the same way. */
 static int coll_direct_path(void)
 {
-    static const size_t sizes[] = {1, 3, 7, 511, 512, 1000, 4097, 70001};
+    static const size_t sizes[] = {1, 3, 7, 65, 511, 512, 1000, 4095, 4097, 70001};
     enum { MAXN = 70001 };
     void *S, *D, *SI;
     PE_OK(dmsg_alloc((MAXN + 1) * 8, &S));

@@ -192,7 +192,64 @@ static int sync_one_buffer(void)
     return 0;
 }
 
+/* dmsg_sync_xchg: every PE's bytes in PE order on every PE (1 to 16K
+ * bytes a PE within DMSG_SYNC_XCHG_MAX of all, so on the pair lines and in
+ * the rows), a barrier as dmsg_sync (a deposit before it is seen after it),
+ * meeting dmsg_sync where the other PEs call that (PE 0 alone calls
+ * dmsg_sync_xchg now and then), refusals (NULL, too many bytes: at once,
+ * nothing synchronized) and, on a transport that carries no values in its
+ * barrier (sim), DMSG_ERR_UNSUPPORTED everywhere. */
+static int sync_xchg(void)
+{
+    int n = pe_n(), me = pe_me();
+    static const size_t sizes[] = {1, 4, 8, 12, 48, 49, 64, 500, 4096, 16384};
+    uint64_t *box = pe_alloc(2 * sizeof(uint64_t));
+    unsigned char *mine = malloc(16384), *all = malloc((size_t)DMSG_SYNC_XCHG_MAX);
+    PE_CHECK(box && mine && all, "allocation failed");
+    mine[0] = 1;
+    int st = dmsg_sync_xchg(mine, 1, all);
+    if (st == DMSG_ERR_UNSUPPORTED) /* every PE alike, nothing to meet */
+        PE_CHECK(strcmp(dmsg_transport_name(), "shm") != 0, "shm refuses dmsg_sync_xchg");
+    else
+        PE_OK(st);
+    PE_EXPECT(dmsg_sync_xchg(NULL, 8, all), st ? st : DMSG_ERR_NULL);
+    PE_EXPECT(dmsg_sync_xchg(mine, 1, NULL), st ? st : DMSG_ERR_NULL);
+    PE_EXPECT(dmsg_sync_xchg(mine, DMSG_SYNC_XCHG_MAX / (size_t)n + 1, all),
+              st ? st : DMSG_ERR_ARG);
+    if (st) {
+        PE_OK(dmsg_free(box));
+        free(mine);
+        free(all);
+        return 0;
+    }
+    for (int r = 0; r < 400; r++) {
+        size_t b = sizes[r % 10];
+        if (b * (size_t)n > DMSG_SYNC_XCHG_MAX)
+            b = DMSG_SYNC_XCHG_MAX / (size_t)n;
+        for (size_t i = 0; i < b; i++)
+            mine[i] = (unsigned char)(me * 31 + r * 7 + (int)i);
+        uint64_t msg = (uint64_t)r * 1000 + (uint64_t)me;
+        PE_OK(dmsg_deposit(&box[r % 2], &msg, sizeof msg, pe_up(1), DMSG_CTR_NONE));
+        memset(all, 0xee, b * (size_t)n);
+        PE_OK(dmsg_sync_xchg(mine, b, all));
+        for (int p = 0; p < n; p++)
+            for (size_t i = 0; i < b; i++)
+                PE_CHECK(all[(size_t)p * b + i] == (unsigned char)(p * 31 + r * 7 + (int)i),
+                         "round %d, %zu bytes: PE %d's byte %zu is %u", r, b, p, i,
+                         all[(size_t)p * b + i]);
+        PE_CHECK(box[r % 2] == (uint64_t)r * 1000 + (uint64_t)pe_down(1),
+                 "round %d: the deposit before dmsg_sync_xchg is not seen after it", r);
+        if (r % 9 == 4) /* PE 0 offers a value, the others only meet it */
+            PE_OK(me == 0 ? dmsg_sync_xchg(mine, 8, all) : dmsg_sync());
+    }
+    PE_OK(dmsg_free(box));
+    free(mine);
+    free(all);
+    return 0;
+}
+
 const pe_case pe_sync_cases[] = {
+    {"sync_xchg", sync_xchg, 0},
     {"deposit_rounds", deposit_rounds, 0},
     {"ping_latency", ping_latency, 0},
     {"sync_rounds", sync_rounds, 0},

@@ -32,6 +32,8 @@ static char *gather_in(caf_desc *d, size_t *bytes)
     *bytes = n * es;
     if (*bytes == 0)
         return no_bytes;
+    if (d->dtype.rank == 0) /* a scalar: no layout to work out (CO_SUM of one value) */
+        return d->base;
     if (dmsg_caf_desc_layout(d, &l) == 0 && l.ndims == 1 && (l.stride[0] == (ptrdiff_t)es || n == 1))
         return d->base;
     char *buf = malloc(*bytes ? *bytes : 1);
@@ -180,6 +182,46 @@ static int fold(char *acc, const char *x, size_t n, dmsg_type t, dmsg_redop op)
     default:
         return -1;
     }
+}
+
+/* A small reduction over the initial team, where the transport carries
+ * values in its barrier (shm): one world barrier that hands every image
+ * every image's values (dmsg_sync_xchg), then the fold in image order, as
+ * reduce_small's. A world barrier, so it is counted as SYNC ALL's are, and
+ * a stopped image (which passes world barriers until every image has
+ * stopped: caf_init.c) takes part in it and is reported the same way.
+ * Returns 1 where it does not apply (another team, too large, a pair
+ * fold() does not take, or a transport without it: the same on every
+ * image). */
+static int reduce_world(char *buf, size_t bytes, size_t n, dmsg_type t, dmsg_redop op, int *stat,
+                        char *errmsg, size_t errmsg_len, const char *what)
+{
+    /* every image's values (one thread per image calls the runtime) */
+    static _Alignas(16) char all[DMSG_SYNC_XCHG_MAX];
+    char acc[DMSG_CAF_SLOT];
+    size_t np = (size_t)dmsg_npes();
+    if (dmsg_caf_cur->team != DMSG_TEAM_WORLD || bytes > DMSG_CAF_SLOT || bytes == 0 ||
+        bytes * np > sizeof all || !foldable(t, op))
+        return 1;
+    int rc = dmsg_sync_xchg(buf, bytes, all), gone = 0;
+    if (rc == DMSG_ERR_UNSUPPORTED)
+        return 1;
+    if (rc == DMSG_OK)
+        gone = dmsg_caf_stopped_by(++dmsg_caf_barriers);
+    if (gone)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE, "%s: image %d has stopped",
+                      what, gone);
+    else if (rc != DMSG_OK)
+        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
+                      dmsg_last_error());
+    else {
+        memcpy(acc, all, bytes);
+        for (size_t i = 1; i < np; i++)
+            (void)fold(acc, all + i * bytes, n, t, op);
+        memcpy(buf, acc, bytes);
+        dmsg_caf_ok(stat, errmsg, errmsg_len);
+    }
+    return 0;
 }
 
 /* A small reduction is one gate carrying every member's values to every
@@ -362,7 +404,8 @@ static void reduce(caf_desc *d, dmsg_redop op, int result_image, int *stat, char
     }
     size_t n = bytes / d->dtype.elem_len;
     /* (with RESULT_IMAGE the others' values become undefined: all get the result) */
-    if (reduce_small(buf, bytes, n, t, op, stat, errmsg, errmsg_len, what) == 0 ||
+    if (reduce_world(buf, bytes, n, t, op, stat, errmsg, errmsg_len, what) == 0 ||
+        reduce_small(buf, bytes, n, t, op, stat, errmsg, errmsg_len, what) == 0 ||
         reduce_big(buf, bytes, d->dtype.elem_len, t, op, stat, errmsg, errmsg_len, what) == 0) {
         scatter_out(d, buf);
         return;

@@ -56,10 +56,16 @@ static void xchg_put(shm_state *s, unsigned par, int npes, int me, const void *m
     memcpy(xchg_row(s, par, npes, len, me), mine, len);
 }
 
-static void xchg_get(shm_state *s, unsigned par, int npes, size_t len, void *all)
+/* Where every PE's row lies: read in place (no copy out), until this PE
+ * enters its next barrier, after which a PE may write it again. This PE's
+ * own value is read from mine: its row's line, which the others have
+ * just read, cost as much again as the barrier's wait (2 PEs, 8 bytes:
+ * 0.27-0.29 us against 0.22-0.23 with mine, the bare barrier 0.19-0.21). */
+static void xchg_get(shm_state *s, unsigned par, int npes, int me, const void *mine, size_t len,
+                     const void **rows)
 {
     for (int p = 0; p < npes; p++)
-        memcpy((char *)all + (size_t)p * len, xchg_row(s, par, npes, len, p), len);
+        rows[p] = p == me ? mine : xchg_row(s, par, npes, len, p);
 }
 
 /* Two PEs: each writes the number of barriers it has entered into its own
@@ -84,7 +90,7 @@ static void xchg_get(shm_state *s, unsigned par, int npes, size_t len, void *all
  * it: the PE writes that line again two barriers later, after the partner
  * has entered the one between. */
 static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val, size_t len,
-                                void *all)
+                                const void **rows)
 {
     uint32_t want = ++s->bar_seen;
     unsigned par = want & 1;
@@ -108,11 +114,11 @@ static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val,
      * we acquired, and writes it next two barriers later, after we have
      * entered the next one. */
     if (!on_line) {
-        xchg_get(s, par, 2, len, all);
+        xchg_get(s, par, 2, tp->rank, mine_val, len, rows);
         return DMSG_OK;
     }
-    memcpy((char *)all + (size_t)tp->rank * len, mine_val, len);
-    memcpy((char *)all + (size_t)(1 - tp->rank) * len, peer->val, len);
+    rows[tp->rank] = mine_val;
+    rows[1 - tp->rank] = peer->val;
     return DMSG_OK;
 }
 
@@ -123,7 +129,7 @@ static dmsg_status pair_barrier(dmsg_tp *tp, shm_state *s, const void *mine_val,
  * the barrier on any PE visible after it on every PE. Jobs of two PEs take
  * pair_barrier (above). */
 static dmsg_status central_barrier(dmsg_tp *tp, shm_state *s, const void *mine, size_t len,
-                                   void *all)
+                                   const void **rows)
 {
     shm_job_area *a = s->area;
     unsigned par = ++s->bar_seen & 1;
@@ -139,7 +145,7 @@ static dmsg_status central_barrier(dmsg_tp *tp, shm_state *s, const void *mine, 
         st = dmsg_shm_wait(s, gen_moved, &g, &a->gen, &a->sleepers);
     }
     if (!st && len)
-        xchg_get(s, par, tp->npes, len, all);
+        xchg_get(s, par, tp->npes, tp->rank, mine, len, rows);
     return st;
 }
 
@@ -153,18 +159,15 @@ dmsg_status dmsg_shm_barrier(dmsg_tp *tp)
 
 /* transport.h, barrier_xchg: the values ride in the barrier's own words
  * (the pair barrier's lines, else rows beside the barrier), one pass. */
-dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, void *all)
+dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, const void **rows)
 {
     shm_state *s = tp->priv;
     if (len > DMSG_TP_XCHG_BYTES / (size_t)tp->npes)
         return DMSG_FAIL(DMSG_ERR_ARG, "barrier exchange of %zu bytes from %d PEs", len, tp->npes);
-    if (tp->npes == 1) {
-        memcpy(all, mine, len);
-        return DMSG_OK;
-    }
     if (tp->npes == 2)
-        return pair_barrier(tp, s, mine, len, all);
-    return central_barrier(tp, s, mine, len, all);
+        return pair_barrier(tp, s, mine, len, rows);
+    /* one PE: its barrier is a no-op, its row the one of parity 0 */
+    return central_barrier(tp, s, mine, len, rows);
 }
 
 dmsg_status dmsg_shm_quiet(dmsg_tp *tp)

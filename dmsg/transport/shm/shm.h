@@ -83,11 +83,13 @@
  * barrier's count: the barriers the PE has entered, written by the PE
  * alone and polled (or slept on) by its partner; whether the PE sleeps on
  * its partner's word; and barrier_xchg's value of the barrier (up to
- * SHM_PAIR_VAL bytes), on the line the partner loads anyway. */
+ * SHM_PAIR_VAL bytes, 16-byte aligned), on the line the partner loads
+ * anyway. */
 typedef struct shm_pair {
     _Alignas(SHM_LINE) _Atomic uint32_t entered;
     _Atomic uint32_t sleepers;
-    uint64_t val[7];
+    /* 16-byte aligned: the collectives read a long double in place */
+    _Alignas(16) uint64_t val[6];
 } shm_pair;
 
 #define SHM_PAIR_VAL sizeof(((shm_pair *)0)->val)
@@ -208,7 +210,7 @@ void dmsg_shm_wake(_Atomic uint32_t *seq, _Atomic uint32_t *sleepers, int bump);
 dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot);
 void dmsg_shm_leave(dmsg_tp *tp, shm_state *s);
 dmsg_status dmsg_shm_barrier(dmsg_tp *tp);
-dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, void *all);
+dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, const void **rows);
 dmsg_status dmsg_shm_quiet(dmsg_tp *tp);
 dmsg_status dmsg_shm_allgather(dmsg_tp *tp, const void *mine, size_t len, void *all);
 dmsg_status dmsg_shm_ctr_reset(dmsg_tp *tp, uint32_t slot);
