@@ -104,6 +104,12 @@ static double time_shape(char *dst, const char *src, size_t n, size_t nb, size_t
     dmsg_layout sl = {2, {n, nb}, {(ptrdiff_t)elem, (ptrdiff_t)(n * elem)}};
     dmsg_layout dl = {2, {n, nb}, {(ptrdiff_t)(nb * elem), (ptrdiff_t)elem}};
     double best = 1e30;
+    /* One untimed copy first: the destination's cache state is then the
+     * one this candidate leaves behind when it runs step after step (a
+     * streamed copy leaves no destination line cached, a plain one leaves
+     * dirty lines), not the previous candidate's. Without it a plain copy
+     * after a streamed one measured up to 2x slower than after itself. */
+    dmsg_copy_section(dst, &dl, src, &sl, elem, xp);
     for (int r = 0; r < reps; r++) {
         double t0 = thread_cpu_now();
         dmsg_copy_section(dst, &dl, src, &sl, elem, xp);
@@ -126,13 +132,69 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Streaming stores per element class: streamed against plain (the plain
+ * blocking the tile calibration chose) at DMSG_XFER_STREAM_SIZES plane
+ * sizes, the two taking turns round after round. Streaming is switched on
+ * from the smallest size where it wins by 5% and keeps winning at every
+ * larger size; the threshold is the geometric middle between that size
+ * and the next smaller one (half the smallest size when it wins
+ * everywhere). Never winning, or only at some sizes in between: off. */
+static const size_t stream_n[DMSG_XFER_STREAM_SIZES] = {256, 512, 1024, 2048};
+
+size_t dmsg_xfer_stream_plane(int c, int k)
+{
+    return stream_n[k] * (stream_n[k] / 2) * class_elem[c];
+}
+
+static void calibrate_stream(dmsg_xfer_profile *p, int c, char *a, char *b, int rounds)
+{
+    size_t elem = class_elem[c];
+    double t[2][DMSG_XFER_STREAM_SIZES][5], med[2][DMSG_XFER_STREAM_SIZES];
+    for (int k = 0; k < DMSG_XFER_STREAM_SIZES; k++) {
+        size_t n = stream_n[k], nb = n / 2;
+        dmsg_xfer_params xp[2] = {{0}, {0}}; /* 0 plain, 1 streamed */
+        for (int v = 0; v < 2; v++) {
+            memcpy(xp[v].tune, p->tune, sizeof xp[v].tune);
+            xp[v].stream[c] = (dmsg_xfer_stream){v ? DMSG_XFER_STREAM_ON : DMSG_XFER_STREAM_OFF, 0};
+        }
+        /* Small planes are copied several times a sample, so that a sample
+         * is long enough to time. */
+        int reps = (int)(((size_t)4 << 20) / (n * nb * elem)) + 1;
+        for (int r = 0; r < rounds; r++)
+            for (int v = 0; v < 2; v++)
+                t[v][k][r] = time_shape(b, a, n, nb, elem, &xp[v], reps);
+        for (int v = 0; v < 2; v++) {
+            med[v][k] = median(t[v][k], rounds);
+            double mbs = (double)(n * nb * elem) / med[v][k] / 1e6;
+            if (v)
+                p->stream_mbs[c][k] = mbs;
+            else
+                p->plain_mbs[c][k] = mbs;
+        }
+    }
+    int from = DMSG_XFER_STREAM_SIZES;
+    while (from > 0 && med[1][from - 1] < med[0][from - 1])
+        from--;
+    while (from < DMSG_XFER_STREAM_SIZES && med[1][from] > 0.95 * med[0][from])
+        from++;
+    if (from == DMSG_XFER_STREAM_SIZES) {
+        p->stream[c] = (dmsg_xfer_stream){DMSG_XFER_STREAM_OFF, 0};
+        return;
+    }
+    /* Sizes step by 4x: half the size is the geometric middle. */
+    p->stream[c] = (dmsg_xfer_stream){DMSG_XFER_STREAM_ON, dmsg_xfer_stream_plane(c, from) / 2};
+}
+
 dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick)
 {
     static const uint32_t tiles[] = {2048, 4096, 16384, 65536, 262144};
     enum { NT = sizeof tiles / sizeof tiles[0], NC = 1 + 2 * NT };
     size_t bytes = (size_t)32 << 20; /* the largest plane: 4096 x 2048 x 4, 2048 x 1024 x 16 */
     int rounds = quick ? 3 : 5;
-    char *a = malloc(bytes), *b = malloc(bytes);
+    /* Page-aligned: streaming stores apply only where destination rows
+     * start on a cache line (a large malloc block starts 16 bytes into a
+     * page). */
+    char *a = aligned_alloc(4096, bytes), *b = aligned_alloc(4096, bytes);
     if (!a || !b) {
         free(a);
         free(b);
@@ -150,6 +212,10 @@ dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick)
              * first copies' warm-up) does not fall on one of them only. */
             dmsg_xfer_params xp[NC] = {0};
             double t[NC][5], med[NC];
+            /* The table is for plain stores: streaming (its own 16 x 16
+             * tiles) is calibrated after it. */
+            for (int k = 0; k < NC; k++)
+                xp[k].stream[c].mode = DMSG_XFER_STREAM_OFF;
             for (int k = 1; k < NC; k++)
                 xp[k].tune[c][z] = (dmsg_xfer_choice){
                     tiles[(k - 1) / 2],
@@ -178,6 +244,9 @@ dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick)
             p->mbs[c][z] = (double)moved / med[win] / 1e6;
             p->default_mbs[c][z] = (double)moved / med[0] / 1e6;
         }
+    for (int c = 0; c < DMSG_XFER_CLASSES; c++)
+        if (dmsg_xfer_streams(NULL, class_elem[c], (size_t)1 << 40)) /* a streaming kernel */
+            calibrate_stream(p, c, a, b, rounds);
     free(a);
     free(b);
     return DMSG_OK;
@@ -199,10 +268,53 @@ dmsg_status dmsg_xfer_profile_write(const char *path, const dmsg_xfer_profile *p
             fprintf(f, "elem %zu plane %s tile %u blocks %u   # %.0f MB/s, built-in %.0f MB/s\n",
                     class_elem[c], size_name[z], p->tune[c][z].tile_bytes, p->tune[c][z].blocks,
                     p->mbs[c][z], p->default_mbs[c][z]);
+    for (int c = 0; c < DMSG_XFER_CLASSES; c++) {
+        const dmsg_xfer_stream *st = &p->stream[c];
+        if (st->mode == DMSG_XFER_STREAM_AUTO)
+            continue; /* built-in: no line */
+        if (st->mode == DMSG_XFER_STREAM_ON)
+            fprintf(f, "elem %zu stream on from %llu", class_elem[c],
+                    (unsigned long long)st->from);
+        else
+            fprintf(f, "elem %zu stream off", class_elem[c]);
+        if (p->plain_mbs[c][0] > 0) {
+            fprintf(f, "   # MB/s streamed/plain at");
+            for (int k = 0; k < DMSG_XFER_STREAM_SIZES; k++)
+                fprintf(f, " %zuK %.0f/%.0f", dmsg_xfer_stream_plane(c, k) >> 10,
+                        p->stream_mbs[c][k], p->plain_mbs[c][k]);
+        }
+        fputc('\n', f);
+    }
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
         return DMSG_FAIL(DMSG_ERR_ARG, "%s: write failed", path);
     return DMSG_OK;
+}
+
+/* "elem E stream on from BYTES" or "elem E stream off" (E 8 or 16, the
+ * element sizes with a streaming kernel); 1 when line is one. */
+static int parse_stream(const char *line, dmsg_xfer_profile *q, int *c, int *bad)
+{
+    size_t elem;
+    unsigned long long from;
+    char mode[8], word[8], extra;
+    int n = sscanf(line, "elem %zu stream %7s %7s %llu %c", &elem, mode, word, &from, &extra);
+    if (n < 2)
+        return 0;
+    *bad = 1;
+    if (elem != 8 && elem != 16)
+        return 1;
+    if (n == 2 && !strcmp(mode, "off")) {
+        *c = dmsg_xfer_class(elem);
+        q->stream[*c] = (dmsg_xfer_stream){DMSG_XFER_STREAM_OFF, 0};
+        *bad = 0;
+    } else if (n == 4 && !strcmp(mode, "on") && !strcmp(word, "from") &&
+               from <= ((unsigned long long)1 << 40)) {
+        *c = dmsg_xfer_class(elem);
+        q->stream[*c] = (dmsg_xfer_stream){DMSG_XFER_STREAM_ON, (uint64_t)from};
+        *bad = 0;
+    }
+    return 1;
 }
 
 dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p)
@@ -212,7 +324,7 @@ dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p)
     dmsg_xfer_profile q = {0};
     char line[512];
     int have_key = 0, lineno = 0;
-    unsigned seen = 0;
+    unsigned seen = 0, streams_seen = 0;
     dmsg_status st = DMSG_OK;
     while (fgets(line, sizeof line, f)) {
         lineno++;
@@ -229,6 +341,16 @@ dmsg_status dmsg_xfer_profile_read(const char *path, dmsg_xfer_profile *p)
             *hash = 0;
         if (line[strspn(line, " \t")] == 0)
             continue;
+        int sc = -1, sbad = 0;
+        if (parse_stream(line, &q, &sc, &sbad)) {
+            if (sbad || (streams_seen & (1u << sc))) {
+                st = DMSG_FAIL(DMSG_ERR_ARG, "%s:%d: not a stream line (elem 8|16 stream off | "
+                               "on from BYTES, once per size): %.80s", path, lineno, line);
+                break;
+            }
+            streams_seen |= 1u << sc;
+            continue;
+        }
         size_t elem;
         unsigned tile, blocks;
         char extra, plane[16];
@@ -272,30 +394,67 @@ int dmsg_xfer_profile_path(char *buf, size_t len)
     return n > 0 && (size_t)n < len;
 }
 
+/* "; streaming stores: ..." for each class, and the 8-byte kernel. */
+static void describe_stream(const dmsg_xfer_params *xp, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "; streaming stores (transposed planes, bytes per side):");
+    for (int c = 0; c < DMSG_XFER_CLASSES && n > 0 && (size_t)n < len; c++) {
+        size_t elem = class_elem[c];
+        const dmsg_xfer_stream *st = &xp->stream[c];
+        const char *src = st->mode == DMSG_XFER_STREAM_AUTO ? "built-in" : "profile";
+        if (!dmsg_xfer_streams(NULL, elem, (size_t)1 << 40))
+            n += snprintf(buf + n, len - (size_t)n, " %zu-byte never (no kernel)%s", elem,
+                          c + 1 < DMSG_XFER_CLASSES ? "," : "");
+        else if (st->mode == DMSG_XFER_STREAM_OFF)
+            n += snprintf(buf + n, len - (size_t)n, " %zu-byte never (%s)%s", elem, src,
+                          c + 1 < DMSG_XFER_CLASSES ? "," : "");
+        else
+            n += snprintf(buf + n, len - (size_t)n, " %zu-byte from %llu KiB (%s)%s", elem,
+                          (unsigned long long)(st->mode == DMSG_XFER_STREAM_ON
+                                                   ? st->from
+                                               : elem == 8 ? DMSG_XFER_STREAM_FROM_8
+                                                           : DMSG_XFER_STREAM_FROM_16) >> 10,
+                          src, c + 1 < DMSG_XFER_CLASSES ? "," : "");
+    }
+    if (n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; 8-byte streamed blocks: %s",
+                 dmsg_xfer_kernel_name(dmsg_xfer_regblk_best()));
+}
+
+/* The built-in choices' description after why; returns 0 (no profile). */
+static int builtin_tail(const dmsg_xfer_params *xp, char *why, size_t whylen)
+{
+    size_t n = strlen(why);
+    if (n < whylen)
+        describe_stream(xp, why + n, whylen - n);
+    return 0;
+}
+
 int dmsg_xfer_params_tune(dmsg_xfer_params *xp, char *why, size_t whylen)
 {
     char path[1024], key[256];
     dmsg_xfer_profile p;
     if (!dmsg_xfer_profile_path(path, sizeof path)) {
         snprintf(why, whylen, "built-in blocking (no profile path: HOME unset)");
-        return 0;
+        return builtin_tail(xp, why, whylen);
     }
     /* No profile is the usual case, not an error (no detail, no diagnostic). */
     if (access(path, F_OK) != 0) {
         snprintf(why, whylen, "built-in blocking (%s: %s)", path, strerror(errno));
-        return 0;
+        return builtin_tail(xp, why, whylen);
     }
     if (dmsg_xfer_profile_read(path, &p) != DMSG_OK) {
         snprintf(why, whylen, "built-in blocking (%s)", dmsg_last_error());
-        return 0;
+        return builtin_tail(xp, why, whylen);
     }
     dmsg_xfer_host_key(key, sizeof key);
     if (strcmp(key, p.key) != 0) {
         snprintf(why, whylen, "built-in blocking (%s was measured on another host: %.80s)", path,
                  p.key);
-        return 0;
+        return builtin_tail(xp, why, whylen);
     }
     memcpy(xp->tune, p.tune, sizeof xp->tune);
+    memcpy(xp->stream, p.stream, sizeof xp->stream);
     int n = snprintf(why, whylen, "host profile %s: tile bytes/line blocks (0 = built-in; "
                      "blocks 1 on, 2 off) for 4/8/16-byte elements, small and large planes:",
                      path);
@@ -303,5 +462,7 @@ int dmsg_xfer_params_tune(dmsg_xfer_params *xp, char *why, size_t whylen)
         for (int z = 0; z < DMSG_XFER_SIZES && n > 0 && (size_t)n < whylen; z++)
             n += snprintf(why + n, whylen - (size_t)n, " %u/%u", p.tune[c][z].tile_bytes,
                           p.tune[c][z].blocks);
+    if (n > 0 && (size_t)n < whylen)
+        describe_stream(xp, why + n, whylen - (size_t)n);
     return 1;
 }

@@ -79,11 +79,50 @@ enum { DMSG_XFER_SIZES = 2 };
 #define DMSG_XFER_SMALL_PLANE ((size_t)12 << 20)
 int dmsg_xfer_size_class(size_t plane_bytes);
 
+/* Streaming (non-temporal) stores for transposed planes of one element
+ * class: AUTO = the built-in rule (8-byte planes from
+ * DMSG_XFER_STREAM_FROM_8, 16-byte ones from DMSG_XFER_STREAM_FROM_16 bytes
+ * per side; never below 8 bytes, which have no streaming kernel), ON = from
+ * `from` bytes per side, OFF = never. Streamed planes use 16 x 16 element
+ * tiles (unless DMSG_TILE_BYTES is set) and, for 8-byte elements, the
+ * register blocks of copy_regblk.c; only planes whose destination rows all
+ * start on a cache line are streamed. A host profile chooses per class
+ * (dmsg-ctm tune). */
+enum { DMSG_XFER_STREAM_AUTO, DMSG_XFER_STREAM_ON, DMSG_XFER_STREAM_OFF };
+typedef struct dmsg_xfer_stream {
+    uint8_t mode;  /* DMSG_XFER_STREAM_* */
+    uint64_t from; /* mode ON: plane bytes per side from which planes are streamed */
+} dmsg_xfer_stream;
+/* Plane sizes the calibration tries streaming at (copy_tune.c): plane k
+ * of class c has dmsg_xfer_stream_plane(c, k) bytes per side (n/2 x n
+ * half-matrices, n = 256, 512, 1024, 2048). */
+enum { DMSG_XFER_STREAM_SIZES = 4 };
+size_t dmsg_xfer_stream_plane(int c, int k);
+#define DMSG_XFER_STREAM_FROM_8 ((uint64_t)1 << 20)
+#define DMSG_XFER_STREAM_FROM_16 ((uint64_t)4 << 20)
+
+/* Which kernel streamed line blocks of 8-byte elements use: AUTO = the
+ * best this CPU has (AVX2 4x4 register blocks, else SSE2 2x2); the others
+ * ask for one (a CPU without it gets the best it has), for tests and
+ * measurements. */
+enum { DMSG_XFER_KERNEL_AUTO, DMSG_XFER_KERNEL_SSE2, DMSG_XFER_KERNEL_AVX2 };
+
+/* The kernel AUTO gives on this CPU (AUTO itself where there is no
+ * streaming kernel: not x86-64), and a name for dmsg-info. */
+int dmsg_xfer_regblk_best(void);
+const char *dmsg_xfer_kernel_name(int kernel);
+
 /* Tunables of the engine (from the environment table and the host profile). */
 typedef struct dmsg_xfer_params {
     size_t tile_bytes; /* bytes of one side of a square tile working set; 0 = automatic */
     dmsg_xfer_choice tune[DMSG_XFER_CLASSES][DMSG_XFER_SIZES]; /* where tile_bytes is 0 */
+    dmsg_xfer_stream stream[DMSG_XFER_CLASSES];
+    uint8_t kernel; /* DMSG_XFER_KERNEL_* */
 } dmsg_xfer_params;
+
+/* Whether a transposed plane of plane_bytes per side of elem-byte elements
+ * is streamed under these parameters (rows on a line assumed). */
+int dmsg_xfer_streams(const dmsg_xfer_params *p, size_t elem, size_t plane_bytes);
 
 /* ------------------------------------------------- host tuning (copy_tune.c) */
 
@@ -98,6 +137,13 @@ typedef struct dmsg_xfer_profile {
     dmsg_xfer_choice tune[DMSG_XFER_CLASSES][DMSG_XFER_SIZES];
     double mbs[DMSG_XFER_CLASSES][DMSG_XFER_SIZES];         /* the choice's median MB/s */
     double default_mbs[DMSG_XFER_CLASSES][DMSG_XFER_SIZES]; /* the built-in one's */
+    /* Streaming stores per class (AUTO: the profile has no line for the
+     * class, an older profile), and the calibration's figures behind the
+     * choice: MB/s streamed and not at each of DMSG_XFER_STREAM_SIZES plane
+     * sizes (zeros when not measured). */
+    dmsg_xfer_stream stream[DMSG_XFER_CLASSES];
+    double stream_mbs[DMSG_XFER_CLASSES][DMSG_XFER_STREAM_SIZES];
+    double plain_mbs[DMSG_XFER_CLASSES][DMSG_XFER_STREAM_SIZES];
 } dmsg_xfer_profile;
 
 /* Times every candidate (tile working sets 2K..256K per side, line blocks
