@@ -154,12 +154,18 @@ typedef struct dmsg_xfer_profile {
  * size, the candidate of the smallest median time if that is at least 10%
  * below the built-in choice's (else the built-in one stays: tile 0).
  * Times are the thread's CPU time, so a busy host's scheduling does not
- * decide.
+ * decide; each sample is a candidate's second copy in a row. Then, for 8-
+ * and 16-byte elements (where x86-64 has streaming kernels), streaming
+ * stores against plain ones at the DMSG_XFER_STREAM_SIZES plane sizes:
+ * p->stream[c] on from the size where streaming starts winning for good
+ * (by 5% there), else off; the MB/s of both in stream_mbs / plain_mbs.
  * Single-threaded; allocates 2 x 32 MiB. Errors: DMSG_ERR_NOMEM. */
 dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick);
 
 /* Writes/reads a profile as text ("key = ...", one "elem E plane
- * small|large tile T blocks B" line per class and size). Write errors: DMSG_ERR_ARG (the file
+ * small|large tile T blocks B" line per class and size, and at most one
+ * "elem E stream on from BYTES" or "elem E stream off" line for E = 8 and
+ * 16; a class without one keeps the built-in rule). Write errors: DMSG_ERR_ARG (the file
  * cannot be written). Read errors: DMSG_ERR_ARG when the file cannot be opened or is not a profile,
  * with the reason as the detail (dmsg_last_error); *p is then unchanged. The caller compares the
  * key with dmsg_xfer_host_key's. */
