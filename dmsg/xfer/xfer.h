@@ -73,8 +73,8 @@ int dmsg_xfer_class(size_t elem);
  * one (calibrated at 16-32 MiB). The best blocking differs between them:
  * on the Intel Xeon host of docs/performance.md line blocks made 8-byte
  * transposes 1.5x faster at 1024 x 512 and 1.2-1.35x slower from 2048 x
- * 1024 on. Large planes of 8- and 16-byte elements without line blocks are
- * written with streaming stores (copy_sect.c). */
+ * 1024 on. The table is for plain stores: planes that are streamed
+ * (dmsg_xfer_streams) use their own blocking (copy_sect.c). */
 enum { DMSG_XFER_SIZES = 2 };
 #define DMSG_XFER_SMALL_PLANE ((size_t)12 << 20)
 int dmsg_xfer_size_class(size_t plane_bytes);
@@ -98,6 +98,10 @@ typedef struct dmsg_xfer_stream {
  * half-matrices, n = 256, 512, 1024, 2048). */
 enum { DMSG_XFER_STREAM_SIZES = 4 };
 size_t dmsg_xfer_stream_plane(int c, int k);
+/* 8-byte: see copy_sect.c's notes on streaming. 16-byte: planes of 4 MiB
+ * per side ran 1.15-1.45x faster streamed (1024 x 512 and 2048 x 512, best
+ * of 11-21, the Intel Xeon host of docs/performance.md); 1 MiB planes won
+ * four of five tries, by less. */
 #define DMSG_XFER_STREAM_FROM_8 ((uint64_t)1 << 20)
 #define DMSG_XFER_STREAM_FROM_16 ((uint64_t)4 << 20)
 

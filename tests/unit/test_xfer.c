@@ -657,8 +657,9 @@ Test(copy, copy_sect_directly)
 
 /* Large transposed planes of 8- and 16-byte elements take the
  * streaming-store kernels where every destination row starts on a cache
- * line (8-byte elements above DMSG_XFER_SMALL_PLANE a side, 16-byte ones
- * from 4 MiB): the kernels' pattern, block q of R x 2R row-major halves into
+ * line (the built-in thresholds: 8-byte elements from
+ * DMSG_XFER_STREAM_FROM_8 a side, in register blocks, 16-byte ones from
+ * DMSG_XFER_STREAM_FROM_16): the kernels' pattern, block q of R x 2R row-major halves into
  * the other half's columns, at power-of-two and ragged sizes (R not a
  * multiple of the 16-element tile, rows still whole lines), with the
  * destination on a line and off it (8 bytes: plain stores), a tile size
