@@ -172,17 +172,20 @@ static void calibrate_stream(dmsg_xfer_profile *p, int c, char *a, char *b, int 
                 p->plain_mbs[c][k] = mbs;
         }
     }
+    p->stream[c] = dmsg_xfer_stream_choose(c, med[1], med[0]);
+}
+
+dmsg_xfer_stream dmsg_xfer_stream_choose(int c, const double *streamed, const double *plain)
+{
     int from = DMSG_XFER_STREAM_SIZES;
-    while (from > 0 && med[1][from - 1] < med[0][from - 1])
+    while (from > 0 && streamed[from - 1] < plain[from - 1])
         from--;
-    while (from < DMSG_XFER_STREAM_SIZES && med[1][from] > 0.95 * med[0][from])
+    while (from < DMSG_XFER_STREAM_SIZES && streamed[from] > 0.95 * plain[from])
         from++;
-    if (from == DMSG_XFER_STREAM_SIZES) {
-        p->stream[c] = (dmsg_xfer_stream){DMSG_XFER_STREAM_OFF, 0};
-        return;
-    }
+    if (from == DMSG_XFER_STREAM_SIZES)
+        return (dmsg_xfer_stream){DMSG_XFER_STREAM_OFF, 0};
     /* Sizes step by 4x: half the size is the geometric middle. */
-    p->stream[c] = (dmsg_xfer_stream){DMSG_XFER_STREAM_ON, dmsg_xfer_stream_plane(c, from) / 2};
+    return (dmsg_xfer_stream){DMSG_XFER_STREAM_ON, dmsg_xfer_stream_plane(c, from) / 2};
 }
 
 dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick)

@@ -20,6 +20,13 @@ typedef void (*xfer_blk8_fn)(char *d, ptrdiff_t dsj, const char *s, ptrdiff_t ss
  * must start on a 32-byte boundary; the caller ends the copy with an sfence. */
 xfer_blk8_fn dmsg_xfer_regblk8(int kernel, int *got);
 
+/* The calibration's streaming decision for class c from median times at
+ * the DMSG_XFER_STREAM_SIZES plane sizes (copy_tune.c): on from the
+ * smallest size where streaming wins by 5% and keeps winning at every
+ * larger size, the threshold half that plane (the geometric middle to the
+ * next smaller size); else off. */
+dmsg_xfer_stream dmsg_xfer_stream_choose(int c, const double *streamed, const double *plain);
+
 /* One side of a section with unit dimensions removed. */
 typedef struct xfer_side {
     int nd;

@@ -862,3 +862,34 @@ Test(tune, profile_stream_lines)
 #undef SIX
     unlink(path);
 }
+
+/* The calibration's streaming decision: on from where streaming starts to
+ * win for good (by 5% at that size), the threshold half that plane; off
+ * when it never wins, wins only in between, or wins at the largest size by
+ * less than 5%. */
+Test(tune, stream_choice_from_timings)
+{
+    static const struct {
+        double st[DMSG_XFER_STREAM_SIZES], pl[DMSG_XFER_STREAM_SIZES];
+        int mode, at; /* at: the size index whose half is the threshold */
+    } cases[] = {
+        {{1, 1, 1, 1}, {2, 2, 2, 2}, DMSG_XFER_STREAM_ON, 0},       /* wins everywhere */
+        {{3, 3, 1, 1}, {2, 2, 2, 2}, DMSG_XFER_STREAM_ON, 2},       /* from the third size */
+        {{1, 3, 1, 1}, {2, 2, 2, 2}, DMSG_XFER_STREAM_ON, 2},       /* a loss in between */
+        {{2, 1.97, 1, 1}, {2, 2, 2, 2}, DMSG_XFER_STREAM_ON, 2},    /* by less than 5% first */
+        {{1, 1, 1, 3}, {2, 2, 2, 2}, DMSG_XFER_STREAM_OFF, 0},      /* loses the largest */
+        {{3, 3, 3, 1.98}, {2, 2, 2, 2}, DMSG_XFER_STREAM_OFF, 0},   /* wins by 1% only */
+        {{2, 2, 2, 2}, {2, 2, 2, 2}, DMSG_XFER_STREAM_OFF, 0},      /* even */
+        {{3, 3, 3, 3}, {2, 2, 2, 2}, DMSG_XFER_STREAM_OFF, 0},      /* never */
+    };
+    for (int c = 1; c < DMSG_XFER_CLASSES; c++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            dmsg_xfer_stream got = dmsg_xfer_stream_choose(c, cases[i].st, cases[i].pl);
+            cr_assert_eq(got.mode, cases[i].mode, "class %d case %zu", c, i);
+            if (got.mode == DMSG_XFER_STREAM_ON)
+                cr_assert_eq(got.from, dmsg_xfer_stream_plane(c, cases[i].at) / 2,
+                             "class %d case %zu", c, i);
+        }
+    cr_assert_eq(dmsg_xfer_stream_plane(1, 0), (size_t)256 << 10); /* 256 x 128 x 8 */
+    cr_assert_eq(dmsg_xfer_stream_plane(2, 3), (size_t)32 << 20);  /* 2048 x 1024 x 16 */
+}
