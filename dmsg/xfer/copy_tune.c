@@ -1,5 +1,6 @@
 /* Host tuning of the copy engine: which tile working set and which inner
- * blocking a transposing section copy uses for each class of element sizes.
+ * blocking a transposing section copy uses for each class of element sizes,
+ * and from which plane size it writes with streaming stores.
  * The best shape depends on the host's caches (see the notes at the top of
  * copy_sect.c: 64 KiB tiles won on one Xeon, 2-4 KiB on an EPYC for 16-byte
  * elements), so it is measured, not assumed: dmsg_xfer_calibrate times the
@@ -7,7 +8,7 @@
  * `dmsg-ctm tune` writes the result as a host profile keyed by CPU model and
  * cache sizes, which dmsg_init reads (dmsg_xfer_params_tune). A profile of
  * another kind of host is ignored. Nothing is measured at dmsg_init: a
- * calibration takes about a second, longer than most jobs' copies. */
+ * calibration takes seconds (2-4 s of CPU), longer than most jobs' copies. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
