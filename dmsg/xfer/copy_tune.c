@@ -10,6 +10,7 @@
  * another kind of host is ignored. Nothing is measured at dmsg_init: a
  * calibration takes seconds (2-4 s of CPU), longer than most jobs' copies. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,13 +154,17 @@ static double median(double *v, int n)
 
 /* Streaming stores per element class: streamed against plain (the plain
  * blocking the tile calibration chose) at DMSG_XFER_STREAM_SIZES plane
- * sizes, the two taking turns round after round, each sample a copy and a
- * read of its result: a streamed block is read back from memory, a plain
- * one from the caches where it fits, and a deposit is made to be read (the
- * FFT kernel at 512^2 on 2 PEs, 512 KiB planes streamed against plain:
- * communication CPU 0.25 against 0.29 ms a step, computation 0.72 against
- * 0.47 ms, 2026-11-27 on the Xeon host; the copy alone would have chosen
- * streaming there). Streaming is switched on
+ * sizes, the two taking turns round after round, each sample two threads
+ * at once as the two PEs of a transpose step (time_pair): each copies, then
+ * reads the other's result. The copy alone misleads: a streamed block is
+ * read back from memory, a plain one from the caches where it fits, and a
+ * deposit is made to be read (the FFT kernel at 512^2 on 2 PEs, 512 KiB
+ * planes streamed against plain: communication CPU 0.25 against 0.29 ms a
+ * step, computation 0.72 against 0.47 ms, 2026-11-27 on the Xeon host,
+ * where timing the copy alone chose streaming from 128 KiB). One thread
+ * copying and reading its own result (an L2 hit when plain) chose 8 MiB
+ * there, though the FFT at 1024^2 (2 MiB planes) streamed was no slower
+ * to compute and 15-30% faster to communicate; the pair chose 2 MiB. Streaming is switched on
  * from the smallest size where it wins by 5% and keeps winning at every
  * larger size; the threshold is the geometric middle between that size
  * and the next smaller one (half the smallest size when it wins
@@ -171,7 +176,67 @@ size_t dmsg_xfer_stream_plane(int c, int k)
     return stream_n[k] * (stream_n[k] / 2) * class_elem[c];
 }
 
-static void calibrate_stream(dmsg_xfer_profile *p, int c, char *a, char *b, int rounds)
+/* One of the two threads of a paired sample, as the two PEs of a transpose
+ * step: each copies its own transpose, then (after the other finished)
+ * reads the other's result, as a receiver reads what was deposited to it. */
+typedef struct pair_side {
+    char *dst;
+    const char *src, *peer_dst;
+    size_t n, nb, elem;
+    const dmsg_xfer_params *xp;
+    int reps;
+    pthread_barrier_t *bar;
+    double t; /* out: the least copy + read CPU time of the reps */
+} pair_side;
+
+static void *pair_run(void *arg)
+{
+    pair_side *q = arg;
+    dmsg_layout sl = {2, {q->n, q->nb}, {(ptrdiff_t)q->elem, (ptrdiff_t)(q->n * q->elem)}};
+    dmsg_layout dl = {2, {q->n, q->nb}, {(ptrdiff_t)(q->nb * q->elem), (ptrdiff_t)q->elem}};
+    size_t bytes = q->n * q->nb * q->elem;
+    q->t = 1e30;
+    for (int r = -1; r < q->reps; r++) { /* r = -1: untimed, as in time_shape */
+        pthread_barrier_wait(q->bar);
+        double t0 = thread_cpu_now();
+        dmsg_copy_section(q->dst, &dl, q->src, &sl, q->elem, q->xp);
+        double t1 = thread_cpu_now();
+        pthread_barrier_wait(q->bar);
+        double t2 = thread_cpu_now();
+        consume(q->peer_dst, bytes);
+        double t = t1 - t0 + thread_cpu_now() - t2;
+        if (r >= 0 && t < q->t)
+            q->t = t;
+    }
+    return NULL;
+}
+
+/* A paired sample: two threads (a second one started here), each copying
+ * an n x nb plane (a -> b, c -> d) and reading the other's; the mean of the
+ * two threads' CPU times. A thread that cannot be started makes it a
+ * single-thread sample (copy and read of its own result). */
+static double time_pair(char *const buf[4], size_t n, size_t nb, size_t elem,
+                        const dmsg_xfer_params *xp, int reps)
+{
+    pthread_barrier_t bar;
+    if (pthread_barrier_init(&bar, NULL, 2) != 0)
+        return time_shape(buf[1], buf[0], n, nb, elem, xp, reps, 1);
+    pair_side side[2] = {{buf[1], buf[0], buf[3], n, nb, elem, xp, reps, &bar, 0},
+                         {buf[3], buf[2], buf[1], n, nb, elem, xp, reps, &bar, 0}};
+    pthread_t th;
+    double t;
+    if (pthread_create(&th, NULL, pair_run, &side[1]) != 0) {
+        t = time_shape(buf[1], buf[0], n, nb, elem, xp, reps, 1);
+    } else {
+        pair_run(&side[0]);
+        pthread_join(th, NULL);
+        t = (side[0].t + side[1].t) / 2;
+    }
+    pthread_barrier_destroy(&bar);
+    return t;
+}
+
+static void calibrate_stream(dmsg_xfer_profile *p, int c, char *const buf[4], int rounds)
 {
     size_t elem = class_elem[c];
     double t[2][DMSG_XFER_STREAM_SIZES][5], med[2][DMSG_XFER_STREAM_SIZES];
@@ -187,7 +252,7 @@ static void calibrate_stream(dmsg_xfer_profile *p, int c, char *a, char *b, int 
         int reps = (int)(((size_t)4 << 20) / (n * nb * elem)) + 1;
         for (int r = 0; r < rounds; r++)
             for (int v = 0; v < 2; v++)
-                t[v][k][r] = time_shape(b, a, n, nb, elem, &xp[v], reps, 1);
+                t[v][k][r] = time_pair(buf, n, nb, elem, &xp[v], reps);
         for (int v = 0; v < 2; v++) {
             med[v][k] = median(t[v][k], rounds);
             double mbs = (double)(n * nb * elem) / med[v][k] / 1e6;
@@ -222,14 +287,17 @@ dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick)
     /* Page-aligned: streaming stores apply only where destination rows
      * start on a cache line (a large malloc block starts 16 bytes into a
      * page). */
-    char *a = aligned_alloc(4096, bytes), *b = aligned_alloc(4096, bytes);
-    if (!a || !b) {
-        free(a);
-        free(b);
+    char *buf[4]; /* a -> b for one thread; c -> d for the streaming step's second one */
+    for (int i = 0; i < 4; i++)
+        buf[i] = aligned_alloc(4096, bytes);
+    if (!buf[0] || !buf[1] || !buf[2] || !buf[3]) {
+        for (int i = 0; i < 4; i++)
+            free(buf[i]);
         return DMSG_FAIL(DMSG_ERR_NOMEM, "calibration buffers of %zu bytes", bytes);
     }
-    memset(a, 1, bytes);
-    memset(b, 2, bytes); /* touch every page before timing */
+    for (int i = 0; i < 4; i++)
+        memset(buf[i], i + 1, bytes); /* touch every page before timing */
+    char *a = buf[0], *b = buf[1];
     memset(p, 0, sizeof *p);
     dmsg_xfer_host_key(p->key, sizeof p->key);
     for (int c = 0; c < DMSG_XFER_CLASSES; c++)
@@ -274,9 +342,9 @@ dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick)
         }
     for (int c = 0; c < DMSG_XFER_CLASSES; c++)
         if (dmsg_xfer_streams(NULL, class_elem[c], (size_t)1 << 40)) /* a streaming kernel */
-            calibrate_stream(p, c, a, b, rounds);
-    free(a);
-    free(b);
+            calibrate_stream(p, c, buf, rounds);
+    for (int i = 0; i < 4; i++)
+        free(buf[i]);
     return DMSG_OK;
 }
 

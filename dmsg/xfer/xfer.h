@@ -160,10 +160,14 @@ typedef struct dmsg_xfer_profile {
  * Times are the thread's CPU time, so a busy host's scheduling does not
  * decide; each sample is a candidate's second copy in a row. Then, for 8-
  * and 16-byte elements (where x86-64 has streaming kernels), streaming
- * stores against plain ones at the DMSG_XFER_STREAM_SIZES plane sizes:
+ * stores against plain ones at the DMSG_XFER_STREAM_SIZES plane sizes, two
+ * threads at once each copying a plane and then reading the other's (as
+ * the two PEs of a transpose step and their receivers):
  * p->stream[c] on from the size where streaming starts winning for good
  * (by 5% there), else off; the MB/s of both in stream_mbs / plain_mbs.
- * Single-threaded; allocates 2 x 32 MiB. Errors: DMSG_ERR_NOMEM. */
+ * Starts one thread for the streaming step (none else; if it cannot, that
+ * step runs in the caller's thread alone); allocates 4 x 32 MiB. Not
+ * thread-safe with itself. Errors: DMSG_ERR_NOMEM. */
 dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick);
 
 /* Writes/reads a profile as text ("key = ...", one "elem E plane
