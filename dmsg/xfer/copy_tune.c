@@ -160,7 +160,7 @@ static double median(double *v, int n)
  * read back from memory, a plain one from the caches where it fits, and a
  * deposit is made to be read (the FFT kernel at 512^2 on 2 PEs, 512 KiB
  * planes streamed against plain: communication CPU 0.25 against 0.29 ms a
- * step, computation 0.72 against 0.47 ms, 2026-11-27 on the Xeon host,
+ * step, computation 0.72 against 0.47 ms (two rounds of three), 2026-11-27 on the Xeon host,
  * where timing the copy alone chose streaming from 128 KiB). One thread
  * copying and reading its own result (an L2 hit when plain) chose 8 MiB
  * there, though the FFT at 1024^2 (2 MiB planes) streamed was no slower
