@@ -819,6 +819,18 @@ Test(tune, profile_stream_lines)
     cr_assert(strstr(why, "8-byte from 512 KiB (profile)"), "%s", why);
     cr_assert(strstr(why, "16-byte never (profile)"), "%s", why);
 #endif
+    /* Without a profile the built-in rule is named, and nothing is set. */
+    char none[sizeof path + 8];
+    snprintf(none, sizeof none, "%s.none", path);
+    setenv("DMSG_HOST_PROFILE", none, 1);
+    dmsg_xfer_params bi = {0}, zero = {0};
+    cr_assert_eq(dmsg_xfer_params_tune(&bi, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(memcmp(&bi, &zero, sizeof bi), 0);
+#if defined(__x86_64__)
+    cr_assert(strstr(why, "8-byte from 1024 KiB (built-in)"), "%s", why);
+    cr_assert(strstr(why, "16-byte from 4096 KiB (built-in)"), "%s", why);
+    cr_assert(strstr(why, "4-byte never (no kernel)"), "%s", why);
+#endif
     unsetenv("DMSG_HOST_PROFILE");
 
 #define SIX                                                                                        \
