@@ -46,7 +46,8 @@ static void usage(FILE *f)
           "      characterize this host: loads xC0, gathers xC1, scatters 1Cx over strides\n"
           "      1..1024 and indexed, working sets 4 KiB..512 MiB (--quick: ..64 MiB)\n"
           "  dmsg-ctm tune [--out FILE] [--quick] [--show]\n"
-          "      time the copy engine's transpose blockings on this host and write the host\n"
+          "      time the copy engine's transpose blockings and streaming stores (on/off\n"
+          "      and from which plane size, per element size) on this host and write the host\n"
           "      profile dmsg_init reads (default: $DMSG_HOST_PROFILE, else\n"
           "      $XDG_CACHE_HOME/dmsg/host.profile, else ~/.cache/dmsg/host.profile);\n"
           "      --show: print what the library would use now, measure nothing\n"
@@ -934,6 +935,21 @@ static int cmd_tune(int argc, char **argv)
                                                         : "auto",
                    p.mbs[c][z], p.default_mbs[c][z]);
         }
+    for (int c = 0; c < DMSG_XFER_CLASSES; c++) {
+        const dmsg_xfer_stream *st = &p.stream[c];
+        if (st->mode == DMSG_XFER_STREAM_AUTO)
+            continue; /* no streaming kernel for this size */
+        printf("  %2d-byte elements, streaming stores: ", elems[c]);
+        if (st->mode == DMSG_XFER_STREAM_ON)
+            printf("from %llu KiB planes", (unsigned long long)st->from >> 10);
+        else
+            printf("never");
+        printf(" (MB/s streamed/plain:");
+        for (int k = 0; k < DMSG_XFER_STREAM_SIZES; k++)
+            printf(" %zu KiB %.0f/%.0f", dmsg_xfer_stream_plane(c, k) >> 10, p.stream_mbs[c][k],
+                   p.plain_mbs[c][k]);
+        printf(")\n");
+    }
     if (dmsg_xfer_profile_write(out, &p) != DMSG_OK)
         return fail("tune: cannot write %s", out);
     printf("wrote %s\n", out);

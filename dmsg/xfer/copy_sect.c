@@ -72,11 +72,6 @@ static void vec_any(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n
 }
 
 #if XFER_HAVE_NT
-/* 16-byte planes of 4 MiB per side: 1.15-1.45x faster streamed (1024 x 512
- * and 2048 x 512 of 16-byte elements, best of 11-21, the Xeon host); 1 MiB
- * planes won four of five tries, by less. */
-#define XFER_NT_PLANE_16 ((size_t)4 << 20)
-
 /* Transposed planes too large for the caches: streaming stores. A plain
  * store first reads the destination line into the cache (write allocate)
  * and later writes it back, and in a transpose the lines of a tile share
@@ -86,12 +81,29 @@ static void vec_any(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t n
  * once, private or memfd-shared destination alike), a 16-byte transpose of
  * 2048 x 1024 half matrices took 4-5.6 ms with streaming stores against
  * 10.6-13.5 ms with plain ones; 8-byte elements, 4096 x 2048: 9.1-9.4 ms
- * in 16 x 16 tiles against 22-28 ms (64 KiB tiles: 17-18 ms), but at 2048
- * x 1024 (8 MiB planes) 5.5-5.8 against 5.0-5.5 ms, and the FFT kernel's 8
- * MiB planes were no faster: so 8-byte elements stream only in large
- * planes (dmsg_xfer_size_class 1, more than DMSG_XFER_SMALL_PLANE per side),
- * 16-byte ones from XFER_NT_PLANE_16, in 16 x 16 tiles unless a tile size
- * was set, and only where every destination row starts on a line. Tile rows are whole
+ * in 16 x 16 tiles against 22-28 ms (64 KiB tiles: 17-18 ms).
+ *
+ * 8-byte planes of 8 MiB and less first gained nothing from these
+ * element-by-element streaming stores (2048 x 1024: 5.5-5.8 against 5.0-5.5
+ * ms). Streamed in register blocks (copy_regblk.c: 8 x 8 line blocks
+ * through AVX2 or SSE2 registers, each destination line written whole
+ * before the next) they win from small planes on: the same Xeon,
+ * 2026-11-27, single-thread CPU time, medians of 21 rounds in which the
+ * candidates alternate and each is timed on its second copy in a row (a
+ * streamed copy leaves no destination line cached, a plain one leaves
+ * dirty ones: timed after another candidate, a plain copy measured up to
+ * 2x slower), load 8-9: the 2-PE transpose's two 512 x 512 and 1024 x 1024
+ * blocks in rows of 1024 / 2048 elements took 14.6 / 13.5 GB/s streamed
+ * (AVX2 and SSE2 alike) against 8.7 / 3.6 GB/s in the engine's plain line
+ * blocks (64 KiB tiles) and 3.3 / 2.8 GB/s (best 7.3 / 6.2) in dmsg-bench's
+ * hand loop (128 x 128 tiles of 16 x 16 blocks); 256 x 256 blocks (512 KiB
+ * planes) 15.5-16.9 against 10.4 GB/s; 128 x 128 (128 KiB) even. So
+ * 8-byte planes stream from DMSG_XFER_STREAM_FROM_8 (1 MiB: the smaller
+ * planes' result may still be read from the caches by the next step, which
+ * a single copy does not measure), 16-byte ones from
+ * DMSG_XFER_STREAM_FROM_16, unless a host profile chose other thresholds
+ * (dmsg-ctm tune: copy_tune.c), in 16 x 16 tiles unless a tile size was
+ * set, and only where every destination row starts on a line. Tile rows are whole
  * cache lines (tile_edge) so that the write-combining buffers send full
  * lines; the copy ends with an sfence, as these stores are not ordered with
  * later ones (the deposit's completion). */
@@ -160,6 +172,23 @@ static block_fn pick_block(size_t elem, int mode, int large)
     case 16: return mode == DMSG_XFER_BLOCKS_ON ? block_16 : NULL;
     default: return NULL;
     }
+}
+
+int dmsg_xfer_streams(const dmsg_xfer_params *p, size_t elem, size_t plane_bytes)
+{
+#if XFER_HAVE_NT
+    if (elem != 8 && elem != 16)
+        return 0;
+    const dmsg_xfer_stream *st = p ? &p->stream[dmsg_xfer_class(elem)] : NULL;
+    if (st && st->mode == DMSG_XFER_STREAM_OFF)
+        return 0;
+    if (st && st->mode == DMSG_XFER_STREAM_ON)
+        return plane_bytes >= st->from;
+    return plane_bytes >= (elem == 8 ? DMSG_XFER_STREAM_FROM_8 : DMSG_XFER_STREAM_FROM_16);
+#else
+    (void)p, (void)elem, (void)plane_bytes;
+    return 0;
+#endif
 }
 
 /* A vector that is contiguous on both sides is one memcpy. */
@@ -324,12 +353,13 @@ static void make_plan(plan *pl, const xfer_work *w, const dmsg_xfer_params *p, c
     pl->nt = 0;
 #if XFER_HAVE_NT
     size_t plane = pl->tiled ? pl->count[0] * pl->count[1] * pl->elem : 0;
-    if (pl->tiled && !pl->block && pl->ds[0] == (ptrdiff_t)pl->elem &&
-        ((pl->elem == 8 && large) || (pl->elem == 16 && plane >= XFER_NT_PLANE_16)) &&
+    if (pl->tiled && pl->ds[0] == (ptrdiff_t)pl->elem && dmsg_xfer_streams(p, pl->elem, plane) &&
         lines_aligned(w, inner, dst)) {
         pl->nt = 1;
         pl->vec = pl->elem == 8 ? vec_nt_8 : vec_nt_16;
-        if (!(p && p->tile_bytes) && !ch.tile_bytes)
+        pl->block = pl->elem == 8 && pl->ss[1] == 8 ? dmsg_xfer_regblk8(p ? p->kernel : 0, NULL)
+                                                    : NULL;
+        if (!(p && p->tile_bytes))
             tb = 16 * 16 * pl->elem;
     }
 #endif
@@ -388,8 +418,13 @@ static void copy_tiled(const plan *pl, char *d, const char *s)
          * advance along the source rows (the same Xeon: 2048 x 1024 half
          * matrices of 16-byte elements in 2.5-4.9 against 7-7.3 ms). */
         for (size_t ib = 0; ib < ni; ib += t)
-            for (size_t jb = 0; jb < nj; jb += t)
-                copy_rect(pl, d, s, ib, min_sz(ib + t, ni), jb, min_sz(jb + t, nj));
+            for (size_t jb = 0; jb < nj; jb += t) {
+                size_t ie = min_sz(ib + t, ni), je = min_sz(jb + t, nj);
+                if (pl->block)
+                    copy_tile_blocked(pl, d, s, ib, ie, jb, je);
+                else
+                    copy_rect(pl, d, s, ib, ie, jb, je);
+            }
         return;
     }
     for (size_t jb = 0; jb < nj; jb += t) {

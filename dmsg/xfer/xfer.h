@@ -73,17 +73,60 @@ int dmsg_xfer_class(size_t elem);
  * one (calibrated at 16-32 MiB). The best blocking differs between them:
  * on the Intel Xeon host of docs/performance.md line blocks made 8-byte
  * transposes 1.5x faster at 1024 x 512 and 1.2-1.35x slower from 2048 x
- * 1024 on. Large planes of 8- and 16-byte elements without line blocks are
- * written with streaming stores (copy_sect.c). */
+ * 1024 on. The table is for plain stores: planes that are streamed
+ * (dmsg_xfer_streams) use their own blocking (copy_sect.c). */
 enum { DMSG_XFER_SIZES = 2 };
 #define DMSG_XFER_SMALL_PLANE ((size_t)12 << 20)
 int dmsg_xfer_size_class(size_t plane_bytes);
+
+/* Streaming (non-temporal) stores for transposed planes of one element
+ * class: AUTO = the built-in rule (8-byte planes from
+ * DMSG_XFER_STREAM_FROM_8, 16-byte ones from DMSG_XFER_STREAM_FROM_16 bytes
+ * per side; never below 8 bytes, which have no streaming kernel), ON = from
+ * `from` bytes per side, OFF = never. Streamed planes use 16 x 16 element
+ * tiles (unless DMSG_TILE_BYTES is set) and, for 8-byte elements, the
+ * register blocks of copy_regblk.c; only planes whose destination rows all
+ * start on a cache line are streamed. A host profile chooses per class
+ * (dmsg-ctm tune). */
+enum { DMSG_XFER_STREAM_AUTO, DMSG_XFER_STREAM_ON, DMSG_XFER_STREAM_OFF };
+typedef struct dmsg_xfer_stream {
+    uint8_t mode;  /* DMSG_XFER_STREAM_* */
+    uint64_t from; /* mode ON: plane bytes per side from which planes are streamed */
+} dmsg_xfer_stream;
+/* Plane sizes the calibration tries streaming at (copy_tune.c): plane k
+ * of class c has dmsg_xfer_stream_plane(c, k) bytes per side (n/2 x n
+ * half-matrices, n = 256, 512, 1024, 2048). */
+enum { DMSG_XFER_STREAM_SIZES = 4 };
+size_t dmsg_xfer_stream_plane(int c, int k);
+/* 8-byte: see copy_sect.c's notes on streaming. 16-byte: planes of 4 MiB
+ * per side ran 1.15-1.45x faster streamed (1024 x 512 and 2048 x 512, best
+ * of 11-21, the Intel Xeon host of docs/performance.md); 1 MiB planes won
+ * four of five tries, by less. */
+#define DMSG_XFER_STREAM_FROM_8 ((uint64_t)1 << 20)
+#define DMSG_XFER_STREAM_FROM_16 ((uint64_t)4 << 20)
+
+/* Which kernel streamed line blocks of 8-byte elements use: AUTO = the
+ * best this CPU has (AVX2 4x4 register blocks, else SSE2 2x2); the others
+ * ask for one (a CPU without it gets the best it has), for tests and
+ * measurements. */
+enum { DMSG_XFER_KERNEL_AUTO, DMSG_XFER_KERNEL_SSE2, DMSG_XFER_KERNEL_AVX2 };
+
+/* The kernel AUTO gives on this CPU (AUTO itself where there is no
+ * streaming kernel: not x86-64), and a name for dmsg-info. */
+int dmsg_xfer_regblk_best(void);
+const char *dmsg_xfer_kernel_name(int kernel);
 
 /* Tunables of the engine (from the environment table and the host profile). */
 typedef struct dmsg_xfer_params {
     size_t tile_bytes; /* bytes of one side of a square tile working set; 0 = automatic */
     dmsg_xfer_choice tune[DMSG_XFER_CLASSES][DMSG_XFER_SIZES]; /* where tile_bytes is 0 */
+    dmsg_xfer_stream stream[DMSG_XFER_CLASSES];
+    uint8_t kernel; /* DMSG_XFER_KERNEL_* */
 } dmsg_xfer_params;
+
+/* Whether a transposed plane of plane_bytes per side of elem-byte elements
+ * is streamed under these parameters (rows on a line assumed). */
+int dmsg_xfer_streams(const dmsg_xfer_params *p, size_t elem, size_t plane_bytes);
 
 /* ------------------------------------------------- host tuning (copy_tune.c) */
 
@@ -98,6 +141,13 @@ typedef struct dmsg_xfer_profile {
     dmsg_xfer_choice tune[DMSG_XFER_CLASSES][DMSG_XFER_SIZES];
     double mbs[DMSG_XFER_CLASSES][DMSG_XFER_SIZES];         /* the choice's median MB/s */
     double default_mbs[DMSG_XFER_CLASSES][DMSG_XFER_SIZES]; /* the built-in one's */
+    /* Streaming stores per class (AUTO: the profile has no line for the
+     * class, an older profile), and the calibration's figures behind the
+     * choice: MB/s streamed and not at each of DMSG_XFER_STREAM_SIZES plane
+     * sizes (zeros when not measured). */
+    dmsg_xfer_stream stream[DMSG_XFER_CLASSES];
+    double stream_mbs[DMSG_XFER_CLASSES][DMSG_XFER_STREAM_SIZES];
+    double plain_mbs[DMSG_XFER_CLASSES][DMSG_XFER_STREAM_SIZES];
 } dmsg_xfer_profile;
 
 /* Times every candidate (tile working sets 2K..256K per side, line blocks
@@ -108,12 +158,22 @@ typedef struct dmsg_xfer_profile {
  * size, the candidate of the smallest median time if that is at least 10%
  * below the built-in choice's (else the built-in one stays: tile 0).
  * Times are the thread's CPU time, so a busy host's scheduling does not
- * decide.
- * Single-threaded; allocates 2 x 32 MiB. Errors: DMSG_ERR_NOMEM. */
+ * decide; each sample is a candidate's second copy in a row. Then, for 8-
+ * and 16-byte elements (where x86-64 has streaming kernels), streaming
+ * stores against plain ones at the DMSG_XFER_STREAM_SIZES plane sizes, two
+ * threads at once each copying a plane and then reading the other's (as
+ * the two PEs of a transpose step and their receivers):
+ * p->stream[c] on from the size where streaming starts winning for good
+ * (by 5% there), else off; the MB/s of both in stream_mbs / plain_mbs.
+ * Starts one thread for the streaming step (none else; if it cannot, that
+ * step runs in the caller's thread alone); allocates 4 x 32 MiB. Not
+ * thread-safe with itself. Errors: DMSG_ERR_NOMEM. */
 dmsg_status dmsg_xfer_calibrate(dmsg_xfer_profile *p, int quick);
 
 /* Writes/reads a profile as text ("key = ...", one "elem E plane
- * small|large tile T blocks B" line per class and size). Write errors: DMSG_ERR_ARG (the file
+ * small|large tile T blocks B" line per class and size, and at most one
+ * "elem E stream on from BYTES" or "elem E stream off" line for E = 8 and
+ * 16; a class without one keeps the built-in rule). Write errors: DMSG_ERR_ARG (the file
  * cannot be written). Read errors: DMSG_ERR_ARG when the file cannot be opened or is not a profile,
  * with the reason as the detail (dmsg_last_error); *p is then unchanged. The caller compares the
  * key with dmsg_xfer_host_key's. */

@@ -9,6 +9,24 @@
 
 #define XFER_WORK_DIMS (2 * DMSG_MAX_DIMS)
 
+/* A line block of a transpose of 8-byte elements (copy_regblk.c): 8 x 8
+ * elements, the destination contiguous along i, the source along j:
+ * d + i*8 + j*dsj receives s + i*ssi + j*8. */
+typedef void (*xfer_blk8_fn)(char *d, ptrdiff_t dsj, const char *s, ptrdiff_t ssi);
+
+/* The streaming line-block kernel for the asked kernel (DMSG_XFER_KERNEL_*,
+ * clamped to what the CPU has); *got (if not NULL) says which it is. NULL
+ * where there are no streaming stores (not x86-64). Every row of the block
+ * must start on a 32-byte boundary; the caller ends the copy with an sfence. */
+xfer_blk8_fn dmsg_xfer_regblk8(int kernel, int *got);
+
+/* The calibration's streaming decision for class c from median times at
+ * the DMSG_XFER_STREAM_SIZES plane sizes (copy_tune.c): on from the
+ * smallest size where streaming wins by 5% and keeps winning at every
+ * larger size, the threshold half that plane (the geometric middle to the
+ * next smaller size); else off. */
+dmsg_xfer_stream dmsg_xfer_stream_choose(int c, const double *streamed, const double *plain);
+
 /* One side of a section with unit dimensions removed. */
 typedef struct xfer_side {
     int nd;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "dmsg/xfer/xfer.h"
+#include "dmsg/xfer/xfer_impl.h" /* the register-block kernels */
 #include "tests/unit/detail.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -656,16 +657,18 @@ Test(copy, copy_sect_directly)
 
 /* Large transposed planes of 8- and 16-byte elements take the
  * streaming-store kernels where every destination row starts on a cache
- * line (8-byte elements above DMSG_XFER_SMALL_PLANE a side, 16-byte ones
- * from 4 MiB): the kernels' pattern, block q of R x 2R row-major halves into
+ * line (the built-in thresholds: 8-byte elements from
+ * DMSG_XFER_STREAM_FROM_8 a side, in register blocks, 16-byte ones from
+ * DMSG_XFER_STREAM_FROM_16): the kernels' pattern, block q of R x 2R row-major halves into
  * the other half's columns, at power-of-two and ragged sizes (R not a
  * multiple of the 16-element tile, rows still whole lines), with the
  * destination on a line and off it (8 bytes: plain stores), a tile size
  * given or not. Every element is checked against the index rule, and the
  * bytes around the block must stay as they were. */
-static void check_large_transpose(size_t R, size_t elem, size_t q, size_t dshift,
-                                  size_t tile_bytes)
+static void check_transpose_p(size_t R, size_t elem, size_t q, size_t dshift,
+                              const dmsg_xfer_params *pp)
 {
+    size_t tile_bytes = pp->tile_bytes;
     size_t n = 2 * R, bytes = R * n * elem;
     uint64_t *src = malloc(bytes);
     char *raw = aligned_alloc(64, (bytes + 127) / 64 * 64); /* C11: a multiple of 64 */
@@ -678,8 +681,7 @@ static void check_large_transpose(size_t R, size_t elem, size_t q, size_t dshift
     const ptrdiff_t e = (ptrdiff_t)elem, row = (ptrdiff_t)(n * elem);
     dmsg_layout sl = {.ndims = 2, .count = {R, R}, .stride = {e, row}};
     dmsg_layout dl = {.ndims = 2, .count = {R, R}, .stride = {row, e}};
-    dmsg_xfer_params p = {.tile_bytes = tile_bytes};
-    dmsg_copy_section(dst + q * R * elem, &dl, (const char *)src + q * R * elem, &sl, elem, &p);
+    dmsg_copy_section(dst + q * R * elem, &dl, (const char *)src + q * R * elem, &sl, elem, pp);
     size_t bad = 0, first = (size_t)-1;
     const char *s = (const char *)src;
     for (size_t r = 0; r < R; r++)     /* dst row r */
@@ -696,10 +698,17 @@ static void check_large_transpose(size_t R, size_t elem, size_t q, size_t dshift
             if (!ok && bad++ == 0)
                 first = r * n + c;
         }
-    cr_assert_eq(bad, 0, "R %zu elem %zu q %zu shift %zu tile %zu: %zu wrong, first at %zu", R,
-                 elem, q, dshift, tile_bytes, bad, first);
+    cr_assert_eq(bad, 0, "R %zu elem %zu q %zu shift %zu tile %zu kernel %d: %zu wrong, first at %zu",
+                 R, elem, q, dshift, tile_bytes, pp->kernel, bad, first);
     free(src);
     free(raw);
+}
+
+static void check_large_transpose(size_t R, size_t elem, size_t q, size_t dshift,
+                                  size_t tile_bytes)
+{
+    dmsg_xfer_params p = {.tile_bytes = tile_bytes};
+    check_transpose_p(R, elem, q, dshift, &p);
 }
 
 Test(copy, large_transposes_stream)
@@ -712,4 +721,187 @@ Test(copy, large_transposes_stream)
     check_large_transpose(1280, 8, 1, 0, 0);
     check_large_transpose(1304, 8, 1, 64, 0);    /* ragged */
     check_large_transpose(1299, 8, 0, 8, 65536);
+}
+
+/* The streamed register-block kernels of 8-byte elements (copy_regblk.c),
+ * each one this CPU has (SSE2 2x2 on every x86-64, AVX2 4x4 where the CPU
+ * has it; a kernel the CPU lacks falls back to the best it has), with
+ * streaming from the smallest plane on so that small planes take them
+ * too: the index rule for every element and the bytes around the block
+ * untouched, at sizes where the blocks cover the plane, where they leave
+ * ragged rows and columns (R % 8 == 4: element rows finish the block's
+ * edges), with the block at a line-aligned column offset (q = 1) and with
+ * the destination off the line (no streaming: plain stores). */
+Test(copy, streamed_register_blocks_8)
+{
+    static const size_t cases[][3] = {
+        /* R, q, dshift */
+        {64, 0, 0}, {64, 1, 0}, {72, 1, 0}, {100, 0, 0}, {1004, 0, 0},
+        {1000, 1, 0}, {1024, 1, 0}, {96, 1, 8}, {100, 0, 24},
+    };
+    static const int kernels[] = {DMSG_XFER_KERNEL_AUTO, DMSG_XFER_KERNEL_SSE2,
+                                  DMSG_XFER_KERNEL_AVX2};
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        int got = -1;
+        xfer_blk8_fn f = dmsg_xfer_regblk8(kernels[k], &got);
+#if defined(__x86_64__)
+        cr_assert(f != NULL, "x86-64 always has a streaming kernel");
+        cr_assert(got == DMSG_XFER_KERNEL_SSE2 || got == DMSG_XFER_KERNEL_AVX2, "got %d", got);
+        if (kernels[k] == DMSG_XFER_KERNEL_SSE2)
+            cr_assert_eq(got, DMSG_XFER_KERNEL_SSE2);
+        if (kernels[k] != DMSG_XFER_KERNEL_AUTO && got != kernels[k])
+            cr_log_info("kernel %s not on this CPU: %s tested instead",
+                        dmsg_xfer_kernel_name(kernels[k]), dmsg_xfer_kernel_name(got));
+#endif
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            dmsg_xfer_params p = {.kernel = (uint8_t)kernels[k]};
+            p.stream[dmsg_xfer_class(8)] = (dmsg_xfer_stream){DMSG_XFER_STREAM_ON, 0};
+            check_transpose_p(cases[c][0], 8, cases[c][1], cases[c][2], &p);
+            p.tile_bytes = 8192; /* a tile size given: 32 x 32 */
+            check_transpose_p(cases[c][0], 8, cases[c][1], cases[c][2], &p);
+        }
+    }
+}
+
+/* Which planes stream: the built-in thresholds per element size, a
+ * profile's choice (on from a size, or off) for its class only, never 4-byte
+ * elements (no streaming kernel) or sizes other than 8 and 16. */
+Test(tune, stream_rule)
+{
+#if defined(__x86_64__)
+    dmsg_xfer_params p = {0};
+    cr_assert_eq(dmsg_xfer_streams(NULL, 8, DMSG_XFER_STREAM_FROM_8), 1);
+    cr_assert_eq(dmsg_xfer_streams(NULL, 8, DMSG_XFER_STREAM_FROM_8 - 1), 0);
+    cr_assert_eq(dmsg_xfer_streams(&p, 16, DMSG_XFER_STREAM_FROM_16), 1);
+    cr_assert_eq(dmsg_xfer_streams(&p, 16, DMSG_XFER_STREAM_FROM_16 - 1), 0);
+    cr_assert_eq(dmsg_xfer_streams(&p, 4, (size_t)1 << 30), 0);
+    cr_assert_eq(dmsg_xfer_streams(&p, 12, (size_t)1 << 30), 0);
+    cr_assert_eq(dmsg_xfer_streams(&p, 32, (size_t)1 << 30), 0);
+    p.stream[dmsg_xfer_class(8)] = (dmsg_xfer_stream){DMSG_XFER_STREAM_ON, 4096};
+    p.stream[dmsg_xfer_class(16)] = (dmsg_xfer_stream){DMSG_XFER_STREAM_OFF, 0};
+    cr_assert_eq(dmsg_xfer_streams(&p, 8, 4096), 1);
+    cr_assert_eq(dmsg_xfer_streams(&p, 8, 4095), 0);
+    cr_assert_eq(dmsg_xfer_streams(&p, 16, (size_t)1 << 30), 0);
+#else
+    cr_assert_eq(dmsg_xfer_streams(NULL, 8, (size_t)1 << 30), 0);
+#endif
+}
+
+/* Stream lines of a profile: written only for the classes the profile
+ * decides, read back as written; an older profile without them leaves the
+ * built-in rule (AUTO); bad stream lines are errors that change nothing;
+ * the library applies them and says so. */
+Test(tune, profile_stream_lines)
+{
+    char path[] = "/tmp/dmsg-test-profile-XXXXXX", why[1400], err[256] = "";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    dmsg_xfer_profile w = {0}, r = {0}, keep;
+    dmsg_xfer_host_key(w.key, sizeof w.key);
+    w.stream[1] = (dmsg_xfer_stream){DMSG_XFER_STREAM_ON, 524288};
+    w.stream[2] = (dmsg_xfer_stream){DMSG_XFER_STREAM_OFF, 0};
+    w.stream_mbs[1][0] = 100, w.plain_mbs[1][0] = 50;
+    cr_assert_eq(dmsg_xfer_profile_write(path, &w), DMSG_OK);
+    cr_assert_eq(detail(dmsg_xfer_profile_read(path, &r), err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(r.stream[0].mode, DMSG_XFER_STREAM_AUTO);
+    cr_assert_eq(r.stream[1].mode, DMSG_XFER_STREAM_ON);
+    cr_assert_eq(r.stream[1].from, 524288);
+    cr_assert_eq(r.stream[2].mode, DMSG_XFER_STREAM_OFF);
+
+    setenv("DMSG_HOST_PROFILE", path, 1);
+    dmsg_xfer_params xp = {0};
+    cr_assert_eq(dmsg_xfer_params_tune(&xp, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(xp.stream[1].mode, DMSG_XFER_STREAM_ON);
+    cr_assert_eq(xp.stream[1].from, 524288);
+    cr_assert_eq(xp.stream[2].mode, DMSG_XFER_STREAM_OFF);
+#if defined(__x86_64__)
+    cr_assert(strstr(why, "8-byte from 512 KiB (profile)"), "%s", why);
+    cr_assert(strstr(why, "16-byte never (profile)"), "%s", why);
+#endif
+    /* Without a profile the built-in rule is named, and nothing is set. */
+    char none[sizeof path + 8];
+    snprintf(none, sizeof none, "%s.none", path);
+    setenv("DMSG_HOST_PROFILE", none, 1);
+    dmsg_xfer_params bi = {0}, zero = {0};
+    cr_assert_eq(dmsg_xfer_params_tune(&bi, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(memcmp(&bi, &zero, sizeof bi), 0);
+#if defined(__x86_64__)
+    cr_assert(strstr(why, "8-byte from 1024 KiB (built-in)"), "%s", why);
+    cr_assert(strstr(why, "16-byte from 4096 KiB (built-in)"), "%s", why);
+    cr_assert(strstr(why, "4-byte never (no kernel)"), "%s", why);
+#endif
+    unsetenv("DMSG_HOST_PROFILE");
+
+#define SIX                                                                                        \
+    "key = x\nelem 4 plane small tile 0 blocks 0\nelem 4 plane large tile 0 blocks 0\n"           \
+    "elem 8 plane small tile 0 blocks 0\nelem 8 plane large tile 0 blocks 0\n"                    \
+    "elem 16 plane small tile 0 blocks 0\nelem 16 plane large tile 0 blocks 0\n"
+    {
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(SIX, f); /* an older profile: no stream lines */
+        fclose(f);
+        dmsg_xfer_profile g = {0};
+        g.stream[1].mode = DMSG_XFER_STREAM_OFF;
+        cr_assert_eq(detail(dmsg_xfer_profile_read(path, &g), err, sizeof err), DMSG_OK, "%s", err);
+        for (int c = 0; c < DMSG_XFER_CLASSES; c++)
+            cr_assert_eq(g.stream[c].mode, DMSG_XFER_STREAM_AUTO);
+    }
+    static const char *const bad[] = {
+        SIX "elem 4 stream off\n",                           /* no streaming kernel */
+        SIX "elem 8 stream on\n",                            /* no threshold */
+        SIX "elem 8 stream on from\n",
+        SIX "elem 8 stream maybe\n",
+        SIX "elem 8 stream on from 1024 junk\n",
+        SIX "elem 8 stream off now\n",
+        SIX "elem 8 stream on after 1024\n",
+        SIX "elem 16 stream on from 99999999999999999\n",     /* beyond any plane */
+        SIX "elem 8 stream off\nelem 8 stream on from 64\n", /* twice */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(bad[i], f);
+        fclose(f);
+        keep = r;
+        err[0] = 0;
+        cr_assert_eq(detail(dmsg_xfer_profile_read(path, &r), err, sizeof err), DMSG_ERR_ARG,
+                     "case %zu", i);
+        cr_assert_gt(strlen(err), 0, "case %zu: no reason given", i);
+        cr_assert_eq(memcmp(&keep, &r, sizeof r), 0, "case %zu changed the profile", i);
+    }
+#undef SIX
+    unlink(path);
+}
+
+/* The calibration's streaming decision: on from where streaming starts to
+ * win for good (by 5% at that size), the threshold half that plane; off
+ * when it never wins, wins only in between, or wins at the largest size by
+ * less than 5%. */
+Test(tune, stream_choice_from_timings)
+{
+    static const struct {
+        double st[DMSG_XFER_STREAM_SIZES], pl[DMSG_XFER_STREAM_SIZES];
+        int mode, at; /* at: the size index whose half is the threshold */
+    } cases[] = {
+        {{1, 1, 1, 1}, {2, 2, 2, 2}, DMSG_XFER_STREAM_ON, 0},       /* wins everywhere */
+        {{3, 3, 1, 1}, {2, 2, 2, 2}, DMSG_XFER_STREAM_ON, 2},       /* from the third size */
+        {{1, 3, 1, 1}, {2, 2, 2, 2}, DMSG_XFER_STREAM_ON, 2},       /* a loss in between */
+        {{2, 1.97, 1, 1}, {2, 2, 2, 2}, DMSG_XFER_STREAM_ON, 2},    /* by less than 5% first */
+        {{1, 1, 1, 3}, {2, 2, 2, 2}, DMSG_XFER_STREAM_OFF, 0},      /* loses the largest */
+        {{3, 3, 3, 1.98}, {2, 2, 2, 2}, DMSG_XFER_STREAM_OFF, 0},   /* wins by 1% only */
+        {{2, 2, 2, 2}, {2, 2, 2, 2}, DMSG_XFER_STREAM_OFF, 0},      /* even */
+        {{3, 3, 3, 3}, {2, 2, 2, 2}, DMSG_XFER_STREAM_OFF, 0},      /* never */
+    };
+    for (int c = 1; c < DMSG_XFER_CLASSES; c++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            dmsg_xfer_stream got = dmsg_xfer_stream_choose(c, cases[i].st, cases[i].pl);
+            cr_assert_eq(got.mode, cases[i].mode, "class %d case %zu", c, i);
+            if (got.mode == DMSG_XFER_STREAM_ON)
+                cr_assert_eq(got.from, dmsg_xfer_stream_plane(c, cases[i].at) / 2,
+                             "class %d case %zu", c, i);
+        }
+    cr_assert_eq(dmsg_xfer_stream_plane(1, 0), (size_t)256 << 10); /* 256 x 128 x 8 */
+    cr_assert_eq(dmsg_xfer_stream_plane(2, 3), (size_t)32 << 20);  /* 2048 x 1024 x 16 */
 }
