@@ -342,14 +342,14 @@ static dmsg_status allreduce_to(coll_team *t, void *dst, const void *src, size_t
  * each combines all of them in member order 0, 1, ... (the same bits
  * everywhere). One wait per member instead of log2 P rounds: cheaper where
  * PEs outnumber cores or the rounds' latency dominates, but P - 1 copies
- * of the vector per member, so only up to FLAT_MAX members and FLAT_BYTES
- * (8 B at 16 PEs: 2-9x less than recursive doubling, at 8 about even). */
+ * of the vector per member, so only up to FLAT_MAX members and
+ * DMSG_COLL_FLAT bytes (default 2K; 8 B at 16 PEs on 2 cores: 2-9x less
+ * than recursive doubling, at 8 about even). */
 #define FLAT_MAX 16
-#define FLAT_BYTES 2048
 
 static int flat_fits(const coll_team *t, size_t bytes)
 {
-    return t->size > 1 && t->size <= FLAT_MAX && bytes <= FLAT_BYTES &&
+    return t->size > 1 && t->size <= FLAT_MAX && bytes <= dmsg_g.cfg.coll_flat &&
            bytes <= dmsg_coll_direct_max(t);
 }
 
@@ -382,18 +382,18 @@ static dmsg_status allreduce_flat(coll_team *t, void *dst, const void *src, size
  * barrier_xchg: they ride in the barrier's own shared words (one pass: no
  * deposit into the scratch, no counter), and each member combines all of
  * them in member order 0, 1, ... (the same bits everywhere). Up to
- * XCHG_BYTES a member and DMSG_TP_XCHG_BYTES of all members together
- * (8 bytes at 4096 PEs). On shm at 2 PEs (OSU's float sums, forced spins,
- * other sessions' load 8-10, best of 3 alternating runs) 4 B - 512 B took
- * 0.29-0.52 us against the flat step's 0.38-0.58 (deposit, count, await);
- * from 1 KiB on the copies into and out of the rows cost more than that
- * saves (1 KiB 0.87 against 0.73 us, 4 KiB 1.94 against 1.59). */
-#define XCHG_BYTES ((size_t)512)
+ * DMSG_COLL_XCHG (default 512) bytes a member and DMSG_TP_XCHG_BYTES of
+ * all members together (8 bytes at 4096 PEs). On shm at 2 PEs (OSU's
+ * float sums, forced spins, other sessions' load 8-10, best of 3
+ * alternating runs) 4 B - 512 B took 0.29-0.52 us against the flat step's
+ * 0.38-0.58 (deposit, count, await); from 1 KiB on the copies into and out
+ * of the rows cost more than that saves (1 KiB 0.87 against 0.73 us, 4 KiB
+ * 1.94 against 1.59). */
 #define XCHG_STACK 64
 
 static int xchg_fits(const coll_team *t, size_t bytes)
 {
-    return t->members == NULL && t->size > 1 && bytes > 0 && bytes <= XCHG_BYTES &&
+    return t->members == NULL && t->size > 1 && bytes > 0 && bytes <= dmsg_g.cfg.coll_xchg &&
            bytes <= DMSG_TP_XCHG_BYTES / (size_t)t->size && dmsg_g.tp.ops->barrier_xchg != NULL;
 }
 
@@ -413,7 +413,7 @@ static dmsg_status allreduce_xchg(coll_team *t, void *dst, const void *src, size
      * which dst may be: past two members the sum then grows in acc, or a
      * later term would read the partial sum (one pass over two rows reads
      * each element before it writes it). */
-    _Alignas(16) unsigned char acc[XCHG_BYTES];
+    _Alignas(16) unsigned char acc[DMSG_COLL_XCHG_MAX];
     unsigned char *out = t->size > 2 && dst == src ? acc : dst;
     k(out, rows[0], rows[1], count);
     for (int i = 2; i < t->size; i++)
@@ -424,7 +424,7 @@ static dmsg_status allreduce_xchg(coll_team *t, void *dst, const void *src, size
 }
 
 /* Two PEs take the direct path in two barriers (dmsg_coll_direct_pair)
- * past XCHG_BYTES and below DMSG_COLL_DIRECT, where the buffers are
+ * past DMSG_COLL_XCHG and below DMSG_COLL_DIRECT, where the buffers are
  * symmetric: no copy into the scratch or the rows and out again, the
  * partner's vector read where it lies. Float sums (OSU's reduce) at 2 PEs,
  * each PE on its own core, best of 100 windows of 50: 1 KiB 0.60 us
@@ -434,7 +434,7 @@ static dmsg_status allreduce_xchg(coll_team *t, void *dst, const void *src, size
  * 0.28-0.53 us). */
 static int pair_fits(const coll_team *t, size_t bytes)
 {
-    return bytes > XCHG_BYTES && bytes < (size_t)dmsg_g.cfg.coll_direct &&
+    return bytes > dmsg_g.cfg.coll_xchg && bytes < (size_t)dmsg_g.cfg.coll_direct &&
            dmsg_coll_direct_pair_may(t);
 }
 

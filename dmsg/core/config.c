@@ -56,6 +56,16 @@ static const dmsg_env_entry rows[] = {
      "the collectives' scratch, and so do broadcasts, allgathers and all-to-alls from symmetric "
      "sources where a member receives 4 times as much; the same on every PE; 0 = never",
      F(coll_direct)},
+    {"DMSG_COLL_XCHG", DMSG_ENV_SIZE, "512",
+     "allreduces on the world team of at most this many bytes a member (and 32K of all members "
+     "together) ride in the barrier's shared words where the transport offers that (shm): one "
+     "barrier, no deposit; the same on every PE; 0 = never; at most 4K",
+     F(coll_xchg)},
+    {"DMSG_COLL_FLAT", DMSG_ENV_SIZE, "2K",
+     "allreduces of at most this many bytes on at most 16 members that take neither path above "
+     "take one flat step (every member deposits its vector to every other) instead of recursive "
+     "doubling; the same on every PE; 0 = never",
+     F(coll_flat)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
 };
@@ -89,6 +99,9 @@ static dmsg_status check_ranges(dmsg_config *c)
     if (c->coll_scratch != 0 && c->coll_scratch > c->seg_size / 2) {
         return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_COLL_SCRATCH must be 0 (automatic) or at most half of "
                                        "DMSG_SEGMENT_SIZE");
+    }
+    if (c->coll_xchg > DMSG_COLL_XCHG_MAX) {
+        return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_COLL_XCHG must be at most %d", DMSG_COLL_XCHG_MAX);
     }
     return DMSG_OK;
 }

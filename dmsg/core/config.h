@@ -24,6 +24,8 @@ typedef struct dmsg_config {
     int debug;             /* DMSG_DEBUG */
     uint64_t coll_scratch; /* DMSG_COLL_SCRATCH: bytes of the collectives' scratch; 0 = automatic */
     uint64_t coll_direct;  /* DMSG_COLL_DIRECT: collectives' direct path from these bytes; 0 = never */
+    uint64_t coll_xchg;    /* DMSG_COLL_XCHG: allreduces in the barrier, bytes a member */
+    uint64_t coll_flat;    /* DMSG_COLL_FLAT: allreduces in one flat step, bytes */
 } dmsg_config;
 
 /* Teams and collectives (dmsg/coll/): team slots per PE (the world team is
@@ -43,6 +45,10 @@ typedef struct dmsg_config {
 #define DMSG_COLL_CTRS (DMSG_MAX_TEAMS * DMSG_COLL_TEAM_CTRS)
 /* The counter table every transport sets up: the user's and the teams'. */
 #define DMSG_CTR_TABLE(cfg) ((cfg)->max_counters + (uint32_t)DMSG_COLL_CTRS)
+/* The largest DMSG_COLL_XCHG: the bytes a member's value may have where
+ * the world team's allreduce rides in the barrier (dmsg/coll/coll.c keeps a
+ * vector this long on its stack). */
+#define DMSG_COLL_XCHG_MAX 4096
 /* Bytes of the collectives' scratch area in a segment of seg_size bytes. */
 uint64_t dmsg_coll_scratch_bytes(const dmsg_config *c);
 

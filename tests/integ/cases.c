@@ -173,6 +173,21 @@ Test(env, sync_one_buffer_sleeping, .timeout = 3 * JOB_WATCHDOG)
     expect_case_ok("coll_allreduce_lines", 5, one_buffer_short);
 }
 
+/* The allreduce's paths by the settings that choose them: every vector of
+ * coll_allreduce_lines in the barrier's words (DMSG_COLL_XCHG=4K, the
+ * largest, and no flat step), and none there (DMSG_COLL_XCHG=0: the pair
+ * path at 2 PEs, the flat step or recursive doubling at 3). */
+Test(env, coll_path_settings, .timeout = 3 * JOB_WATCHDOG)
+{
+    static const char *const wide[] = {"DMSG_COLL_XCHG=4K", "DMSG_COLL_FLAT=0", "PE_ROUNDS=600",
+                                       NULL};
+    static const char *const none[] = {"DMSG_COLL_XCHG=0", "PE_ROUNDS=600", NULL};
+    expect_case_ok("coll_allreduce_lines", 3, wide);
+    expect_case_ok("coll_allreduce_lines", 5, wide);
+    expect_case_ok("coll_allreduce_lines", 2, none);
+    expect_case_ok("coll_allreduce_lines", 3, none);
+}
+
 /* dmsg_sync_xchg over sim, which carries no values in its barrier: refused
  * on every PE alike. */
 static const char *const sync_xchg_sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", NULL};

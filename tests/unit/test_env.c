@@ -81,6 +81,30 @@ Test(env, coll_scratch)
     cr_assert(strstr(err, "DMSG_MAX_COUNTERS") != NULL, "message: %s", err);
 }
 
+Test(env, coll_paths)
+{
+    dmsg_config c;
+    char err[256] = "";
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert(c.coll_xchg == 512 && c.coll_flat == 2048, "defaults %llu, %llu",
+              (unsigned long long)c.coll_xchg, (unsigned long long)c.coll_flat);
+    setenv("DMSG_COLL_XCHG", "4K", 1);
+    setenv("DMSG_COLL_FLAT", "0", 1);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert(c.coll_xchg == 4096 && c.coll_flat == 0);
+    setenv("DMSG_COLL_XCHG", "8K", 1);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_COLL_XCHG") != NULL && strstr(err, "4096") != NULL,
+              "message: %s", err);
+    cr_assert(c.coll_xchg == 4096, "a refused value changes nothing");
+    setenv("DMSG_COLL_XCHG", "-1", 1);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
+    setenv("DMSG_COLL_XCHG", "512", 1);
+    setenv("DMSG_COLL_FLAT", "lots", 1);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_COLL_FLAT") != NULL, "message: %s", err);
+}
+
 Test(env, choices)
 {
     static const dmsg_env_choice c[] = {{"auto", 0}, {"packed", 1}, {"chained", 2}};
