@@ -62,9 +62,10 @@ static const dmsg_env_entry rows[] = {
      "barrier, no deposit; the same on every PE; 0 = never; at most 4K",
      F(coll_xchg)},
     {"DMSG_COLL_FLAT", DMSG_ENV_SIZE, "2K",
-     "allreduces of at most this many bytes on at most 16 members that take neither path above "
-     "take one flat step (every member deposits its vector to every other) instead of recursive "
-     "doubling; the same on every PE; 0 = never",
+     "allreduces of at most this many bytes on at most 16 members that take none of the paths "
+     "before it take one flat step (every member deposits its vector to every other) instead of "
+     "recursive doubling; at most 512 where every PE has a core of one host (shm); the same on "
+     "every PE; 0 = never",
      F(coll_flat)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
