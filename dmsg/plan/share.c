@@ -24,7 +24,7 @@
  * 512 KiB turn fetched each line of its source and destination again from
  * the L2 or further, P times per line in all (CPU time against BLOCK ->
  * CYCLIC(16): 0.71-0.87 -> 1.0-1.16 at 2 PEs, 0.59-0.69 -> 0.93-1.17 at 4,
- * 0.49-0.62 -> 0.94-1.08 at 8; docs/performance.md). Otherwise (DMSG_CHECK
+ * 0.49-0.63 -> 0.94-1.11 at 8; docs/performance.md). Otherwise (DMSG_CHECK
  * on: the checker must see the stores as deposits) pair by pair, as
  * periodic deposits in turns. */
 #include <stdio.h>
@@ -47,10 +47,11 @@
 
 /* The bytes of all pairs' sources and destinations that one step of the
  * set copy (dmsg_copy_periodic_set) spans: about a page of each stream
- * at 2 PEs. Alternated on the 2-core Xeon host at 2, 4 and 8 PEs (CPU time
- * against BLOCK -> CYCLIC(16)): 2-4 KiB 0.95-1.16, 8 KiB 0.91-1.16, 16 KiB
- * 0.85-0.97, 32 KiB 0.83-0.97, 256 KiB 0.70-0.93 (the pairs' reads and
- * writes of one line then no longer meet in the L1). */
+ * at 2 PEs. Alternated on the 2-core Xeon host (CPU time against BLOCK ->
+ * CYCLIC(16), 2 PEs): 2-4 KiB 1.06-1.16, 8 KiB 0.91-1.16, 16 KiB 0.85-0.97,
+ * 32 KiB 0.83-0.97, 256 KiB 0.70-0.93 (the pairs' reads and writes of one
+ * line no longer meet in the L1); 4 KiB with the set's floor of four
+ * moves a pair's table 0.93-1.17 at 2, 4 and 8 PEs (docs/performance.md). */
 #define PLAN_SHARE_BUDGET (4u << 10)
 
 void dmsg_plan_share_free(plan_t *pl)
