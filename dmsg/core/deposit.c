@@ -65,3 +65,7 @@ int dmsg_deposit_adp(void *dst_base, const void *records, size_t n, size_t elem_
     return deposit(&op, ctr, __builtin_return_address(0));
 }
 
+int dmsg_deposits_checked(void)
+{
+    return dmsg_g.check;
+}

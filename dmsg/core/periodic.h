@@ -13,4 +13,9 @@
  * Errors: as dmsg_deposit_section. */
 int dmsg_deposit_periodic(void *dst, const void *src, dmsg_periodic *per, int pe, dmsg_ctr ctr);
 
+/* 1 where DMSG_CHECK watches this PE's deposits: a caller that could
+ * store through a mapped peer (dmsg_peer_ptr) instead deposits then, so
+ * that the checker sees the stores. Local. */
+int dmsg_deposits_checked(void);
+
 #endif

@@ -188,6 +188,12 @@ struct plan_s {
     plan_share *share;
     size_t nshare, share_turns;
     int share_ok, shared, any_packed;
+    /* The shares copied together through the mapped peers (share.c), or
+     * NULL: deposited pair by pair. share_src / share_dst: each share's
+     * first period, where this process maps it. */
+    struct dmsg_periodic_set *share_set;
+    const char **share_src;
+    char **share_dst;
 };
 
 /* The plan behind handle h, or NULL with *st DMSG_ERR_NULL (h NULL) or

@@ -14,7 +14,19 @@
  * counter) to every PE: a PE's finish awaits the notes of all, so that its
  * destination is complete and its source read when it returns, as with the
  * owners' deposits. Both ends of every pair build the same groups, and the
- * create exchange makes the choice the same on every PE (plan.c). */
+ * create exchange makes the choice the same on every PE (plan.c).
+ * How a PE moves its shares: where this process maps every destination too
+ * and no checker watches deposits, all its pairs at once as one set
+ * (dmsg_copy_periodic_set): their periods in step, a few at a time, every
+ * pair's moves of those periods in turn, with plain stores through the
+ * mappings. Each source and destination line is then fetched into this
+ * core's L1 once for all pairs; pair by pair, each pair's deposit of a
+ * 512 KiB turn fetched each line of its source and destination again from
+ * the L2 or further, P times per line in all (CPU time against BLOCK ->
+ * CYCLIC(16): 0.71-0.87 -> 1.0-1.16 at 2 PEs, 0.59-0.69 -> 0.93-1.17 at 4,
+ * 0.49-0.63 -> 0.94-1.11 at 8; docs/performance.md). Otherwise (DMSG_CHECK
+ * on: the checker must see the stores as deposits) pair by pair, as
+ * periodic deposits in turns. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +45,23 @@
  * 2 MiB lost at 2 and 4 PEs). */
 #define PLAN_SHARE_WINDOW (512u << 10)
 
+/* The bytes of all pairs' sources and destinations that one step of the
+ * set copy (dmsg_copy_periodic_set) spans: about a page of each stream
+ * at 2 PEs. Alternated on the 2-core Xeon host (CPU time against BLOCK ->
+ * CYCLIC(16), 2 PEs): 2-4 KiB 1.06-1.16, 8 KiB 0.91-1.16, 16 KiB 0.85-0.97,
+ * 32 KiB 0.83-0.97, 256 KiB 0.70-0.93 (the pairs' reads and writes of one
+ * line no longer meet in the L1); 4 KiB with the set's floor of four
+ * moves a pair's table 0.93-1.17 at 2, 4 and 8 PEs (docs/performance.md). */
+#define PLAN_SHARE_BUDGET (4u << 10)
+
 void dmsg_plan_share_free(plan_t *pl)
 {
+    dmsg_periodic_set_free(pl->share_set);
+    pl->share_set = NULL;
+    free(pl->share_src);
+    free(pl->share_dst);
+    pl->share_src = NULL;
+    pl->share_dst = NULL;
     for (size_t i = 0; i < pl->nshare; i++)
         dmsg_plan_group_free(pl->share[i].g);
     free(pl->share);
@@ -79,6 +106,41 @@ static dmsg_status pair_group(const plan_t *pl, const dmsg_assign *as, int s, in
         ((*g)->nrest != 0 || (*g)->sstride <= 0 || (*g)->dstride <= 0)) {
         dmsg_plan_group_free(*g);
         *g = NULL;
+    }
+    return st;
+}
+
+/* The shares as one set copied through the mapped destinations
+ * (dmsg_copy_periodic_set), where the tables apply and no checker needs to
+ * see deposits; else none, and the shares move as deposits. */
+static dmsg_status build_set(plan_t *pl)
+{
+    if (pl->nshare == 0 || dmsg_deposits_checked()) return DMSG_OK;
+    dmsg_periodic *per = calloc(pl->nshare, sizeof *per);
+    pl->share_src = calloc(pl->nshare, sizeof *pl->share_src);
+    pl->share_dst = calloc(pl->nshare, sizeof *pl->share_dst);
+    dmsg_status st = DMSG_OK;
+    if (per == NULL || pl->share_src == NULL || pl->share_dst == NULL) {
+        st = DMSG_FAIL(DMSG_ERR_NOMEM, "plan: out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < pl->nshare; i++) {
+        const plan_share *sh = &pl->share[i];
+        char *d = dmsg_peer_ptr(pl->dst.base, sh->q);
+        if (d == NULL) goto out; /* not mapped after all: deposits */
+        per[i] = dmsg_plan_group_pattern(sh->g, DMSG_PER_NO_STREAM);
+        if ((st = dmsg_periodic_check(&per[i], NULL, NULL)) != DMSG_OK) goto out;
+        pl->share_src[i] = sh->src + (ptrdiff_t)sh->r0 * sh->g->sstride;
+        pl->share_dst[i] = d + (ptrdiff_t)sh->r0 * sh->g->dstride;
+    }
+    st = dmsg_periodic_set_build(per, pl->nshare, PLAN_SHARE_BUDGET, &pl->share_set);
+out:
+    free(per);
+    if (pl->share_set == NULL) {
+        free(pl->share_src);
+        free(pl->share_dst);
+        pl->share_src = NULL;
+        pl->share_dst = NULL;
     }
     return st;
 }
@@ -130,6 +192,7 @@ dmsg_status dmsg_plan_share_build(plan_t *pl, const dmsg_assign *as, int able)
             if (g->slices > pl->share_turns) pl->share_turns = g->slices;
         }
     dmsg_plan_pieces_free(&tmp);
+    if (st == DMSG_OK && ok) st = build_set(pl);
     if (st != DMSG_OK || !ok) {
         dmsg_plan_share_free(pl);
         return st;
@@ -146,6 +209,12 @@ int dmsg_plan_share_on(const plan_t *pl, int pack_on)
 int dmsg_plan_share_run(plan_t *pl)
 {
     char *dst = pl->dst.base;
+    if (pl->share_set != NULL) {
+        /* Plain stores into the mapped destinations: the notes below count
+         * after them, as after a deposit's (a counter's add is a release). */
+        dmsg_copy_periodic_set(pl->share_set, pl->share_dst, pl->share_src);
+        goto notes;
+    }
     /* In each turn, that part of every pair: the sources' parts are read
      * once from memory for all destinations, the destinations' parts are
      * written whole while in this core's cache. */
@@ -161,6 +230,7 @@ int dmsg_plan_share_run(plan_t *pl)
                                            DMSG_CTR_NONE);
             if (st != DMSG_OK) return st;
         }
+notes:
     /* The notes: deposits to one PE land in the order issued, and each
      * counts after the loads and stores of this PE before it. */
     for (int i = 0; i < pl->npes; i++) {

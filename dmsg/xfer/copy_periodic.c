@@ -5,6 +5,7 @@
  * time, would pass over the whole array once per piece instead. Runs are
  * short there (1-5 elements), so the common small sizes get fixed-size
  * moves instead of a memcpy call each. */
+#include <stdlib.h>
 #include <string.h>
 #include "dmsg/xfer/xfer_impl.h"
 
@@ -152,6 +153,8 @@ static void walk_all(char *dst, const char *src, const dmsg_periodic *p, int ss,
 #define XFER_PER_MOVES 2048
 #define XFER_PER_UNROLL 256 /* moves the U periods of a table aim at */
 #define XFER_PER_TABLE_RUN 128
+#define XFER_PER_SET_MOVES (1u << 16) /* a set member's table: 512 KiB at most */
+#define XFER_PER_SET_MIN_MOVES 4      /* a set member's moves per table, at least (mean) */
 
 typedef struct pmove {
     int32_t s, d; /* source and destination offsets in the table's periods */
@@ -208,9 +211,8 @@ static int run_moves(size_t b, size_t n[3])
     return 1;
 }
 
-/* The moves of one period (*per) and the periods per table (*unroll); 0
- * where the tables do not apply. */
-static int plan_moves(const dmsg_periodic *p, size_t *per, size_t *unroll)
+/* The moves of one period (*per); 0 where the tables do not apply. */
+static int period_moves(const dmsg_periodic *p, size_t *per)
 {
     size_t e = 0, n[3];
     if (p->full == 0) return 0;
@@ -219,10 +221,14 @@ static int plan_moves(const dmsg_periodic *p, size_t *per, size_t *unroll)
         e += n[0] + n[1] + n[2];
         if (e > XFER_PER_MOVES) return 0;
     }
-    size_t u = e >= XFER_PER_UNROLL ? 1 : XFER_PER_UNROLL / e;
-    if (u > p->full) u = p->full;
-    /* Offsets of the U periods must fit the tables' 32 bits (a stream's
-     * too: U periods' bytes, less than the source's span). */
+    *per = e;
+    return 1;
+}
+
+/* 1 if tables of u periods of p fit the tables' 32-bit offsets (a
+ * stream's too: u periods' bytes, less than the source's span). */
+static int tables_fit(const dmsg_periodic *p, size_t u)
+{
     ptrdiff_t ls = (ptrdiff_t)(u - 1) * p->sstride, ld = (ptrdiff_t)(u - 1) * p->dstride;
     if (u > 1 &&
         ((ls / (ptrdiff_t)(u - 1)) != p->sstride || (ld / (ptrdiff_t)(u - 1)) != p->dstride))
@@ -236,7 +242,18 @@ static int plan_moves(const dmsg_periodic *p, size_t *per, size_t *unroll)
             !fits32(r->doff + (ld < 0 ? ld : 0), r->doff + b + (ld > 0 ? ld : 0)))
             return 0;
     }
-    if (bytes * u > INT32_MAX) return 0;
+    return bytes * u <= INT32_MAX;
+}
+
+/* The moves of one period (*per) and the periods per table (*unroll); 0
+ * where the tables do not apply. */
+static int plan_moves(const dmsg_periodic *p, size_t *per, size_t *unroll)
+{
+    size_t e;
+    if (!period_moves(p, &e)) return 0;
+    size_t u = e >= XFER_PER_UNROLL ? 1 : XFER_PER_UNROLL / e;
+    if (u > p->full) u = p->full;
+    if (!tables_fit(p, u)) return 0;
     *per = e;
     *unroll = u;
     return 1;
@@ -256,23 +273,19 @@ static void add_moves(pmove *t[3], ptrdiff_t so, ptrdiff_t dof, size_t b)
         }
 }
 
-void dmsg_copy_periodic(char *dst, const char *src, const dmsg_periodic *p)
+/* Fills m (room for u periods' moves) and j's sizes and strides for tables
+ * of u periods of p; returns a stream's bytes per table. */
+static ptrdiff_t fill_moves(const dmsg_periodic *p, size_t u, int ss, int ds, pmove *m,
+                            moves_job *j)
 {
-    int ss = p->stream == DMSG_PER_SRC_STREAM, ds = p->stream == DMSG_PER_DST_STREAM;
-    size_t e, u;
-    if (!plan_moves(p, &e, &u)) {
-        walk_all(dst, src, p, ss, ds);
-        return;
-    }
-    pmove m[XFER_PER_MOVES + XFER_PER_UNROLL];
-    moves_job j = {0, 0, p->full / u, {0, 0, 0}};
     size_t n[3];
+    j->n[0] = j->n[1] = j->n[2] = 0;
     for (size_t k = 0; k < p->nruns; k++) {
         run_moves(p->run[k].bytes, n);
         for (int c = 0; c < 3; c++)
-            j.n[c] += n[c] * u;
+            j->n[c] += n[c] * u;
     }
-    pmove *t[3] = {m, m + j.n[0], m + j.n[0] + j.n[1]};
+    pmove *t[3] = {m, m + j->n[0], m + j->n[0] + j->n[1]};
     ptrdiff_t pos = 0; /* a stream's offset in the table */
     for (size_t q = 0; q < u; q++)
         for (size_t k = 0; k < p->nruns; k++) {
@@ -282,8 +295,23 @@ void dmsg_copy_periodic(char *dst, const char *src, const dmsg_periodic *p)
             add_moves(t, so, dof, r->bytes);
             pos += (ptrdiff_t)r->bytes;
         }
-    j.sstride = ss ? pos : (ptrdiff_t)u * p->sstride;
-    j.dstride = ds ? pos : (ptrdiff_t)u * p->dstride;
+    j->sstride = ss ? pos : (ptrdiff_t)u * p->sstride;
+    j->dstride = ds ? pos : (ptrdiff_t)u * p->dstride;
+    return pos;
+}
+
+void dmsg_copy_periodic(char *dst, const char *src, const dmsg_periodic *p)
+{
+    int ss = p->stream == DMSG_PER_SRC_STREAM, ds = p->stream == DMSG_PER_DST_STREAM;
+    size_t e, u;
+    if (!plan_moves(p, &e, &u)) {
+        walk_all(dst, src, p, ss, ds);
+        return;
+    }
+    pmove m[XFER_PER_MOVES + XFER_PER_UNROLL];
+    moves_job j;
+    ptrdiff_t pos = fill_moves(p, u, ss, ds, m, &j);
+    j.tables = p->full / u;
     moves(dst, src, &j, m);
     /* The whole periods the tables left, and those some runs miss, run by
      * run; the streams go on past the tables. */
@@ -292,6 +320,111 @@ void dmsg_copy_periodic(char *dst, const char *src, const dmsg_periodic *p)
     const char *sc = ss ? src + (ptrdiff_t)j.tables * pos : src;
     walk(dst, src, p, done, p->full, 1, ss, ds, &dc, &sc);
     walk(dst, src, p, p->full, p->periods, 0, ss, ds, &dc, &sc);
+}
+
+/* A set: every member's move tables of the same u periods. */
+typedef struct set_member {
+    dmsg_periodic p; /* its runs are the set's copy */
+    moves_job j;     /* j.tables unused: the set's */
+    pmove *m;
+} set_member;
+
+struct dmsg_periodic_set {
+    size_t n, u, tables;
+    set_member *mem;
+};
+
+void dmsg_periodic_set_free(dmsg_periodic_set *set)
+{
+    if (set == NULL) return;
+    for (size_t i = 0; i < set->n; i++) {
+        free(set->mem[i].m);
+        free((void *)set->mem[i].p.run);
+    }
+    free(set->mem);
+    free(set);
+}
+
+dmsg_status dmsg_periodic_set_build(const dmsg_periodic *p, size_t n, size_t budget,
+                                    dmsg_periodic_set **out)
+{
+    *out = NULL;
+    if (n == 0 || (p == NULL)) return DMSG_OK;
+    size_t span = 0, full = SIZE_MAX, most = 0, moves_all = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t e;
+        if (p[i].stream != DMSG_PER_NO_STREAM || !period_moves(&p[i], &e)) return DMSG_OK;
+        ptrdiff_t a = p[i].sstride < 0 ? -p[i].sstride : p[i].sstride;
+        ptrdiff_t b = p[i].dstride < 0 ? -p[i].dstride : p[i].dstride;
+        span += (size_t)a + (size_t)b;
+        full = p[i].full < full ? p[i].full : full;
+        most = e > most ? e : most;
+        moves_all += e;
+    }
+    /* u periods of every member touch about u * span bytes: budget's worth
+     * stays in the cache from one member's moves to the next one's. */
+    size_t u = span ? budget / span : 1;
+    if (u < 1) u = 1;
+    /* But not so few periods that a member's table is a move or two: a
+     * pair of CYCLIC(2) -> CYCLIC(3) on 8 PEs has one run a period, and
+     * tables of one period ran at 0.7 of those of four (4 KiB budget). */
+    size_t um = (XFER_PER_SET_MIN_MOVES * n + moves_all - 1) / moves_all;
+    if (u < um) u = um;
+    if (u > full) u = full;
+    if (u * most > XFER_PER_SET_MOVES) u = XFER_PER_SET_MOVES / most;
+    if (u < 1) u = 1;
+    for (size_t i = 0; i < n; i++)
+        if (!tables_fit(&p[i], u)) return DMSG_OK;
+    dmsg_periodic_set *set = calloc(1, sizeof *set);
+    if (set == NULL || (set->mem = calloc(n, sizeof *set->mem)) == NULL) {
+        free(set);
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "periodic set: out of memory");
+    }
+    set->u = u;
+    set->tables = full / u;
+    for (size_t i = 0; i < n; i++, set->n++) {
+        size_t e;
+        period_moves(&p[i], &e);
+        set_member *x = &set->mem[i];
+        dmsg_prun *runs = malloc(p[i].nruns * sizeof *runs);
+        x->m = malloc(e * u * sizeof *x->m);
+        if (runs == NULL || x->m == NULL) {
+            free(runs);
+            free(x->m);
+            x->m = NULL;
+            dmsg_periodic_set_free(set);
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "periodic set: out of memory");
+        }
+        memcpy(runs, p[i].run, p[i].nruns * sizeof *runs);
+        x->p = p[i];
+        x->p.run = runs;
+        fill_moves(&x->p, u, 0, 0, x->m, &x->j);
+    }
+    *out = set;
+    return DMSG_OK;
+}
+
+void dmsg_copy_periodic_set(const dmsg_periodic_set *set, char *const *dst, const char *const *src)
+{
+    for (size_t t = 0; t < set->tables; t++)
+        for (size_t i = 0; i < set->n; i++) {
+            const set_member *x = &set->mem[i];
+            const pmove *m16 = x->m, *m8 = m16 + x->j.n[0], *m4 = m8 + x->j.n[1];
+            const char *sb = src[i] + (ptrdiff_t)t * x->j.sstride;
+            char *db = dst[i] + (ptrdiff_t)t * x->j.dstride;
+            moves_16(db, sb, m16, x->j.n[0]);
+            moves_8(db, sb, m8, x->j.n[1]);
+            moves_4(db, sb, m4, x->j.n[2]);
+        }
+    /* Each member's periods past the common tables, run by run. */
+    size_t done = set->tables * set->u;
+    for (size_t i = 0; i < set->n; i++) {
+        const dmsg_periodic *p = &set->mem[i].p;
+        char *dc = dst[i];
+        const char *sc = src[i];
+        walk(dst[i], src[i], p, done, p->full, 1, 0, 0, &dc, &sc);
+        walk(dst[i], src[i], p, p->full, p->periods, 0, 0, 0, &dc, &sc);
+    }
 }
 
 void dmsg_periodic_pattern(const dmsg_periodic *p, int side, size_t *run, ptrdiff_t *spacing)

@@ -263,6 +263,27 @@ dmsg_status dmsg_periodic_check(dmsg_periodic *p, dmsg_extent *sext, dmsg_extent
 /* Copies a checked periodic pattern from src to dst (the bases). */
 void dmsg_copy_periodic(char *dst, const char *src, const dmsg_periodic *p);
 
+/* Several checked periodic patterns without a stream side (a plan's
+ * shares: one per pair of PEs), copied together: their periods are walked
+ * in step, u at a time, every member's moves of those u periods in turn,
+ * u chosen so that u periods of all members span about budget bytes at
+ * both ends. Where the members' runs interleave in the same cache lines
+ * (CYCLIC(a) -> CYCLIC(b): the runs of all pairs fill each line of every
+ * source and destination), each line is then fetched once for all of them
+ * instead of once per member. dmsg_periodic_set_build copies the members'
+ * runs and builds their move tables; *out is NULL (nothing built, not an
+ * error) where the tables do not apply: a stream side, a run shorter than
+ * 4 or longer than 128 bytes, a period of too many moves, offsets past the
+ * tables' 32 bits. Errors: DMSG_ERR_NOMEM. dmsg_copy_periodic_set copies
+ * member i from src[i] to dst[i] (the bases, as dmsg_copy_periodic's) and
+ * writes the same bytes as dmsg_copy_periodic of each member. */
+typedef struct dmsg_periodic_set dmsg_periodic_set;
+dmsg_status dmsg_periodic_set_build(const dmsg_periodic *p, size_t n, size_t budget,
+                                    dmsg_periodic_set **out);
+void dmsg_copy_periodic_set(const dmsg_periodic_set *set, char *const *dst,
+                            const char *const *src);
+void dmsg_periodic_set_free(dmsg_periodic_set *set);
+
 /* One side's access pattern for a cost model: the mean run in bytes and the
  * mean distance between the starts of successive runs in one period (equal
  * to the run: contiguous). side 0: source, 1: destination. */

@@ -256,6 +256,124 @@ Test(periodic, check_refuses_bad_patterns)
     cr_assert_eq(dmsg_periodic_check(&p, NULL, NULL), DMSG_ERR_NULL);
 }
 
+/* A random pattern without a stream side for a set member: n runs of
+ * whole w-byte words (w 0: any length from 4 bytes; 1: also 1-3 bytes or
+ * past 128, which the set tables refuse), reps from periods down to 1,
+ * strides of either sign (neg). */
+static void set_member_pattern(uint64_t *seed, size_t w, size_t n, size_t periods, int neg,
+                               dmsg_prun *run, dmsg_periodic *p)
+{
+    ptrdiff_t span = 0, gap = w ? (ptrdiff_t)w : 3;
+    for (size_t k = 0; k < n; k++) {
+        size_t b = w == 0   ? 4 + prng(seed) % 125
+                   : w == 1 ? 1 + prng(seed) % 140
+                            : w * (1 + prng(seed) % 5);
+        run[k] = (dmsg_prun){span + (ptrdiff_t)(prng(seed) % 3) * gap, 0, b,
+                             periods - (prng(seed) % 4 == 0 ? prng(seed) % periods : 0)};
+        span = run[k].soff + (ptrdiff_t)b;
+    }
+    ptrdiff_t dspan = 0;
+    for (size_t k = n; k-- > 0;) {
+        run[k].doff = dspan;
+        dspan += (ptrdiff_t)run[k].bytes + (ptrdiff_t)(prng(seed) % 2) * gap;
+    }
+    ptrdiff_t ss = span + (ptrdiff_t)(prng(seed) % 3) * gap;
+    ptrdiff_t ds = dspan + (ptrdiff_t)(prng(seed) % 3) * gap;
+    *p = (dmsg_periodic){.run = run, .nruns = n, .sstride = neg && prng(seed) % 3 == 0 ? -ss : ss,
+                         .dstride = neg && prng(seed) % 3 == 0 ? -ds : ds,
+                         .stream = DMSG_PER_NO_STREAM};
+}
+
+Test(periodic, set_copies_what_each_member_means)
+{
+    /* 1-9 members, each its own random pattern (periods, offsets, run
+     * lengths with odd tails, some runs a period or more short), their
+     * destinations side by side in one buffer and their sources anywhere
+     * in another (members may read the same bytes), budgets from 1 byte
+     * (one period a step) to more than all: the set must write exactly the
+     * bytes that the run-by-run reference writes for each member, and
+     * nothing else. */
+    enum { MEMBERS = 9, SBUF = 1 << 20, SLOT = SBUF / MEMBERS };
+    static char src[SBUF], dst[SBUF], want[SBUF];
+    static dmsg_prun run[MEMBERS][12];
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    for (int i = 0; i < SBUF; i++)
+        src[i] = (char)(i * 13 + 5);
+    int tested = 0, sets = 0;
+    for (int t = 0; t < 600; t++) {
+        size_t n = 1 + prng(&seed) % MEMBERS, w = (size_t[]){0, 4, 8, 16}[prng(&seed) % 4];
+        size_t periods = 1 + prng(&seed) % 100;
+        size_t budget = (size_t[]){1, 256, 4096, 1u << 20}[prng(&seed) % 4];
+        dmsg_periodic p[MEMBERS];
+        char *d[MEMBERS];
+        const char *sp[MEMBERS];
+        int fits = 1;
+        for (size_t i = 0; i < n && fits; i++) {
+            set_member_pattern(&seed, w, 1 + prng(&seed) % 12,
+                               periods - prng(&seed) % (periods < 3 ? 1 : 3), 1, run[i], &p[i]);
+            dmsg_extent se, de;
+            cr_assert_eq(dmsg_periodic_check(&p[i], &se, &de), DMSG_OK);
+            if (se.hi - se.lo > SBUF || de.hi - de.lo > SLOT) {
+                fits = 0;
+                break;
+            }
+            d[i] = dst + (ptrdiff_t)i * SLOT - de.lo;
+            sp[i] = src + (ptrdiff_t)(prng(&seed) % (size_t)(SBUF - (se.hi - se.lo) + 1)) - se.lo;
+        }
+        if (!fits) continue;
+        dmsg_periodic_set *set = NULL;
+        cr_assert_eq(dmsg_periodic_set_build(p, n, budget, &set), DMSG_OK);
+        cr_assert_not_null(set, "pattern %d: runs of 4-128 bytes must make a set", t);
+        sets++;
+        memset(dst, 0x5a, SBUF);
+        memset(want, 0x5a, SBUF);
+        for (size_t i = 0; i < n; i++) /* the reference loop, run by run */
+            periodic_ref(want + (d[i] - dst), sp[i], &p[i]);
+        /* The set holds copies of the runs: the callers' may change. */
+        memset(run, 0xff, sizeof run);
+        dmsg_copy_periodic_set(set, d, sp);
+        dmsg_periodic_set_free(set);
+        cr_assert(memcmp(dst, want, SBUF) == 0,
+                  "pattern %d (%zu members, word %zu, %zu periods, budget %zu) differs", t, n, w,
+                  periods, budget);
+        tested++;
+    }
+    cr_assert_gt(tested, 400);
+    cr_assert_eq(sets, tested);
+}
+
+Test(periodic, set_is_not_built_where_its_tables_do_not_apply)
+{
+    /* A run of 2 bytes, one of 129, a stream side: no set, no error, and
+     * a set of good members still builds beside them. */
+    dmsg_prun good[2] = {{0, 8, 16, 10}, {16, 0, 8, 9}};
+    dmsg_prun r2[1] = {{0, 0, 2, 10}}, r129[1] = {{0, 0, 129, 10}};
+    dmsg_periodic p[2] = {
+        {.run = good, .nruns = 2, .sstride = 32, .dstride = 24, .stream = DMSG_PER_NO_STREAM},
+        {.run = good, .nruns = 2, .sstride = 32, .dstride = 24, .stream = DMSG_PER_NO_STREAM}};
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(dmsg_periodic_check(&p[i], NULL, NULL), DMSG_OK);
+    dmsg_periodic_set *set = NULL;
+    cr_assert_eq(dmsg_periodic_set_build(p, 2, 4096, &set), DMSG_OK);
+    cr_assert_not_null(set);
+    dmsg_periodic_set_free(set);
+    dmsg_periodic bad[3] = {
+        {.run = r2, .nruns = 1, .sstride = 8, .dstride = 8, .stream = DMSG_PER_NO_STREAM},
+        {.run = r129, .nruns = 1, .sstride = 256, .dstride = 256, .stream = DMSG_PER_NO_STREAM},
+        {.run = good, .nruns = 2, .sstride = 32, .dstride = 24, .stream = DMSG_PER_DST_STREAM}};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(dmsg_periodic_check(&bad[i], NULL, NULL), DMSG_OK);
+        p[1] = bad[i];
+        set = (dmsg_periodic_set *)&set; /* must be reset */
+        cr_assert_eq(dmsg_periodic_set_build(p, 2, 4096, &set), DMSG_OK);
+        cr_assert_null(set, "bad member %d made a set", i);
+    }
+    set = (dmsg_periodic_set *)&set;
+    cr_assert_eq(dmsg_periodic_set_build(p, 0, 4096, &set), DMSG_OK);
+    cr_assert_null(set);
+    dmsg_periodic_set_free(NULL); /* allowed, as free's */
+}
+
 Test(periodic, runs_follow_the_copy_order)
 {
     /* Period by period, runs in list order; neighbours that continue each
