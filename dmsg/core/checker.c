@@ -10,6 +10,7 @@
 #include <time.h>
 #include "dmsg/core/checker.h"
 #include "dmsg/core/state.h"
+#include "dmsg/transport/wait_policy.h"
 
 /* Data records: what the issuing PE did to the target PE's bytes. Ordering
  * records: a counted deposit (its counter and payload), an await (its
@@ -1167,7 +1168,14 @@ static void log_await(uint32_t slot, int bytes_mode, uint64_t n, const void *ra)
 dmsg_status dmsg_chk_await(uint32_t slot, int bytes_mode, uint64_t n, const void *ra)
 {
     dmsg_tp *tp = &dmsg_g.tp;
-    for (unsigned spins = 0;; spins++) {
+    /* With virtual time (sim) a deposit lands when the waiter's clock
+     * reaches its arrival, which only the transport's own wait advances: a
+     * counter read would never see it. There the await waits as without the
+     * checker; one that can never complete is the simulator's deadlock
+     * (docs/simulator.md: the job waits for DMSG_TIMEOUT). */
+    dmsg_waiter w;
+    dmsg_waiter_start(&w, &tp->wait);
+    for (unsigned spins = 0; !(tp->ops->caps & DMSG_TP_CAP_VTIME); spins++) {
         uint64_t m, b;
         tp->ops->ctr_read(tp, slot, &m, &b);
         if ((bytes_mode ? b : m) >= n)
@@ -1200,6 +1208,11 @@ dmsg_status dmsg_chk_await(uint32_t slot, int bytes_mode, uint64_t n, const void
             struct timespec ts = {0, us * 1000};
             nanosleep(&ts, NULL);
         }
+        /* the policy's deadline (DMSG_TIMEOUT) and the launcher's abort
+         * flag end this wait as any other */
+        dmsg_wait_act act = dmsg_waiter_step(&w);
+        if (act == DMSG_WAIT_TIMEOUT || act == DMSG_WAIT_ABORTED)
+            return dmsg_waiter_fail(&w, act, "a counter (DMSG_CHECK's await)");
     }
     dmsg_status st = tp->ops->ctr_wait(tp, slot, bytes_mode, n);
     if (!st)

@@ -96,6 +96,21 @@ PE_CASE(signals_kept)
 static const char *const timeout_env[] = {"DMSG_TIMEOUT=2", NULL};
 PE_CASE_ENV(err_timeout, timeout_env)
 
+/* DMSG_CHECK's await keeps DMSG_TIMEOUT (it polled for ever where no PE
+ * reached a barrier), and over sim waits in virtual time (its polls never
+ * saw a deposit land: plan jobs hung at 4 PEs). */
+Test(env, check_await_timeout, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const shm[] = {"DMSG_CHECK=1", "DMSG_TIMEOUT=2", NULL};
+    static const char *const sim[] = {"DMSG_CHECK=1", "DMSG_TIMEOUT=2", "DMSG_TRANSPORT=sim",
+                                      "DMSG_MACHINE=t3d", NULL};
+    static const char *const sim_plan[] = {"DMSG_CHECK=1", "DMSG_TRANSPORT=sim",
+                                           "DMSG_MACHINE=t3d", NULL};
+    expect_case_ok("err_timeout", 2, shm);
+    expect_case_ok("err_timeout", 2, sim);
+    expect_case_ok("plan_periodic_group", 4, sim_plan);
+}
+
 /* Settings reach the PEs through dmsgrun. */
 static const char *const small_table[] = {"DMSG_MAX_COUNTERS=16", NULL};
 Test(env, max_counters_16, .timeout = 2 * JOB_WATCHDOG)
