@@ -140,6 +140,13 @@ typedef struct chan {
      * partner is woken once for the batch, not once per message (a second
      * message to a PE still completes the first one before it goes). */
     int hold_bells;
+    /* The next dmsg_chan_send goes without a bell: for a message nobody
+     * waits for (RRMSG's acknowledgements on transports in real time), so
+     * it does not wake a partner that sleeps for something else. It is
+     * completed at once (dmsg_quiet) unless a bell to that PE is owed
+     * anyway, and it carries no room report (a stuck sender would sleep
+     * through it); a message that must queue rings as any other. */
+    int silent;
 } chan;
 
 /* Copies bytes from src to dst (local memory) and books the copy as
@@ -172,6 +179,10 @@ dmsg_status dmsg_chan_reserve(chan *c, int pe, uint64_t bytes);
  * tag and aux; the rest is filled here. Delivered now or queued.
  * DMSG_ERR_NOMEM: the queue for pe is full (nothing sent). */
 dmsg_status dmsg_chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len);
+
+/* Finds the messages src has landed here (appends them to the landed list)
+ * and acts on its room reports; nothing else (no queue, reports or bells). */
+dmsg_status dmsg_chan_walk(chan *c, int src);
 
 /* One progress pass: finds landed messages, room reports, pushes queued
  * messages and owed room reports, rings bells. */
