@@ -209,8 +209,7 @@ static dmsg_status respond(dmsg_rr_req *r, const chan_msg *m)
     r->peer_id = m->h.aux[0];
     dmsg_status why = fits(r, m->h.aux[1], m->h.aux[2]);
     rr_resp body = {.sreq = m->h.aux[0], .status = why, .kind = r->kind,
-                    .off = (int64_t)((char *)r->dst - g->ch.rings), .elem = r->elem,
-                    .cap = r->bytes, .dl = r->lay};
+                    .off = (int64_t)((char *)r->dst - g->ch.rings), .elem = r->elem, .dl = r->lay};
     uint64_t aux[3] = {0};
     dmsg_status st = send_ctl(m->src, RR_T_RESP, m->h.tag, aux, &body, sizeof body);
     if (st)
@@ -324,10 +323,10 @@ static dmsg_rr_req *waiting_send(int pe, int tag)
 /* A response sent ahead (READY) for the send s: check the fit as the
  * receiver would, deposit, then tell the receiver with a DONE (the request
  * of this transfer, after its data). */
-static dmsg_status use_ready(dmsg_rr_req *s, const rr_resp *rp)
+static dmsg_status use_ready(dmsg_rr_req *s, const rr_resp *rp, uint64_t cap)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_status why = fits_rule(rp->kind, rp->cap, rp->elem, s->bytes, req_elem(s));
+    dmsg_status why = fits_rule(rp->kind, cap, rp->elem, s->bytes, req_elem(s));
     if (!why)
         why = deliver(s, rp, 1);
     rr_done body = {.rid = rp->sreq, .status = why};
@@ -373,9 +372,8 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r)
         if (m->src == r->pe && m->h.type == RR_T_REQ && m->h.tag == r->tag)
             return DMSG_OK;
     rr_resp body = {.sreq = (uint64_t)(uintptr_t)r, .status = DMSG_OK, .kind = r->kind,
-                    .off = (int64_t)((char *)r->dst - g->ch.rings), .elem = r->elem,
-                    .cap = r->bytes, .dl = r->lay};
-    uint64_t aux[3] = {0};
+                    .off = (int64_t)((char *)r->dst - g->ch.rings), .elem = r->elem, .dl = r->lay};
+    uint64_t aux[3] = {0, r->bytes, 0};
     /* Without a bell: a sender finds it when it starts the send; one that
      * started before it landed sent a request, whose arrival here rings
      * its bell (on_message). So the partner of a ping-pong, asleep until
@@ -459,7 +457,7 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
             return st;
         rr_resp rp;
         memcpy(&rp, m->data, sizeof rp);
-        return use_ready(s, &rp);
+        return use_ready(s, &rp, m->h.aux[1]);
     }
     case RR_T_DONE: {
         if ((st = dmsg_chan_take(&g->ch, m)))

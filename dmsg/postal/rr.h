@@ -26,14 +26,15 @@ enum { RR_S_IDLE = 0, RR_S_WAIT_RESP, RR_S_WAIT_ACK, RR_S_POSTED, RR_S_WAIT_DATA
 #define RR_MAGIC 0x52524d53u
 #define RR_RING (16 * 1024)
 
-/* The payload of a response (RESP) and of a response sent ahead (READY). */
+/* The payload of a response (RESP) and of a response sent ahead (READY,
+ * whose header's aux[1] carries the receive's bytes: the sender checks the
+ * fit). Its size is booked on a simulated machine: keep it. */
 typedef struct rr_resp {
     uint64_t sreq;   /* RESP: the sender's request id; READY: the receive's id */
     int32_t status;  /* DMSG_OK, or why the receiver refused */
     int32_t kind;    /* RR_K_CONTIG or RR_K_SECTION */
     int64_t off;     /* destination, from the channel's rings (a symmetric address) */
     uint64_t elem;
-    uint64_t cap;    /* the receive's bytes (READY: the sender checks the fit) */
     dmsg_layout dl;
 } rr_resp;
 
