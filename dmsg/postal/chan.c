@@ -449,7 +449,8 @@ dmsg_status dmsg_chan_walk(chan *c, int src)
     /* The clock only when there is something to scan: most walks of a
      * progress pass find nothing, and a clock read costs as much as the
      * rest of such a walk. */
-    double t0 = bytes >= CHAN_HDR ? dmsg_wtime() : 0;
+    int timed = bytes >= CHAN_HDR && !c->untimed;
+    double t0 = timed ? dmsg_wtime() : 0;
     while (bytes - off >= CHAN_HDR) {
         chan_hdr h;
         uint64_t pos = r->rpos % c->ring;
@@ -504,7 +505,7 @@ dmsg_status dmsg_chan_walk(chan *c, int src)
     if (reports && c->ordered && (st = arrived_reports(c, src, &reports)))
         return st;
     acked(c, src, reports);
-    if (bytes >= CHAN_HDR)
+    if (timed)
         c->st.t_scan += dmsg_wtime() - t0;
     if (reports && (st = c->ordered ? dmsg_order_await_empty(c->pair[src], reports)
                                     : dmsg_await(c->pair[src], reports)))

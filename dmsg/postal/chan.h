@@ -147,6 +147,8 @@ typedef struct chan {
      * anyway, and it carries no room report (a stuck sender would sleep
      * through it); a message that must queue rings as any other. */
     int silent;
+    /* The user reports no scan time (RRMSG): walks read no clock. */
+    int untimed;
 } chan;
 
 /* Copies bytes from src to dst (local memory) and books the copy as

@@ -54,6 +54,7 @@ static void rr_forget(void)
     free(g->expect);
     free(g->ahead);
     free(g->owed);
+    free(g->acks);
     dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
 }
@@ -86,6 +87,7 @@ int dmsg_rr_init(void)
     if ((st = dmsg_ctr_create_many(n.data, (size_t)np)))
         goto err_ctrs;
     n.ch.ordered = dmsg_order_on();
+    n.ch.untimed = 1; /* its scan time is in no RRMSG statistic */
     n.started = 1;
     *g = n;
     return DMSG_OK;
@@ -107,13 +109,16 @@ int dmsg_rr_finalize(void)
     if (g->active)
         return DMSG_FAIL(DMSG_ERR_STATE, "%llu RRMSG transfers still in progress",
                          (unsigned long long)g->active);
-    dmsg_status st = dmsg_chan_close(&g->ch);
-    dmsg_status s2 = dmsg_ctr_destroy_many(g->data, (size_t)dmsg_npes());
+    dmsg_status st = dmsg_rr_flush_acks(); /* the receiver's word, before the channel goes */
+    dmsg_status s2 = dmsg_chan_close(&g->ch);
+    st = st ? st : s2;
+    s2 = dmsg_ctr_destroy_many(g->data, (size_t)dmsg_npes());
     st = st ? st : s2;
     free(g->data);
     free(g->expect);
     free(g->ahead);
     free(g->owed);
+    free(g->acks);
     dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
     return st;
@@ -299,13 +304,51 @@ static void sent(dmsg_rr_req *s)
  * it on a transport in real time (the send completed with its data), so it
  * goes without a bell there: it would wake a sender that sleeps for its
  * next message. */
-static dmsg_status send_ack(int pe, int tag, uint64_t sid)
+static dmsg_status ack_now(int pe, int tag, uint64_t sid)
 {
     chan *c = &dmsg_rr_g.ch;
     uint64_t aux[3] = {sid, 0, 0};
     c->silent = !c->ordered;
     dmsg_status st = send_ctl(pe, RR_T_ACK, tag, aux, NULL, 0);
     c->silent = 0;
+    return st;
+}
+
+typedef struct rr_ack {
+    int pe, tag;
+    uint64_t sid;
+} rr_ack;
+
+/* On a transport in real time the acknowledgement waits for the next
+ * progress pass or the end of the next send (dmsg_rr_flush_acks), so a
+ * receiver that answers with a send (a ping-pong) deposits that data
+ * first; on an ordered channel it goes now, as the machine's did. */
+static dmsg_status send_ack(int pe, int tag, uint64_t sid)
+{
+    rr_state *g = &dmsg_rr_g;
+    if (g->ch.ordered)
+        return ack_now(pe, tag, sid);
+    if (g->nacks == g->cap_acks) {
+        size_t cap = g->cap_acks ? 2 * g->cap_acks : 16;
+        rr_ack *a = realloc(g->acks, cap * sizeof *a);
+        if (!a)
+            return ack_now(pe, tag, sid);
+        g->acks = a;
+        g->cap_acks = cap;
+    }
+    g->acks[g->nacks++] = (rr_ack){pe, tag, sid};
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_rr_flush_acks(void)
+{
+    rr_state *g = &dmsg_rr_g;
+    size_t i = 0;
+    dmsg_status st = DMSG_OK;
+    while (i < g->nacks && !(st = ack_now(g->acks[i].pe, g->acks[i].tag, g->acks[i].sid)))
+        i++;
+    memmove(g->acks, g->acks + i, (g->nacks - i) * sizeof *g->acks);
+    g->nacks -= i;
     return st;
 }
 
@@ -540,8 +583,8 @@ static dmsg_status landed(int src)
 dmsg_status dmsg_rr_progress_found(void)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_status st = dmsg_chan_progress(&g->ch);
-    if (st)
+    dmsg_status st = dmsg_rr_flush_acks();
+    if (st || (st = dmsg_chan_progress(&g->ch)))
         return st;
     /* The responses and acknowledgements of this pass go out as one batch:
      * one completion and one wake-up per partner, not one per message. */

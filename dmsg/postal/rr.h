@@ -64,6 +64,8 @@ typedef struct rr_state {
     rr_fifo *expect;   /* per source: matched receives waiting for data, in response order */
     rr_fifo *ahead;    /* per source: receives answered ahead (READY), in posting order */
     uint64_t *owed;    /* per PE: acknowledgements of completed sends still to come */
+    struct rr_ack *acks; /* acknowledgements this PE owes (real time: sent later, rr.c) */
+    size_t nacks, cap_acks;
     uint64_t active;   /* requests started and not retired */
     rr_live live;      /* their addresses: a copy of a request is not one */
     dmsg_rr_stats st;
@@ -96,6 +98,11 @@ dmsg_status dmsg_rr_send_request(dmsg_rr_req *r);
  * earlier posted receive could take a request of: sends its response ahead
  * (READY) and moves it to `ahead` (not on an ordered channel). */
 dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r);
+/* Sends the acknowledgements this PE owes (on a transport in real time they
+ * wait for the start of the next progress pass or the end of the next send:
+ * nobody waits for them, and a receiver that answers with a send deposits
+ * its data first). */
+dmsg_status dmsg_rr_flush_acks(void);
 /* Serves the responses (RESP, READY) pe sent this PE, in arrival order,
  * after a look at pe's ring: a send just started finds a READY at once. */
 dmsg_status dmsg_rr_serve_from(int pe);

@@ -49,6 +49,10 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
         memset(req, 0, sizeof *req);
     } else {
         g->active++;
+        /* The acknowledgements owed go after this send's data or request.
+         * The send has started whatever they meet: one that fails stays
+         * owed, and the next progress pass sends it or reports why. */
+        (void)dmsg_rr_flush_acks();
     }
     g->st.send_time += dmsg_wtime() - t0;
     return st;
