@@ -16,7 +16,8 @@
  * the data without a request round trip and sends its request after the
  * data (the three messages stay, in another order). On transports in real
  * time (shm, ofi) a send is complete once its data is complete in the
- * receiver's memory (dmsg_quiet), the acknowledgement still following; on a
+ * receiver's memory (dmsg_quiet), the acknowledgement following (the
+ * receiver sends it at its next progress pass or after its next send); on a
  * simulated machine (sim) the protocol is the machine's: requests answered,
  * sends complete at the acknowledgement.
  * docs/baselines.md describes the protocol and its costs.

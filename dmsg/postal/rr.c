@@ -345,6 +345,8 @@ dmsg_status dmsg_rr_flush_acks(void)
     rr_state *g = &dmsg_rr_g;
     size_t i = 0;
     dmsg_status st = DMSG_OK;
+    if (!g->nacks)
+        return DMSG_OK;
     while (i < g->nacks && !(st = ack_now(g->acks[i].pe, g->acks[i].tag, g->acks[i].sid)))
         i++;
     memmove(g->acks, g->acks + i, (g->nacks - i) * sizeof *g->acks);
