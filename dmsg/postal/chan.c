@@ -434,6 +434,29 @@ static dmsg_status arrived_reports(chan *c, int src, uint64_t *reports)
     return st;
 }
 
+#define CHAN_SPARE_MAX 64
+
+static chan_msg *msg_new(chan *c)
+{
+    chan_msg *m = c->spare;
+    if (!m)
+        return malloc(sizeof *m);
+    c->spare = m->next;
+    c->nspare--;
+    return m;
+}
+
+static void msg_free(chan *c, chan_msg *m)
+{
+    if (!c->open || c->nspare >= CHAN_SPARE_MAX) {
+        free(m);
+        return;
+    }
+    m->next = c->spare;
+    c->spare = m;
+    c->nspare++;
+}
+
 /* Walks the landed part of src's ring: everything the byte tally covers. */
 dmsg_status dmsg_chan_walk(chan *c, int src)
 {
@@ -467,7 +490,7 @@ dmsg_status dmsg_chan_walk(chan *c, int src)
         off += CHAN_HDR + h.len;
         deps += h.wrap ? 2 : 1;
         acked(c, src, h.credit);
-        chan_msg *m = malloc(sizeof *m);
+        chan_msg *m = msg_new(c);
         if (!m)
             return DMSG_FAIL(DMSG_ERR_NOMEM, "message descriptor");
         m->h = h;
@@ -488,7 +511,7 @@ dmsg_status dmsg_chan_walk(chan *c, int src)
             r->stuck = 1;
             now += (uint64_t)m->ndep; /* read in msgs above, consumed here */
             st = dmsg_chan_take(c, m);     /* acted on now */
-            free(m);
+            msg_free(c, m);
             if (st)
                 return st;
             ring_done(c, src, idx);
@@ -684,7 +707,7 @@ void dmsg_chan_release(chan *c, chan_msg *m)
     }
     else
         ring_done(c, m->src, m->idx);
-    free(m);
+    msg_free(c, m);
 }
 
 void dmsg_chan_consume(chan *c, chan_msg *m)
@@ -736,6 +759,12 @@ void dmsg_chan_forget(chan *c)
 {
     while (c->head)
         dmsg_chan_consume(c, c->head);
+    while (c->spare) {
+        chan_msg *m = c->spare;
+        c->spare = m->next;
+        free(m);
+    }
+    c->nspare = 0;
     for (int p = 0; c->tx && p < c->npes; p++)
         while (c->tx[p].qhead) {
             chan_qmsg *q = c->tx[p].qhead;

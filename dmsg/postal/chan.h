@@ -149,6 +149,10 @@ typedef struct chan {
     int silent;
     /* The user reports no scan time (RRMSG): walks read no clock. */
     int untimed;
+    /* Descriptors of consumed messages, kept for the next ones found (a
+     * malloc and a free a message otherwise; RRMSG finds three a transfer). */
+    chan_msg *spare;
+    size_t nspare;
 } chan;
 
 /* Copies bytes from src to dst (local memory) and books the copy as
