@@ -205,7 +205,7 @@ int dmsg_rr_recv_section(int src, int tag, void *dst, const dmsg_layout *dl, siz
 typedef struct dmsg_rr_stats {
     uint64_t sends, recvs;    /**< transfers completed */
     uint64_t control;         /**< control messages sent: requests, responses (also
-                                   those sent ahead), acks */
+                                   those sent ahead), acks (counted when due) */
     uint64_t signals;         /**< zero-byte wake-ups and room reports */
     uint64_t data_bytes;      /**< bytes deposited as data */
     uint64_t pack_bytes;      /**< bytes packed (indexed source into a section only) */

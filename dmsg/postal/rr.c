@@ -304,11 +304,15 @@ static void sent(dmsg_rr_req *s)
  * it on a transport in real time (the send completed with its data), so it
  * goes without a bell there: it would wake a sender that sleeps for its
  * next message. */
-static dmsg_status ack_now(int pe, int tag, uint64_t sid)
+/* Deposits an acknowledgement; `counted`: not counted yet in the control
+ * messages (an acknowledgement owed was counted when it fell due). */
+static dmsg_status ack_now(int pe, int tag, uint64_t sid, int counted)
 {
     chan *c = &dmsg_rr_g.ch;
     uint64_t aux[3] = {sid, 0, 0};
     c->silent = !c->ordered;
+    if (counted)
+        dmsg_rr_g.st.control--; /* send_ctl counts it again */
     dmsg_status st = send_ctl(pe, RR_T_ACK, tag, aux, NULL, 0);
     c->silent = 0;
     return st;
@@ -327,16 +331,19 @@ static dmsg_status send_ack(int pe, int tag, uint64_t sid)
 {
     rr_state *g = &dmsg_rr_g;
     if (g->ch.ordered)
-        return ack_now(pe, tag, sid);
+        return ack_now(pe, tag, sid, 0);
     if (g->nacks == g->cap_acks) {
         size_t cap = g->cap_acks ? 2 * g->cap_acks : 16;
         rr_ack *a = realloc(g->acks, cap * sizeof *a);
         if (!a)
-            return ack_now(pe, tag, sid);
+            return ack_now(pe, tag, sid, 0);
         g->acks = a;
         g->cap_acks = cap;
     }
     g->acks[g->nacks++] = (rr_ack){pe, tag, sid};
+    /* Counted now: the statistics say what the protocol sent for the
+     * transfers completed, whenever the message itself leaves. */
+    g->st.control++;
     return DMSG_OK;
 }
 
@@ -347,7 +354,7 @@ dmsg_status dmsg_rr_flush_acks(void)
     dmsg_status st = DMSG_OK;
     if (!g->nacks)
         return DMSG_OK;
-    while (i < g->nacks && !(st = ack_now(g->acks[i].pe, g->acks[i].tag, g->acks[i].sid)))
+    while (i < g->nacks && !(st = ack_now(g->acks[i].pe, g->acks[i].tag, g->acks[i].sid, 1)))
         i++;
     memmove(g->acks, g->acks + i, (g->nacks - i) * sizeof *g->acks);
     g->nacks -= i;

@@ -410,8 +410,8 @@ static int ahead(void)
     PE_CHECK(dst[1] == -7, "refused destination written: %ld", dst[1]);
     PE_OK(dmsg_rr_stats_get(&s1));
     /* This PE's receive and send of 1 (READY, ACK; DONE: on sim REQ, RESP,
-     * ACK) and of 2 (READY; DONE with the refusal: on sim REQ, RESP): the
-     * acknowledgement of 1 went at the latest after the send of 2. */
+     * ACK) and of 2 (READY; DONE with the refusal: on sim REQ, RESP); an
+     * acknowledgement counts when it falls due, whenever it leaves. */
     PE_CHECK(s1.control - s0.control == 5, "%llu control messages for two sends and receives",
              (unsigned long long)(s1.control - s0.control));
 
