@@ -15,6 +15,8 @@
  * zero-byte deposit on counter `bell`). So the deposits of one pair land in
  * the order issued, the byte tally names exactly which ring deposits are
  * complete, and a PE woken by its bell finds everything the bell announced.
+ * A message sent `silent` (see the field) is completed the same way but
+ * rings no bell: for messages nobody sleeps waiting for.
  *
  * Room. A receiver frees ring room in ring order once messages are consumed,
  * and reports the number freed to the sender inside the headers it sends

@@ -4,7 +4,17 @@
  * counter data[sender] at the receiver. A sender deposits the data of one
  * receiver's responses in the order it finds them, each completed before the
  * next (dmsg_chan_kick), so the receiver's count of data deposits from a sender
- * names exactly which of its accepted responses have their data in place. */
+ * names exactly which of its accepted responses have their data in place.
+ *
+ * Responses ahead (transports in real time only; an ordered channel, the
+ * simulator, keeps the protocol above): a receive that surely takes its
+ * source's next send of its tag sends its response at posting (READY); the
+ * send that finds it deposits uncounted, completes the deposit and sends its
+ * request after the data (DONE), which completes the receive. Requests that
+ * crossed a READY are bound to it in order (on_message). There a send is
+ * complete with its data (dmsg_quiet), and acknowledgements, owed when a
+ * receive completes, leave without a bell at the next progress pass or
+ * after the next send (docs/baselines.md, "Responses sent ahead"). */
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/core/at_fini.h"
