@@ -131,6 +131,7 @@ dmsg_status dmsg_chan_open(chan *c, size_t ring, uint64_t qlimit)
         goto err_rings;
     if ((st = make_counters(c)))
         goto err_scratch;
+    c->lazy_take = !dmsg_order_on();
     c->open = 1;
     return DMSG_OK;
 
@@ -462,8 +463,13 @@ dmsg_status dmsg_chan_walk(chan *c, int src)
 {
     chan_rx *r = &c->rx[src];
     uint64_t msgs, bytes;
-    dmsg_status st = dmsg_ctr_read(c->pair[src], &msgs, &bytes);
-    if (st)
+    dmsg_status st = DMSG_OK;
+    if (r->owe_bytes)
+        st = dmsg_await_bytes(c->pair[src], r->owe_bytes);
+    if (!st && r->owe_msgs)
+        st = dmsg_await(c->pair[src], r->owe_msgs);
+    r->owe_bytes = r->owe_msgs = 0;
+    if (st || (st = dmsg_ctr_read(c->pair[src], &msgs, &bytes)))
         return st;
     char *ring = c->rings + (size_t)src * c->ring;
     uint64_t off = 0, deps = 0, landed = 0, now = 0;
@@ -544,6 +550,14 @@ dmsg_status dmsg_chan_take(chan *c, chan_msg *m)
         return DMSG_OK;
     m->taken = 1;
     r->dep_pending -= (uint64_t)m->ndep;
+    if (c->lazy_take) { /* the counts are there (walked): consumed at the next walk */
+        if (m->cum > r->cum_taken) {
+            r->owe_bytes += m->cum - r->cum_taken;
+            r->cum_taken = m->cum;
+        }
+        r->owe_msgs += (uint64_t)m->ndep;
+        return DMSG_OK;
+    }
     if (m->cum > r->cum_taken) {
         st = dmsg_await_bytes(c->pair[m->src], m->cum - r->cum_taken);
         r->cum_taken = m->cum;

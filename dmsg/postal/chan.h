@@ -99,6 +99,10 @@ typedef struct chan_rx {  /* this PE receiving from one PE */
      * the sender's out-window, from the PARTs that arrived. One stream per
      * sender at a time: it holds the sender's out-window until the DONE. */
     uint64_t stream_id, stream_ready;
+    /* Counts of messages taken (dmsg_chan_take) but not yet consumed on the
+     * counter: on a transport in real time consumed together at the next
+     * walk of this sender, one await each instead of two a message. */
+    uint64_t owe_bytes, owe_msgs;
 } chan_rx;
 
 typedef struct chan_stats {
@@ -151,6 +155,9 @@ typedef struct chan {
     int silent;
     /* The user reports no scan time (RRMSG): walks read no clock. */
     int untimed;
+    /* Takes consume their counts at the next walk (no virtual time: the
+     * moment of an await moves no clock). */
+    int lazy_take;
     /* Descriptors of consumed messages, kept for the next ones found (a
      * malloc and a free a message otherwise; RRMSG finds three a transfer). */
     chan_msg *spare;
@@ -231,7 +238,9 @@ dmsg_status dmsg_chan_drain(chan *c, int drop);
  * sender up to and with m, and m's deposits. Call it when the PE starts to
  * use m (match, spill, reassembly): on a simulated machine the PE's clock
  * then moves to m's arrival, not to the latest arrival of everything found
- * (a partner running ahead). No-op the second time. */
+ * (a partner running ahead). On a transport in real time the counts are
+ * consumed at the next walk of that sender, with those of the other messages
+ * taken until then (lazy_take). No-op the second time. */
 dmsg_status dmsg_chan_take(chan *c, chan_msg *m);
 
 /* Removes m from the landed list and frees its ring room (and spill memory). */
