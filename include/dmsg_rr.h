@@ -9,8 +9,17 @@
  * section in the receiver's symmetric memory); the data, deposited by the
  * sender straight into that destination (sections and indexed sources
  * without packing, as dmsg does); and the receiver's acknowledgement once
- * the data has landed, after which the sender's source may be reused. No
- * system buffer and no global barrier: each pair synchronizes on its own.
+ * the data has landed. No system buffer and no global barrier: each pair
+ * synchronizes on its own. A receive posted with a known source and tag,
+ * when no receive posted before it could take that sender's next message of
+ * that tag, sends its response ahead at once; a send that finds it deposits
+ * the data without a request round trip and sends its request after the
+ * data (the three messages stay, in another order). On transports in real
+ * time (shm, ofi) a send is complete once its data is complete in the
+ * receiver's memory (dmsg_quiet), the acknowledgement following (the
+ * receiver sends it at its next progress pass or after its next send); on a
+ * simulated machine (sim) the protocol is the machine's: requests answered,
+ * sends complete at the acknowledgement.
  * docs/baselines.md describes the protocol and its costs.
  *
  * Matching. A request matches the first posted receive (in posting order)
@@ -91,8 +100,9 @@ int dmsg_rr_finalize(void);
 
 /**
  * Starts sending `bytes` contiguous bytes at src (local memory) to pe with
- * tag (>= 0): sends the request and returns. src must stay unchanged until
- * the request is retired. Errors (nothing is started, *req untouched):
+ * tag (>= 0): if pe's response for it went ahead and has landed, deposits
+ * the data now (the send may then be complete already), else sends the
+ * request; returns. src must stay unchanged until the request is retired. Errors (nothing is started, *req untouched):
  * DMSG_ERR_STATE, DMSG_ERR_NULL (req; src with bytes > 0), DMSG_ERR_PE,
  * DMSG_ERR_ARG (tag < 0), DMSG_ERR_HANDLE (req is a request still in
  * progress), DMSG_ERR_NOMEM (control mailbox and queue full).
@@ -120,7 +130,10 @@ int dmsg_rr_isend_gathered(int pe, int tag, const void *src_base, const size_t *
 /**
  * Posts a receive of at most `cap` bytes into the symmetric buffer dst from
  * src (or DMSG_RR_ANY) with tag (or DMSG_RR_ANY). A request that carries more
- * than cap bytes is refused (DMSG_ERR_SIZE for both sides).
+ * than cap bytes is refused (DMSG_ERR_SIZE for both sides). With a known
+ * source and tag, and no earlier posted receive that could take that
+ * source's next message of that tag, the response goes to src at once
+ * (not on sim); dst may be written from then on.
  * Errors: DMSG_ERR_STATE, DMSG_ERR_NULL, DMSG_ERR_PE (src), DMSG_ERR_ARG (tag
  * < -1), DMSG_ERR_RANGE ([dst, dst + cap) not in the symmetric segment),
  * DMSG_ERR_HANDLE (req is a request still in progress), DMSG_ERR_NOMEM.
@@ -141,8 +154,10 @@ int dmsg_rr_irecv_section(int src, int tag, void *dst, const dmsg_layout *dl, si
 
 /**
  * Waits until the transfer is complete and retires the request; returns its
- * final status. A send is complete when the receiver has acknowledged the
- * data (src may be reused); a receive when the data is in place. info (may be
+ * final status. A send is complete when its data is in the receiver's
+ * destination (src may be reused): on shm and ofi once the deposit has
+ * completed there, on sim once the receiver has acknowledged it; a receive
+ * when the data is in place. info (may be
  * NULL; receives only) gets source, tag and size.
  * Errors: DMSG_ERR_NULL, DMSG_ERR_HANDLE (not a started request: never
  * started, retired, or a copy), DMSG_ERR_TIMEOUT, DMSG_ERR_ABORTED, and the
@@ -189,7 +204,8 @@ int dmsg_rr_recv_section(int src, int tag, void *dst, const dmsg_layout *dl, siz
 /** What this PE's RRMSG layer did since dmsg_rr_init. */
 typedef struct dmsg_rr_stats {
     uint64_t sends, recvs;    /**< transfers completed */
-    uint64_t control;         /**< control messages sent: requests, responses, acks */
+    uint64_t control;         /**< control messages sent: requests, responses (also
+                                   those sent ahead), acks (counted when due) */
     uint64_t signals;         /**< zero-byte wake-ups and room reports */
     uint64_t data_bytes;      /**< bytes deposited as data */
     uint64_t pack_bytes;      /**< bytes packed (indexed source into a section only) */

@@ -21,6 +21,10 @@
 # path: tools/pvm/pvmd.sh). Without pvm-bench (no libpvm3) the PVM columns
 # are empty. Ratios: PVM/postal above 1 means postal is faster than real PVM;
 # postal/RRMSG and postal/dmsg above 1 mean RRMSG and dmsg are faster than postal.
+# Each library's best mode counts; the last column names them: postal pack or
+# bytes, PVM raw, inplace or psend, RRMSG send (blocking send and receive) or
+# posted (each receive posted before the PE's send, RRMSG's own idiom: its
+# response goes ahead, no request round trip).
 set -u
 
 ROUNDS=3
@@ -130,17 +134,18 @@ function ratio(a, b) { return a > 0 && b > 0 ? sprintf("%9.2f", a / b) : sprintf
 function show(t, x, label) {
     po = get(t SUBSEP "postal" SUBSEP x); pv = get(t SUBSEP "pvm" SUBSEP x)
     rr = get(t SUBSEP "rrmsg" SUBSEP x); dm = get(t SUBSEP "dmsg" SUBSEP x)
-    printf "%-9s %s %s %s %s %s %s %s %s  %s/%s\n", label, cell(po), cell(pv), cell(rr), cell(dm),
-        ratio(pv, po), ratio(po, rr), ratio(po, dm), ratio(pv, rr), mode(t "M", "postal", x), mode(t "M", "pvm", x)
+    printf "%-9s %s %s %s %s %s %s %s %s  %s/%s/%s\n", label, cell(po), cell(pv), cell(rr), cell(dm),
+        ratio(pv, po), ratio(po, rr), ratio(po, dm), ratio(pv, rr), mode(t "M", "postal", x), mode(t "M", "pvm", x),
+        mode(t "M", "rrmsg", x)
 }
 END {
     printf "\nping-pong, half round trip (us; best of the rounds)\n"
     printf "%-9s %10s %10s %10s %10s %9s %9s %9s %9s  %s\n", "bytes", "postal", "pvm-real", "rrmsg", "dmsg",
-        "PVM/pst", "pst/RR", "pst/dmsg", "PVM/RR", "modes postal/pvm"
+        "PVM/pst", "pst/RR", "pst/dmsg", "PVM/RR", "modes postal/pvm/RR"
     for (i = 1; i <= n; i++) show("PP", s[i], s[i])
     printf "\nstrided exchange, 2048 x 2048 doubles, column blocks (us per exchange; best)\n"
     printf "%-9s %10s %10s %10s %10s %9s %9s %9s %9s  %s\n", "PEs", "postal", "pvm-real", "rrmsg", "dmsg",
-        "PVM/pst", "pst/RR", "pst/dmsg", "PVM/RR", "modes postal/pvm"
+        "PVM/pst", "pst/RR", "pst/dmsg", "PVM/RR", "modes postal/pvm/RR"
     for (i = 1; i <= m; i++) show("SX", q[i], q[i])
 }' "$RAW"
 if [ -s "$TMP/err" ] && grep -qv -e 'BEGIN' -e 'EOF' -e 'child task' "$TMP/err"; then

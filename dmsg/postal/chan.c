@@ -131,6 +131,7 @@ dmsg_status dmsg_chan_open(chan *c, size_t ring, uint64_t qlimit)
         goto err_rings;
     if ((st = make_counters(c)))
         goto err_scratch;
+    c->lazy_take = !dmsg_order_on();
     c->open = 1;
     return DMSG_OK;
 
@@ -209,6 +210,9 @@ static void stamp(chan *c, int pe, chan_hdr *h, uint64_t len, int wrap)
     h->seq = c->tx[pe].seq++;
     h->wrap = (uint32_t)wrap;
     h->queued = (uint32_t)(c->tx[pe].qcount > UINT32_MAX ? UINT32_MAX : c->tx[pe].qcount);
+    h->credit = 0;
+    if (c->silent)
+        return; /* no bell: room reported here might never be looked at */
     h->credit = r->freed - r->reported; /* room reported with the message */
     r->reported = r->freed;
     r->unrep_bytes = 0;
@@ -318,8 +322,16 @@ dmsg_status dmsg_chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t
         return st;
     if (!t->qhead) {
         int sent;
+        uint8_t owed = c->touched[pe];
         if ((st = try_deposit(c, pe, buf, len, &sent)))
             return st;
+        if (sent && c->silent) {
+            /* Completed now, so the next deposit to pe lands after it; a
+             * bell owed to pe anyway (a batch) completes it with the rest. */
+            c->st.sent++;
+            c->touched[pe] = owed;
+            return owed ? DMSG_OK : dmsg_quiet();
+        }
         if (sent) {
             c->st.sent++;
             return c->hold_bells ? DMSG_OK : ring_bells(c);
@@ -423,19 +435,51 @@ static dmsg_status arrived_reports(chan *c, int src, uint64_t *reports)
     return st;
 }
 
+#define CHAN_SPARE_MAX 64
+
+static chan_msg *msg_new(chan *c)
+{
+    chan_msg *m = c->spare;
+    if (!m)
+        return malloc(sizeof *m);
+    c->spare = m->next;
+    c->nspare--;
+    return m;
+}
+
+static void msg_free(chan *c, chan_msg *m)
+{
+    if (!c->open || c->nspare >= CHAN_SPARE_MAX) {
+        free(m);
+        return;
+    }
+    m->next = c->spare;
+    c->spare = m;
+    c->nspare++;
+}
+
 /* Walks the landed part of src's ring: everything the byte tally covers. */
-static dmsg_status walk(chan *c, int src)
+dmsg_status dmsg_chan_walk(chan *c, int src)
 {
     chan_rx *r = &c->rx[src];
     uint64_t msgs, bytes;
-    dmsg_status st = dmsg_ctr_read(c->pair[src], &msgs, &bytes);
-    if (st)
+    dmsg_status st = DMSG_OK;
+    if (r->owe_bytes)
+        st = dmsg_await_bytes(c->pair[src], r->owe_bytes);
+    if (!st && r->owe_msgs)
+        st = dmsg_await(c->pair[src], r->owe_msgs);
+    r->owe_bytes = r->owe_msgs = 0;
+    if (st || (st = dmsg_ctr_read(c->pair[src], &msgs, &bytes)))
         return st;
     char *ring = c->rings + (size_t)src * c->ring;
     uint64_t off = 0, deps = 0, landed = 0, now = 0;
     /* The counts of walked messages are consumed when they are taken. */
     bytes -= r->cum_walked - r->cum_taken;
-    double t0 = dmsg_wtime();
+    /* The clock only when there is something to scan: most walks of a
+     * progress pass find nothing, and a clock read costs as much as the
+     * rest of such a walk. */
+    int timed = bytes >= CHAN_HDR && !c->untimed;
+    double t0 = timed ? dmsg_wtime() : 0;
     while (bytes - off >= CHAN_HDR) {
         chan_hdr h;
         uint64_t pos = r->rpos % c->ring;
@@ -452,7 +496,7 @@ static dmsg_status walk(chan *c, int src)
         off += CHAN_HDR + h.len;
         deps += h.wrap ? 2 : 1;
         acked(c, src, h.credit);
-        chan_msg *m = malloc(sizeof *m);
+        chan_msg *m = msg_new(c);
         if (!m)
             return DMSG_FAIL(DMSG_ERR_NOMEM, "message descriptor");
         m->h = h;
@@ -473,7 +517,7 @@ static dmsg_status walk(chan *c, int src)
             r->stuck = 1;
             now += (uint64_t)m->ndep; /* read in msgs above, consumed here */
             st = dmsg_chan_take(c, m);     /* acted on now */
-            free(m);
+            msg_free(c, m);
             if (st)
                 return st;
             ring_done(c, src, idx);
@@ -490,7 +534,8 @@ static dmsg_status walk(chan *c, int src)
     if (reports && c->ordered && (st = arrived_reports(c, src, &reports)))
         return st;
     acked(c, src, reports);
-    c->st.t_scan += dmsg_wtime() - t0;
+    if (timed)
+        c->st.t_scan += dmsg_wtime() - t0;
     if (reports && (st = c->ordered ? dmsg_order_await_empty(c->pair[src], reports)
                                     : dmsg_await(c->pair[src], reports)))
         return st;
@@ -505,6 +550,14 @@ dmsg_status dmsg_chan_take(chan *c, chan_msg *m)
         return DMSG_OK;
     m->taken = 1;
     r->dep_pending -= (uint64_t)m->ndep;
+    if (c->lazy_take) { /* the counts are there (walked): consumed at the next walk */
+        if (m->cum > r->cum_taken) {
+            r->owe_bytes += m->cum - r->cum_taken;
+            r->cum_taken = m->cum;
+        }
+        r->owe_msgs += (uint64_t)m->ndep;
+        return DMSG_OK;
+    }
     if (m->cum > r->cum_taken) {
         st = dmsg_await_bytes(c->pair[m->src], m->cum - r->cum_taken);
         r->cum_taken = m->cum;
@@ -538,7 +591,7 @@ dmsg_status dmsg_chan_progress(chan *c)
 {
     dmsg_status st;
     for (int p = 0; p < c->npes; p++)
-        if ((st = walk(c, p)))
+        if ((st = dmsg_chan_walk(c, p)))
             return st;
     for (int p = 0; p < c->npes; p++) {
         if (c->tx[p].qhead && (st = push_queue(c, p)))
@@ -668,7 +721,7 @@ void dmsg_chan_release(chan *c, chan_msg *m)
     }
     else
         ring_done(c, m->src, m->idx);
-    free(m);
+    msg_free(c, m);
 }
 
 void dmsg_chan_consume(chan *c, chan_msg *m)
@@ -720,6 +773,12 @@ void dmsg_chan_forget(chan *c)
 {
     while (c->head)
         dmsg_chan_consume(c, c->head);
+    while (c->spare) {
+        chan_msg *m = c->spare;
+        c->spare = m->next;
+        free(m);
+    }
+    c->nspare = 0;
     for (int p = 0; c->tx && p < c->npes; p++)
         while (c->tx[p].qhead) {
             chan_qmsg *q = c->tx[p].qhead;

@@ -15,6 +15,8 @@
  * zero-byte deposit on counter `bell`). So the deposits of one pair land in
  * the order issued, the byte tally names exactly which ring deposits are
  * complete, and a PE woken by its bell finds everything the bell announced.
+ * A message sent `silent` (see the field) is completed the same way but
+ * rings no bell: for messages nobody sleeps waiting for.
  *
  * Room. A receiver frees ring room in ring order once messages are consumed,
  * and reports the number freed to the sender inside the headers it sends
@@ -97,6 +99,10 @@ typedef struct chan_rx {  /* this PE receiving from one PE */
      * the sender's out-window, from the PARTs that arrived. One stream per
      * sender at a time: it holds the sender's out-window until the DONE. */
     uint64_t stream_id, stream_ready;
+    /* Counts of messages taken (dmsg_chan_take) but not yet consumed on the
+     * counter: on a transport in real time consumed together at the next
+     * walk of this sender, one await each instead of two a message. */
+    uint64_t owe_bytes, owe_msgs;
 } chan_rx;
 
 typedef struct chan_stats {
@@ -140,6 +146,22 @@ typedef struct chan {
      * partner is woken once for the batch, not once per message (a second
      * message to a PE still completes the first one before it goes). */
     int hold_bells;
+    /* The next dmsg_chan_send goes without a bell: for a message nobody
+     * waits for (RRMSG's acknowledgements on transports in real time), so
+     * it does not wake a partner that sleeps for something else. It is
+     * completed at once (dmsg_quiet) unless a bell to that PE is owed
+     * anyway, and it carries no room report (a stuck sender would sleep
+     * through it); a message that must queue rings as any other. */
+    int silent;
+    /* The user reports no scan time (RRMSG): walks read no clock. */
+    int untimed;
+    /* Takes consume their counts at the next walk (no virtual time: the
+     * moment of an await moves no clock). */
+    int lazy_take;
+    /* Descriptors of consumed messages, kept for the next ones found (a
+     * malloc and a free a message otherwise; RRMSG finds three a transfer). */
+    chan_msg *spare;
+    size_t nspare;
 } chan;
 
 /* Copies bytes from src to dst (local memory) and books the copy as
@@ -172,6 +194,10 @@ dmsg_status dmsg_chan_reserve(chan *c, int pe, uint64_t bytes);
  * tag and aux; the rest is filled here. Delivered now or queued.
  * DMSG_ERR_NOMEM: the queue for pe is full (nothing sent). */
 dmsg_status dmsg_chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t len);
+
+/* Finds the messages src has landed here (appends them to the landed list)
+ * and acts on its room reports; nothing else (no queue, reports or bells). */
+dmsg_status dmsg_chan_walk(chan *c, int src);
 
 /* One progress pass: finds landed messages, room reports, pushes queued
  * messages and owed room reports, rings bells. */
@@ -212,7 +238,9 @@ dmsg_status dmsg_chan_drain(chan *c, int drop);
  * sender up to and with m, and m's deposits. Call it when the PE starts to
  * use m (match, spill, reassembly): on a simulated machine the PE's clock
  * then moves to m's arrival, not to the latest arrival of everything found
- * (a partner running ahead). No-op the second time. */
+ * (a partner running ahead). On a transport in real time the counts are
+ * consumed at the next walk of that sender, with those of the other messages
+ * taken until then (lazy_take). No-op the second time. */
 dmsg_status dmsg_chan_take(chan *c, chan_msg *m);
 
 /* Removes m from the landed list and frees its ring room (and spill memory). */

@@ -4,7 +4,17 @@
  * counter data[sender] at the receiver. A sender deposits the data of one
  * receiver's responses in the order it finds them, each completed before the
  * next (dmsg_chan_kick), so the receiver's count of data deposits from a sender
- * names exactly which of its accepted responses have their data in place. */
+ * names exactly which of its accepted responses have their data in place.
+ *
+ * Responses ahead (transports in real time only; an ordered channel, the
+ * simulator, keeps the protocol above): a receive that surely takes its
+ * source's next send of its tag sends its response at posting (READY); the
+ * send that finds it deposits uncounted, completes the deposit and sends its
+ * request after the data (DONE), which completes the receive. Requests that
+ * crossed a READY are bound to it in order (on_message). There a send is
+ * complete with its data (dmsg_quiet), and acknowledgements, owed when a
+ * receive completes, leave without a bell at the next progress pass or
+ * after the next send (docs/baselines.md, "Responses sent ahead"). */
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/core/at_fini.h"
@@ -52,6 +62,9 @@ static void rr_forget(void)
     dmsg_chan_forget(&g->ch);
     free(g->data);
     free(g->expect);
+    free(g->ahead);
+    free(g->owed);
+    free(g->acks);
     dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
 }
@@ -71,9 +84,12 @@ int dmsg_rr_init(void)
     int np = dmsg_npes();
     n.data = calloc((size_t)np, sizeof *n.data);
     n.expect = calloc((size_t)np, sizeof *n.expect);
+    n.ahead = calloc((size_t)np, sizeof *n.ahead);
+    n.owed = calloc((size_t)np, sizeof *n.owed);
     /* A local failure must not leave the collectives out of step: the
      * channel's first collective carries the verdict (a zero-size mismatch). */
-    st = dmsg_chan_open(&n.ch, (n.data && n.expect) ? RR_RING : 0, UINT64_MAX);
+    st = dmsg_chan_open(&n.ch, (n.data && n.expect && n.ahead && n.owed) ? RR_RING : 0,
+                        UINT64_MAX);
     if (st)
         goto err_mem;
     /* One collective step for all P counters (n.data is not NULL here: the
@@ -81,6 +97,7 @@ int dmsg_rr_init(void)
     if ((st = dmsg_ctr_create_many(n.data, (size_t)np)))
         goto err_ctrs;
     n.ch.ordered = dmsg_order_on();
+    n.ch.untimed = 1; /* its scan time is in no RRMSG statistic */
     n.started = 1;
     *g = n;
     return DMSG_OK;
@@ -90,6 +107,8 @@ err_ctrs:
 err_mem:
     free(n.data);
     free(n.expect);
+    free(n.ahead);
+    free(n.owed);
     return st;
 }
 
@@ -100,11 +119,16 @@ int dmsg_rr_finalize(void)
     if (g->active)
         return DMSG_FAIL(DMSG_ERR_STATE, "%llu RRMSG transfers still in progress",
                          (unsigned long long)g->active);
-    dmsg_status st = dmsg_chan_close(&g->ch);
-    dmsg_status s2 = dmsg_ctr_destroy_many(g->data, (size_t)dmsg_npes());
+    dmsg_status st = dmsg_rr_flush_acks(); /* the receiver's word, before the channel goes */
+    dmsg_status s2 = dmsg_chan_close(&g->ch);
+    st = st ? st : s2;
+    s2 = dmsg_ctr_destroy_many(g->data, (size_t)dmsg_npes());
     st = st ? st : s2;
     free(g->data);
     free(g->expect);
+    free(g->ahead);
+    free(g->owed);
+    free(g->acks);
     dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
     return st;
@@ -123,6 +147,12 @@ int dmsg_rr_stats_get(dmsg_rr_stats *stats)
 
 /* ------------------------------------------------------------ protocol */
 
+/* The element size a request states (0: plain bytes). */
+static uint64_t req_elem(const dmsg_rr_req *s)
+{
+    return s->kind == RR_K_CONTIG ? 0 : s->elem;
+}
+
 static dmsg_status send_ctl(int pe, uint32_t type, int tag, const uint64_t aux[3],
                             const void *body, size_t len)
 {
@@ -137,7 +167,7 @@ static dmsg_status send_ctl(int pe, uint32_t type, int tag, const uint64_t aux[3
 
 dmsg_status dmsg_rr_send_request(dmsg_rr_req *r)
 {
-    uint64_t aux[3] = {(uint64_t)(uintptr_t)r, r->bytes, r->kind == RR_K_CONTIG ? 0 : r->elem};
+    uint64_t aux[3] = {(uint64_t)(uintptr_t)r, r->bytes, req_elem(r)};
     return send_ctl(r->pe, RR_T_REQ, r->tag, aux, NULL, 0);
 }
 
@@ -148,18 +178,26 @@ static void finish(dmsg_rr_req *r, dmsg_status st)
 }
 
 /* Whether a request of `bytes` in elements of `elem` (0: plain bytes) fits
- * the posted receive r. */
+ * a receive of `kind` holding `cap` bytes in elements of `relem`: the one
+ * rule, applied by the receiver to a request and by a sender to a response
+ * sent ahead. */
+static dmsg_status fits_rule(int kind, uint64_t cap, uint64_t relem, uint64_t bytes,
+                             uint64_t elem)
+{
+    if (kind == RR_K_CONTIG)
+        return bytes <= cap ? DMSG_OK
+                            : DMSG_FAIL(DMSG_ERR_SIZE, "%llu bytes for a receive of %llu",
+                                        (unsigned long long)bytes, (unsigned long long)cap);
+    if (bytes != cap || (elem && elem != relem))
+        return DMSG_FAIL(DMSG_ERR_SIZE, "%llu bytes of %llu-byte elements for a section of %llu "
+                         "elements of %llu", (unsigned long long)bytes, (unsigned long long)elem,
+                         (unsigned long long)(relem ? cap / relem : 0), (unsigned long long)relem);
+    return DMSG_OK;
+}
+
 static dmsg_status fits(const dmsg_rr_req *r, uint64_t bytes, uint64_t elem)
 {
-    if (r->kind == RR_K_CONTIG)
-        return bytes <= r->bytes ? DMSG_OK
-                                 : DMSG_FAIL(DMSG_ERR_SIZE, "%llu bytes for a receive of %zu",
-                                             (unsigned long long)bytes, r->bytes);
-    if (bytes != r->bytes || (elem && elem != r->elem))
-        return DMSG_FAIL(DMSG_ERR_SIZE, "%llu bytes of %llu-byte elements for a section of %zu "
-                         "elements of %zu", (unsigned long long)bytes, (unsigned long long)elem,
-                         r->n, r->elem);
-    return DMSG_OK;
+    return fits_rule(r->kind, r->bytes, r->elem, bytes, elem);
 }
 
 dmsg_rr_req *dmsg_rr_match_posted(int src, int tag, int book)
@@ -211,7 +249,7 @@ static dmsg_rr_req *find_send(uint64_t id)
 
 /* Gathers an indexed source into a contiguous buffer: the one case the
  * deposit API has no single call for (indexed source into a section). */
-static dmsg_status deposit_packed(dmsg_rr_req *s, char *dst, const rr_resp *rp)
+static dmsg_status deposit_packed(dmsg_rr_req *s, char *dst, const rr_resp *rp, dmsg_ctr ctr)
 {
     char *tmp = malloc(s->bytes ? s->bytes : 1);
     if (!tmp)
@@ -219,24 +257,27 @@ static dmsg_status deposit_packed(dmsg_rr_req *s, char *dst, const rr_resp *rp)
     for (size_t i = 0; i < s->n; i++)
         memcpy(tmp + i * s->elem, (const char *)s->src + s->idx[i] * s->elem, s->elem);
     dmsg_layout sl = {.ndims = 1, .count = {s->n}, .stride = {(ptrdiff_t)s->elem}};
-    dmsg_status st = dmsg_deposit_section(dst, &rp->dl, tmp, &sl, s->elem, s->pe,
-                                          dmsg_rr_g.data[dmsg_pe()]);
+    dmsg_status st = dmsg_deposit_section(dst, &rp->dl, tmp, &sl, s->elem, s->pe, ctr);
     free(tmp);
     dmsg_rr_g.st.pack_bytes += s->bytes;
     return st;
 }
 
-/* The receiver reserved its destination: deposit the data straight there. */
-static dmsg_status deliver(dmsg_rr_req *s, const rr_resp *rp)
+/* The receiver reserved its destination: deposit the data straight there.
+ * For a response (RESP) the deposit is counted on data[me] at the receiver
+ * and its bell rung; for a response sent ahead (READY) it is not counted
+ * (the DONE that follows says it is there), only completed before the DONE
+ * goes. */
+static dmsg_status deliver(dmsg_rr_req *s, const rr_resp *rp, int ahead)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_ctr ctr = g->data[dmsg_pe()];
+    dmsg_ctr ctr = ahead ? DMSG_CTR_NONE : g->data[dmsg_pe()];
     char *dst = g->ch.rings + rp->off;
     size_t el = rp->kind == RR_K_SECTION ? rp->elem : s->elem;
     dmsg_layout flat = {.ndims = 1, .count = {el ? s->bytes / el : 0}, .stride = {(ptrdiff_t)el}};
     dmsg_status st;
     if (s->kind == RR_K_GATHERED && rp->kind == RR_K_SECTION)
-        st = deposit_packed(s, dst, rp);
+        st = deposit_packed(s, dst, rp, ctr);
     else if (s->kind == RR_K_GATHERED)
         st = dmsg_deposit_gathered(dst, s->src, s->idx, s->n, s->elem, s->pe, ctr);
     else if (s->kind == RR_K_CONTIG && rp->kind == RR_K_CONTIG)
@@ -246,9 +287,168 @@ static dmsg_status deliver(dmsg_rr_req *s, const rr_resp *rp)
                                   s->kind == RR_K_SECTION ? &s->lay : &flat, el, s->pe, ctr);
     if (!st) {
         g->st.data_bytes += s->bytes;
-        st = dmsg_chan_kick(&g->ch, s->pe); /* complete before the next data deposit to pe */
+        /* complete before the next data deposit to pe, or before the DONE */
+        st = ahead ? dmsg_quiet() : dmsg_chan_kick(&g->ch, s->pe);
     }
     return st;
+}
+
+/* A send whose data is in the receiver's memory (dmsg_quiet completed the
+ * deposit there): on a transport in real time it is complete now, its
+ * source free (what the acknowledgement reports, which still follows and
+ * is taken when it comes); on an ordered channel (a simulated machine) it
+ * waits for the acknowledgement, as the machine's sender did. */
+static void sent(dmsg_rr_req *s)
+{
+    rr_state *g = &dmsg_rr_g;
+    if (g->ch.ordered) {
+        s->state = RR_S_WAIT_ACK;
+        return;
+    }
+    dmsg_rr_fifo_remove(&g->sends, s);
+    g->owed[s->pe]++;
+    finish(s, DMSG_OK);
+}
+
+/* The acknowledgement of a receive whose data is in place. Nobody waits for
+ * it on a transport in real time (the send completed with its data), so it
+ * goes without a bell there: it would wake a sender that sleeps for its
+ * next message. */
+/* Deposits an acknowledgement; `counted`: not counted yet in the control
+ * messages (an acknowledgement owed was counted when it fell due). */
+static dmsg_status ack_now(int pe, int tag, uint64_t sid, int counted)
+{
+    chan *c = &dmsg_rr_g.ch;
+    uint64_t aux[3] = {sid, 0, 0};
+    c->silent = !c->ordered;
+    if (counted)
+        dmsg_rr_g.st.control--; /* send_ctl counts it again */
+    dmsg_status st = send_ctl(pe, RR_T_ACK, tag, aux, NULL, 0);
+    c->silent = 0;
+    return st;
+}
+
+typedef struct rr_ack {
+    int pe, tag;
+    uint64_t sid;
+} rr_ack;
+
+/* On a transport in real time the acknowledgement waits for the next
+ * progress pass or the end of the next send (dmsg_rr_flush_acks), so a
+ * receiver that answers with a send (a ping-pong) deposits that data
+ * first; on an ordered channel it goes now, as the machine's did. */
+static dmsg_status send_ack(int pe, int tag, uint64_t sid)
+{
+    rr_state *g = &dmsg_rr_g;
+    if (g->ch.ordered)
+        return ack_now(pe, tag, sid, 0);
+    if (g->nacks == g->cap_acks) {
+        size_t cap = g->cap_acks ? 2 * g->cap_acks : 16;
+        rr_ack *a = realloc(g->acks, cap * sizeof *a);
+        if (!a)
+            return ack_now(pe, tag, sid, 0);
+        g->acks = a;
+        g->cap_acks = cap;
+    }
+    g->acks[g->nacks++] = (rr_ack){pe, tag, sid};
+    /* Counted now: the statistics say what the protocol sent for the
+     * transfers completed, whenever the message itself leaves. */
+    g->st.control++;
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_rr_flush_acks(void)
+{
+    rr_state *g = &dmsg_rr_g;
+    size_t i = 0;
+    dmsg_status st = DMSG_OK;
+    if (!g->nacks)
+        return DMSG_OK;
+    while (i < g->nacks && !(st = ack_now(g->acks[i].pe, g->acks[i].tag, g->acks[i].sid, 1)))
+        i++;
+    memmove(g->acks, g->acks + i, (g->nacks - i) * sizeof *g->acks);
+    g->nacks -= i;
+    return st;
+}
+
+/* The first send to pe with tag still waiting for its response: a response
+ * sent ahead answers the sends of a pair and tag in the order started, as
+ * the receiver matches their requests in the order sent. */
+static dmsg_rr_req *waiting_send(int pe, int tag)
+{
+    for (dmsg_rr_req *r = dmsg_rr_g.sends.head; r; r = r->next)
+        if (r->pe == pe && r->tag == tag && r->state == RR_S_WAIT_RESP)
+            return r;
+    return NULL;
+}
+
+/* A response sent ahead (READY) for the send s: check the fit as the
+ * receiver would, deposit, then tell the receiver with a DONE (the request
+ * of this transfer, after its data). */
+static dmsg_status use_ready(dmsg_rr_req *s, const rr_resp *rp, uint64_t cap)
+{
+    rr_state *g = &dmsg_rr_g;
+    dmsg_status why = fits_rule(rp->kind, cap, rp->elem, s->bytes, req_elem(s));
+    if (!why)
+        why = deliver(s, rp, 1);
+    rr_done body = {.rid = rp->sreq, .status = why};
+    uint64_t aux[3] = {(uint64_t)(uintptr_t)s, s->bytes, req_elem(s)};
+    dmsg_status st = send_ctl(s->pe, RR_T_DONE, s->tag, aux, &body, sizeof body);
+    if (!st && !why) {
+        sent(s);
+        return DMSG_OK;
+    }
+    dmsg_rr_fifo_remove(&g->sends, s);
+    finish(s, st ? st : why);
+    /* a refusal (DMSG_ERR_SIZE) is the transfer's status, not the pass's */
+    return st ? st : why == DMSG_ERR_SIZE ? DMSG_OK : why;
+}
+
+/* The first receive from src answered ahead in state `state` (tag < 0: any
+ * tag; id: only the receive with that id, 0: any). */
+static dmsg_rr_req *find_ahead(int src, int tag, int state, uint64_t id)
+{
+    for (dmsg_rr_req *r = dmsg_rr_g.ahead[src].head; r; r = r->next)
+        if ((tag < 0 || r->tag == tag) && (state < 0 || r->state == state) &&
+            (!id || (uint64_t)(uintptr_t)r == id))
+            return r;
+    return NULL;
+}
+
+dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r)
+{
+    rr_state *g = &dmsg_rr_g;
+    /* Only a receive that takes the next request of its source and tag for
+     * certain: the first posted one that could (no earlier receive, a
+     * wildcard one included, could take it), and no request of that source
+     * and tag found here yet (it would take that one). Requests that land
+     * later are bound to it (on_message). */
+    if (g->ch.ordered || r->state != RR_S_POSTED || r->pe == DMSG_RR_ANY ||
+        r->tag == DMSG_RR_ANY || dmsg_rr_match_posted(r->pe, r->tag, 0) != r)
+        return DMSG_OK;
+    /* A request that has landed is answered as it is (a RESP). */
+    dmsg_status st = dmsg_chan_walk(&g->ch, r->pe);
+    if (st)
+        return st;
+    for (const chan_msg *m = g->ch.head; m; m = m->next)
+        if (m->src == r->pe && m->h.type == RR_T_REQ && m->h.tag == r->tag)
+            return DMSG_OK;
+    rr_resp body = {.sreq = (uint64_t)(uintptr_t)r, .status = DMSG_OK, .kind = r->kind,
+                    .off = (int64_t)((char *)r->dst - g->ch.rings), .elem = r->elem, .dl = r->lay};
+    uint64_t aux[3] = {0, r->bytes, 0};
+    /* Without a bell: a sender finds it when it starts the send; one that
+     * started before it landed sent a request, whose arrival here rings
+     * its bell (on_message). So the partner of a ping-pong, asleep until
+     * the data of this PE's previous send, is woken once, not twice. */
+    g->ch.silent = 1;
+    st = send_ctl(r->pe, RR_T_READY, r->tag, aux, &body, sizeof body);
+    g->ch.silent = 0;
+    if (st)
+        return st; /* still posted: its request will be answered */
+    dmsg_rr_fifo_remove(&g->posted, r);
+    r->state = RR_S_AHEAD;
+    dmsg_rr_fifo_push(&g->ahead[r->pe], r);
+    return DMSG_OK;
 }
 
 dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
@@ -258,6 +458,26 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
     *consumed = 1;
     switch (m->h.type) {
     case RR_T_REQ: {
+        /* A receive answered ahead precedes every posted one that could take
+         * this request (it was answered only if none was posted before it):
+         * the sender answers its READY with a DONE, nothing to send here. */
+        dmsg_rr_req *a = g->ch.ordered ? NULL : find_ahead(m->src, m->h.tag, RR_S_AHEAD, 0);
+        if (a) {
+            a->state = RR_S_BOUND;
+            if ((st = dmsg_chan_take(&g->ch, m)))
+                return st;
+            /* The READY went without a bell: wake its sender, which may
+             * sleep waiting for an answer to this request, unless its DONE
+             * is here already (it found the READY). */
+            for (const chan_msg *d = m->next; d; d = d->next)
+                if (d->src == m->src && d->h.type == RR_T_DONE) {
+                    rr_done body;
+                    memcpy(&body, d->data, sizeof body);
+                    if (body.rid == (uint64_t)(uintptr_t)a)
+                        return DMSG_OK;
+                }
+            return dmsg_chan_kick(&g->ch, m->src);
+        }
         if (!dmsg_rr_match_posted(m->src, m->h.tag, 0)) {
             *consumed = 0; /* unexpected: waits for its receive */
             return DMSG_OK;
@@ -280,17 +500,59 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
             finish(s, rp.status);
             return DMSG_OK;
         }
-        s->state = RR_S_WAIT_ACK;
-        st = deliver(s, &rp);
+        st = deliver(s, &rp, 0);
         if (st) {
             dmsg_rr_fifo_remove(&g->sends, s);
             finish(s, st);
+            return st;
         }
+        sent(s);
+        return DMSG_OK;
+    }
+    case RR_T_READY: {
+        dmsg_rr_req *s = waiting_send(m->src, m->h.tag);
+        if (!s) {
+            *consumed = 0; /* waits for the send it answers */
+            return DMSG_OK;
+        }
+        if ((st = dmsg_chan_take(&g->ch, m)))
+            return st;
+        rr_resp rp;
+        memcpy(&rp, m->data, sizeof rp);
+        return use_ready(s, &rp, m->h.aux[1]);
+    }
+    case RR_T_DONE: {
+        if ((st = dmsg_chan_take(&g->ch, m)))
+            return st;
+        rr_done d;
+        memcpy(&d, m->data, sizeof d);
+        dmsg_rr_req *r = find_ahead(m->src, m->h.tag, -1, d.rid);
+        if (!r || !d.rid)
+            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "data for no receive from PE %d", m->src);
+        dmsg_rr_fifo_remove(&g->ahead[m->src], r);
+        r->peer = m->src;
+        r->peer_tag = m->h.tag;
+        r->peer_id = m->h.aux[0];
+        if (d.status) {
+            finish(r, d.status);
+            return DMSG_OK;
+        }
+        r->bytes = m->h.aux[1]; /* what landed */
+        st = send_ack(m->src, m->h.tag, m->h.aux[0]);
+        if (!st)
+            finish(r, DMSG_OK);
         return st;
     }
     case RR_T_ACK: {
         if ((st = dmsg_chan_take(&g->ch, m)))
             return st;
+        if (!g->ch.ordered) { /* its send completed with its data */
+            if (!g->owed[m->src])
+                return DMSG_FAIL(DMSG_ERR_TRANSPORT, "acknowledgement for no transfer from PE %d",
+                                 m->src);
+            g->owed[m->src]--;
+            return DMSG_OK;
+        }
         dmsg_rr_req *s = find_send(m->h.aux[0]);
         if (!s || s->state != RR_S_WAIT_ACK)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "acknowledgement for no request from PE %d",
@@ -310,8 +572,7 @@ dmsg_status dmsg_rr_complete_one(int src)
     f->head = r->next;
     if (!f->head)
         f->tail = NULL;
-    uint64_t aux[3] = {r->peer_id, 0, 0};
-    dmsg_status st = send_ctl(src, RR_T_ACK, r->peer_tag, aux, NULL, 0);
+    dmsg_status st = send_ack(src, r->peer_tag, r->peer_id);
     if (!st)
         finish(r, DMSG_OK);
     return st;
@@ -341,8 +602,8 @@ static dmsg_status landed(int src)
 dmsg_status dmsg_rr_progress_found(void)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_status st = dmsg_chan_progress(&g->ch);
-    if (st)
+    dmsg_status st = dmsg_rr_flush_acks();
+    if (st || (st = dmsg_chan_progress(&g->ch)))
         return st;
     /* The responses and acknowledgements of this pass go out as one batch:
      * one completion and one wake-up per partner, not one per message. */
@@ -358,6 +619,32 @@ dmsg_status dmsg_rr_progress_found(void)
     }
     for (int p = 0; p < dmsg_npes() && !st; p++)
         st = landed(p);
+    g->ch.hold_bells = 0;
+    dmsg_status s2 = dmsg_chan_ring(&g->ch);
+    return st ? st : s2;
+}
+
+dmsg_status dmsg_rr_serve_from(int pe)
+{
+    rr_state *g = &dmsg_rr_g;
+    dmsg_status st = dmsg_chan_walk(&g->ch, pe);
+    if (st)
+        return st;
+    /* Only what concerns this PE's sends to pe (RESP, READY), and those in
+     * arrival order: a READY behind a RESP answers the send after the one
+     * the RESP answers. The rest waits for the next progress pass. */
+    g->ch.hold_bells = 1;
+    chan_msg *m = g->ch.head;
+    while (m && !st) {
+        chan_msg *next = m->next;
+        int consumed;
+        if (m->src == pe && (m->h.type == RR_T_RESP || m->h.type == RR_T_READY)) {
+            st = dmsg_rr_on_message(m, &consumed);
+            if (consumed)
+                dmsg_chan_consume(&g->ch, m);
+        }
+        m = next;
+    }
     g->ch.hold_bells = 0;
     dmsg_status s2 = dmsg_chan_ring(&g->ch);
     return st ? st : s2;

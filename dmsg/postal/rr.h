@@ -7,27 +7,44 @@
 #include "dmsg/base/keyset.h"
 #include "dmsg/postal/chan.h"
 
-/* Control message types on the channel. */
-enum { RR_T_REQ = 1, RR_T_RESP, RR_T_ACK };
+/* Control message types on the channel. A receive posted with a known
+ * source and tag may answer its request ahead (READY: a response sent at
+ * posting, before any request); the send it binds to deposits its data and
+ * then sends its request as a DONE (the data is in place), and the receiver
+ * acknowledges. Transports in real time only (rr.c, "Responses ahead"). */
+enum { RR_T_REQ = 1, RR_T_RESP, RR_T_ACK, RR_T_READY, RR_T_DONE };
 
 /* What a request carries and a receive expects. */
 enum { RR_K_CONTIG, RR_K_SECTION, RR_K_GATHERED };
 
-/* Request states. */
-enum { RR_S_IDLE = 0, RR_S_WAIT_RESP, RR_S_WAIT_ACK, RR_S_POSTED, RR_S_WAIT_DATA, RR_S_DONE };
+/* Request states. RR_S_AHEAD: a receive whose response went ahead (READY),
+ * no request of its sender seen yet; RR_S_BOUND: the same after the request
+ * of the send it answers arrived (its DONE follows). */
+enum { RR_S_IDLE = 0, RR_S_WAIT_RESP, RR_S_WAIT_ACK, RR_S_POSTED, RR_S_WAIT_DATA, RR_S_DONE,
+       RR_S_AHEAD, RR_S_BOUND };
 
 #define RR_MAGIC 0x52524d53u
 #define RR_RING (16 * 1024)
 
-/* The payload of a response. */
+/* The payload of a response (RESP) and of a response sent ahead (READY,
+ * whose header's aux[1] carries the receive's bytes: the sender checks the
+ * fit). Its size is booked on a simulated machine: keep it. */
 typedef struct rr_resp {
-    uint64_t sreq;   /* the sender's request id */
+    uint64_t sreq;   /* RESP: the sender's request id; READY: the receive's id */
     int32_t status;  /* DMSG_OK, or why the receiver refused */
     int32_t kind;    /* RR_K_CONTIG or RR_K_SECTION */
     int64_t off;     /* destination, from the channel's rings (a symmetric address) */
     uint64_t elem;
     dmsg_layout dl;
 } rr_resp;
+
+/* The payload of a DONE: which receive answered ahead, and whether the data
+ * is in place (DMSG_OK) or why the sender refused it. */
+typedef struct rr_done {
+    uint64_t rid;
+    int32_t status;
+    int32_t pad;
+} rr_done;
 
 typedef struct rr_fifo {
     dmsg_rr_req *head, *tail;
@@ -45,6 +62,10 @@ typedef struct rr_state {
     rr_fifo sends;     /* sends waiting for a response or an ack */
     rr_fifo posted;    /* receives not yet matched, in posting order */
     rr_fifo *expect;   /* per source: matched receives waiting for data, in response order */
+    rr_fifo *ahead;    /* per source: receives answered ahead (READY), in posting order */
+    uint64_t *owed;    /* per PE: acknowledgements of completed sends still to come */
+    struct rr_ack *acks; /* acknowledgements this PE owes (real time: sent later, rr.c) */
+    size_t nacks, cap_acks;
     uint64_t active;   /* requests started and not retired */
     rr_live live;      /* their addresses: a copy of a request is not one */
     dmsg_rr_stats st;
@@ -72,6 +93,19 @@ int dmsg_rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r);
 
 /* Sends a request's REQ control message (it is then in `sends`). */
 dmsg_status dmsg_rr_send_request(dmsg_rr_req *r);
+
+/* A receive just posted, unmatched, with a known source and tag, that no
+ * earlier posted receive could take a request of: sends its response ahead
+ * (READY) and moves it to `ahead` (not on an ordered channel). */
+dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r);
+/* Sends the acknowledgements this PE owes (on a transport in real time they
+ * wait for the start of the next progress pass or the end of the next send:
+ * nobody waits for them, and a receiver that answers with a send deposits
+ * its data first). */
+dmsg_status dmsg_rr_flush_acks(void);
+/* Serves the responses (RESP, READY) pe sent this PE, in arrival order,
+ * after a look at pe's ring: a send just started finds a READY at once. */
+dmsg_status dmsg_rr_serve_from(int pe);
 
 /* The first posted receive a request matches; with `book`, the posted
  * receives compared are booked as matching work (a look that only decides

@@ -308,7 +308,8 @@ static int random_test(void)
  * all K with one completion and one wake-up for PE 0 (it took K wake-ups
  * before), on a transport in real time (the simulator serves arrivals one
  * by one in virtual-time order). Every transfer then completes with its
- * data. */
+ * data. The receives take any source, so that requests are answered (a
+ * receive with a known source answers ahead: rr_ahead). */
 static int batch(void)
 {
     enum { K = 16 };
@@ -325,7 +326,7 @@ static int batch(void)
         src[k] = 1000 * me + k;
     if (me == 1)
         for (int k = 0; k < K; k++)
-            PE_OK(dmsg_rr_irecv(0, k, &dst[k], sizeof *dst, &r[k]));
+            PE_OK(dmsg_rr_irecv(DMSG_RR_ANY, k, &dst[k], sizeof *dst, &r[k]));
     PE_OK(dmsg_sync());
     if (me == 0 && pe_n() > 1)
         for (int k = 0; k < K; k++)
@@ -355,10 +356,117 @@ static int batch(void)
     return 0;
 }
 
+/* Responses sent ahead: a receive posted with a known source and tag sends
+ * its response (READY) at once, and a send that finds it deposits the data
+ * and tells the receiver (DONE), without a request round trip: so a send to
+ * a PE whose receive was posted before it completes in the send call itself,
+ * its partner busy elsewhere (on a transport in real time: the simulator
+ * keeps the request protocol). The matching rules stay: a wildcard receive
+ * posted earlier keeps its turn, one posted later never takes a message
+ * from a receive answered ahead, tags keep their order, and a send too
+ * large for the receive is refused on both sides. Three control messages
+ * per transfer either way. */
+static int ahead(void)
+{
+    int me = pe_me(), up = pe_up(1), down = pe_down(1);
+    const char *t = getenv("DMSG_TRANSPORT");
+    int timed = !(t && !strcmp(t, "sim"));
+    long *dst = pe_alloc(8 * sizeof *dst), src[8];
+    PE_CHECK(dst, "allocation");
+    for (int k = 0; k < 8; k++)
+        src[k] = 1000 * me + k;
+    PE_OK(dmsg_rr_init());
+    dmsg_rr_req r[8];
+    dmsg_rr_info info;
+    dmsg_rr_stats s0, s1;
+    int done = 0;
+
+    /* 1. The send completes at once, while its receiver waits in dmsg_sync. */
+    memset(dst, 0, 8 * sizeof *dst);
+    PE_OK(dmsg_rr_stats_get(&s0));
+    PE_OK(dmsg_rr_irecv(down, 10, &dst[0], sizeof *dst, &r[0]));
+    PE_OK(dmsg_sync()); /* every response has landed */
+    PE_OK(dmsg_rr_isend(up, 10, &src[0], sizeof src[0], &r[1]));
+    if (timed) {
+        PE_OK(dmsg_rr_test(&r[1], &done, NULL));
+        PE_CHECK(done, "a send to a receive posted before it did not complete in its call");
+    }
+    PE_OK(dmsg_sync()); /* no PE drove any progress in between */
+    if (!done)
+        PE_OK(dmsg_rr_wait(&r[1], NULL));
+    PE_OK(dmsg_rr_wait(&r[0], &info));
+    PE_CHECK(info.src == down && info.tag == 10 && info.bytes == sizeof *dst, "info %d %d %zu",
+             info.src, info.tag, info.bytes);
+    PE_CHECK(dst[0] == 1000 * down, "data %ld, expected %d", dst[0], 1000 * down);
+
+    /* 2. Too large: refused on both sides, nothing written. */
+    dst[1] = -7;
+    PE_OK(dmsg_rr_irecv(down, 11, &dst[1], 4, &r[0]));
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_rr_isend(up, 11, &src[1], sizeof src[1], &r[1]));
+    PE_OK(dmsg_sync());
+    PE_EXPECT(dmsg_rr_wait(&r[1], NULL), DMSG_ERR_SIZE);
+    PE_EXPECT(dmsg_rr_wait(&r[0], NULL), DMSG_ERR_SIZE);
+    PE_CHECK(dst[1] == -7, "refused destination written: %ld", dst[1]);
+    PE_OK(dmsg_rr_stats_get(&s1));
+    /* This PE's receive and send of 1 (READY, ACK; DONE: on sim REQ, RESP,
+     * ACK) and of 2 (READY; DONE with the refusal: on sim REQ, RESP); an
+     * acknowledgement counts when it falls due, whenever it leaves. */
+    PE_CHECK(s1.control - s0.control == 5, "%llu control messages for two sends and receives",
+             (unsigned long long)(s1.control - s0.control));
+
+    /* 3. A wildcard receive posted first takes the first message, 4. one
+     * posted after a receive answered ahead the second. */
+    for (int c = 0; c < 2; c++) {
+        int tag = 12 + c;
+        long *any = &dst[2], *known = &dst[3];
+        *any = *known = 0;
+        if (c == 0) {
+            PE_OK(dmsg_rr_irecv(DMSG_RR_ANY, tag, any, sizeof *any, &r[0]));
+            PE_OK(dmsg_rr_irecv(down, tag, known, sizeof *known, &r[1]));
+        } else {
+            PE_OK(dmsg_rr_irecv(down, tag, known, sizeof *known, &r[1]));
+            PE_OK(dmsg_rr_irecv(DMSG_RR_ANY, tag, any, sizeof *any, &r[0]));
+        }
+        PE_OK(dmsg_sync());
+        PE_OK(dmsg_rr_isend(up, tag, &src[2], sizeof src[2], &r[2]));
+        PE_OK(dmsg_rr_isend(up, tag, &src[3], sizeof src[3], &r[3]));
+        PE_OK(dmsg_rr_waitall(4, r, NULL));
+        long first = 1000 * down + 2, second = 1000 * down + 3;
+        PE_CHECK(c == 0 ? *any == first && *known == second : *known == first && *any == second,
+                 "case %d: wildcard got %ld, known source %ld", c, *any, *known);
+        PE_OK(dmsg_sync());
+    }
+
+    /* 5. A request that landed before its receive is answered as before;
+     * 6. tags in their order among receives answered ahead. */
+    dst[4] = 0;
+    PE_OK(dmsg_rr_isend(up, 14, &src[4], sizeof src[4], &r[0]));
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_rr_irecv(down, 14, &dst[4], sizeof *dst, &r[1]));
+    PE_OK(dmsg_rr_waitall(2, r, NULL));
+    PE_CHECK(dst[4] == 1000 * down + 4, "request before its receive: %ld", dst[4]);
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_rr_irecv(down, 15, &dst[5], sizeof *dst, &r[0]));
+    PE_OK(dmsg_rr_irecv(down, 16, &dst[6], sizeof *dst, &r[1]));
+    PE_OK(dmsg_rr_irecv(down, 15, &dst[7], sizeof *dst, &r[2]));
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_rr_isend(up, 16, &src[5], sizeof src[5], &r[3]));
+    PE_OK(dmsg_rr_isend(up, 15, &src[6], sizeof src[6], &r[4]));
+    PE_OK(dmsg_rr_isend(up, 15, &src[7], sizeof src[7], &r[5]));
+    PE_OK(dmsg_rr_waitall(6, r, NULL));
+    PE_CHECK(dst[6] == 1000 * down + 5 && dst[5] == 1000 * down + 6 && dst[7] == 1000 * down + 7,
+             "tags out of order: %ld %ld %ld", dst[5], dst[6], dst[7]);
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_rr_finalize());
+    PE_OK(dmsg_free(dst));
+    return 0;
+}
+
 /* Every case above in one job (as postal_all). */
 static int all(void)
 {
-    return alltoall() || neighbour() || indexed_and_errors() || random_test();
+    return alltoall() || neighbour() || indexed_and_errors() || random_test() || ahead();
 }
 
 const pe_case pe_rr_cases[] = {
@@ -368,5 +476,6 @@ const pe_case pe_rr_cases[] = {
     {"rr_indexed_errors", indexed_and_errors, 0},
     {"rr_random_test", random_test, 0},
     {"rr_batch", batch, 0},
+    {"rr_ahead", ahead, 0},
     {NULL, NULL, 0},
 };

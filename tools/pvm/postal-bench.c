@@ -3,13 +3,18 @@
  * strided exchange as pvm-bench.c (bench.h), under dmsgrun, with the postal
  * baseline (dmsg_postal.h), RRMSG (dmsg_rr.h) and deposits (dmsg.h).
  *
- *   postal-bench pingpong         2 PEs: "PP LIB MODE BYTES US" (half round trip)
+ *   postal-bench pingpong [MODE [BYTES]]
+ *                                 2 PEs: "PP LIB MODE BYTES US" (half round trip);
+ *                                 MODE (pack, bytes, send, posted or deposit) and BYTES
+ *                                 (one of the sizes) run that one only
  *   postal-bench strided [MODE]   any PEs: "SX LIB MODE NP US" (per exchange);
  *                                 MODE (pack, send or deposit) runs that one only
  *
  * Modes: postal pack (initsend, pk_byte, send; recv, upk_byte: PVM's way)
  * and postal bytes (send_bytes / recv_bytes: psend / precv); rrmsg send /
- * recv (request, response, data, acknowledgement) into a symmetric buffer;
+ * recv (blocking: request, response, data, acknowledgement) into a symmetric
+ * buffer, and rrmsg posted (each receive posted before the PE's send, as
+ * RRMSG programs are told to: its response goes ahead of the request);
  * dmsg deposit (a deposit and an await of its counter; the ping-pong's
  * answer is the next deposit's clearance). Strided: postal packs the block's
  * rows and sends; RRMSG sends the block as a section into the posted
@@ -36,9 +41,9 @@ static int g_me, g_np;
         }                                                                                          \
     } while (0)
 
-enum { M_PACK, M_BYTES, M_RR, M_DMSG, M_COUNT };
-static const char *lib_name[M_COUNT] = {"postal", "postal", "rrmsg", "dmsg"};
-static const char *mode_name[M_COUNT] = {"pack", "bytes", "send", "deposit"};
+enum { M_PACK, M_BYTES, M_RR, M_RR_POSTED, M_DMSG, M_COUNT };
+static const char *lib_name[M_COUNT] = {"postal", "postal", "rrmsg", "rrmsg", "dmsg"};
+static const char *mode_name[M_COUNT] = {"pack", "bytes", "send", "posted", "deposit"};
 
 static dmsg_ctr g_ctr;
 
@@ -51,9 +56,21 @@ static void pp_send(int mode, const char *buf, size_t bytes, int to, char *sym)
         CK(dmsg_postal_send(to, 1));
         break;
     case M_BYTES: CK(dmsg_postal_send_bytes(to, 1, buf, bytes)); break;
-    case M_RR: CK(dmsg_rr_send(to, 1, buf, bytes)); break;
+    case M_RR:
+    case M_RR_POSTED: CK(dmsg_rr_send(to, 1, buf, bytes)); break;
     default: CK(dmsg_deposit(sym, buf, bytes, to, g_ctr)); break;
     }
+}
+
+/* RRMSG's own idiom (dmsg_rr.h: post receives early): each PE's receive is
+ * posted before its send, so its response goes ahead of its data and the
+ * partner's answer needs no request round trip. */
+static dmsg_rr_req g_posted;
+
+static void pp_post(int mode, size_t bytes, int from, char *sym)
+{
+    if (mode == M_RR_POSTED)
+        CK(dmsg_rr_irecv(from, 1, sym, bytes, &g_posted));
 }
 
 static void pp_recv(int mode, char *buf, size_t bytes, int from, char *sym)
@@ -65,11 +82,14 @@ static void pp_recv(int mode, char *buf, size_t bytes, int from, char *sym)
         break;
     case M_BYTES: CK(dmsg_postal_recv_bytes(from, 1, buf, bytes, NULL)); break;
     case M_RR: CK(dmsg_rr_recv(from, 1, sym, bytes, NULL)); break;
+    case M_RR_POSTED: CK(dmsg_rr_wait(&g_posted, NULL)); break;
     default: CK(dmsg_await(g_ctr, 1)); break;
     }
 }
 
-static void pingpong(void)
+/* only_mode: NULL or a mode name (runs that one); only_bytes: 0 or the one
+ * size to run (profiling one cell: tools/bench-pvm.sh runs them all). */
+static void pingpong(const char *only_mode, size_t only_bytes)
 {
     char *sbuf = pb_malloc(PB_MAX), *rbuf = pb_malloc(PB_MAX), *sym;
     CK(dmsg_alloc(PB_MAX, (void **)&sym));
@@ -77,6 +97,9 @@ static void pingpong(void)
     int peer = 1 - g_me;
     for (size_t bytes = PB_MIN; bytes <= PB_MAX; bytes = pb_next(bytes))
         for (int mode = 0; mode < M_COUNT; mode++) {
+            if ((only_mode && strcmp(only_mode, mode_name[mode])) ||
+                (only_bytes && only_bytes != bytes))
+                continue;
             int reps = pb_reps(bytes);
             double best = 1e30;
             memset(rbuf, 0, bytes);
@@ -86,10 +109,15 @@ static void pingpong(void)
                 double t0 = pb_now();
                 for (int i = 0; i < reps; i++) {
                     if (g_me == 0) {
+                        pp_post(mode, bytes, peer, sym);
                         pp_send(mode, sbuf, bytes, peer, sym);
                         pp_recv(mode, rbuf, bytes, peer, sym);
                     } else {
+                        if (i == 0)
+                            pp_post(mode, bytes, peer, sym);
                         pp_recv(mode, rbuf, bytes, peer, sym);
+                        if (i + 1 < reps)
+                            pp_post(mode, bytes, peer, sym); /* the next round's, before the send */
                         pp_send(mode, sbuf, bytes, peer, sym);
                     }
                 }
@@ -187,7 +215,8 @@ static void strided(const char *only)
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "pingpong") && strcmp(argv[1], "strided"))) {
-        fprintf(stderr, "usage: dmsgrun -n NP postal-bench pingpong | strided [pack|send|deposit]\n");
+        fprintf(stderr, "usage: dmsgrun -n NP postal-bench pingpong [pack|bytes|send|posted|deposit "
+                        "[BYTES]] | strided [pack|send|deposit]\n");
         return 2;
     }
     CK(dmsg_init());
@@ -202,7 +231,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (pp)
-        pingpong();
+        pingpong(argc > 2 ? argv[2] : NULL, argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 0);
     else
         strided(argc > 2 ? argv[2] : NULL);
     fflush(stdout);
