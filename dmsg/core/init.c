@@ -63,6 +63,7 @@ int dmsg_init(void)
                                 .timeout = g->cfg.timeout,
                                 .spin = g->cfg.spin,
                                 .yield_us = g->cfg.yield_us,
+                                .barrier = g->cfg.barrier_kind,
                                 .xp = {.tile_bytes = (size_t)g->cfg.tile_bytes}};
     char tune_why[1400]; /* the copy engine's blocking from this host's profile (dmsg-ctm tune) */
     dmsg_xfer_params_tune(&g->tp.conf.xp, tune_why, sizeof tune_why);

@@ -252,6 +252,9 @@ static inline const dmsg_tp_vtime_ops *dmsg_tp_vtime(const dmsg_tp_ops *ops)
     return ops->ext ? (const dmsg_tp_vtime_ops *)ops->ext(DMSG_TP_EXT_VTIME) : NULL;
 }
 
+/* DMSG_BARRIER: how a shared-memory barrier of 3 or more PEs waits. */
+enum { DMSG_TP_BARRIER_AUTO, DMSG_TP_BARRIER_CENTRAL, DMSG_TP_BARRIER_DISSEMINATION };
+
 /* What the core's settings ask of every transport. */
 typedef struct dmsg_tp_conf {
     uint64_t seg_size;     /* without a job region (PMI): the segment size */
@@ -259,6 +262,7 @@ typedef struct dmsg_tp_conf {
     double timeout;        /* seconds any wait may last; 0 = no limit */
     long spin;             /* polls before a wait sleeps; -1 = automatic */
     long yield_us;         /* PEs outnumber cores: us a wait yields before it sleeps; -1 = automatic */
+    int barrier;           /* DMSG_BARRIER: DMSG_TP_BARRIER_* */
     dmsg_xfer_params xp;   /* the copy engine's tunables */
 } dmsg_tp_conf;
 

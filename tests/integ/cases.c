@@ -96,6 +96,22 @@ PE_CASE(signals_kept)
 static const char *const timeout_env[] = {"DMSG_TIMEOUT=2", NULL};
 PE_CASE_ENV(err_timeout, timeout_env)
 
+/* The dissemination barrier (DMSG_BARRIER; automatic only where every PE
+ * has a core, so forced here, where PEs outnumber the cores: its sleeping
+ * paths run too) and the central one forced: barriers on one buffer mixed
+ * with deposits, allreduces riding in the barrier, dmsg_sync_xchg. */
+Test(env, barrier_kinds, .timeout = 6 * JOB_WATCHDOG)
+{
+    static const char *const dis[] = {"DMSG_BARRIER=dissemination", "PE_ROUNDS=600", NULL};
+    static const char *const cen[] = {"DMSG_BARRIER=central", "PE_ROUNDS=600", NULL};
+    static const char *const names[] = {"sync_one_buffer", "coll_allreduce_lines", "sync_xchg"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        expect_case_ok(names[i], 3, dis);
+        expect_case_ok(names[i], 6, dis);
+        expect_case_ok(names[i], 3, cen);
+    }
+}
+
 /* DMSG_CHECK's await keeps DMSG_TIMEOUT (it polled for ever where no PE
  * reached a barrier), and over sim waits in virtual time (its polls never
  * saw a deposit land: plan jobs hung at 4 PEs). */

@@ -105,6 +105,21 @@ Test(env, coll_paths)
     cr_assert(strstr(err, "DMSG_COLL_FLAT") != NULL, "message: %s", err);
 }
 
+Test(env, barrier_kind)
+{
+    dmsg_config c;
+    char err[256] = "";
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(c.barrier_kind, DMSG_TP_BARRIER_AUTO);
+    setenv("DMSG_BARRIER", "dissemination", 1);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK, "%s", err);
+    cr_assert_eq(c.barrier_kind, DMSG_TP_BARRIER_DISSEMINATION);
+    setenv("DMSG_BARRIER", "tree", 1);
+    cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_ERR_ENV);
+    cr_assert(strstr(err, "DMSG_BARRIER") != NULL, "message: %s", err);
+    cr_assert_eq(c.barrier_kind, DMSG_TP_BARRIER_DISSEMINATION, "a refused value changes nothing");
+}
+
 Test(env, choices)
 {
     static const dmsg_env_choice c[] = {{"auto", 0}, {"packed", 1}, {"chained", 2}};

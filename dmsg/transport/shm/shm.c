@@ -149,11 +149,56 @@ static dmsg_status central_barrier(dmsg_tp *tp, shm_state *s, const void *mine, 
     return st;
 }
 
+/* Dissemination barrier, for 3 to SHM_DIS_MAX PEs where every PE has a core
+ * of the host: in round k each PE stores the number of barriers it has
+ * entered into its own line of the round (release) and waits until the
+ * line of the PE 2^k places before it shows as many (acquire); after
+ * ceil(log2 n) rounds every PE has heard, through a chain of such pairs, of
+ * every other PE's arrival, and every store before the barrier on any PE
+ * happens before everything after it on every PE. Each round costs a line
+ * transfer, where the central barrier's n atomic adds on one line come one
+ * after another: on a 16-core host 16 PEs took 1.42 us a barrier centrally
+ * (OSU's shmem_barrier_all; Open MPI's OSHMEM 3.10). A line's word only
+ * grows, so a PE that already passed the next barrier's round is seen as
+ * arrived. Sleeping as in the pair barrier, the other way round: the reader
+ * sleeps on the word and advertises in the writer's line, which the
+ * writer reads after its store (a fence between), so the common case costs
+ * the writer no transfer. Where PEs outnumber cores the central barrier
+ * stays: a round there can wait for a time slice each. */
+static dmsg_status dis_barrier(dmsg_tp *tp, shm_state *s, const void *mine, size_t len,
+                               const void **rows)
+{
+    shm_job_area *a = s->area;
+    int n = tp->npes, me = tp->rank;
+    uint32_t want = ++s->bar_seen;
+    unsigned par = want & 1;
+    if (len)
+        xchg_put(s, par, n, me, mine, len);
+    for (int k = 0, d = 1; d < n; k++, d <<= 1) {
+        shm_dis *my = &a->dis[me][k], *src = &a->dis[(me - d + n) % n][k];
+        pair_past p = {&src->entered, want};
+        atomic_store_explicit(&my->entered, want, memory_order_release);
+        int done = pair_done(&p);
+        dmsg_fence_seq_cst();
+        if (atomic_load_explicit(&my->sleepers, memory_order_relaxed))
+            dmsg_shm_wake(&my->entered, &my->sleepers, 0);
+        dmsg_status st =
+            done ? DMSG_OK : dmsg_shm_wait(s, pair_done, &p, &src->entered, &src->sleepers);
+        if (st)
+            return st;
+    }
+    if (len)
+        xchg_get(s, par, n, me, mine, len, rows);
+    return DMSG_OK;
+}
+
 dmsg_status dmsg_shm_barrier(dmsg_tp *tp)
 {
     shm_state *s = tp->priv;
     if (tp->npes == 2)
         return pair_barrier(tp, s, NULL, 0, NULL);
+    if (s->dis)
+        return dis_barrier(tp, s, NULL, 0, NULL);
     return central_barrier(tp, s, NULL, 0, NULL);
 }
 
@@ -166,6 +211,8 @@ dmsg_status dmsg_shm_barrier_xchg(dmsg_tp *tp, const void *mine, size_t len, con
         return DMSG_FAIL(DMSG_ERR_ARG, "barrier exchange of %zu bytes from %d PEs", len, tp->npes);
     if (tp->npes == 2)
         return pair_barrier(tp, s, mine, len, rows);
+    if (s->dis)
+        return dis_barrier(tp, s, mine, len, rows);
     /* one PE: its barrier is a no-op, its row the one of parity 0 */
     return central_barrier(tp, s, mine, len, rows);
 }
@@ -222,6 +269,9 @@ dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
     s->area = (shm_job_area *)dmsg_job_area(s->hdr);
     dmsg_wait_policy_init(&tp->wait, &tp->conf, npes, &SHM_WAIT_AUTO, boot);
     s->wait = &tp->wait;
+    s->dis = npes >= 3 && npes <= SHM_DIS_MAX &&
+             (tp->conf.barrier == DMSG_TP_BARRIER_DISSEMINATION ||
+              (tp->conf.barrier == DMSG_TP_BARRIER_AUTO && !dmsg_tp_oversubscribed(npes)));
     s->xp = tp->conf.xp;
     tp->seg = s->seg[rank];
     tp->priv = s;

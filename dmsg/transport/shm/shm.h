@@ -95,6 +95,20 @@ typedef struct shm_pair {
 #define SHM_PAIR_VAL sizeof(((shm_pair *)0)->val)
 _Static_assert(sizeof(shm_pair) == SHM_LINE, "a PE's pair words fill one line");
 
+/* Jobs of 3 to SHM_DIS_MAX PEs where every PE has a core of the host
+ * (shm.c, dis_barrier): a PE's line per round of the dissemination
+ * barrier: the barriers the PE has entered, stored by the PE alone as it
+ * passes the round, polled by the PE 2^round places on; and whether that
+ * reader sleeps on the word. Two lines apart (adjacent-line prefetch pairs
+ * lines), so that no reader drags another round's line. */
+#define SHM_DIS_MAX 64
+#define SHM_DIS_ROUNDS 6 /* log2(SHM_DIS_MAX) */
+typedef struct shm_dis {
+    _Alignas(2 * SHM_LINE) _Atomic uint32_t entered;
+    _Atomic uint32_t sleepers;
+    char pad[2 * SHM_LINE - 2 * sizeof(uint32_t)];
+} shm_dis;
+
 /* Barrier and gather slots, in the transport job area of the region. */
 typedef struct shm_job_area {
     _Alignas(SHM_LINE) _Atomic uint32_t arrived;
@@ -106,6 +120,7 @@ typedef struct shm_job_area {
      * xchg_rows): jobs of three PEs or more, and of two where the values
      * do not fit the pair lines. */
     _Alignas(SHM_LINE) unsigned char xrow[2][DMSG_TP_XCHG_BYTES];
+    shm_dis dis[SHM_DIS_MAX][SHM_DIS_ROUNDS];
 } shm_job_area;
 /* The rest of the transport job area, after shm's, is free for a transport
  * layered on shm (shm_job_spare): it starts zeroed with the region. */
@@ -161,6 +176,7 @@ typedef struct shm_state {
                         * (a write would cost the next sender a cache-line transfer). */
     char **seg;        /* every PE's segment, mapped in this process */
     uint32_t bar_seen;  /* barriers this PE has entered (every PE counts alike) */
+    int dis;            /* barriers by dissemination (dis_barrier): the same on every PE */
     dmsg_xfer_params xp;
 } shm_state;
 
