@@ -67,10 +67,10 @@ static const dmsg_env_entry rows[] = {
      "recursive doubling; at most 512 where every PE has a core of one host (shm); the same on "
      "every PE; 0 = never",
      F(coll_flat)},
-    {"DMSG_BARRIER", DMSG_ENV_STRING, "auto",
-     "shm: the barrier of 3 or more PEs: central (one counter), dissemination (log2 n rounds of "
-     "a line each, up to 64 PEs), auto = dissemination where every PE has a core of the host, "
-     "else central; the same on every PE",
+    {"DMSG_BARRIER", DMSG_ENV_STRING, "central",
+     "shm: the barrier of 3 or more PEs: central (one counter and a generation word), "
+     "dissemination (log2 n rounds of a line each, up to 64 PEs, beyond them central); the same "
+     "on every PE",
      F(barrier)},
     {"DMSG_DEBUG", DMSG_ENV_BOOL, "0", "1: print a diagnostic to stderr where an error is detected",
      F(debug)},
@@ -106,8 +106,7 @@ static dmsg_status check_ranges(dmsg_config *c)
         return DMSG_FAIL(DMSG_ERR_ENV, "DMSG_COLL_SCRATCH must be 0 (automatic) or at most half of "
                                        "DMSG_SEGMENT_SIZE");
     }
-    static const dmsg_env_choice kinds[] = {{"auto", DMSG_TP_BARRIER_AUTO},
-                                            {"central", DMSG_TP_BARRIER_CENTRAL},
+    static const dmsg_env_choice kinds[] = {{"central", DMSG_TP_BARRIER_CENTRAL},
                                             {"dissemination", DMSG_TP_BARRIER_DISSEMINATION}};
     dmsg_status st = dmsg_env_choose("DMSG_BARRIER", c->barrier, kinds,
                                      sizeof kinds / sizeof kinds[0], &c->barrier_kind);

@@ -26,8 +26,8 @@ typedef struct dmsg_config {
     uint64_t coll_direct;  /* DMSG_COLL_DIRECT: collectives' direct path from these bytes; 0 = never */
     uint64_t coll_xchg;    /* DMSG_COLL_XCHG: allreduces in the barrier, bytes a member */
     uint64_t coll_flat;    /* DMSG_COLL_FLAT: allreduces in one flat step, bytes */
-    char barrier[16];      /* DMSG_BARRIER: auto, central, dissemination (shm, 3+ PEs) */
-    int barrier_kind;      /* its choice: DMSG_TP_BARRIER_AUTO, _CENTRAL, _DISSEMINATION */
+    char barrier[16];      /* DMSG_BARRIER: central, dissemination (shm, 3+ PEs) */
+    int barrier_kind;      /* its choice: DMSG_TP_BARRIER_CENTRAL, _DISSEMINATION */
 } dmsg_config;
 
 /* Teams and collectives (dmsg/coll/): team slots per PE (the world team is

@@ -253,7 +253,7 @@ static inline const dmsg_tp_vtime_ops *dmsg_tp_vtime(const dmsg_tp_ops *ops)
 }
 
 /* DMSG_BARRIER: how a shared-memory barrier of 3 or more PEs waits. */
-enum { DMSG_TP_BARRIER_AUTO, DMSG_TP_BARRIER_CENTRAL, DMSG_TP_BARRIER_DISSEMINATION };
+enum { DMSG_TP_BARRIER_CENTRAL, DMSG_TP_BARRIER_DISSEMINATION };
 
 /* What the core's settings ask of every transport. */
 typedef struct dmsg_tp_conf {

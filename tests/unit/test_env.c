@@ -110,7 +110,7 @@ Test(env, barrier_kind)
     dmsg_config c;
     char err[256] = "";
     cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK, "%s", err);
-    cr_assert_eq(c.barrier_kind, DMSG_TP_BARRIER_AUTO);
+    cr_assert_eq(c.barrier_kind, DMSG_TP_BARRIER_CENTRAL);
     setenv("DMSG_BARRIER", "dissemination", 1);
     cr_assert_eq(detail(dmsg_config_load(&c), err, sizeof err), DMSG_OK, "%s", err);
     cr_assert_eq(c.barrier_kind, DMSG_TP_BARRIER_DISSEMINATION);

@@ -149,22 +149,25 @@ static dmsg_status central_barrier(dmsg_tp *tp, shm_state *s, const void *mine, 
     return st;
 }
 
-/* Dissemination barrier, for 3 to SHM_DIS_MAX PEs where every PE has a core
- * of the host: in round k each PE stores the number of barriers it has
- * entered into its own line of the round (release) and waits until the
- * line of the PE 2^k places before it shows as many (acquire); after
- * ceil(log2 n) rounds every PE has heard, through a chain of such pairs, of
- * every other PE's arrival, and every store before the barrier on any PE
- * happens before everything after it on every PE. Each round costs a line
- * transfer, where the central barrier's n atomic adds on one line come one
- * after another: on a 16-core host 16 PEs took 1.42 us a barrier centrally
- * (OSU's shmem_barrier_all; Open MPI's OSHMEM 3.10). A line's word only
- * grows, so a PE that already passed the next barrier's round is seen as
- * arrived. Sleeping as in the pair barrier, the other way round: the reader
- * sleeps on the word and advertises in the writer's line, which the
+/* Dissemination barrier (DMSG_BARRIER=dissemination), 3 to SHM_DIS_MAX
+ * PEs: in round k each PE stores the number of barriers it has entered into
+ * its own line of the round (release) and waits until the line of the PE
+ * 2^k places before it shows as many (acquire); after ceil(log2 n) rounds
+ * every PE has heard, through a chain of such pairs, of every other PE's
+ * arrival, and every store before the barrier on any PE happens before
+ * everything after it on every PE. Each round costs a line transfer, where
+ * the central barrier's n atomic adds on one line come one after another;
+ * yet on a 16-core virtual host (a core per PE, two runs of each, nothing
+ * else running) it was no faster: 16 PEs 1.23-1.47 us a barrier in
+ * 5,000-barrier loops against the central one's 1.45-1.62 (one run 18.2),
+ * 1.69-1.77 in OSU's shmem_barrier_all against 1.47-1.65; 8 PEs 0.86-1.10
+ * against 0.84-1.16. So the central one stays the default. A line's word
+ * only grows, so a PE that already passed the next barrier's round is seen
+ * as arrived. Sleeping as in the pair barrier, the other way round: the
+ * reader sleeps on the word and advertises in the writer's line, which the
  * writer reads after its store (a fence between), so the common case costs
- * the writer no transfer. Where PEs outnumber cores the central barrier
- * stays: a round there can wait for a time slice each. */
+ * the writer no transfer. Where PEs outnumber cores each round can wait
+ * for a time slice. */
 static dmsg_status dis_barrier(dmsg_tp *tp, shm_state *s, const void *mine, size_t len,
                                const void **rows)
 {
@@ -269,9 +272,7 @@ dmsg_status dmsg_shm_join(dmsg_tp *tp, shm_state *s, dmsg_boot *boot)
     s->area = (shm_job_area *)dmsg_job_area(s->hdr);
     dmsg_wait_policy_init(&tp->wait, &tp->conf, npes, &SHM_WAIT_AUTO, boot);
     s->wait = &tp->wait;
-    s->dis = npes >= 3 && npes <= SHM_DIS_MAX &&
-             (tp->conf.barrier == DMSG_TP_BARRIER_DISSEMINATION ||
-              (tp->conf.barrier == DMSG_TP_BARRIER_AUTO && !dmsg_tp_oversubscribed(npes)));
+    s->dis = npes >= 3 && npes <= SHM_DIS_MAX && tp->conf.barrier == DMSG_TP_BARRIER_DISSEMINATION;
     s->xp = tp->conf.xp;
     tp->seg = s->seg[rank];
     tp->priv = s;
