@@ -599,6 +599,26 @@ static dmsg_status landed(int src)
     return dmsg_await(g->data[src], done);
 }
 
+/* Serves the taken messages in arrival order: every one (pe < 0), or only
+ * pe's answers to this PE's sends (RESP, READY), the rest left for the
+ * next progress pass. */
+static dmsg_status serve_taken(rr_state *g, int pe)
+{
+    dmsg_status st = DMSG_OK;
+    chan_msg *m = g->ch.head;
+    while (m && !st) {
+        chan_msg *next = m->next;
+        int consumed;
+        if (pe < 0 || (m->src == pe && (m->h.type == RR_T_RESP || m->h.type == RR_T_READY))) {
+            st = dmsg_rr_on_message(m, &consumed);
+            if (consumed)
+                dmsg_chan_consume(&g->ch, m);
+        }
+        m = next;
+    }
+    return st;
+}
+
 dmsg_status dmsg_rr_progress_found(void)
 {
     rr_state *g = &dmsg_rr_g;
@@ -608,15 +628,7 @@ dmsg_status dmsg_rr_progress_found(void)
     /* The responses and acknowledgements of this pass go out as one batch:
      * one completion and one wake-up per partner, not one per message. */
     g->ch.hold_bells = 1;
-    chan_msg *m = g->ch.head;
-    while (m && !st) {
-        chan_msg *next = m->next;
-        int consumed;
-        st = dmsg_rr_on_message(m, &consumed);
-        if (consumed)
-            dmsg_chan_consume(&g->ch, m);
-        m = next;
-    }
+    st = serve_taken(g, -1);
     for (int p = 0; p < dmsg_npes() && !st; p++)
         st = landed(p);
     g->ch.hold_bells = 0;
@@ -634,17 +646,7 @@ dmsg_status dmsg_rr_serve_from(int pe)
      * arrival order: a READY behind a RESP answers the send after the one
      * the RESP answers. The rest waits for the next progress pass. */
     g->ch.hold_bells = 1;
-    chan_msg *m = g->ch.head;
-    while (m && !st) {
-        chan_msg *next = m->next;
-        int consumed;
-        if (m->src == pe && (m->h.type == RR_T_RESP || m->h.type == RR_T_READY)) {
-            st = dmsg_rr_on_message(m, &consumed);
-            if (consumed)
-                dmsg_chan_consume(&g->ch, m);
-        }
-        m = next;
-    }
+    st = serve_taken(g, pe);
     g->ch.hold_bells = 0;
     dmsg_status s2 = dmsg_chan_ring(&g->ch);
     return st ? st : s2;

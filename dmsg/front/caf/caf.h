@@ -194,6 +194,11 @@ int dmsg_caf_pe(int image);
 /* Reports a failing dmsg call: sets *stat (and errmsg) when given, else ends the job. */
 void dmsg_caf_fail(int *stat, char *errmsg, size_t errmsg_len, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The end of a collective step: reports STAT_STOPPED_IMAGE naming image
+ * `gone` (1-based, 0: none stopped), else a failing dmsg status rc, through
+ * dmsg_caf_fail; returns -1 when it reported, else 0 (nothing touched). */
+int dmsg_caf_step_end(int *stat, char *errmsg, size_t errmsg_len, const char *what, int rc,
+                      int gone);
 /* Ends the job at once with a message naming the unsupported construct. */
 void dmsg_caf_unsupported(const char *what) __attribute__((noreturn));
 /* Clears stat and errmsg when present. */

@@ -208,13 +208,7 @@ static int reduce_world(char *buf, size_t bytes, size_t n, dmsg_type t, dmsg_red
         return 1;
     if (rc == DMSG_OK)
         gone = dmsg_caf_stopped_by(++dmsg_caf_barriers);
-    if (gone)
-        dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE, "%s: image %d has stopped",
-                      what, gone);
-    else if (rc != DMSG_OK)
-        dmsg_caf_fail(stat, errmsg, errmsg_len, 1, "%s: %s (%s)", what, dmsg_strerror(rc),
-                      dmsg_last_error());
-    else {
+    if (dmsg_caf_step_end(stat, errmsg, errmsg_len, what, rc, gone) == 0) {
         memcpy(acc, all, bytes);
         for (size_t i = 1; i < np; i++)
             (void)fold(acc, all + i * bytes, n, t, op);

@@ -81,6 +81,12 @@ static int gate(dmsg_team team, int quiet, const void *data, size_t bytes, const
         if (stopped && !gone)
             gone = pe + 1;
     }
+    return dmsg_caf_step_end(stat, errmsg, errmsg_len, what, rc, gone);
+}
+
+int dmsg_caf_step_end(int *stat, char *errmsg, size_t errmsg_len, const char *what, int rc,
+                      int gone)
+{
     /* images are named by their number in the initial team, as the
      * message's "image N:" prefix names this one */
     if (gone)
