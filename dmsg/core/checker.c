@@ -1168,14 +1168,9 @@ static void log_await(uint32_t slot, int bytes_mode, uint64_t n, const void *ra)
 dmsg_status dmsg_chk_await(uint32_t slot, int bytes_mode, uint64_t n, const void *ra)
 {
     dmsg_tp *tp = &dmsg_g.tp;
-    /* With virtual time (sim) a deposit lands when the waiter's clock
-     * reaches its arrival, which only the transport's own wait advances: a
-     * counter read would never see it. There the await waits as without the
-     * checker; one that can never complete is the simulator's deadlock
-     * (docs/simulator.md: the job waits for DMSG_TIMEOUT). */
     dmsg_waiter w;
     dmsg_waiter_start(&w, &tp->wait);
-    for (unsigned spins = 0; !(tp->ops->caps & DMSG_TP_CAP_VTIME); spins++) {
+    for (unsigned spins = 0;; spins++) {
         uint64_t m, b;
         tp->ops->ctr_read(tp, slot, &m, &b);
         if ((bytes_mode ? b : m) >= n)

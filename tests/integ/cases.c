@@ -113,18 +113,14 @@ Test(env, barrier_kinds, .timeout = 6 * JOB_WATCHDOG)
 }
 
 /* DMSG_CHECK's await keeps DMSG_TIMEOUT (it polled for ever where no PE
- * reached a barrier), and over sim waits in virtual time (its polls never
- * saw a deposit land: plan jobs hung at 4 PEs). */
+ * reached a barrier). */
 Test(env, check_await_timeout, .timeout = 4 * JOB_WATCHDOG)
 {
     static const char *const shm[] = {"DMSG_CHECK=1", "DMSG_TIMEOUT=2", NULL};
     static const char *const sim[] = {"DMSG_CHECK=1", "DMSG_TIMEOUT=2", "DMSG_TRANSPORT=sim",
                                       "DMSG_MACHINE=t3d", NULL};
-    static const char *const sim_plan[] = {"DMSG_CHECK=1", "DMSG_TRANSPORT=sim",
-                                           "DMSG_MACHINE=t3d", NULL};
     expect_case_ok("err_timeout", 2, shm);
     expect_case_ok("err_timeout", 2, sim);
-    expect_case_ok("plan_periodic_group", 4, sim_plan);
 }
 
 /* Settings reach the PEs through dmsgrun. */
