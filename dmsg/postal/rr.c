@@ -25,23 +25,6 @@ void dmsg_rr_fifo_push(rr_fifo *f, dmsg_rr_req *r)
     f->tail = r;
 }
 
-int dmsg_rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r)
-{
-    dmsg_rr_req *prev = NULL;
-    for (dmsg_rr_req *x = f->head; x; prev = x, x = x->next)
-        if (x == r) {
-            if (prev)
-                prev->next = r->next;
-            else
-                f->head = r->next;
-            if (f->tail == r)
-                f->tail = prev;
-            r->next = NULL;
-            return 1;
-        }
-    return 0;
-}
-
 /* The layer is the job's (as postal's): requests a program left behind
  * are its own memory; their counters and channel went with the job. */
 static void rr_forget(void)
@@ -52,6 +35,7 @@ static void rr_forget(void)
     dmsg_chan_forget(&g->ch);
     free(g->data);
     free(g->expect);
+    dmsg_rr_posted_free(&g->posted);
     dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
 }
@@ -105,6 +89,7 @@ int dmsg_rr_finalize(void)
     st = st ? st : s2;
     free(g->data);
     free(g->expect);
+    dmsg_rr_posted_free(&g->posted);
     dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
     return st;
@@ -164,13 +149,11 @@ static dmsg_status fits(const dmsg_rr_req *r, uint64_t bytes, uint64_t elem)
 
 dmsg_rr_req *dmsg_rr_match_posted(int src, int tag, int book)
 {
-    dmsg_work w = {.kind = DMSG_WORK_MATCH, .n = 0};
-    dmsg_rr_req *r = dmsg_rr_g.posted.head;
-    for (; r; r = r->next) {
-        w.n++;
-        if ((r->pe == DMSG_RR_ANY || r->pe == src) && (r->tag == DMSG_RR_ANY || r->tag == tag))
-            break;
-    }
+    uint64_t pos;
+    dmsg_rr_req *r = dmsg_rr_posted_first(&dmsg_rr_g.posted, src, tag, &pos);
+    /* Booked as a search of the list in posting order: the receives up to
+     * the match, or all of them. */
+    dmsg_work w = {.kind = DMSG_WORK_MATCH, .n = pos};
     if (w.n && book)
         dmsg_work_book(&w);
     return r;
@@ -180,7 +163,7 @@ dmsg_rr_req *dmsg_rr_match_posted(int src, int tag, int book)
 static dmsg_status respond(dmsg_rr_req *r, const chan_msg *m)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_rr_fifo_remove(&g->posted, r);
+    dmsg_rr_posted_remove(&g->posted, r);
     r->peer = m->src;
     r->peer_tag = m->h.tag;
     r->peer_id = m->h.aux[0];
@@ -201,12 +184,17 @@ static dmsg_status respond(dmsg_rr_req *r, const chan_msg *m)
     return DMSG_OK;
 }
 
+/* The send a response or acknowledgement names: a live request (the set of
+ * their addresses is a hash set; the list of sends it replaced was searched
+ * for each message, P^2 comparisons a PE and step in an all-to-all) that
+ * waits for one; a receive never does. Nothing is read at an address that
+ * is not a live request's. */
 static dmsg_rr_req *find_send(uint64_t id)
 {
-    for (dmsg_rr_req *r = dmsg_rr_g.sends.head; r; r = r->next)
-        if ((uint64_t)(uintptr_t)r == id)
-            return r;
-    return NULL;
+    dmsg_rr_req *r = (dmsg_rr_req *)(uintptr_t)id;
+    if (!dmsg_rr_live_has(&dmsg_rr_g.live, r))
+        return NULL;
+    return r->state == RR_S_WAIT_RESP || r->state == RR_S_WAIT_ACK ? r : NULL;
 }
 
 /* Gathers an indexed source into a contiguous buffer: the one case the
@@ -276,14 +264,12 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
         if (!s || s->state != RR_S_WAIT_RESP)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "response for no request from PE %d", m->src);
         if (rp.status) {
-            dmsg_rr_fifo_remove(&g->sends, s);
             finish(s, rp.status);
             return DMSG_OK;
         }
         s->state = RR_S_WAIT_ACK;
         st = deliver(s, &rp);
         if (st) {
-            dmsg_rr_fifo_remove(&g->sends, s);
             finish(s, st);
         }
         return st;
@@ -295,7 +281,6 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
         if (!s || s->state != RR_S_WAIT_ACK)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "acknowledgement for no request from PE %d",
                              m->src);
-        dmsg_rr_fifo_remove(&g->sends, s);
         finish(s, DMSG_OK);
         return DMSG_OK;
     }
