@@ -965,15 +965,12 @@ Test(sim, rrmsg_order_waits_need_no_sweep, .timeout = 600)
  * entries for the other PEs' parts of the job region (page tables grew as
  * PEs^2: docs/simulator.md, "How many PEs"), never for its own part, and
  * the data stay (the region is a shared memfd). 0 drops in any job; the
- * default (1024) drops nothing in a job of 2 PEs. DMSG_SIM_DROP_FAULTS: only
- * once the PE took that many page faults since its last drop (0: at every
- * hand-off); PE 0 here takes a few dozen, under the default 256, and at
- * least the one of its first touch of PE 1's segment. */
+ * default (1024) drops nothing in a job of 2 PEs. */
 Test(sim, handing_the_token_on_drops_other_pes_pages_not_data)
 {
     static char out[4096], err[4096];
-    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_SIM_DROP_PES=0 DMSG_SIM_DROP_FAULTS=0", 2,
-                     simprog("drop"), "", out, sizeof out, err, sizeof err),
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_SIM_DROP_PES=0", 2, simprog("drop"), "", out,
+                     sizeof out, err, sizeof err),
                  0, "%s", err);
     cr_assert_not_null(strstr(out, "before peer 1 own 1"), "the test touched both:\n%s", out);
     cr_assert_not_null(strstr(out, "after peer 0 own 1"), "PE 1's pages dropped, own kept:\n%s",
@@ -985,18 +982,6 @@ Test(sim, handing_the_token_on_drops_other_pes_pages_not_data)
                  0, "%s", err);
     cr_assert_not_null(strstr(out, "after peer 1 own 1"), "2 PEs <= 1024: nothing dropped\n%s",
                        out);
-    cr_assert_not_null(strstr(out, "pe 0 bad 0"), "%s", out);
-    cr_assert_not_null(strstr(out, "pe 1 bad 0"), "%s", out);
-    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_SIM_DROP_PES=0", 2, simprog("drop"), "", out,
-                     sizeof out, err, sizeof err),
-                 0, "%s", err);
-    cr_assert_not_null(strstr(out, "after peer 1 own 1"),
-                       "fewer faults than DMSG_SIM_DROP_FAULTS: kept\n%s", out);
-    cr_assert_not_null(strstr(out, "pe 0 bad 0"), "%s", out);
-    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_SIM_DROP_PES=0 DMSG_SIM_DROP_FAULTS=1", 2,
-                     simprog("drop"), "", out, sizeof out, err, sizeof err),
-                 0, "%s", err);
-    cr_assert_not_null(strstr(out, "after peer 0 own 1"), "a fault or more: dropped\n%s", out);
     cr_assert_not_null(strstr(out, "pe 0 bad 0"), "%s", out);
     cr_assert_not_null(strstr(out, "pe 1 bad 0"), "%s", out);
 }

@@ -31,7 +31,6 @@ typedef struct sim_settings {
     int sched;         /* DMSG_SIM_SCHED: one PE runs at a time (the scheduler) */
     int topology;      /* DMSG_SIM_TOPOLOGY: the topology-aware network model */
     uint32_t drop_pes; /* DMSG_SIM_DROP_PES: jobs of more PEs drop others' mappings (sim_sched.c) */
-    uint32_t drop_faults; /* DMSG_SIM_DROP_FAULTS: ... once this many page faults since the last */
 } sim_settings;
 extern const dmsg_env_table dmsg_sim_env_table;
 
@@ -97,7 +96,6 @@ typedef struct sim_state {
      * at each hand-off of the token. drop_len[i] 0: nothing to drop. */
     char *drop_at[2];
     size_t drop_len[2];
-    long drop_flt; /* this process's minor faults after its last drop */
     /* Scratch of the arrival log's takes (sim_arrive.c): the records a take
      * uses, sorted; grown as needed, freed at finalize. */
     struct sim_pick *picks;

@@ -34,11 +34,6 @@ static const dmsg_env_entry rows[] = {
      "PEs' parts of the job region at every hand-off (page tables grow as PEs^2 otherwise: "
      "docs/simulator.md, \"How many PEs\"); 4096 = never",
      F(drop_pes)},
-    {"DMSG_SIM_DROP_FAULTS", DMSG_ENV_UINT, "256",
-     "sim: with DMSG_SIM_DROP_PES, a PE drops at a hand-off only once it took this many page "
-     "faults since its last drop (each page-table page it holds cost one: they stay under "
-     "about this many); 0 = at every hand-off",
-     F(drop_faults)},
 };
 
 const dmsg_env_table dmsg_sim_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(sim_settings)};

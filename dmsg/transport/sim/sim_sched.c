@@ -43,7 +43,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -212,25 +211,9 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
  * part until it holds the token again. */
 static void drop_others(sim_state *s)
 {
-    if (!s->drop_len[0] && !s->drop_len[1])
-        return;
-    /* Not before the page-table pages this process took since its last drop
-     * could be many: each was taken by a page fault (the first touch of
-     * another PE's 2 MiB), so DMSG_SIM_DROP_FAULTS faults bound them. A PE
-     * that touches few partners between hand-offs (RRMSG's engine: a request,
-     * a response, an acknowledgement, each in a run of its own) keeps them
-     * over several runs instead of faulting them in again each time, and the
-     * walk of the dropped ranges (a system call over the whole region) comes
-     * once in many hand-offs. */
-    struct rusage ru;
-    if (s->set.drop_faults && getrusage(RUSAGE_SELF, &ru) == 0 &&
-        ru.ru_minflt - s->drop_flt < (long)s->set.drop_faults)
-        return;
     for (int i = 0; i < 2; i++)
         if (s->drop_len[i])
             (void)madvise(s->drop_at[i], s->drop_len[i], MADV_DONTNEED);
-    if (s->set.drop_faults && getrusage(RUSAGE_SELF, &ru) == 0)
-        s->drop_flt = ru.ru_minflt;
 }
 
 /* Whether the mapping at addr is shared ('s' in /proc/self/maps): on a
@@ -280,8 +263,6 @@ static dmsg_status drop_setup(dmsg_tp *tp, sim_state *s)
     s->drop_len[0] = (size_t)(mine - first);
     s->drop_at[1] = mine + h->pe_stride;
     s->drop_len[1] = (size_t)(tp->npes - 1 - tp->rank) * h->pe_stride;
-    struct rusage ru; /* the faults of the start (its own part, the library) are not the others' */
-    s->drop_flt = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
     return DMSG_OK;
 }
 
