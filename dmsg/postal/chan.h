@@ -74,7 +74,6 @@ typedef struct chan_qmsg {
 typedef struct chan_tx {  /* this PE sending to one PE */
     uint64_t wpos, cpos;  /* ring bytes written, ring bytes known freed (cumulative) */
     uint64_t sent, acked; /* ring messages deposited, of them known freed */
-    uint32_t *fp;         /* footprint of each message not known freed, by sent % cap */
     chan_qmsg *qhead, *qtail;
     uint64_t qbytes, qcount;
     int stuck_sent;       /* a STUCK notice is out and the queue has not emptied since */
@@ -90,8 +89,6 @@ typedef struct chan_rx {  /* this PE receiving from one PE */
     uint64_t freed;       /* ring messages freed, a prefix of the walked ones */
     uint64_t reported;    /* freed messages reported to the sender */
     uint64_t unrep_bytes; /* ring bytes freed but not reported */
-    uint32_t *fp;         /* footprint per walked message, by index % cap */
-    uint8_t *done;        /* consumed flag per walked message, by index % cap */
     int stuck;            /* the sender has messages queued for us */
     chan_msg *open;       /* for the channel's user: a message of this sender it is building */
     /* For the channel's user (postal): the large message this sender
@@ -119,6 +116,11 @@ typedef struct chan {
     int ordered;
     size_t ring;          /* bytes per sender */
     size_t cap;           /* ring / CHAN_HDR: most messages a ring can hold */
+    /* Per partner p and message number i (sent, walked): the footprint of
+     * each message to p not known freed, of each walked message from p, and
+     * whether that one was consumed, at [(i % cap) * npes + p] (chan.c). */
+    uint32_t *tx_fp, *rx_fp;
+    uint8_t *rx_done;
     uint64_t qlimit;      /* queue bytes per receiver */
     char *rings;          /* symmetric: npes rings */
     char *scratch;        /* symmetric: target of zero-byte deposits */

@@ -65,6 +65,8 @@ static void rr_forget(void)
     free(g->ahead);
     free(g->owed);
     free(g->acks);
+    free(g->sends);
+    dmsg_rr_posted_free(&g->posted);
     dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
 }
@@ -86,9 +88,10 @@ int dmsg_rr_init(void)
     n.expect = calloc((size_t)np, sizeof *n.expect);
     n.ahead = calloc((size_t)np, sizeof *n.ahead);
     n.owed = calloc((size_t)np, sizeof *n.owed);
+    n.sends = calloc((size_t)np, sizeof *n.sends);
     /* A local failure must not leave the collectives out of step: the
      * channel's first collective carries the verdict (a zero-size mismatch). */
-    st = dmsg_chan_open(&n.ch, (n.data && n.expect && n.ahead && n.owed) ? RR_RING : 0,
+    st = dmsg_chan_open(&n.ch, (n.data && n.expect && n.ahead && n.owed && n.sends) ? RR_RING : 0,
                         UINT64_MAX);
     if (st)
         goto err_mem;
@@ -109,6 +112,7 @@ err_mem:
     free(n.expect);
     free(n.ahead);
     free(n.owed);
+    free(n.sends);
     return st;
 }
 
@@ -129,6 +133,8 @@ int dmsg_rr_finalize(void)
     free(g->ahead);
     free(g->owed);
     free(g->acks);
+    free(g->sends);
+    dmsg_rr_posted_free(&g->posted);
     dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
     return st;
@@ -202,13 +208,11 @@ static dmsg_status fits(const dmsg_rr_req *r, uint64_t bytes, uint64_t elem)
 
 dmsg_rr_req *dmsg_rr_match_posted(int src, int tag, int book)
 {
-    dmsg_work w = {.kind = DMSG_WORK_MATCH, .n = 0};
-    dmsg_rr_req *r = dmsg_rr_g.posted.head;
-    for (; r; r = r->next) {
-        w.n++;
-        if ((r->pe == DMSG_RR_ANY || r->pe == src) && (r->tag == DMSG_RR_ANY || r->tag == tag))
-            break;
-    }
+    uint64_t pos;
+    dmsg_rr_req *r = dmsg_rr_posted_first(&dmsg_rr_g.posted, src, tag, &pos);
+    /* Booked as a search of the list in posting order: the receives up to
+     * the match, or all of them. */
+    dmsg_work w = {.kind = DMSG_WORK_MATCH, .n = pos};
     if (w.n && book)
         dmsg_work_book(&w);
     return r;
@@ -218,7 +222,7 @@ dmsg_rr_req *dmsg_rr_match_posted(int src, int tag, int book)
 static dmsg_status respond(dmsg_rr_req *r, const chan_msg *m)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_rr_fifo_remove(&g->posted, r);
+    dmsg_rr_posted_remove(&g->posted, r);
     r->peer = m->src;
     r->peer_tag = m->h.tag;
     r->peer_id = m->h.aux[0];
@@ -239,12 +243,17 @@ static dmsg_status respond(dmsg_rr_req *r, const chan_msg *m)
     return DMSG_OK;
 }
 
+/* The send a response or acknowledgement names: a live request (the set of
+ * their addresses is a hash set; the list of sends it replaced was searched
+ * for each message, P^2 comparisons a PE and step in an all-to-all) that
+ * waits for one; a receive never does. Nothing is read at an address that
+ * is not a live request's. */
 static dmsg_rr_req *find_send(uint64_t id)
 {
-    for (dmsg_rr_req *r = dmsg_rr_g.sends.head; r; r = r->next)
-        if ((uint64_t)(uintptr_t)r == id)
-            return r;
-    return NULL;
+    dmsg_rr_req *r = (dmsg_rr_req *)(uintptr_t)id;
+    if (!dmsg_rr_live_has(&dmsg_rr_g.live, r))
+        return NULL;
+    return r->state == RR_S_WAIT_RESP || r->state == RR_S_WAIT_ACK ? r : NULL;
 }
 
 /* Gathers an indexed source into a contiguous buffer: the one case the
@@ -305,7 +314,7 @@ static void sent(dmsg_rr_req *s)
         s->state = RR_S_WAIT_ACK;
         return;
     }
-    dmsg_rr_fifo_remove(&g->sends, s);
+    dmsg_rr_fifo_remove(&g->sends[s->pe], s);
     g->owed[s->pe]++;
     finish(s, DMSG_OK);
 }
@@ -376,8 +385,8 @@ dmsg_status dmsg_rr_flush_acks(void)
  * the receiver matches their requests in the order sent. */
 static dmsg_rr_req *waiting_send(int pe, int tag)
 {
-    for (dmsg_rr_req *r = dmsg_rr_g.sends.head; r; r = r->next)
-        if (r->pe == pe && r->tag == tag && r->state == RR_S_WAIT_RESP)
+    for (dmsg_rr_req *r = dmsg_rr_g.sends[pe].head; r; r = r->next)
+        if (r->tag == tag && r->state == RR_S_WAIT_RESP)
             return r;
     return NULL;
 }
@@ -398,7 +407,7 @@ static dmsg_status use_ready(dmsg_rr_req *s, const rr_resp *rp, uint64_t cap)
         sent(s);
         return DMSG_OK;
     }
-    dmsg_rr_fifo_remove(&g->sends, s);
+    dmsg_rr_fifo_remove(&g->sends[s->pe], s);
     finish(s, st ? st : why);
     /* a refusal (DMSG_ERR_SIZE) is the transfer's status, not the pass's */
     return st ? st : why == DMSG_ERR_SIZE ? DMSG_OK : why;
@@ -445,7 +454,7 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r)
     g->ch.silent = 0;
     if (st)
         return st; /* still posted: its request will be answered */
-    dmsg_rr_fifo_remove(&g->posted, r);
+    dmsg_rr_posted_remove(&g->posted, r);
     r->state = RR_S_AHEAD;
     dmsg_rr_fifo_push(&g->ahead[r->pe], r);
     return DMSG_OK;
@@ -496,13 +505,13 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
         if (!s || s->state != RR_S_WAIT_RESP)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "response for no request from PE %d", m->src);
         if (rp.status) {
-            dmsg_rr_fifo_remove(&g->sends, s);
+            dmsg_rr_fifo_remove(&g->sends[s->pe], s);
             finish(s, rp.status);
             return DMSG_OK;
         }
         st = deliver(s, &rp, 0);
         if (st) {
-            dmsg_rr_fifo_remove(&g->sends, s);
+            dmsg_rr_fifo_remove(&g->sends[s->pe], s);
             finish(s, st);
             return st;
         }
@@ -557,7 +566,7 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
         if (!s || s->state != RR_S_WAIT_ACK)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "acknowledgement for no request from PE %d",
                              m->src);
-        dmsg_rr_fifo_remove(&g->sends, s);
+        dmsg_rr_fifo_remove(&g->sends[s->pe], s);
         finish(s, DMSG_OK);
         return DMSG_OK;
     }

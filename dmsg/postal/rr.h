@@ -50,6 +50,18 @@ typedef struct rr_fifo {
     dmsg_rr_req *head, *tail;
 } rr_fifo;
 
+/* The receives posted and not yet matched, indexed by (source, tag), in
+ * posting order (rr_posted.c). */
+typedef struct rr_pnode rr_pnode;
+typedef struct rr_pqueue rr_pqueue;
+typedef struct rr_posted {
+    rr_pqueue *tab;   /* one queue per (source, tag) with receives: open addressing */
+    size_t cap, used;
+    uint32_t *fen;    /* Fenwick tree over posting numbers: 1 where one is posted */
+    uint64_t fcap, next;
+    size_t n;         /* receives posted */
+} rr_posted;
+
 /* The addresses of the live requests (rr_live.c). */
 typedef struct rr_live {
     dmsg_keyset set;
@@ -59,8 +71,9 @@ typedef struct rr_state {
     int started;
     chan ch;
     dmsg_ctr *data;    /* data[p]: data deposits from p */
-    rr_fifo sends;     /* sends waiting for a response or an ack */
-    rr_fifo posted;    /* receives not yet matched, in posting order */
+    rr_fifo *sends;    /* per destination: sends waiting for a response or an ack, in the
+                        * order started (a READY answers the first one of its tag) */
+    rr_posted posted;  /* receives not yet matched, in posting order */
     rr_fifo *expect;   /* per source: matched receives waiting for data, in response order */
     rr_fifo *ahead;    /* per source: receives answered ahead (READY), in posting order */
     uint64_t *owed;    /* per PE: acknowledgements of completed sends still to come */
@@ -91,7 +104,17 @@ void dmsg_rr_fifo_push(rr_fifo *f, dmsg_rr_req *r);
 /* Removes r from f (anywhere in it); returns 1 if it was there. */
 int dmsg_rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r);
 
-/* Sends a request's REQ control message (it is then in `sends`). */
+/* Adds a posted receive r (its pe and tag set) after all others
+ * (DMSG_ERR_NOMEM: nothing changed); the first receive in posting order
+ * that a request from src with tag fits, NULL if none, and in *pos its
+ * 1-based position among the receives posted (if none: how many there
+ * are), the comparisons a search of a list would make; takes r out. */
+dmsg_status dmsg_rr_posted_add(rr_posted *p, dmsg_rr_req *r);
+dmsg_rr_req *dmsg_rr_posted_first(const rr_posted *p, int src, int tag, uint64_t *pos);
+void dmsg_rr_posted_remove(rr_posted *p, dmsg_rr_req *r);
+void dmsg_rr_posted_free(rr_posted *p);
+
+/* Sends a request's REQ control message (the send is in sends[its PE]). */
 dmsg_status dmsg_rr_send_request(dmsg_rr_req *r);
 
 /* A receive just posted, unmatched, with a known source and tag, that no

@@ -35,7 +35,7 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_WAIT_RESP;
-    dmsg_rr_fifo_push(&g->sends, req);
+    dmsg_rr_fifo_push(&g->sends[req->pe], req);
     /* A receive that answered ahead (READY) takes the data now: no request,
      * no round trip (not on an ordered channel: there the receiver answers
      * requests, as the simulated machine's did). Else the request goes. */
@@ -44,7 +44,7 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
     if (!st && req->state == RR_S_WAIT_RESP)
         st = dmsg_rr_send_request(req);
     if (st) {
-        dmsg_rr_fifo_remove(&g->sends, req);
+        dmsg_rr_fifo_remove(&g->sends[req->pe], req);
         dmsg_rr_live_remove(&g->live, req);
         memset(req, 0, sizeof *req);
     } else {
@@ -120,7 +120,11 @@ static dmsg_status post(const dmsg_rr_req *r, dmsg_rr_req *req)
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_POSTED;
-    dmsg_rr_fifo_push(&g->posted, req);
+    if ((st = dmsg_rr_posted_add(&g->posted, req))) {
+        dmsg_rr_live_remove(&g->live, req);
+        memset(req, 0, sizeof *req);
+        return st;
+    }
     g->active++;
     /* Requests that arrived first find their receive at once (in
      * virtual-time order: at the next wait or test, which serve arrivals

@@ -106,6 +106,7 @@ static void sim_finalize(dmsg_tp *tp)
     dmsg_sim_topo_fini(s);
     dmsg_shm_leave(tp, &s->shm);
     free(s->picks);
+    free(s->tal);
     free(s);
 }
 

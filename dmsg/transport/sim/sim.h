@@ -100,6 +100,14 @@ typedef struct sim_state {
      * uses, sorted; grown as needed, freed at finalize. */
     struct sim_pick *picks;
     uint32_t picks_cap;
+    /* Every counter slot's tally of this PE's own log for one take mode
+     * (sim_arrive.c), valid while the log's `adds` is tal_adds and this PE
+     * took nothing since (tal_gen == log_gen): one pass for the many dues
+     * of one look of RRMSG's engine instead of a pass each. */
+    struct sim_tal *tal;
+    int tal_mode, tal_ok;
+    uint32_t tal_adds;
+    uint64_t tal_gen, log_gen;
 } sim_state;
 
 /* This PE communicates or waits (a deposit, fetch, atomic, signal, counter
