@@ -102,7 +102,8 @@ int dmsg_rr_finalize(void);
  * Starts sending `bytes` contiguous bytes at src (local memory) to pe with
  * tag (>= 0): if pe's response for it went ahead and has landed, deposits
  * the data now (the send may then be complete already), else sends the
- * request; returns. src must stay unchanged until the request is retired. Errors (nothing is started, *req untouched):
+ * request; returns. src must stay unchanged until the request is retired.
+ * Errors (nothing is started, *req untouched):
  * DMSG_ERR_STATE, DMSG_ERR_NULL (req; src with bytes > 0), DMSG_ERR_PE,
  * DMSG_ERR_ARG (tag < 0), DMSG_ERR_HANDLE (req is a request still in
  * progress), DMSG_ERR_NOMEM (control mailbox and queue full).

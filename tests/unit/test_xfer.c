@@ -435,13 +435,32 @@ Test(tune, plane_size_classes)
 
 /* A profile reads back as written; a file that is not a profile is an
  * error with a reason and leaves the caller's profile as it was. */
+/* Each text in bad, written to path, is refused by dmsg_xfer_profile_read
+ * with a reason, and leaves *r as it was. */
+static void expect_refused(const char *path, const char *const *bad, size_t n, dmsg_xfer_profile *r)
+{
+    char err[256];
+    for (size_t i = 0; i < n; i++) {
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(bad[i], f);
+        fclose(f);
+        dmsg_xfer_profile keep = *r;
+        err[0] = 0;
+        cr_assert_eq(detail(dmsg_xfer_profile_read(path, r), err, sizeof err), DMSG_ERR_ARG,
+                     "case %zu", i);
+        cr_assert_gt(strlen(err), 0, "case %zu: no reason given", i);
+        cr_assert_eq(memcmp(&keep, r, sizeof *r), 0, "case %zu changed the profile", i);
+    }
+}
+
 Test(tune, profile_round_trip_and_bad_files)
 {
     char path[] = "/tmp/dmsg-test-profile-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     close(fd);
-    dmsg_xfer_profile w = {0}, r = {0}, keep;
+    dmsg_xfer_profile w = {0}, r = {0};
     dmsg_xfer_host_key(w.key, sizeof w.key);
     cr_assert_gt(strlen(w.key), 0);
     w.tune[0][0] = (dmsg_xfer_choice){16384, DMSG_XFER_BLOCKS_ON};
@@ -477,18 +496,7 @@ Test(tune, profile_round_trip_and_bad_files)
         cr_assert_eq(g.tune[0][0].tile_bytes, 4096);
         cr_assert_eq(g.tune[0][0].blocks, DMSG_XFER_BLOCKS_ON);
     }
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        FILE *f = fopen(path, "w");
-        cr_assert(f);
-        fputs(bad[i], f);
-        fclose(f);
-        keep = r;
-        err[0] = 0;
-        cr_assert_eq(detail(dmsg_xfer_profile_read(path, &r), err, sizeof err), DMSG_ERR_ARG,
-                     "case %zu", i);
-        cr_assert_gt(strlen(err), 0, "case %zu: no reason given", i);
-        cr_assert_eq(memcmp(&keep, &r, sizeof r), 0, "case %zu changed the profile", i);
-    }
+    expect_refused(path, bad, sizeof bad / sizeof bad[0], &r);
     unlink(path);
     cr_assert_eq(detail(dmsg_xfer_profile_read(path, &r), err, sizeof err), DMSG_ERR_ARG);
 }
@@ -797,7 +805,7 @@ Test(tune, profile_stream_lines)
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     close(fd);
-    dmsg_xfer_profile w = {0}, r = {0}, keep;
+    dmsg_xfer_profile w = {0}, r = {0};
     dmsg_xfer_host_key(w.key, sizeof w.key);
     w.stream[1] = (dmsg_xfer_stream){DMSG_XFER_STREAM_ON, 524288};
     w.stream[2] = (dmsg_xfer_stream){DMSG_XFER_STREAM_OFF, 0};
@@ -859,18 +867,7 @@ Test(tune, profile_stream_lines)
         SIX "elem 16 stream on from 99999999999999999\n",     /* beyond any plane */
         SIX "elem 8 stream off\nelem 8 stream on from 64\n", /* twice */
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        FILE *f = fopen(path, "w");
-        cr_assert(f);
-        fputs(bad[i], f);
-        fclose(f);
-        keep = r;
-        err[0] = 0;
-        cr_assert_eq(detail(dmsg_xfer_profile_read(path, &r), err, sizeof err), DMSG_ERR_ARG,
-                     "case %zu", i);
-        cr_assert_gt(strlen(err), 0, "case %zu: no reason given", i);
-        cr_assert_eq(memcmp(&keep, &r, sizeof r), 0, "case %zu changed the profile", i);
-    }
+    expect_refused(path, bad, sizeof bad / sizeof bad[0], &r);
 #undef SIX
     unlink(path);
 }
