@@ -210,7 +210,16 @@ typedef struct dmsg_rr_stats {
     uint64_t signals;         /**< zero-byte wake-ups and room reports */
     uint64_t data_bytes;      /**< bytes deposited as data */
     uint64_t pack_bytes;      /**< bytes packed (indexed source into a section only) */
-    double send_time, recv_time; /**< seconds (dmsg_wtime) in send and receive calls and waits */
+    double send_time, recv_time; /**< seconds (dmsg_wtime) in waits and tests of sends and
+                                      receives (wait, waitall, test, the blocking forms); on a
+                                      simulated machine also in starting a send. Starting a
+                                      transfer never waits: in real time it is not timed (two
+                                      clock reads cost a tenth of a start) */
+    uint64_t ctl_sent;        /**< control messages this PE put into partners' rings: on
+                                   shm and ofi acknowledgements ride on the next control
+                                   message to their PE, so fewer than `control` */
+    uint64_t ctl_bytes;       /**< their bytes, 64-byte headers included (a READY of a
+                                   contiguous receive and a DONE are a header alone) */
 } dmsg_rr_stats;
 
 /** This PE's RRMSG counts and times. Local. Errors: DMSG_ERR_STATE, DMSG_ERR_NULL. */

@@ -13,8 +13,9 @@
  * request after the data (DONE), which completes the receive. Requests that
  * crossed a READY are bound to it in order (on_message). There a send is
  * complete with its data (dmsg_quiet), and acknowledgements, owed when a
- * receive completes, leave without a bell at the next progress pass or
- * after the next send (docs/baselines.md, "Responses sent ahead"). */
+ * receive completes, ride on the next control message to their sender, or
+ * leave alone without a bell at the next progress pass or after the next
+ * send (docs/baselines.md, "Responses sent ahead"). */
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/core/at_fini.h"
@@ -64,7 +65,8 @@ static void rr_forget(void)
     free(g->expect);
     free(g->ahead);
     free(g->owed);
-    free(g->acks);
+    free(g->ackdue);
+    free(g->ackpes);
     free(g->sends);
     dmsg_rr_posted_free(&g->posted);
     dmsg_rr_live_free(&g->live);
@@ -88,10 +90,14 @@ int dmsg_rr_init(void)
     n.expect = calloc((size_t)np, sizeof *n.expect);
     n.ahead = calloc((size_t)np, sizeof *n.ahead);
     n.owed = calloc((size_t)np, sizeof *n.owed);
+    n.ackdue = calloc((size_t)np, sizeof *n.ackdue);
+    n.ackpes = calloc((size_t)np, sizeof *n.ackpes);
     n.sends = calloc((size_t)np, sizeof *n.sends);
     /* A local failure must not leave the collectives out of step: the
      * channel's first collective carries the verdict (a zero-size mismatch). */
-    st = dmsg_chan_open(&n.ch, (n.data && n.expect && n.ahead && n.owed && n.sends) ? RR_RING : 0,
+    st = dmsg_chan_open(&n.ch, (n.data && n.expect && n.ahead && n.owed && n.ackdue && n.ackpes && n.sends)
+                                  ? RR_RING
+                                  : 0,
                         UINT64_MAX);
     if (st)
         goto err_mem;
@@ -112,6 +118,8 @@ err_mem:
     free(n.expect);
     free(n.ahead);
     free(n.owed);
+    free(n.ackdue);
+    free(n.ackpes);
     free(n.sends);
     return st;
 }
@@ -132,7 +140,8 @@ int dmsg_rr_finalize(void)
     free(g->expect);
     free(g->ahead);
     free(g->owed);
-    free(g->acks);
+    free(g->ackdue);
+    free(g->ackpes);
     free(g->sends);
     dmsg_rr_posted_free(&g->posted);
     dmsg_rr_live_free(&g->live);
@@ -159,16 +168,30 @@ static uint64_t req_elem(const dmsg_rr_req *s)
     return s->kind == RR_K_CONTIG ? 0 : s->elem;
 }
 
+/* Sends a control message. On a transport in real time the
+ * acknowledgements this PE owes pe ride on it (the type word's high bits):
+ * the receiver learns of them as from an ACK of their own, without another
+ * deposit, counter update and walk. */
 static dmsg_status send_ctl(int pe, uint32_t type, int tag, const uint64_t aux[3],
                             const void *body, size_t len)
 {
+    rr_state *g = &dmsg_rr_g;
     char buf[CHAN_HDR + sizeof(rr_resp)];
-    chan_hdr h = {.type = type, .tag = tag};
+    uint32_t acks = g->ch.ordered ? 0 : g->ackdue[pe];
+    if (acks > RR_ACKS_MAX)
+        acks = RR_ACKS_MAX;
+    chan_hdr h = {.type = type | acks << 8, .tag = tag};
     memcpy(h.aux, aux, sizeof h.aux);
     if (len)
         memcpy(buf + CHAN_HDR, body, len);
-    dmsg_rr_g.st.control++;
-    return dmsg_chan_send(&dmsg_rr_g.ch, pe, &h, buf, len);
+    g->st.control++;
+    dmsg_status st = dmsg_chan_send(&g->ch, pe, &h, buf, len);
+    if (!st) {
+        g->ackdue[pe] -= acks;
+        g->st.ctl_sent++;
+        g->st.ctl_bytes += CHAN_HDR + len;
+    }
+    return st;
 }
 
 dmsg_status dmsg_rr_send_request(dmsg_rr_req *r)
@@ -319,49 +342,31 @@ static void sent(dmsg_rr_req *s)
     finish(s, DMSG_OK);
 }
 
-/* The acknowledgement of a receive whose data is in place. Nobody waits for
- * it on a transport in real time (the send completed with its data), so it
- * goes without a bell there: it would wake a sender that sleeps for its
- * next message. */
-/* Deposits an acknowledgement; `counted`: not counted yet in the control
- * messages (an acknowledgement owed was counted when it fell due). */
-static dmsg_status ack_now(int pe, int tag, uint64_t sid, int counted)
+/* An acknowledgement on an ordered channel (a simulated machine): at once,
+ * with its bell, as the machine's receiver sent it (its sender waits for
+ * it). */
+static dmsg_status ack_now(int pe, int tag, uint64_t sid)
 {
-    chan *c = &dmsg_rr_g.ch;
     uint64_t aux[3] = {sid, 0, 0};
-    c->silent = !c->ordered;
-    if (counted)
-        dmsg_rr_g.st.control--; /* send_ctl counts it again */
-    dmsg_status st = send_ctl(pe, RR_T_ACK, tag, aux, NULL, 0);
-    c->silent = 0;
-    return st;
+    return send_ctl(pe, RR_T_ACK, tag, aux, NULL, 0);
 }
 
-typedef struct rr_ack {
-    int pe, tag;
-    uint64_t sid;
-} rr_ack;
-
-/* On a transport in real time the acknowledgement waits for the next
- * progress pass or the end of the next send (dmsg_rr_flush_acks), so a
- * receiver that answers with a send (a ping-pong) deposits that data
- * first; on an ordered channel it goes now, as the machine's did. */
+/* The acknowledgement of a receive whose data is in place. On a transport
+ * in real time nobody waits for it (the send completed with its data): it
+ * is owed to pe and rides on the next control message to pe, or goes
+ * without a bell at the next progress pass or after the next send
+ * (dmsg_rr_flush_acks), so a receiver that answers with a send (a
+ * ping-pong) deposits that data first. It is counted now: the statistics
+ * say what the protocol sent for the transfers completed, whenever and
+ * however it leaves. */
 static dmsg_status send_ack(int pe, int tag, uint64_t sid)
 {
     rr_state *g = &dmsg_rr_g;
     if (g->ch.ordered)
-        return ack_now(pe, tag, sid, 0);
-    if (g->nacks == g->cap_acks) {
-        size_t cap = g->cap_acks ? 2 * g->cap_acks : 16;
-        rr_ack *a = realloc(g->acks, cap * sizeof *a);
-        if (!a)
-            return ack_now(pe, tag, sid, 0);
-        g->acks = a;
-        g->cap_acks = cap;
-    }
-    g->acks[g->nacks++] = (rr_ack){pe, tag, sid};
-    /* Counted now: the statistics say what the protocol sent for the
-     * transfers completed, whenever the message itself leaves. */
+        return ack_now(pe, tag, sid);
+    if (!g->ackdue[pe])
+        g->ackpes[g->nackpes++] = pe;
+    g->ackdue[pe]++;
     g->st.control++;
     return DMSG_OK;
 }
@@ -369,14 +374,30 @@ static dmsg_status send_ack(int pe, int tag, uint64_t sid)
 dmsg_status dmsg_rr_flush_acks(void)
 {
     rr_state *g = &dmsg_rr_g;
-    size_t i = 0;
+    chan *c = &g->ch;
     dmsg_status st = DMSG_OK;
-    if (!g->nacks)
+    size_t i = 0;
+    if (!g->nackpes)
         return DMSG_OK;
-    while (i < g->nacks && !(st = ack_now(g->acks[i].pe, g->acks[i].tag, g->acks[i].sid, 1)))
-        i++;
-    memmove(g->acks, g->acks + i, (g->nacks - i) * sizeof *g->acks);
-    g->nacks -= i;
+    /* The PEs owed some, each once; a PE whose acknowledgements rode on
+     * another message since has none left. One ACK carries all owed to a
+     * PE; it rings no bell (nobody sleeps waiting for it). */
+    while (i < g->nackpes && !st) {
+        int pe = g->ackpes[i];
+        while (g->ackdue[pe] && !st) {
+            uint64_t aux[3] = {0};
+            c->silent = 1;
+            g->st.control--; /* counted when due: send_ctl counts it again */
+            st = send_ctl(pe, RR_T_ACK, 0, aux, NULL, 0);
+            c->silent = 0;
+            if (st)
+                g->st.control++;
+        }
+        if (!st)
+            i++;
+    }
+    memmove(g->ackpes, g->ackpes + i, (g->nackpes - i) * sizeof *g->ackpes);
+    g->nackpes -= i;
     return st;
 }
 
@@ -400,9 +421,10 @@ static dmsg_status use_ready(dmsg_rr_req *s, const rr_resp *rp, uint64_t cap)
     dmsg_status why = fits_rule(rp->kind, cap, rp->elem, s->bytes, req_elem(s));
     if (!why)
         why = deliver(s, rp, 1);
+    /* The data in place: the header says it all; a refusal carries why. */
     rr_done body = {.rid = rp->sreq, .status = why};
-    uint64_t aux[3] = {(uint64_t)(uintptr_t)s, s->bytes, req_elem(s)};
-    dmsg_status st = send_ctl(s->pe, RR_T_DONE, s->tag, aux, &body, sizeof body);
+    uint64_t aux[3] = {(uint64_t)(uintptr_t)s, s->bytes, rp->sreq};
+    dmsg_status st = send_ctl(s->pe, RR_T_DONE, s->tag, aux, &body, why ? sizeof body : 0);
     if (!st && !why) {
         sent(s);
         return DMSG_OK;
@@ -424,40 +446,62 @@ static dmsg_rr_req *find_ahead(int src, int tag, int state, uint64_t id)
     return NULL;
 }
 
-dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r)
+dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
 {
     rr_state *g = &dmsg_rr_g;
+    uint64_t pos;
+    *answered = 0;
     /* Only a receive that takes the next request of its source and tag for
-     * certain: the first posted one that could (no earlier receive, a
-     * wildcard one included, could take it), and no request of that source
-     * and tag found here yet (it would take that one). Requests that land
-     * later are bound to it (on_message). */
+     * certain: no posted receive (a wildcard one included) could take it
+     * first, and no request of that source and tag found here yet (it
+     * would take that one). Requests that land later are bound to it
+     * (on_message). Decided before it enters the posted index, which a
+     * receive answered ahead never does. */
     if (g->ch.ordered || r->state != RR_S_POSTED || r->pe == DMSG_RR_ANY ||
-        r->tag == DMSG_RR_ANY || dmsg_rr_match_posted(r->pe, r->tag, 0) != r)
+        r->tag == DMSG_RR_ANY || dmsg_rr_posted_first(&g->posted, r->pe, r->tag, &pos))
         return DMSG_OK;
     /* A request that has landed is answered as it is (a RESP). */
     dmsg_status st = dmsg_chan_walk(&g->ch, r->pe);
     if (st)
         return st;
     for (const chan_msg *m = g->ch.head; m; m = m->next)
-        if (m->src == r->pe && m->h.type == RR_T_REQ && m->h.tag == r->tag)
+        if (m->src == r->pe && RR_TYPE(m->h.type) == RR_T_REQ && m->h.tag == r->tag)
             return DMSG_OK;
     rr_resp body = {.sreq = (uint64_t)(uintptr_t)r, .status = DMSG_OK, .kind = r->kind,
                     .off = (int64_t)((char *)r->dst - g->ch.rings), .elem = r->elem, .dl = r->lay};
-    uint64_t aux[3] = {0, r->bytes, 0};
+    /* A contiguous receive's READY is its header alone (rr.h, rr_resp). */
+    int bare = r->kind == RR_K_CONTIG;
+    uint64_t aux[3] = {bare ? body.sreq : 0, r->bytes, bare ? (uint64_t)body.off : 0};
     /* Without a bell: a sender finds it when it starts the send; one that
      * started before it landed sent a request, whose arrival here rings
      * its bell (on_message). So the partner of a ping-pong, asleep until
      * the data of this PE's previous send, is woken once, not twice. */
     g->ch.silent = 1;
-    st = send_ctl(r->pe, RR_T_READY, r->tag, aux, &body, sizeof body);
+    st = send_ctl(r->pe, RR_T_READY, r->tag, aux, &body, bare ? 0 : sizeof body);
     g->ch.silent = 0;
     if (st)
-        return st; /* still posted: its request will be answered */
-    dmsg_rr_posted_remove(&g->posted, r);
+        return st;
     r->state = RR_S_AHEAD;
     dmsg_rr_fifo_push(&g->ahead[r->pe], r);
+    *answered = 1;
     return DMSG_OK;
+}
+
+/* A READY's response: its payload, or for a contiguous receive its header. */
+static rr_resp ready_of(const chan_msg *m)
+{
+    rr_resp rp;
+    if (m->h.len) {
+        memcpy(&rp, m->data, sizeof rp);
+        return rp;
+    }
+    memset(&rp, 0, sizeof rp);
+    rp.sreq = m->h.aux[0];
+    rp.status = DMSG_OK;
+    rp.kind = RR_K_CONTIG;
+    rp.off = (int64_t)m->h.aux[2];
+    rp.elem = 1;
+    return rp;
 }
 
 dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
@@ -465,6 +509,16 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
     rr_state *g = &dmsg_rr_g;
     dmsg_status st = DMSG_OK;
     *consumed = 1;
+    /* Acknowledgements that rode on the message (real time), taken once: a
+     * message left for later (consumed = 0) comes back without them. */
+    uint32_t acks = RR_ACKS(m->h.type);
+    if (acks) {
+        if (acks > g->owed[m->src])
+            return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%u acknowledgements for %llu transfers from PE %d",
+                             acks, (unsigned long long)g->owed[m->src], m->src);
+        g->owed[m->src] -= acks;
+        m->h.type = RR_TYPE(m->h.type);
+    }
     switch (m->h.type) {
     case RR_T_REQ: {
         /* A receive answered ahead precedes every posted one that could take
@@ -479,12 +533,9 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
              * sleep waiting for an answer to this request, unless its DONE
              * is here already (it found the READY). */
             for (const chan_msg *d = m->next; d; d = d->next)
-                if (d->src == m->src && d->h.type == RR_T_DONE) {
-                    rr_done body;
-                    memcpy(&body, d->data, sizeof body);
-                    if (body.rid == (uint64_t)(uintptr_t)a)
-                        return DMSG_OK;
-                }
+                if (d->src == m->src && RR_TYPE(d->h.type) == RR_T_DONE &&
+                    d->h.aux[2] == (uint64_t)(uintptr_t)a)
+                    return DMSG_OK;
             return dmsg_chan_kick(&g->ch, m->src);
         }
         if (!dmsg_rr_match_posted(m->src, m->h.tag, 0)) {
@@ -526,15 +577,15 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
         }
         if ((st = dmsg_chan_take(&g->ch, m)))
             return st;
-        rr_resp rp;
-        memcpy(&rp, m->data, sizeof rp);
+        rr_resp rp = ready_of(m);
         return use_ready(s, &rp, m->h.aux[1]);
     }
     case RR_T_DONE: {
         if ((st = dmsg_chan_take(&g->ch, m)))
             return st;
-        rr_done d;
-        memcpy(&d, m->data, sizeof d);
+        rr_done d = {.rid = m->h.aux[2], .status = DMSG_OK};
+        if (m->h.len)
+            memcpy(&d, m->data, sizeof d);
         dmsg_rr_req *r = find_ahead(m->src, m->h.tag, -1, d.rid);
         if (!r || !d.rid)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "data for no receive from PE %d", m->src);
@@ -555,11 +606,10 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
     case RR_T_ACK: {
         if ((st = dmsg_chan_take(&g->ch, m)))
             return st;
-        if (!g->ch.ordered) { /* its send completed with its data */
-            if (!g->owed[m->src])
+        if (!g->ch.ordered) { /* its send completed with its data; its count rode above */
+            if (!acks)
                 return DMSG_FAIL(DMSG_ERR_TRANSPORT, "acknowledgement for no transfer from PE %d",
                                  m->src);
-            g->owed[m->src]--;
             return DMSG_OK;
         }
         dmsg_rr_req *s = find_send(m->h.aux[0]);
@@ -618,7 +668,8 @@ static dmsg_status serve_taken(rr_state *g, int pe)
     while (m && !st) {
         chan_msg *next = m->next;
         int consumed;
-        if (pe < 0 || (m->src == pe && (m->h.type == RR_T_RESP || m->h.type == RR_T_READY))) {
+        uint32_t t = RR_TYPE(m->h.type);
+        if (pe < 0 || (m->src == pe && (t == RR_T_RESP || t == RR_T_READY))) {
             st = dmsg_rr_on_message(m, &consumed);
             if (consumed)
                 dmsg_chan_consume(&g->ch, m);

@@ -14,6 +14,16 @@
  * acknowledges. Transports in real time only (rr.c, "Responses ahead"). */
 enum { RR_T_REQ = 1, RR_T_RESP, RR_T_ACK, RR_T_READY, RR_T_DONE };
 
+/* A header's type word: the message type in the low byte; on a transport in
+ * real time, bits 8 and up carry acknowledgements owed to the receiver of
+ * the message (rr.c, send_ctl: the acknowledgements ride on the next control
+ * message to their sender, or go alone as an ACK at the next progress pass
+ * or after the next send). The channel's own type (CHAN_T_STUCK) is never
+ * one of these. */
+#define RR_TYPE(w) ((uint32_t)(w) & 0xFFu)
+#define RR_ACKS(w) ((uint32_t)(w) >> 8)
+#define RR_ACKS_MAX 0xFFFFu
+
 /* What a request carries and a receive expects. */
 enum { RR_K_CONTIG, RR_K_SECTION, RR_K_GATHERED };
 
@@ -28,7 +38,9 @@ enum { RR_S_IDLE = 0, RR_S_WAIT_RESP, RR_S_WAIT_ACK, RR_S_POSTED, RR_S_WAIT_DATA
 
 /* The payload of a response (RESP) and of a response sent ahead (READY,
  * whose header's aux[1] carries the receive's bytes: the sender checks the
- * fit). Its size is booked on a simulated machine: keep it. */
+ * fit). Its size is booked on a simulated machine: keep it. A READY for a
+ * contiguous receive has no payload: its header says it all (aux: the
+ * receive's id, its bytes, its offset), one line instead of four. */
 typedef struct rr_resp {
     uint64_t sreq;   /* RESP: the sender's request id; READY: the receive's id */
     int32_t status;  /* DMSG_OK, or why the receiver refused */
@@ -38,8 +50,9 @@ typedef struct rr_resp {
     dmsg_layout dl;
 } rr_resp;
 
-/* The payload of a DONE: which receive answered ahead, and whether the data
- * is in place (DMSG_OK) or why the sender refused it. */
+/* The payload of a DONE that refuses the data (why the sender refused it);
+ * a DONE whose data is in place has none. Its header's aux: the send's id,
+ * its bytes, the receive's id (rid). */
 typedef struct rr_done {
     uint64_t rid;
     int32_t status;
@@ -77,8 +90,12 @@ typedef struct rr_state {
     rr_fifo *expect;   /* per source: matched receives waiting for data, in response order */
     rr_fifo *ahead;    /* per source: receives answered ahead (READY), in posting order */
     uint64_t *owed;    /* per PE: acknowledgements of completed sends still to come */
-    struct rr_ack *acks; /* acknowledgements this PE owes (real time: sent later, rr.c) */
-    size_t nacks, cap_acks;
+    /* Real time: acknowledgements this PE owes each PE, not yet sent (they
+     * ride on the next control message to it, or go alone later: rr.c),
+     * and the PEs owed some, each once. */
+    uint32_t *ackdue;
+    int *ackpes;
+    size_t nackpes;
     uint64_t active;   /* requests started and not retired */
     rr_live live;      /* their addresses: a copy of a request is not one */
     dmsg_rr_stats st;
@@ -117,10 +134,12 @@ void dmsg_rr_posted_free(rr_posted *p);
 /* Sends a request's REQ control message (the send is in sends[its PE]). */
 dmsg_status dmsg_rr_send_request(dmsg_rr_req *r);
 
-/* A receive just posted, unmatched, with a known source and tag, that no
- * earlier posted receive could take a request of: sends its response ahead
- * (READY) and moves it to `ahead` (not on an ordered channel). */
-dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r);
+/* A receive being posted (state RR_S_POSTED, not yet in the posted index):
+ * if it has a known source and tag, no posted receive could take a request
+ * of that source and tag before it, and no such request has landed, sends
+ * its response ahead (READY) and moves it to `ahead` (*answered = 1); else
+ * leaves it to be posted (*answered = 0). Not on an ordered channel. */
+dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered);
 /* Sends the acknowledgements this PE owes (on a transport in real time they
  * wait for the start of the next progress pass or the end of the next send:
  * nobody waits for them, and a receiver that answers with a send deposits

@@ -91,7 +91,7 @@ static dmsg_status collect(rr_batch *b, double lim)
     b->n = 0;
     b->next = INFINITY;
     for (chan_msg *m = g->ch.head; m; m = m->next) {
-        if (m->h.type == RR_T_REQ && !dmsg_rr_match_posted(m->src, m->h.tag, 0))
+        if (RR_TYPE(m->h.type) == RR_T_REQ && !dmsg_rr_match_posted(m->src, m->h.tag, 0))
             continue; /* unexpected: waits for its receive */
         rr_event e = {.src = m->src, .m = m};
         if ((st = arrival_of(m, &e.t)) || (st = add(b, &e, lim)))

@@ -9,6 +9,16 @@
  *                                 (one of the sizes) run that one only
  *   postal-bench strided [MODE]   any PEs: "SX LIB MODE NP US" (per exchange);
  *                                 MODE (pack, send or deposit) runs that one only
+ *   postal-bench cpu MODE BYTES [ROUND_TRIPS] [ROUNDS]
+ *                                 2 PEs: ROUNDS (default 1) runs of ROUND_TRIPS
+ *                                 (default 20000) round trips of one mode, each
+ *                                 PE printing "CPU LIB MODE BYTES PE US CPU_US
+ *                                 USER_US CSW" per run: the half round trip
+ *                                 (wall), its CPU time (user + system, getrusage),
+ *                                 of it user time, and context switches per round
+ *                                 trip: on a loaded host the CPU times are the
+ *                                 steadier measure (user time: the libraries' own
+ *                                 work, without the system calls of waits)
  *
  * Modes: postal pack (initsend, pk_byte, send; recv, upk_byte: PVM's way)
  * and postal bytes (send_bytes / recv_bytes: psend / precv); rrmsg send /
@@ -29,6 +39,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static int g_me, g_np;
 
@@ -137,6 +148,67 @@ static void pingpong(const char *only_mode, size_t only_bytes)
     free(rbuf);
 }
 
+static int mode_of(const char *name)
+{
+    for (int m = 0; m < M_COUNT; m++)
+        if (!strcmp(name, mode_name[m]))
+            return m;
+    fprintf(stderr, "postal-bench: no mode %s\n", name);
+    exit(2);
+}
+
+static double cpu_seconds(long *csw, double *user)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    *csw = ru.ru_nvcsw + ru.ru_nivcsw;
+    *user = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec;
+    return *user + (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* One mode and size, n round trips a run, CPU time beside the wall time:
+ * the loaded host's wall times swing 2x, its CPU times much less. */
+static void cpu_pingpong(int mode, size_t bytes, int n, int runs)
+{
+    char *sbuf = pb_malloc(bytes), *rbuf = pb_malloc(bytes), *sym;
+    CK(dmsg_alloc(bytes, (void **)&sym));
+    memset(sbuf, 7, bytes);
+    memset(sym, 0, bytes);
+    int peer = 1 - g_me;
+    for (int run = 0; run < runs; run++) {
+        CK(dmsg_postal_barrier());
+        long csw0, csw1;
+        double u0, u1, c0 = cpu_seconds(&csw0, &u0), t0 = pb_now();
+        for (int i = 0; i < n; i++) {
+            if (g_me == 0) {
+                pp_post(mode, bytes, peer, sym);
+                pp_send(mode, sbuf, bytes, peer, sym);
+                pp_recv(mode, rbuf, bytes, peer, sym);
+            } else {
+                if (i == 0)
+                    pp_post(mode, bytes, peer, sym);
+                pp_recv(mode, rbuf, bytes, peer, sym);
+                if (i + 1 < n)
+                    pp_post(mode, bytes, peer, sym);
+                pp_send(mode, sbuf, bytes, peer, sym);
+            }
+        }
+        double t = pb_now() - t0, c = cpu_seconds(&csw1, &u1) - c0;
+        printf("CPU %s %s %zu %d %.3f %.3f %.3f %.2f\n", lib_name[mode], mode_name[mode], bytes,
+               g_me, t / n / 2 * 1e6, c / n * 1e6, (u1 - u0) / n * 1e6,
+               (double)(csw1 - csw0) / n);
+        fflush(stdout);
+    }
+    const char *got = mode == M_PACK || mode == M_BYTES ? rbuf : sym;
+    if (got[bytes - 1] != 7) {
+        fprintf(stderr, "postal-bench: ping-pong data wrong (%s)\n", lib_name[mode]);
+        exit(1);
+    }
+    CK(dmsg_free(sym));
+    free(sbuf);
+    free(rbuf);
+}
+
 static void exchange(int mode, const double *src, double *res, size_t b, dmsg_rr_req *req)
 {
     size_t n = SX_N;
@@ -214,23 +286,30 @@ static void strided(const char *only)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "pingpong") && strcmp(argv[1], "strided"))) {
+    int cpu = argc > 1 && !strcmp(argv[1], "cpu");
+    if (argc < 2 || (strcmp(argv[1], "pingpong") && strcmp(argv[1], "strided") && !cpu) ||
+        (cpu && (argc < 4 || !strtoull(argv[3], NULL, 10)))) {
         fprintf(stderr, "usage: dmsgrun -n NP postal-bench pingpong [pack|bytes|send|posted|deposit "
-                        "[BYTES]] | strided [pack|send|deposit]\n");
+                        "[BYTES]] | strided [pack|send|deposit] | cpu MODE BYTES [ROUND_TRIPS "
+                        "[ROUNDS]]\n");
         return 2;
     }
+    int cpu_mode = cpu ? mode_of(argv[2]) : 0;
     CK(dmsg_init());
     g_me = dmsg_pe();
     g_np = dmsg_npes();
     CK(dmsg_ctr_create(&g_ctr));
     CK(dmsg_postal_init());
     CK(dmsg_rr_init());
-    int pp = !strcmp(argv[1], "pingpong");
+    int pp = !strcmp(argv[1], "pingpong") || cpu;
     if ((pp && g_np != 2) || SX_N % g_np) {
         fprintf(stderr, "postal-bench: %d PEs\n", g_np);
         return 2;
     }
-    if (pp)
+    if (cpu)
+        cpu_pingpong(cpu_mode, (size_t)strtoull(argv[3], NULL, 10),
+                     argc > 4 ? atoi(argv[4]) : 20000, argc > 5 ? atoi(argv[5]) : 1);
+    else if (pp)
         pingpong(argc > 2 ? argv[2] : NULL, argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 0);
     else
         strided(argc > 2 ? argv[2] : NULL);
