@@ -696,10 +696,10 @@ dmsg_status dmsg_rr_progress_found(void)
     return st ? st : s2;
 }
 
-dmsg_status dmsg_rr_serve_from(int pe)
+dmsg_status dmsg_rr_serve_from(int pe, int walk)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_status st = dmsg_chan_walk(&g->ch, pe);
+    dmsg_status st = walk ? dmsg_chan_walk(&g->ch, pe) : DMSG_OK;
     if (st)
         return st;
     /* Only what concerns this PE's sends to pe (RESP, READY), and those in

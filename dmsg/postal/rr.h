@@ -146,8 +146,9 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered);
  * its data first). */
 dmsg_status dmsg_rr_flush_acks(void);
 /* Serves the responses (RESP, READY) pe sent this PE, in arrival order,
- * after a look at pe's ring: a send just started finds a READY at once. */
-dmsg_status dmsg_rr_serve_from(int pe);
+ * with `walk` after a look at pe's ring: a send just started finds a READY
+ * at once. */
+dmsg_status dmsg_rr_serve_from(int pe, int walk);
 
 /* The first posted receive a request matches; with `book`, the posted
  * receives compared are booked as matching work (a look that only decides

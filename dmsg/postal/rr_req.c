@@ -42,8 +42,13 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
     /* A receive that answered ahead (READY) takes the data now: no request,
      * no round trip (not on an ordered channel: there the receiver answers
      * requests, as the simulated machine's did). Else the request goes. */
+    /* A READY found by an earlier look answers this send (a READY left
+     * unused has no earlier send of its tag waiting): the ring is looked at
+     * only when none was. */
     if (!g->ch.ordered)
-        st = dmsg_rr_serve_from(req->pe);
+        st = dmsg_rr_serve_from(req->pe, 0);
+    if (!g->ch.ordered && !st && req->state == RR_S_WAIT_RESP)
+        st = dmsg_rr_serve_from(req->pe, 1);
     if (!st && req->state == RR_S_WAIT_RESP)
         st = dmsg_rr_send_request(req);
     if (st) {
