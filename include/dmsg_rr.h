@@ -71,6 +71,7 @@ typedef struct dmsg_rr_req {
     uint64_t peer_id;
     dmsg_layout lay;
     struct dmsg_rr_req *next;
+    const struct dmsg_rr_req *self; /**< its own address while active: a copy's is not */
 } dmsg_rr_req;
 
 /** What a completed receive got. */

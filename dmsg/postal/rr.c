@@ -69,7 +69,6 @@ static void rr_forget(void)
     free(g->ackpes);
     free(g->sends);
     dmsg_rr_posted_free(&g->posted);
-    dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
 }
 
@@ -144,7 +143,6 @@ int dmsg_rr_finalize(void)
     free(g->ackpes);
     free(g->sends);
     dmsg_rr_posted_free(&g->posted);
-    dmsg_rr_live_free(&g->live);
     memset(g, 0, sizeof *g);
     return st;
 }
@@ -266,17 +264,16 @@ static dmsg_status respond(dmsg_rr_req *r, const chan_msg *m)
     return DMSG_OK;
 }
 
-/* The send a response or acknowledgement names: a live request (the set of
- * their addresses is a hash set; the list of sends it replaced was searched
- * for each message, P^2 comparisons a PE and step in an all-to-all) that
- * waits for one; a receive never does. Nothing is read at an address that
- * is not a live request's. */
-static dmsg_rr_req *find_send(uint64_t id)
+/* The send to pe that a response or acknowledgement from pe names: one of
+ * the sends to pe waiting for one (a list per destination: an all-to-all
+ * step has one a partner). Nothing is read at an address that is not one
+ * of them. */
+static dmsg_rr_req *find_send(int pe, uint64_t id)
 {
-    dmsg_rr_req *r = (dmsg_rr_req *)(uintptr_t)id;
-    if (!dmsg_rr_live_has(&dmsg_rr_g.live, r))
-        return NULL;
-    return r->state == RR_S_WAIT_RESP || r->state == RR_S_WAIT_ACK ? r : NULL;
+    for (dmsg_rr_req *r = dmsg_rr_g.sends[pe].head; r; r = r->next)
+        if ((uint64_t)(uintptr_t)r == id)
+            return r->state == RR_S_WAIT_RESP || r->state == RR_S_WAIT_ACK ? r : NULL;
+    return NULL;
 }
 
 /* Gathers an indexed source into a contiguous buffer: the one case the
@@ -305,18 +302,20 @@ static dmsg_status deliver(dmsg_rr_req *s, const rr_resp *rp, int ahead)
     rr_state *g = &dmsg_rr_g;
     dmsg_ctr ctr = ahead ? DMSG_CTR_NONE : g->data[dmsg_pe()];
     char *dst = g->ch.rings + rp->off;
-    size_t el = rp->kind == RR_K_SECTION ? rp->elem : s->elem;
-    dmsg_layout flat = {.ndims = 1, .count = {el ? s->bytes / el : 0}, .stride = {(ptrdiff_t)el}};
     dmsg_status st;
-    if (s->kind == RR_K_GATHERED && rp->kind == RR_K_SECTION)
-        st = deposit_packed(s, dst, rp, ctr);
-    else if (s->kind == RR_K_GATHERED)
-        st = dmsg_deposit_gathered(dst, s->src, s->idx, s->n, s->elem, s->pe, ctr);
-    else if (s->kind == RR_K_CONTIG && rp->kind == RR_K_CONTIG)
+    if (s->kind == RR_K_CONTIG && rp->kind == RR_K_CONTIG) {
         st = dmsg_deposit(dst, s->src, s->bytes, s->pe, ctr);
-    else
+    } else if (s->kind == RR_K_GATHERED && rp->kind == RR_K_SECTION) {
+        st = deposit_packed(s, dst, rp, ctr);
+    } else if (s->kind == RR_K_GATHERED) {
+        st = dmsg_deposit_gathered(dst, s->src, s->idx, s->n, s->elem, s->pe, ctr);
+    } else {
+        size_t el = rp->kind == RR_K_SECTION ? rp->elem : s->elem;
+        dmsg_layout flat = {.ndims = 1, .count = {el ? s->bytes / el : 0},
+                            .stride = {(ptrdiff_t)el}};
         st = dmsg_deposit_section(dst, rp->kind == RR_K_SECTION ? &rp->dl : &flat, s->src,
                                   s->kind == RR_K_SECTION ? &s->lay : &flat, el, s->pe, ctr);
+    }
     if (!st) {
         g->st.data_bytes += s->bytes;
         /* complete before the next data deposit to pe, or before the DONE */
@@ -467,17 +466,23 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
     for (const chan_msg *m = g->ch.head; m; m = m->next)
         if (m->src == r->pe && RR_TYPE(m->h.type) == RR_T_REQ && m->h.tag == r->tag)
             return DMSG_OK;
-    rr_resp body = {.sreq = (uint64_t)(uintptr_t)r, .status = DMSG_OK, .kind = r->kind,
-                    .off = (int64_t)((char *)r->dst - g->ch.rings), .elem = r->elem, .dl = r->lay};
+    uint64_t rid = (uint64_t)(uintptr_t)r;
+    int64_t off = (int64_t)((char *)r->dst - g->ch.rings);
     /* A contiguous receive's READY is its header alone (rr.h, rr_resp). */
     int bare = r->kind == RR_K_CONTIG;
-    uint64_t aux[3] = {bare ? body.sreq : 0, r->bytes, bare ? (uint64_t)body.off : 0};
+    uint64_t aux[3] = {bare ? rid : 0, r->bytes, bare ? (uint64_t)off : 0};
     /* Without a bell: a sender finds it when it starts the send; one that
      * started before it landed sent a request, whose arrival here rings
      * its bell (on_message). So the partner of a ping-pong, asleep until
      * the data of this PE's previous send, is woken once, not twice. */
     g->ch.silent = 1;
-    st = send_ctl(r->pe, RR_T_READY, r->tag, aux, &body, bare ? 0 : sizeof body);
+    if (bare) {
+        st = send_ctl(r->pe, RR_T_READY, r->tag, aux, NULL, 0);
+    } else {
+        rr_resp body = {.sreq = rid, .status = DMSG_OK, .kind = r->kind, .off = off,
+                        .elem = r->elem, .dl = r->lay};
+        st = send_ctl(r->pe, RR_T_READY, r->tag, aux, &body, sizeof body);
+    }
     g->ch.silent = 0;
     if (st)
         return st;
@@ -487,21 +492,20 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
     return DMSG_OK;
 }
 
-/* A READY's response: its payload, or for a contiguous receive its header. */
-static rr_resp ready_of(const chan_msg *m)
+/* A READY's response into *rp: its payload, or for a contiguous receive its
+ * header (no layout then: a contiguous destination has none). */
+static void ready_of(const chan_msg *m, rr_resp *rp)
 {
-    rr_resp rp;
     if (m->h.len) {
-        memcpy(&rp, m->data, sizeof rp);
-        return rp;
+        memcpy(rp, m->data, sizeof *rp);
+        return;
     }
-    memset(&rp, 0, sizeof rp);
-    rp.sreq = m->h.aux[0];
-    rp.status = DMSG_OK;
-    rp.kind = RR_K_CONTIG;
-    rp.off = (int64_t)m->h.aux[2];
-    rp.elem = 1;
-    return rp;
+    rp->sreq = m->h.aux[0];
+    rp->status = DMSG_OK;
+    rp->kind = RR_K_CONTIG;
+    rp->off = (int64_t)m->h.aux[2];
+    rp->elem = 1;
+    rp->dl.ndims = 0;
 }
 
 dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
@@ -552,7 +556,7 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
             return st;
         rr_resp rp;
         memcpy(&rp, m->data, sizeof rp);
-        dmsg_rr_req *s = find_send(rp.sreq);
+        dmsg_rr_req *s = find_send(m->src, rp.sreq);
         if (!s || s->state != RR_S_WAIT_RESP)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "response for no request from PE %d", m->src);
         if (rp.status) {
@@ -577,7 +581,8 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
         }
         if ((st = dmsg_chan_take(&g->ch, m)))
             return st;
-        rr_resp rp = ready_of(m);
+        rr_resp rp;
+        ready_of(m, &rp);
         return use_ready(s, &rp, m->h.aux[1]);
     }
     case RR_T_DONE: {
@@ -612,7 +617,7 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
                                  m->src);
             return DMSG_OK;
         }
-        dmsg_rr_req *s = find_send(m->h.aux[0]);
+        dmsg_rr_req *s = find_send(m->src, m->h.aux[0]);
         if (!s || s->state != RR_S_WAIT_ACK)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "acknowledgement for no request from PE %d",
                              m->src);

@@ -4,7 +4,6 @@
 #define DMSG_POSTAL_RR_H
 
 #include "dmsg_rr.h"
-#include "dmsg/base/keyset.h"
 #include "dmsg/postal/chan.h"
 
 /* Control message types on the channel. A receive posted with a known
@@ -75,11 +74,6 @@ typedef struct rr_posted {
     size_t n;         /* receives posted */
 } rr_posted;
 
-/* The addresses of the live requests (rr_live.c). */
-typedef struct rr_live {
-    dmsg_keyset set;
-} rr_live;
-
 typedef struct rr_state {
     int started;
     chan ch;
@@ -96,8 +90,7 @@ typedef struct rr_state {
     uint32_t *ackdue;
     int *ackpes;
     size_t nackpes;
-    uint64_t active;   /* requests started and not retired */
-    rr_live live;      /* their addresses: a copy of a request is not one */
+    uint64_t active;   /* requests started and not retired (rr_live.c tells them from copies) */
     dmsg_rr_stats st;
 } rr_state;
 
@@ -109,13 +102,14 @@ extern rr_state dmsg_rr_g;
             return DMSG_FAIL(DMSG_ERR_STATE, "%s before dmsg_rr_init", __func__);                 \
     } while (0)
 
-/* Adds a started request's address (DMSG_ERR_HANDLE: r is live already,
- * DMSG_ERR_NOMEM; the set is unchanged then);
- * whether r is a live request (not a copy, not retired); removes it. */
-dmsg_status dmsg_rr_live_add(rr_live *s, dmsg_rr_req *r);
-int dmsg_rr_live_has(const rr_live *s, const dmsg_rr_req *r);
-void dmsg_rr_live_remove(rr_live *s, const dmsg_rr_req *r);
-void dmsg_rr_live_free(rr_live *s);
+/* DMSG_ERR_HANDLE if r is a live request (a transfer may not start in it);
+ * whether r is a live request (started at this address, not a copy, not
+ * retired); marks a request just filled in as live at its address; marks it
+ * retired. */
+dmsg_status dmsg_rr_live_check(const dmsg_rr_req *r);
+int dmsg_rr_live_has(const dmsg_rr_req *r);
+void dmsg_rr_live_mark(dmsg_rr_req *r);
+void dmsg_rr_live_remove(dmsg_rr_req *r);
 
 void dmsg_rr_fifo_push(rr_fifo *f, dmsg_rr_req *r);
 /* Removes r from f (anywhere in it); returns 1 if it was there. */

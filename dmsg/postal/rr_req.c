@@ -32,12 +32,13 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
      * machine's: in real time starting a send never waits, and two clock
      * reads cost a tenth of the call (dmsg_rr.h, send_time). */
     double t0 = g->ch.ordered ? dmsg_wtime() : 0;
-    dmsg_status st = dmsg_rr_live_add(&g->live, req);
+    dmsg_status st = dmsg_rr_live_check(req);
     if (st)
         return st;
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_WAIT_RESP;
+    dmsg_rr_live_mark(req);
     dmsg_rr_fifo_push(&g->sends[req->pe], req);
     /* A receive that answered ahead (READY) takes the data now: no request,
      * no round trip (not on an ordered channel: there the receiver answers
@@ -53,7 +54,6 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
         st = dmsg_rr_send_request(req);
     if (st) {
         dmsg_rr_fifo_remove(&g->sends[req->pe], req);
-        dmsg_rr_live_remove(&g->live, req);
         memset(req, 0, sizeof *req);
     } else {
         g->active++;
@@ -123,12 +123,13 @@ int dmsg_rr_isend_gathered(int pe, int tag, const void *src_base, const size_t *
 static dmsg_status post(const dmsg_rr_req *r, dmsg_rr_req *req)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_status st = dmsg_rr_live_add(&g->live, req);
+    dmsg_status st = dmsg_rr_live_check(req);
     if (st)
         return st;
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_POSTED;
+    dmsg_rr_live_mark(req);
     /* Its response goes ahead when it surely takes the next request of its
      * source and tag (dmsg_rr_answer_ahead), first of all: the partner of
      * a ping-pong may be about to start that send. Such a receive never
@@ -150,7 +151,6 @@ static dmsg_status post(const dmsg_rr_req *r, dmsg_rr_req *req)
     return dmsg_rr_progress();
 
 fail:
-    dmsg_rr_live_remove(&g->live, req);
     memset(req, 0, sizeof *req);
     return st;
 }
@@ -202,7 +202,7 @@ static dmsg_status check_active(const dmsg_rr_req *req)
         return DMSG_FAIL(DMSG_ERR_HANDLE, "request not active");
     /* The engine completes the request at the address it was started
      * with: a copy (of an active or a retired request) would never be. */
-    if (!dmsg_rr_live_has(&dmsg_rr_g.live, req))
+    if (!dmsg_rr_live_has(req))
         return DMSG_FAIL(DMSG_ERR_HANDLE, "not a started request (a copy, or retired)");
     return DMSG_OK;
 }
@@ -227,7 +227,7 @@ static dmsg_status retire(dmsg_rr_req *req, dmsg_rr_info *info)
     }
     req->magic = 0;
     req->state = RR_S_IDLE;
-    dmsg_rr_live_remove(&g->live, req);
+    dmsg_rr_live_remove(req);
     g->active--;
     return st;
 }
