@@ -67,6 +67,7 @@ static void rr_forget(void)
     free(g->owed);
     free(g->ackdue);
     free(g->ackpes);
+    free(g->acklisted);
     free(g->sends);
     dmsg_rr_posted_free(&g->posted);
     memset(g, 0, sizeof *g);
@@ -91,10 +92,12 @@ int dmsg_rr_init(void)
     n.owed = calloc((size_t)np, sizeof *n.owed);
     n.ackdue = calloc((size_t)np, sizeof *n.ackdue);
     n.ackpes = calloc((size_t)np, sizeof *n.ackpes);
+    n.acklisted = calloc((size_t)np, sizeof *n.acklisted);
     n.sends = calloc((size_t)np, sizeof *n.sends);
     /* A local failure must not leave the collectives out of step: the
      * channel's first collective carries the verdict (a zero-size mismatch). */
-    st = dmsg_chan_open(&n.ch, (n.data && n.expect && n.ahead && n.owed && n.ackdue && n.ackpes && n.sends)
+    st = dmsg_chan_open(&n.ch, (n.data && n.expect && n.ahead && n.owed && n.ackdue && n.ackpes &&
+                                   n.acklisted && n.sends)
                                   ? RR_RING
                                   : 0,
                         UINT64_MAX);
@@ -119,6 +122,7 @@ err_mem:
     free(n.owed);
     free(n.ackdue);
     free(n.ackpes);
+    free(n.acklisted);
     free(n.sends);
     return st;
 }
@@ -141,6 +145,7 @@ int dmsg_rr_finalize(void)
     free(g->owed);
     free(g->ackdue);
     free(g->ackpes);
+    free(g->acklisted);
     free(g->sends);
     dmsg_rr_posted_free(&g->posted);
     memset(g, 0, sizeof *g);
@@ -363,8 +368,12 @@ static dmsg_status send_ack(int pe, int tag, uint64_t sid)
     rr_state *g = &dmsg_rr_g;
     if (g->ch.ordered)
         return ack_now(pe, tag, sid);
-    if (!g->ackdue[pe])
+    /* Listed once until the next flush, however often its acknowledgements
+     * rode away and fell due again in between (the list holds npes). */
+    if (!g->acklisted[pe]) {
+        g->acklisted[pe] = 1;
         g->ackpes[g->nackpes++] = pe;
+    }
     g->ackdue[pe]++;
     g->st.control++;
     return DMSG_OK;
@@ -393,7 +402,7 @@ dmsg_status dmsg_rr_flush_acks(void)
                 g->st.control++;
         }
         if (!st)
-            i++;
+            g->acklisted[g->ackpes[i++]] = 0;
     }
     memmove(g->ackpes, g->ackpes + i, (g->nackpes - i) * sizeof *g->ackpes);
     g->nackpes -= i;

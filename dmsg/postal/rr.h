@@ -86,9 +86,10 @@ typedef struct rr_state {
     uint64_t *owed;    /* per PE: acknowledgements of completed sends still to come */
     /* Real time: acknowledgements this PE owes each PE, not yet sent (they
      * ride on the next control message to it, or go alone later: rr.c),
-     * and the PEs owed some, each once. */
+     * and the PEs owed some since the last flush, each once (acklisted). */
     uint32_t *ackdue;
     int *ackpes;
+    uint8_t *acklisted;
     size_t nackpes;
     uint64_t active;   /* requests started and not retired (rr_live.c tells them from copies) */
     dmsg_rr_stats st;

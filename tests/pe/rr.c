@@ -522,8 +522,42 @@ static int lean(void)
         PE_CHECK(bytes == 64 * sent, "%llu bytes in %llu ring messages", (unsigned long long)bytes,
                  (unsigned long long)sent);
     }
+
+    /* Acknowledgements that fall due again after riding away, many times in
+     * one progress pass: PE 2k+1 answers k receives ahead (tag 1) and posts
+     * k receives of any tag after them; PE 2k sends tag 1 (into the READYs:
+     * DONEs) and tag 2 (requests) in turn, so one pass of the receiver
+     * completes a receive (an acknowledgement due), answers a request (the
+     * acknowledgement rides on the response), completes the next, ... */
+    enum { K = 8 };
+    long *got = pe_alloc(2 * K * sizeof *got), v[2 * K];
+    PE_CHECK(got, "allocation");
+    dmsg_rr_req rq[2 * K];
+    for (int i = 0; i < 2 * K; i++) {
+        got[i] = -1;
+        v[i] = 100000L * me + i;
+    }
+    if (pair && (me & 1)) {
+        for (int i = 0; i < K; i++)
+            PE_OK(dmsg_rr_irecv(peer, 1, &got[i], sizeof *got, &rq[i]));
+        for (int i = 0; i < K; i++)
+            PE_OK(dmsg_rr_irecv(peer, DMSG_RR_ANY, &got[K + i], sizeof *got, &rq[K + i]));
+    }
+    PE_OK(dmsg_sync()); /* the READYs have landed */
+    if (pair && !(me & 1))
+        for (int i = 0; i < K; i++) {
+            PE_OK(dmsg_rr_isend(peer, 1, &v[i], sizeof v[i], &rq[2 * i]));
+            PE_OK(dmsg_rr_isend(peer, 2, &v[K + i], sizeof v[K + i], &rq[2 * i + 1]));
+        }
+    PE_OK(dmsg_sync()); /* the DONEs and requests have landed */
+    if (pair)
+        PE_OK(dmsg_rr_waitall(2 * K, rq, NULL));
+    for (int i = 0; pair && (me & 1) && i < 2 * K; i++)
+        PE_CHECK(got[i] == 100000L * peer + i, "receive %d: %ld, expected %ld", i, got[i],
+                 100000L * peer + i);
     PE_OK(dmsg_sync());
     PE_OK(dmsg_rr_finalize());
+    PE_OK(dmsg_free(got));
     PE_OK(dmsg_free(in));
     return 0;
 }
