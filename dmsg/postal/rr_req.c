@@ -42,10 +42,10 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
     dmsg_rr_fifo_push(&g->sends[req->pe], req);
     /* A receive that answered ahead (READY) takes the data now: no request,
      * no round trip (not on an ordered channel: there the receiver answers
-     * requests, as the simulated machine's did). Else the request goes. */
-    /* A READY found by an earlier look answers this send (a READY left
-     * unused has no earlier send of its tag waiting): the ring is looked at
-     * only when none was. */
+     * requests, as the simulated machine's did). A READY found by an earlier
+     * look answers this send (one left unused has no earlier send of its
+     * tag waiting), so the ring is looked at only when none was. Else the
+     * request goes. */
     if (!g->ch.ordered)
         st = dmsg_rr_serve_from(req->pe, 0);
     if (!g->ch.ordered && !st && req->state == RR_S_WAIT_RESP)
