@@ -71,12 +71,6 @@ static void expect_spin_report_sim(const char *const *tenv)
     job_free(&r);
 }
 
-static int suite_over_sim(void)
-{
-    const char *t = getenv("DMSG_TRANSPORT");
-    return t && strcmp(t, "sim") == 0;
-}
-
 Test(hangs, spinning_pe_is_reported_on_sim, .timeout = 2 * JOB_WATCHDOG)
 {
     if (job_over_ofi())
@@ -88,7 +82,7 @@ Test(hangs, spinning_pe_is_reported_on_sim, .timeout = 2 * JOB_WATCHDOG)
 
 Test(hangs, spinning_pe_is_reported, .timeout = 2 * JOB_WATCHDOG)
 {
-    if (suite_over_sim()) {
+    if (job_over_sim()) {
         expect_spin_report_sim(env);
         return;
     }

@@ -199,9 +199,12 @@ ParameterizedTestParameters(plan, calibrate)
 {
     return cr_make_param_array(int, split_pes, sizeof split_pes / sizeof split_pes[0]);
 }
+/* Calibration is of real-time transports (the simulator has its machine):
+ * in the suite over sim these jobs run over shm. */
 ParameterizedTest(int *npes, plan, calibrate, .timeout = 2 * JOB_WATCHDOG)
 {
-    expect_case_ok("plan_calibrate", *npes, NULL);
+    static const char *const shm[] = {"DMSG_TRANSPORT=shm", NULL};
+    expect_case_ok("plan_calibrate", *npes, job_over_sim() ? shm : NULL);
 }
 
 /* The agreed host model ends with dmsg_finalize: init, finalize, init in
@@ -210,8 +213,10 @@ Test(plan, model_ends_at_finalize, .timeout = 2 * JOB_WATCHDOG)
 {
     const char *argv[] = {job_path("tests/pe_prog"), "plan_model_ends_at_finalize", NULL};
     static const char *const env[] = {JOB_DMSG_TIMEOUT, NULL};
+    static const char *const shm[] = {JOB_DMSG_TIMEOUT, "DMSG_TRANSPORT=shm", NULL};
     job_result r;
-    cr_assert(job_run(argv, env, JOB_WATCHDOG, &r) == 0, "could not start pe_prog");
+    cr_assert(job_run(argv, job_over_sim() ? shm : env, JOB_WATCHDOG, &r) == 0,
+              "could not start pe_prog");
     cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 3000));
     job_free(&r);
 }
