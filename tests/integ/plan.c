@@ -199,6 +199,7 @@ ParameterizedTestParameters(plan, calibrate)
 {
     return cr_make_param_array(int, split_pes, sizeof split_pes / sizeof split_pes[0]);
 }
+
 /* Calibration is of real-time transports (the simulator has its machine):
  * in the suite over sim these jobs run over shm. */
 ParameterizedTest(int *npes, plan, calibrate, .timeout = 2 * JOB_WATCHDOG)
