@@ -93,6 +93,7 @@ const char *dmsg_job_wait_name(unsigned word)
     case DMSG_WAIT_FINALIZE: return "dmsg_finalize";
     case DMSG_WAIT_ATOMIC: return "dmsg_atomic";
     case DMSG_WAIT_UNTIL: return "dmsg_wait_until (a point-to-point wait)";
+    case DMSG_WAIT_INIT: return "dmsg_init (its closing barrier)";
     default: return "no dmsg call";
     }
 }

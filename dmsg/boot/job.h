@@ -66,6 +66,7 @@ enum dmsg_wait_op {
     DMSG_WAIT_FINALIZE,
     DMSG_WAIT_ATOMIC, /* a blocking dmsg_atomic */
     DMSG_WAIT_UNTIL,  /* dmsg_wait_until, dmsg_wait_until_set */
+    DMSG_WAIT_INIT,   /* dmsg_init's closing barrier */
 };
 #define DMSG_WAIT_OP_MASK 0xfu
 #define DMSG_WAIT_SERIAL_STEP 0x10u

@@ -1170,6 +1170,14 @@ dmsg_status dmsg_chk_await(uint32_t slot, int bytes_mode, uint64_t n, const void
     dmsg_tp *tp = &dmsg_g.tp;
     dmsg_waiter w;
     dmsg_waiter_start(&w, &tp->wait);
+    /* A look reads the others' windows, which is communication: under the
+     * simulator's scheduler the counter reads between looks hand the run
+     * token on only after more than 2 npes + 8 fruitless reads with no
+     * communication between (sim.c, sim_ctr_read), so the looks must lie
+     * further apart than that, or a PE that awaits a deposit the next PE to
+     * run would make never lets it run (4 PEs: 16 reads, looked at every
+     * 16th). */
+    unsigned look = 2u * (unsigned)tp->npes + 16u;
     for (unsigned spins = 0;; spins++) {
         uint64_t m, b;
         tp->ops->ctr_read(tp, slot, &m, &b);
@@ -1178,7 +1186,7 @@ dmsg_status dmsg_chk_await(uint32_t slot, int bytes_mode, uint64_t n, const void
         /* Reading the others' windows costs a transfer each: look only
          * now and then, and give the core away between looks, since the
          * PE that must deposit may be waiting for it. */
-        if (spins % 16 == 15 && others_arrived()) {
+        if (spins % look == look - 1 && others_arrived()) {
             /* Deposits are complete when their issuer reaches a barrier. */
             tp->ops->ctr_read(tp, slot, &m, &b);
             if ((bytes_mode ? b : m) >= n)

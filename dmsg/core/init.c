@@ -130,7 +130,14 @@ int dmsg_init(void)
     for (uint32_t s = 0; s < DMSG_COLL_TEAM_CTRS; s++)
         if ((st = g->tp.ops->ctr_reset(&g->tp, g->coll_ctr0 + s)))
             goto err_chk;
-    if ((st = g->tp.ops->barrier(&g->tp)))
+    /* Marked as a wait, so that dmsgrun's report of a job that makes no
+     * progress names the PEs still here (under the simulator's scheduler
+     * every PE but the one that runs waits here until it is handed the
+     * run token). */
+    dmsg_wait_enter(DMSG_WAIT_INIT);
+    st = g->tp.ops->barrier(&g->tp);
+    dmsg_wait_leave();
+    if (st)
         goto err_chk;
     g->initialized = 1;
     return DMSG_OK;

@@ -41,6 +41,12 @@ int job_over_ofi(void)
     return t && strcmp(t, "ofi") == 0;
 }
 
+int job_over_sim(void)
+{
+    const char *t = getenv("DMSG_TRANSPORT");
+    return t && strcmp(t, "sim") == 0;
+}
+
 const char *job_path(const char *rel)
 {
     static char bufs[4][1024];

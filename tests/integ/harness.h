@@ -70,6 +70,10 @@ int job_names_pe(const char *text, int pe);
  * tests that choose their own transport run once, in the suite over shm. */
 int job_over_ofi(void);
 
+/* 1 when the suite runs over sim (DMSG_TRANSPORT=sim, by hand: no step of
+ * tests/run.sh does): tests of real-time behaviour pin shm then. */
+int job_over_sim(void);
+
 /* 1 if jobs of npes PEs run: INTEG_PES (a comma-separated list of PE counts,
  * e.g. "2,3") limits the jobs of job_run_case and the tests built on it to
  * those counts, the others are skipped; unset, every count runs. */

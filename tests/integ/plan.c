@@ -154,6 +154,25 @@ Test(plan, periodic_group_sim, .timeout = 4 * JOB_WATCHDOG)
     expect_case_ok("plan_periodic_group", 4, sim);
 }
 
+/* DMSG_CHECK's await on sim at 4 PEs: its looks at the others' windows
+ * came every 16 counter reads, and the scheduler hands the run token on
+ * only after more than 16 fruitless reads with no communication between,
+ * so a PE awaiting the next PE's deposit never let it run (until
+ * DMSG_TIMEOUT). The job completes, nothing reported. */
+Test(plan, periodic_group_sim_checked, .timeout = 4 * JOB_WATCHDOG)
+{
+    static const char *const sim[] = {"DMSG_TRANSPORT=sim", "DMSG_MACHINE=t3d", "DMSG_CHECK=1",
+                                      "DMSG_TIMEOUT=60", NULL};
+    for (int n = 4; n <= 5; n++) {
+        job_result j;
+        cr_assert(job_run_case("plan_periodic_group", n, sim, &j) == 0, "could not start the job");
+        cr_expect(job_exited_ok(&j), "%s: %s\n%s", j.cmd, job_how(&j), job_tail(j.err, 3000));
+        cr_expect(!job_contains(j.err, "dmsg check:"), "%s: reported:\n%s", j.cmd,
+                  job_tail(j.err, 3000));
+        job_free(&j);
+    }
+}
+
 Test(plan, periodic_group_ofi, .timeout = 4 * JOB_WATCHDOG)
 {
     static const char *const ofi[] = {"DMSG_TRANSPORT=ofi", "DMSG_OFI_PROVIDER=tcp;ofi_rxm", NULL};
@@ -180,9 +199,13 @@ ParameterizedTestParameters(plan, calibrate)
 {
     return cr_make_param_array(int, split_pes, sizeof split_pes / sizeof split_pes[0]);
 }
+
+/* Calibration is of real-time transports (the simulator has its machine):
+ * in the suite over sim these jobs run over shm. */
 ParameterizedTest(int *npes, plan, calibrate, .timeout = 2 * JOB_WATCHDOG)
 {
-    expect_case_ok("plan_calibrate", *npes, NULL);
+    static const char *const shm[] = {"DMSG_TRANSPORT=shm", NULL};
+    expect_case_ok("plan_calibrate", *npes, job_over_sim() ? shm : NULL);
 }
 
 /* The agreed host model ends with dmsg_finalize: init, finalize, init in
@@ -191,8 +214,10 @@ Test(plan, model_ends_at_finalize, .timeout = 2 * JOB_WATCHDOG)
 {
     const char *argv[] = {job_path("tests/pe_prog"), "plan_model_ends_at_finalize", NULL};
     static const char *const env[] = {JOB_DMSG_TIMEOUT, NULL};
+    static const char *const shm[] = {JOB_DMSG_TIMEOUT, "DMSG_TRANSPORT=shm", NULL};
     job_result r;
-    cr_assert(job_run(argv, env, JOB_WATCHDOG, &r) == 0, "could not start pe_prog");
+    cr_assert(job_run(argv, job_over_sim() ? shm : env, JOB_WATCHDOG, &r) == 0,
+              "could not start pe_prog");
     cr_expect(job_exited_ok(&r), "%s: %s\n%s", r.cmd, job_how(&r), job_tail(r.err, 3000));
     job_free(&r);
 }
