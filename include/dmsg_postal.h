@@ -346,12 +346,21 @@ typedef struct dmsg_postal_stats {
     uint64_t large;         /**< of sent: large messages announced, data through the windows */
     uint64_t streamed;      /**< of large: send_bytes messages streamed (the receiver fetched
                                  each piece while the next was copied) */
-    double pack_time;       /**< seconds (dmsg_wtime) in pack calls */
-    double send_time;       /**< in sends and flushes: transfer, control, buffer management */
-    double recv_time;       /**< in receives and probes: waiting, matching, control */
-    double unpack_time;     /**< in unpack calls */
-    double match_time;      /**< of send_time and recv_time: reading headers, matching */
-    double manage_time;     /**< of send_time and recv_time: queue copies, spills, room reports */
+    /* Times, as RRMSG's (dmsg_rr.h): seconds (dmsg_wtime) in waits and tests; calls that never
+     * wait (packing, unpacking, a send, matching, buffer management) are timed on a simulated
+     * machine only (virtual time: the machine's cost). In real time (shm, ofi) two clock reads
+     * cost about a tenth of a small message's hop, so those times stay 0 there. */
+    double pack_time;       /**< in pack calls (sim only) */
+    double send_time;       /**< in flushes (waits); on sim also in sends: transfer, control,
+                                 buffer management */
+    double recv_time;       /**< in receives, probes and the postal barrier: waiting, matching,
+                                 control (the copy out of recv_bytes not included) */
+    double unpack_time;     /**< in unpack calls and the copies of recv_bytes and match_copy
+                                 (sim only) */
+    double match_time;      /**< of send_time and recv_time: reading headers, matching (sim
+                                 only) */
+    double manage_time;     /**< of send_time and recv_time: queue copies, spills, room reports
+                                 (sim only) */
     uint64_t direct_bytes;  /**< of unpack_bytes (and recv_bytes' bytes): fetched straight from
                                  the sender's out-window into user data, the transfer and the
                                  unpack one copy (pulled large messages, contiguous unpacks) */

@@ -140,6 +140,7 @@ dmsg_status dmsg_chan_open(chan *c, size_t ring, uint64_t qlimit)
     if ((st = make_counters(c)))
         goto err_scratch;
     c->lazy_take = !dmsg_order_on();
+    c->vclock = dmsg_order_on();
     c->open = 1;
     return DMSG_OK;
 
@@ -363,7 +364,7 @@ dmsg_status dmsg_chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t
             return DMSG_FAIL(DMSG_ERR_NOMEM, "mailbox of PE %d full and %llu bytes queued for it",
                              pe, (unsigned long long)t->qbytes);
     }
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_chan_clock(c);
     chan_qmsg *q = malloc(sizeof *q + CHAN_HDR + len);
     if (!q)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "queueing a message of %zu bytes", len);
@@ -374,7 +375,7 @@ dmsg_status dmsg_chan_send(chan *c, int pe, const chan_hdr *h, char *buf, size_t
         free(q);
         return cst;
     }
-    c->st.t_manage += dmsg_wtime() - t0;
+    c->st.t_manage += dmsg_chan_clock(c) - t0;
     if (t->qtail)
         t->qtail->next = q;
     else
@@ -500,10 +501,11 @@ dmsg_status dmsg_chan_walk(chan *c, int src)
     uint64_t off = 0, deps = 0, landed = 0, now = 0;
     /* The counts of walked messages are consumed when they are taken. */
     bytes -= r->cum_walked - r->cum_taken;
-    /* The clock only when there is something to scan: most walks of a
+    /* The clock only when there is something to scan (most walks of a
      * progress pass find nothing, and a clock read costs as much as the
-     * rest of such a walk. */
-    int timed = bytes >= CHAN_HDR && !c->untimed;
+     * rest of such a walk), and only on a simulated machine: a scan never
+     * waits (dmsg_chan_clock). */
+    int timed = bytes >= CHAN_HDR && !c->untimed && c->vclock;
     double t0 = timed ? dmsg_wtime() : 0;
     while (bytes - off >= CHAN_HDR) {
         chan_hdr h;
@@ -598,7 +600,7 @@ static dmsg_status report_room(chan *c, int src)
     uint64_t n = r->freed - r->reported;
     if (n == 0 || (!r->stuck && r->unrep_bytes < c->ring / 4))
         return DMSG_OK;
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_chan_clock(c);
     for (uint64_t i = 0; i < n; i++) {
         dmsg_status st = dmsg_deposit(c->scratch, c->scratch, 0, src, c->pair[c->me]);
         if (st)
@@ -606,7 +608,7 @@ static dmsg_status report_room(chan *c, int src)
         r->reported++;
         c->st.control++;
     }
-    c->st.t_manage += dmsg_wtime() - t0;
+    c->st.t_manage += dmsg_chan_clock(c) - t0;
     r->unrep_bytes = 0;
     c->touched[src] = 1;
     return DMSG_OK;
@@ -637,7 +639,7 @@ dmsg_status dmsg_chan_spill(chan *c, chan_msg *m)
     dmsg_status st = dmsg_chan_take(c, m);
     if (st)
         return st;
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_chan_clock(c);
     char *copy = malloc(m->h.len ? m->h.len : 1);
     if (!copy)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "spilling a message of %llu bytes",
@@ -652,7 +654,7 @@ dmsg_status dmsg_chan_spill(chan *c, chan_msg *m)
     ring_done(c, m->src, m->idx);
     c->st.spilled++;
     c->st.spill_bytes += m->h.len;
-    c->st.t_manage += dmsg_wtime() - t0;
+    c->st.t_manage += dmsg_chan_clock(c) - t0;
     return DMSG_OK;
 }
 
@@ -661,7 +663,7 @@ dmsg_status dmsg_chan_own(chan *c, chan_msg *m, size_t cap)
     dmsg_status st = dmsg_chan_take(c, m);
     if (st)
         return st;
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_chan_clock(c);
     char *copy = malloc(cap ? cap : 1);
     if (!copy)
         return DMSG_FAIL(DMSG_ERR_NOMEM, "a message of %zu bytes", cap);
@@ -678,7 +680,7 @@ dmsg_status dmsg_chan_own(chan *c, chan_msg *m, size_t cap)
     m->spilled = 1;
     m->borrowed = 0;
     c->st.spill_bytes += m->h.len;
-    c->st.t_manage += dmsg_wtime() - t0;
+    c->st.t_manage += dmsg_chan_clock(c) - t0;
     return DMSG_OK;
 }
 

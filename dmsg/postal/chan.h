@@ -157,6 +157,9 @@ typedef struct chan {
     int silent;
     /* The user reports no scan time (RRMSG): walks read no clock. */
     int untimed;
+    /* The clock is virtual (a simulated machine, dmsg_order_on): calls
+     * that never wait are timed only there (dmsg_chan_clock). */
+    int vclock;
     /* Takes consume their counts at the next walk (no virtual time: the
      * moment of an await moves no clock). */
     int lazy_take;
@@ -165,6 +168,17 @@ typedef struct chan {
     chan_msg *spare;
     size_t nspare;
 } chan;
+
+/* The clock of a statistic that times work which never waits (buffer
+ * management, matching, packing, starting a send): on a simulated machine
+ * its virtual time is the machine's cost and is kept; in real time such a
+ * call is not timed (0 at both ends: the difference is 0), as RRMSG's
+ * starting calls are not (dmsg_rr.h), since two clock reads cost about as
+ * much as a small message's whole hop (docs/baselines.md). */
+static inline double dmsg_chan_clock(const chan *c)
+{
+    return c->vclock ? dmsg_wtime() : 0;
+}
 
 /* Copies bytes from src to dst (local memory) and books the copy as
  * modelled work, as every buffering copy of the channels is. */

@@ -137,6 +137,14 @@ typedef struct postal_state {
 
 extern postal_state dmsg_postal_g;
 
+/* The clock of a postal statistic of a call that never waits (pack, unpack,
+ * a send, matching): read on a simulated machine only (dmsg_chan_clock).
+ * Waits and tests (receives, probes, flush, barrier) read dmsg_wtime. */
+static inline double dmsg_postal_clock(void)
+{
+    return dmsg_chan_clock(&dmsg_postal_g.ch);
+}
+
 #define POSTAL_REQUIRE()                                                                           \
     do {                                                                                           \
         if (!dmsg_postal_g.started)                                                                \

@@ -20,7 +20,7 @@ static void describe(const chan_msg *m, dmsg_postal_info *info)
  * scan and is the caller's error (*err). */
 static chan_msg *scan(dmsg_postal_match_fn fn, void *arg, int *err)
 {
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_postal_clock();
     chan_msg *best = NULL;
     int best_score = 0;
     dmsg_work w = {.kind = DMSG_WORK_MATCH, .n = 0};
@@ -49,7 +49,7 @@ static chan_msg *scan(dmsg_postal_match_fn fn, void *arg, int *err)
     }
     if (w.n)
         dmsg_work_book(&w);
-    dmsg_postal_g.st.match_time += dmsg_wtime() - t0;
+    dmsg_postal_g.st.match_time += dmsg_postal_clock() - t0;
     return best;
 }
 
@@ -160,7 +160,7 @@ int dmsg_postal_match_copy(dmsg_postal_match_fn fn, void *arg, int mode, size_t 
     int into; /* a large message fetched straight into buf */
     st = dmsg_postal_fetch(m, buf, len > skip ? skip : len, n, &into);
     g->st.recv_time += dmsg_wtime() - t0;
-    t0 = dmsg_wtime();
+    t0 = dmsg_postal_clock();
     if (!st && !into)
         st = dmsg_postal_copy(buf, 1, m->data + (len > skip ? skip : len), 1, n, 1);
     if (!st) {
@@ -173,7 +173,7 @@ int dmsg_postal_match_copy(dmsg_postal_match_fn fn, void *arg, int mode, size_t 
             *info = whole;
     }
     dmsg_chan_release(&g->ch, m); /* consumed even when the copy or fetch failed */
-    g->st.unpack_time += dmsg_wtime() - t0;
+    g->st.unpack_time += dmsg_postal_clock() - t0;
     return st;
 }
 

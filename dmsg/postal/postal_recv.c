@@ -42,13 +42,13 @@ static dmsg_status reassemble(chan *c, chan_msg *m)
     dmsg_status st = dmsg_chan_take(c, m);
     if (st)
         return st;
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_chan_clock(c);
     st = dmsg_chan_copy(first->data + off, m->data, m->h.len);
     if (st)
         return st;
     c->st.spill_bytes += m->h.len;
     first->h.len += m->h.len;
-    c->st.t_manage += dmsg_wtime() - t0;
+    c->st.t_manage += dmsg_chan_clock(c) - t0;
     if (first->h.len == total) {
         first->user = POSTAL_READY;
         c->rx[m->src].open = NULL;
@@ -90,7 +90,7 @@ static dmsg_status check_match(int src, int tag)
 /* The first landed message that matches, in arrival order. */
 static chan_msg *find(int src, int tag)
 {
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_postal_clock();
     chan_msg *m = dmsg_postal_g.ch.head;
     dmsg_work w = {.kind = DMSG_WORK_MATCH, .n = 1};
     for (; m && !(m->user == POSTAL_READY && (src == DMSG_POSTAL_ANY || m->src == src) &&
@@ -99,7 +99,7 @@ static chan_msg *find(int src, int tag)
         w.n++;
     if (m || w.n > 1)
         dmsg_work_book(&w); /* the headers compared (a failed search of an empty list: none) */
-    dmsg_postal_g.st.match_time += dmsg_wtime() - t0;
+    dmsg_postal_g.st.match_time += dmsg_postal_clock() - t0;
     return m;
 }
 
@@ -191,11 +191,11 @@ static dmsg_status bulk_fetch(chan_msg *m)
         if ((st = dmsg_chan_send(c, m->src, &h, hbuf, 0)) || (st = bulk_wait()))
             return st;
         if (!whole) {
-            double t0 = dmsg_wtime();
+            double t0 = dmsg_chan_clock(c);
             if ((st = dmsg_chan_copy(m->data + off, g->win, n)))
                 return st;
             c->st.spill_bytes += n;
-            c->st.t_manage += dmsg_wtime() - t0;
+            c->st.t_manage += dmsg_chan_clock(c) - t0;
         }
         off += n;
     }
@@ -485,7 +485,7 @@ int dmsg_postal_upk(void *data, long n, long stride, size_t elem_size)
                          (size_t)(g->active->h.len - g->upos));
     if (n == 0)
         return DMSG_OK;
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_postal_clock();
     if (g->lazy && stride == 1) { /* one copy: from the sender's out-window into place */
         st = dmsg_fetch(data, g->owin + CHAN_HDR + g->lazy_at + g->upos, bytes, g->active->src);
         g->st.direct_bytes += st ? 0 : bytes;
@@ -495,7 +495,7 @@ int dmsg_postal_upk(void *data, long n, long stride, size_t elem_size)
         return st;
     g->upos += bytes;
     g->st.unpack_bytes += bytes;
-    g->st.unpack_time += dmsg_wtime() - t0;
+    g->st.unpack_time += dmsg_postal_clock() - t0;
     return DMSG_OK;
 }
 
@@ -557,7 +557,7 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
         goto out;
     }
     g->st.recv_time += dmsg_wtime() - t0;
-    t0 = dmsg_wtime();
+    t0 = dmsg_postal_clock();
     if (m->h.len && !fetched)
         st = unpack(m, 0, buf, (long)m->h.len, 1, 1);
     else if (fetched)
@@ -568,7 +568,7 @@ int dmsg_postal_recv_bytes(int src, int tag, void *buf, size_t cap, dmsg_postal_
         describe(m, info);
     }
     dmsg_chan_release(&g->ch, m);
-    g->st.unpack_time += dmsg_wtime() - t0;
+    g->st.unpack_time += dmsg_postal_clock() - t0;
     return st;
 out:
     g->st.recv_time += dmsg_wtime() - t0;

@@ -234,14 +234,14 @@ int dmsg_postal_pk(const void *data, long n, long stride, size_t elem_size)
         return st;
     if (n == 0)
         return DMSG_OK;
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_postal_clock();
     st = dmsg_postal_copy(g->sbuf.p + CHAN_HDR + g->sbuf.used, (ptrdiff_t)elem_size, data,
                      (ptrdiff_t)((size_t)stride * elem_size), (size_t)n, elem_size);
     if (st)
         return st;
     g->sbuf.used += bytes;
     g->st.pack_bytes += bytes;
-    g->st.pack_time += dmsg_wtime() - t0;
+    g->st.pack_time += dmsg_postal_clock() - t0;
     return DMSG_OK;
 }
 
@@ -413,7 +413,7 @@ void dmsg_postal_bulk_free(void)
 static dmsg_status send_buf(postal_buf *b, int pe, int tag, uint64_t cw)
 {
     postal_state *g = &dmsg_postal_g;
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_postal_clock();
     size_t len = b->used, frag = dmsg_chan_max_len(&g->ch);
     dmsg_status st = DMSG_OK;
     if (len > frag && g->win) {
@@ -421,7 +421,7 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag, uint64_t cw)
             g->st.sent++;
             g->st.large++;
         }
-        g->st.send_time += dmsg_wtime() - t0;
+        g->st.send_time += dmsg_postal_clock() - t0;
         return st;
     }
     if (len > frag)
@@ -449,7 +449,7 @@ static dmsg_status send_buf(postal_buf *b, int pe, int tag, uint64_t cw)
     }
     if (!st)
         g->st.sent++;
-    g->st.send_time += dmsg_wtime() - t0;
+    g->st.send_time += dmsg_postal_clock() - t0;
     return st;
 }
 
@@ -565,7 +565,7 @@ static dmsg_status send_stream(int pe, int tag, uint64_t cw, const void *buf, si
 {
     postal_state *g = &dmsg_postal_g;
     postal_buf *b = &g->pbuf;
-    double t0 = dmsg_wtime();
+    double t0 = dmsg_postal_clock();
     size_t top, room;
     dmsg_status st = DMSG_OK;
     if (!(owin_free(NULL, &top, &room) && bytes <= room))
@@ -582,11 +582,11 @@ static dmsg_status send_stream(int pe, int tag, uint64_t cw, const void *buf, si
     double packing = 0;
     for (size_t off = 0; off < bytes;) {
         size_t n = bytes - off < piece ? bytes - off : piece;
-        double t1 = dmsg_wtime();
+        double t1 = dmsg_postal_clock();
         if ((st = dmsg_postal_copy(b->p + CHAN_HDR + off, 1, (const char *)buf + off, 1, n, 1)))
             return st;
         g->st.pack_bytes += n;
-        packing += dmsg_wtime() - t1;
+        packing += dmsg_postal_clock() - t1;
         off += n;
         char hbuf[CHAN_HDR];
         chan_hdr h = {.type = POSTAL_T_PART};
@@ -600,7 +600,7 @@ static dmsg_status send_stream(int pe, int tag, uint64_t cw, const void *buf, si
     g->st.streamed++;
     g->st.pack_time += packing;
     pbuf_let_go();
-    g->st.send_time += dmsg_wtime() - t0 - packing;
+    g->st.send_time += dmsg_postal_clock() - t0 - packing;
     return DMSG_OK;
 }
 
@@ -623,12 +623,12 @@ int dmsg_postal_send_bytes_ctx_word(int pe, int tag, int ctx, int word, const vo
     if ((st = buf_room(&g->pbuf, bytes)))
         return st;
     if (bytes) {
-        double t0 = dmsg_wtime();
+        double t0 = dmsg_postal_clock();
         if ((st = dmsg_postal_copy(g->pbuf.p + CHAN_HDR, 1, buf, 1, bytes, 1)))
             return st;
         g->pbuf.used = bytes;
         g->st.pack_bytes += bytes;
-        g->st.pack_time += dmsg_wtime() - t0;
+        g->st.pack_time += dmsg_postal_clock() - t0;
     }
     if (!(st = send_buf(&g->pbuf, pe, tag, cw)))
         pbuf_let_go();

@@ -81,6 +81,7 @@ BASE_CASE(postal_stream, NULL)
 BASE_CASE(postal_pull_all, NULL)
 BASE_CASE(postal_pull_reuse, NULL)
 BASE_CASE(postal_ctx_word, NULL)
+BASE_CASE(postal_lean, NULL)
 BASE_CASE(rr_alltoall, NULL)
 BASE_CASE(rr_neighbour, late_env())
 BASE_CASE(rr_indexed_errors, NULL)
@@ -212,6 +213,7 @@ Test(baselines, sim_t3d, .timeout = 6 * JOB_WATCHDOG)
     expect_case_ok("postal_neighbour", 8, sim);
     expect_case_ok("rr_alltoall", 8, sim);
     expect_case_ok("rr_neighbour", 8, sim);
+    expect_case_ok("postal_lean", 2, sim);
     expect_case_ok("postal_late_receiver", 2, sim_tiny);
     expect_case_ok("postal_random", 3, sim_tiny);
     expect_case_ok("postal_poll_full", 2, sim_tiny);

@@ -1270,6 +1270,55 @@ static int pull_reuse(void)
     return 0;
 }
 
+/* The starting calls read no clock in real time, as RRMSG's: packing,
+ * unpacking, sending and matching never wait, so over shm and ofi a ping-pong
+ * of packed messages and of send_bytes/recv_bytes leaves pack_time,
+ * unpack_time, send_time (no flush), match_time and manage_time at 0 and
+ * times the receives (waits) only; on sim every call is timed (virtual time,
+ * the machine's cost of each copy). */
+static int lean(void)
+{
+    int me = pe_me(), peer = me ^ 1;
+    const char *t = getenv("DMSG_TRANSPORT");
+    int sim = t && !strcmp(t, "sim");
+    PE_OK(dmsg_postal_init());
+    for (int k = 0; peer < pe_n() && k < iters(100); k++) {
+        int64_t v[4] = {k, me, -k, 7}, got[4] = {0};
+        for (int leg = 0; leg < 2; leg++) {
+            if (leg == (me & 1)) {
+                PE_OK(dmsg_postal_initsend());
+                PE_OK(dmsg_postal_pk_long(v, 4, 1));
+                PE_OK(dmsg_postal_send(peer, 5));
+                PE_OK(dmsg_postal_send_bytes(peer, 6, v, sizeof v));
+            } else {
+                PE_OK(dmsg_postal_recv(peer, 5, NULL));
+                PE_OK(dmsg_postal_upk_long(got, 4, 1));
+                PE_CHECK(got[0] == k && got[1] == peer, "packed round %d: %lld %lld", k,
+                         (long long)got[0], (long long)got[1]);
+                PE_OK(dmsg_postal_recv_bytes(peer, 6, got, sizeof got, NULL));
+                PE_CHECK(got[2] == -k && got[3] == 7, "bytes round %d: %lld %lld", k,
+                         (long long)got[2], (long long)got[3]);
+            }
+        }
+    }
+    dmsg_postal_stats st;
+    PE_OK(dmsg_postal_stats_get(&st));
+    if (peer < pe_n()) {
+        PE_CHECK(st.recv_time > 0, "recv_time %g", st.recv_time);
+        if (sim)
+            PE_CHECK(st.pack_time > 0 && st.unpack_time > 0 && st.send_time > 0,
+                     "on sim: pack_time %g, unpack_time %g, send_time %g", st.pack_time,
+                     st.unpack_time, st.send_time);
+    }
+    if (!sim)
+        PE_CHECK(st.pack_time == 0 && st.unpack_time == 0 && st.send_time == 0 &&
+                     st.match_time == 0 && st.manage_time == 0,
+                 "timed in real time: pack %g, unpack %g, send %g, match %g, manage %g",
+                 st.pack_time, st.unpack_time, st.send_time, st.match_time, st.manage_time);
+    PE_OK(dmsg_postal_finalize());
+    return 0;
+}
+
 /* Every case above in one job (the integration suite over ofi, where
  * starting a job costs seconds). */
 static int all(void)
@@ -1301,5 +1350,6 @@ const pe_case pe_postal_cases[] = {
     {"postal_pull_all", pull_all, 0},
     {"postal_pull_reuse", pull_reuse, 0},
     {"postal_ctx_word", ctx_word, 0},
+    {"postal_lean", lean, 0},
     {NULL, NULL, 0},
 };
