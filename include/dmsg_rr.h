@@ -84,7 +84,7 @@ typedef struct dmsg_rr_info {
 /**
  * Starts the RRMSG layer. Collective (every PE, after dmsg_init): allocates
  * control mailboxes (16 KiB per PE of the job) and 2 * npes + 2 deposit
- * counters; ends with a barrier.
+ * counters (2 * npes + 3 on transports in real time); ends with a barrier.
  * Errors: DMSG_ERR_NOT_INIT, DMSG_ERR_STATE (already started), DMSG_ERR_NOMEM
  * (segment or counter table too small), the errors of the collectives.
  */
@@ -207,7 +207,9 @@ int dmsg_rr_recv_section(int src, int tag, void *dst, const dmsg_layout *dl, siz
 typedef struct dmsg_rr_stats {
     uint64_t sends, recvs;    /**< transfers completed */
     uint64_t control;         /**< control messages sent: requests, responses (also
-                                   those sent ahead), acks (counted when due) */
+                                   those sent ahead), acks (counted when due); on shm and
+                                   ofi a transfer whose data is counted on its receiver's
+                                   READYC sends no request (DONE): two (docs/baselines.md) */
     uint64_t signals;         /**< zero-byte wake-ups and room reports */
     uint64_t data_bytes;      /**< bytes deposited as data */
     uint64_t pack_bytes;      /**< bytes packed (indexed source into a section only) */

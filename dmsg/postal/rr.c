@@ -15,7 +15,15 @@
  * complete with its data (dmsg_quiet), and acknowledgements, owed when a
  * receive completes, ride on the next control message to their sender, or
  * leave alone without a bell at the next progress pass or after the next
- * send (docs/baselines.md, "Responses sent ahead"). */
+ * send (docs/baselines.md, "Responses sent ahead").
+ *
+ * Counted data (real time): one READY of a receiver at a time goes as a
+ * READYC; a contiguous send that finds it before sending a request
+ * deposits its data counted on the receiver's counter `fast` and rings its
+ * bell, and no DONE goes: the count completes that receive, its bytes say
+ * how much landed. A send that sent its request first (the request crossed
+ * the READY) answers with a DONE as for a READY, so the request is read
+ * before the transfer ends and never stays behind for a later receive. */
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/core/at_fini.h"
@@ -86,7 +94,10 @@ int dmsg_rr_init(void)
     rr_state n;
     memset(&n, 0, sizeof n);
     int np = dmsg_npes();
-    n.data = calloc((size_t)np, sizeof *n.data);
+    /* data[np]: the counter of counted data (real time only: sim creates
+     * exactly the counters it did before) */
+    n.nctr = (size_t)np + (dmsg_order_on() ? 0 : 1);
+    n.data = calloc(n.nctr, sizeof *n.data);
     n.expect = calloc((size_t)np, sizeof *n.expect);
     n.ahead = calloc((size_t)np, sizeof *n.ahead);
     n.owed = calloc((size_t)np, sizeof *n.owed);
@@ -105,8 +116,9 @@ int dmsg_rr_init(void)
         goto err_mem;
     /* One collective step for all P counters (n.data is not NULL here: the
      * channel's first collective refused a NULL table on any PE). */
-    if ((st = dmsg_ctr_create_many(n.data, (size_t)np)))
+    if ((st = dmsg_ctr_create_many(n.data, n.nctr)))
         goto err_ctrs;
+    n.fast = n.nctr > (size_t)np ? n.data[np] : DMSG_CTR_NONE;
     n.ch.ordered = dmsg_order_on();
     n.ch.untimed = 1; /* its scan time is in no RRMSG statistic */
     n.started = 1;
@@ -137,7 +149,7 @@ int dmsg_rr_finalize(void)
     dmsg_status st = dmsg_rr_flush_acks(); /* the receiver's word, before the channel goes */
     dmsg_status s2 = dmsg_chan_close(&g->ch);
     st = st ? st : s2;
-    s2 = dmsg_ctr_destroy_many(g->data, (size_t)dmsg_npes());
+    s2 = dmsg_ctr_destroy_many(g->data, g->nctr);
     st = st ? st : s2;
     free(g->data);
     free(g->expect);
@@ -200,7 +212,12 @@ static dmsg_status send_ctl(int pe, uint32_t type, int tag, const uint64_t aux[3
 dmsg_status dmsg_rr_send_request(dmsg_rr_req *r)
 {
     uint64_t aux[3] = {(uint64_t)(uintptr_t)r, r->bytes, req_elem(r)};
-    return send_ctl(r->pe, RR_T_REQ, r->tag, aux, NULL, 0);
+    dmsg_status st = send_ctl(r->pe, RR_T_REQ, r->tag, aux, NULL, 0);
+    /* A send's peer_id (a receive's field): 1 once its request went, so a
+     * READYC found later is answered with a DONE behind that request. */
+    if (!st)
+        r->peer_id = 1;
+    return st;
 }
 
 static void finish(dmsg_rr_req *r, dmsg_status st)
@@ -423,10 +440,27 @@ static dmsg_rr_req *waiting_send(int pe, int tag)
 /* A response sent ahead (READY) for the send s: check the fit as the
  * receiver would, deposit, then tell the receiver with a DONE (the request
  * of this transfer, after its data). */
-static dmsg_status use_ready(dmsg_rr_req *s, const rr_resp *rp, uint64_t cap)
+static dmsg_status use_ready(dmsg_rr_req *s, const rr_resp *rp, uint64_t cap, int counted)
 {
     rr_state *g = &dmsg_rr_g;
     dmsg_status why = fits_rule(rp->kind, cap, rp->elem, s->bytes, req_elem(s));
+    if (!why && counted && s->kind == RR_K_CONTIG && !s->peer_id) {
+        /* Counted data (READYC): the count on the receiver's `fast`
+         * completes the receive; the bell wakes it (after the data:
+         * dmsg_chan_kick completes the deposit first). No DONE. */
+        dmsg_status st = dmsg_deposit(g->ch.rings + rp->off, s->src, s->bytes, s->pe, g->fast);
+        if (!st) {
+            g->st.data_bytes += s->bytes;
+            st = dmsg_chan_kick(&g->ch, s->pe);
+        }
+        if (!st) {
+            sent(s);
+            return DMSG_OK;
+        }
+        dmsg_rr_fifo_remove(&g->sends[s->pe], s);
+        finish(s, st);
+        return st;
+    }
     if (!why)
         why = deliver(s, rp, 1);
     /* The data in place: the header says it all; a refusal carries why. */
@@ -480,13 +514,15 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
     /* A contiguous receive's READY is its header alone (rr.h, rr_resp). */
     int bare = r->kind == RR_K_CONTIG;
     uint64_t aux[3] = {bare ? rid : 0, r->bytes, bare ? (uint64_t)off : 0};
+    /* The one READY out that its data may answer by a count (rr.h). */
+    int counted = bare && !g->fast_r;
     /* Without a bell: a sender finds it when it starts the send; one that
      * started before it landed sent a request, whose arrival here rings
      * its bell (on_message). So the partner of a ping-pong, asleep until
      * the data of this PE's previous send, is woken once, not twice. */
     g->ch.silent = 1;
     if (bare) {
-        st = send_ctl(r->pe, RR_T_READY, r->tag, aux, NULL, 0);
+        st = send_ctl(r->pe, counted ? RR_T_READYC : RR_T_READY, r->tag, aux, NULL, 0);
     } else {
         rr_resp body = {.sreq = rid, .status = DMSG_OK, .kind = r->kind, .off = off,
                         .elem = r->elem, .dl = r->lay};
@@ -497,6 +533,8 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
         return st;
     r->state = RR_S_AHEAD;
     dmsg_rr_fifo_push(&g->ahead[r->pe], r);
+    if (counted)
+        g->fast_r = r;
     *answered = 1;
     return DMSG_OK;
 }
@@ -524,6 +562,12 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
     *consumed = 1;
     /* Acknowledgements that rode on the message (real time), taken once: a
      * message left for later (consumed = 0) comes back without them. */
+    /* Counted data its sender deposited before this message completes its
+     * receive first (the sender completed it before sending more): else a
+     * request sent after it could bind to that receive, still answered
+     * ahead here, and a DONE complete a later receive before it. */
+    if (g->fast_r && g->fast_r->pe == m->src && (st = dmsg_rr_fast_landed()))
+        return st;
     uint32_t acks = RR_ACKS(m->h.type);
     if (acks) {
         if (acks > g->owed[m->src])
@@ -582,7 +626,8 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
         sent(s);
         return DMSG_OK;
     }
-    case RR_T_READY: {
+    case RR_T_READY:
+    case RR_T_READYC: {
         dmsg_rr_req *s = waiting_send(m->src, m->h.tag);
         if (!s) {
             *consumed = 0; /* waits for the send it answers */
@@ -592,7 +637,7 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
             return st;
         rr_resp rp;
         ready_of(m, &rp);
-        return use_ready(s, &rp, m->h.aux[1]);
+        return use_ready(s, &rp, m->h.aux[1], m->h.type == RR_T_READYC);
     }
     case RR_T_DONE: {
         if ((st = dmsg_chan_take(&g->ch, m)))
@@ -604,6 +649,8 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
         if (!r || !d.rid)
             return DMSG_FAIL(DMSG_ERR_TRANSPORT, "data for no receive from PE %d", m->src);
         dmsg_rr_fifo_remove(&g->ahead[m->src], r);
+        if (r == g->fast_r) /* a READYC answered with a DONE */
+            g->fast_r = NULL;
         r->peer = m->src;
         r->peer_tag = m->h.tag;
         r->peer_id = m->h.aux[0];
@@ -672,6 +719,34 @@ static dmsg_status landed(int src)
     return dmsg_await(g->data[src], done);
 }
 
+dmsg_status dmsg_rr_fast_landed(void)
+{
+    rr_state *g = &dmsg_rr_g;
+    dmsg_rr_req *r = g->fast_r;
+    if (!r)
+        return DMSG_OK;
+    uint64_t k, b;
+    dmsg_status st = dmsg_ctr_read(g->fast, &k, &b);
+    if (st || k == 0)
+        return st;
+    if (k > 1)
+        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%llu counted transfers for one receive",
+                         (unsigned long long)k);
+    if ((st = dmsg_await(g->fast, 1)))
+        return st;
+    g->fast_r = NULL;
+    dmsg_rr_fifo_remove(&g->ahead[r->pe], r);
+    r->peer = r->pe;
+    r->peer_tag = r->tag;
+    r->peer_id = 0;
+    r->bytes = b - g->fast_bytes; /* what landed */
+    g->fast_bytes = b;
+    st = send_ack(r->pe, r->tag, 0);
+    if (!st)
+        finish(r, DMSG_OK);
+    return st;
+}
+
 /* Serves the taken messages in arrival order: every one (pe < 0), or only
  * pe's answers to this PE's sends (RESP, READY), the rest left for the
  * next progress pass. */
@@ -683,7 +758,8 @@ static dmsg_status serve_taken(rr_state *g, int pe)
         chan_msg *next = m->next;
         int consumed;
         uint32_t t = RR_TYPE(m->h.type);
-        if (pe < 0 || (m->src == pe && (t == RR_T_RESP || t == RR_T_READY))) {
+        if (pe < 0 ||
+            (m->src == pe && (t == RR_T_RESP || t == RR_T_READY || t == RR_T_READYC))) {
             st = dmsg_rr_on_message(m, &consumed);
             if (consumed)
                 dmsg_chan_consume(&g->ch, m);
@@ -705,6 +781,8 @@ dmsg_status dmsg_rr_progress_found(void)
     st = serve_taken(g, -1);
     for (int p = 0; p < dmsg_npes() && !st; p++)
         st = landed(p);
+    if (!st)
+        st = dmsg_rr_fast_landed();
     g->ch.hold_bells = 0;
     dmsg_status s2 = dmsg_chan_ring(&g->ch);
     return st ? st : s2;

@@ -11,7 +11,14 @@
  * posting, before any request); the send it binds to deposits its data and
  * then sends its request as a DONE (the data is in place), and the receiver
  * acknowledges. Transports in real time only (rr.c, "Responses ahead"). */
-enum { RR_T_REQ = 1, RR_T_RESP, RR_T_ACK, RR_T_READY, RR_T_DONE };
+enum { RR_T_REQ = 1, RR_T_RESP, RR_T_ACK, RR_T_READY, RR_T_DONE, RR_T_READYC };
+
+/* RR_T_READYC: a contiguous receive's READY whose transfer may skip the
+ * DONE (transports in real time; rr.c, "Counted data"): a contiguous send
+ * that finds it before it sent a request deposits its data counted on the
+ * receiver's counter `fast`, and that count completes the receive. A
+ * receiver has at most one such READY out (rr_state.fast_r), so the count
+ * names its receive; any other send answers it with a DONE, as a READY. */
 
 /* A header's type word: the message type in the low byte; on a transport in
  * real time, bits 8 and up carry acknowledgements owed to the receiver of
@@ -92,6 +99,14 @@ typedef struct rr_state {
     uint8_t *acklisted;
     size_t nackpes;
     uint64_t active;   /* requests started and not retired (rr_live.c tells them from copies) */
+    /* Real time: the one receive whose READY went counted (RR_T_READYC),
+     * NULL if none; the counter its data is counted on (data[npes], created
+     * only in real time: nctr counters in data), and the bytes that counter
+     * has counted so far (its count of bytes is never consumed). */
+    dmsg_rr_req *fast_r;
+    dmsg_ctr fast;
+    uint64_t fast_bytes;
+    size_t nctr;
     dmsg_rr_stats st;
 } rr_state;
 
@@ -157,6 +172,9 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed);
 dmsg_status dmsg_rr_complete_one(int src);
 /* Serves every control message and all landed data found, in the order
  * found (real time: transports without virtual time; rr.c). */
+/* Completes the receive whose READY went counted (fast_r) if its data's
+ * count has landed, and owes its acknowledgement. */
+dmsg_status dmsg_rr_fast_landed(void);
 dmsg_status dmsg_rr_progress_found(void);
 
 /* One progress pass: answers requests, deposits data, acknowledges; on an
