@@ -565,8 +565,11 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
     /* Counted data its sender deposited before this message completes its
      * receive first (the sender completed it before sending more): else a
      * request sent after it could bind to that receive, still answered
-     * ahead here, and a DONE complete a later receive before it. */
-    if (g->fast_r && g->fast_r->pe == m->src && (st = dmsg_rr_fast_landed()))
+     * ahead here, and a DONE complete a later receive before it. The other
+     * types concern this PE's sends: no counter read for them. */
+    uint32_t type = RR_TYPE(m->h.type);
+    if (g->fast_r && g->fast_r->pe == m->src && (type == RR_T_REQ || type == RR_T_DONE) &&
+        (st = dmsg_rr_fast_landed()))
         return st;
     uint32_t acks = RR_ACKS(m->h.type);
     if (acks) {
