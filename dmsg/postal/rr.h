@@ -101,11 +101,11 @@ typedef struct rr_state {
     uint64_t active;   /* requests started and not retired (rr_live.c tells them from copies) */
     /* Real time: the one receive whose READY went counted (RR_T_READYC),
      * NULL if none; the counter its data is counted on (data[npes], created
-     * only in real time: nctr counters in data), and the bytes that counter
-     * has counted so far (its count of bytes is never consumed). */
+     * only in real time: nctr counters in data), and the deposits and bytes
+     * that counter has counted so far (it is never consumed). */
     dmsg_rr_req *fast_r;
     dmsg_ctr fast;
-    uint64_t fast_bytes;
+    uint64_t fast_msgs, fast_bytes;
     size_t nctr;
     dmsg_rr_stats st;
 } rr_state;
