@@ -220,8 +220,15 @@ static void stamp(chan *c, int pe, chan_hdr *h, uint64_t len, int wrap)
     h->wrap = (uint32_t)wrap;
     h->queued = (uint32_t)(c->tx[pe].qcount > UINT32_MAX ? UINT32_MAX : c->tx[pe].qcount);
     h->credit = 0;
-    if (c->silent)
-        return; /* no bell: room reported here might never be looked at */
+    /* Without a bell a stuck sender might never look at room reported
+     * here: it gets its reports with a bell (report_room). One not known
+     * to be stuck gets them here, as with any message (a room report
+     * deposit less); if it sends a STUCK notice before it read them, that
+     * notice rings its bell (quiet_credit, dmsg_chan_walk). */
+    if (c->silent && r->stuck)
+        return;
+    if (c->silent && r->freed > r->reported)
+        r->quiet_credit = 1;
     h->credit = r->freed - r->reported; /* room reported with the message */
     r->reported = r->freed;
     r->unrep_bytes = 0;
@@ -304,6 +311,7 @@ static dmsg_status ring_bells(chan *c)
         if (c->touched[p]) {
             st = dmsg_deposit(c->scratch, c->scratch, 0, p, c->ordered ? DMSG_CTR_NONE : c->bell);
             c->touched[p] = 0;
+            c->rx[p].quiet_credit = 0;
             c->st.control++;
         }
     return st;
@@ -542,6 +550,10 @@ dmsg_status dmsg_chan_walk(chan *c, int src)
         r->dep_pending += (uint64_t)m->ndep;
         if (h.type == CHAN_T_STUCK) {
             r->stuck = 1;
+            if (r->quiet_credit) { /* it may sleep before it reads that room */
+                c->touched[src] = 1;
+                r->quiet_credit = 0;
+            }
             now += (uint64_t)m->ndep; /* read in msgs above, consumed here */
             st = dmsg_chan_take(c, m);     /* acted on now */
             msg_free(c, m);

@@ -90,6 +90,8 @@ typedef struct chan_rx {  /* this PE receiving from one PE */
     uint64_t reported;    /* freed messages reported to the sender */
     uint64_t unrep_bytes; /* ring bytes freed but not reported */
     int stuck;            /* the sender has messages queued for us */
+    int quiet_credit;     /* room reported in a silent message and no bell since: a
+                           * STUCK notice of the sender rings its bell (chan.c, stamp) */
     chan_msg *open;       /* for the channel's user: a message of this sender it is building */
     /* For the channel's user (postal): the large message this sender
      * streams (its announcement's number) and how many of its bytes are in
@@ -152,8 +154,10 @@ typedef struct chan {
      * waits for (RRMSG's acknowledgements on transports in real time), so
      * it does not wake a partner that sleeps for something else. It is
      * completed at once (dmsg_quiet) unless a bell to that PE is owed
-     * anyway, and it carries no room report (a stuck sender would sleep
-     * through it); a message that must queue rings as any other. */
+     * anyway, and it carries a room report only to a sender not known to be
+     * stuck (one stuck sleeps for its report: a bell), whose STUCK notice,
+     * if it sent one before it read it, then rings its bell; a message that
+     * must queue rings as any other. */
     int silent;
     /* The user reports no scan time (RRMSG): walks read no clock. */
     int untimed;
