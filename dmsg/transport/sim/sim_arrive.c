@@ -10,7 +10,11 @@
  * counter table and, after it, at least 4 KiB that the job region reserves
  * (dmsg_job_ctl_size). The simulator keeps there one log per PE: a record
  * per counted deposit (counter slot, arrival, bytes), appended by the
- * depositing PE under a spin lock and taken by the owner's awaits. A message
+ * depositing PE under a spin lock and taken by the owner's awaits. The
+ * log's header (the lock, the counts, the stamps) is in the job area, in
+ * a dense array that the scheduler's drops never unmap (sim_sched.c): in
+ * the control area it was one more page of the target, a page fault per
+ * deposit after each drop. A message
  * await takes the k earliest records of its counter and frees them; a bytes
  * await takes bytes from the earliest records (marking them) and leaves them
  * for the message awaits. When the log is full, a deposit's arrival goes to
