@@ -260,6 +260,19 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
     dmsg_sim_log_lock(l);
     /* The first free record, as a scan from the start finds it. */
     uint32_t i = l->lo < cap ? l->lo : cap;
+    /* Its page is written below (it is usually record lo): a compare-and-
+     * swap that writes back what is there is a write access, so after the
+     * scheduler's drops (sim_sched.c) the page comes back with one write
+     * fault. The scan's read would fault first, and a read fault maps up
+     * to 16 neighbouring pages of the target as well (fault-around), which
+     * a PE that deposits to every other once a run never uses and its
+     * next drop unmaps again. Changes nothing: records change only under
+     * this lock. */
+    if (i < cap) {
+        uint32_t same = 0;
+        (void)__atomic_compare_exchange_n(&rec[i].used, &same, 0u, 0, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED);
+    }
     while (i < cap && rec[i].used)
         i++;
     l->lo = i < cap ? i + 1 : cap;
