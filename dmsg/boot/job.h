@@ -25,15 +25,18 @@
 #define DMSG_MAX_PES 4096
 /* The header block: [job header | transport job area | boot exchange area],
  * each sized per PE, so that DMSG_MAX_PES alone decides the block's size
- * (1,056 KiB at 4096 PEs, virtual: a job touches only the pages of the rows
+ * (1,568 KiB at 4096 PEs, virtual: a job touches only the pages of the rows
  * of its own PEs). Each part has a static assert where it is laid
  * out (job.c, shm.c and sim.h, exchange.c). The transport job area holds
  * shm's barrier and gather rows (32 bytes a PE) and its barrier_xchg rows
  * (64 KiB, 16 bytes a PE at the limit), and the simulator's dense per-PE
  * words (barrier clocks, bounds, scheduler states, its ready queue and the
- * blocked awaits' tallies: 84 bytes a PE); 192 leaves room. */
+ * blocked awaits' tallies: 84 bytes a PE) and the headers of its arrival
+ * logs (128 bytes a PE: every deposit writes its target's, and kept in the
+ * target's control area each was a page fault per deposit after the
+ * simulator's drops, sim_sched.c); 320 leaves room. */
 #define DMSG_JOB_AREA_OFF (8u * DMSG_MAX_PES) /* transport job area inside the header block */
-#define DMSG_JOB_AREA_BYTES (192u * DMSG_MAX_PES)
+#define DMSG_JOB_AREA_BYTES (320u * DMSG_MAX_PES)
 #define DMSG_JOB_BOOT_OFF (DMSG_JOB_AREA_OFF + DMSG_JOB_AREA_BYTES) /* boot exchange area */
 #define DMSG_JOB_HDR_BYTES (DMSG_JOB_BOOT_OFF + 64u * DMSG_MAX_PES) /* the whole block */
 

@@ -986,6 +986,24 @@ Test(sim, handing_the_token_on_drops_other_pes_pages_not_data)
     cr_assert_not_null(strstr(out, "pe 1 bad 0"), "%s", out);
 }
 
+/* A deposit under the scheduler touches of its target's control area only
+ * its counter slot and the arrival record it adds: the log's header is in
+ * the job area and shm's doorbell is not rung (nobody sleeps on it). With
+ * DMSG_SIM_DROP_PES each other page was a fault per deposit after every
+ * drop (docs/simulator.md, "How many PEs"). sim_prog's case takes the
+ * pages of the log's start and of the doorbell away from the depositor. */
+Test(sim, deposit_touches_no_log_header_or_doorbell_of_its_target)
+{
+    static char out[4096], err[4096];
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_MAX_COUNTERS=256", 2, simprog("guard"), "", out,
+                     sizeof out, err, sizeof err),
+                 0, "%s", err);
+    cr_assert_not_null(strstr(out, "deposit without the doorbell's page done"), "%s", out);
+    cr_assert_not_null(strstr(out, "deposit without the log's first page done"), "%s", out);
+    cr_assert_not_null(strstr(out, "pe 0 bad 0"), "%s", out);
+    cr_assert_not_null(strstr(out, "pe 1 bad 0"), "%s", out);
+}
+
 /* A PE sleeping under the scheduler wakes when it is handed the token (or
  * at its deadline, or when the job is torn down), not every 100 ms to look
  * at the abort flag: 4095 sleepers did so 41,000 times a second on the

@@ -15,6 +15,7 @@
 #include "dmsg/core/work.h"
 #include "dmsg/boot/job.h"
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -829,6 +830,80 @@ static int case_drop(void)
     return 0;
 }
 
+/* What a deposit touches of its target's control area under the scheduler
+ * (with DMSG_SIM_DROP_PES each touched page is a fault after every drop):
+ * its counter slot and the record it adds to the target's arrival log,
+ * not the log's header (in the job area) nor shm's doorbell at the end of
+ * the area. PE 0 takes all access to the area's last page (the doorbell's)
+ * away (mprotect) and deposits to PE 1; then it makes PE 1 log FILL more
+ * deposits, so that the first free record is past the page where the log
+ * starts, takes that page away and deposits once more. A touch of a page
+ * taken away kills PE 0 (SIGSEGV). PE 1 waits in a barrier meanwhile (an
+ * await of its would let the deposits read its log). */
+static int guard_page(char *at, long page, int prot)
+{
+    if (mprotect(at, (size_t)page, prot)) {
+        perror("guard: mprotect");
+        return 1;
+    }
+    return 0;
+}
+
+static int case_guard(void)
+{
+    enum { FILL = 180, N = FILL + 2 };
+    uint64_t *in, v[N];
+    dmsg_ctr c;
+    CHECK(dmsg_alloc(N * sizeof *in, (void **)&in));
+    CHECK(dmsg_ctr_create(&c));
+    for (int i = 0; i < N; i++)
+        v[i] = 1000 + (uint64_t)i;
+    CHECK(dmsg_sync());
+    int bad = 0;
+    if (me == 0) {
+        dmsg_job_hdr *h = (dmsg_job_hdr *)mapping_start(in);
+        long page = sysconf(_SC_PAGESIZE);
+        if (!h || h->magic != DMSG_JOB_MAGIC || page <= 0) {
+            fprintf(stderr, "guard: no job region around %p\n", (void *)in);
+            return 1;
+        }
+        char *ctl = dmsg_job_ctl(h, 1);
+        uintptr_t logp = ((uintptr_t)ctl + (size_t)h->max_counters * DMSG_CTR_SLOT_BYTES) &
+                         ~(uintptr_t)(page - 1);
+        char *log_page = (char *)logp, *last = ctl + h->ctl_size - (size_t)page;
+        if (log_page == last) {
+            fprintf(stderr, "guard: the log starts on the area's last page\n");
+            return 1;
+        }
+        if (guard_page(last, page, PROT_NONE))
+            return 1;
+        CHECK(dmsg_deposit(&in[0], &v[0], sizeof v[0], 1, c));
+        if (guard_page(last, page, PROT_READ | PROT_WRITE))
+            return 1;
+        printf("deposit without the doorbell's page done\n");
+        for (int i = 1; i <= FILL; i++)
+            CHECK(dmsg_deposit(&in[i], &v[i], sizeof v[i], 1, c));
+        if (guard_page(log_page, page, PROT_NONE))
+            return 1;
+        CHECK(dmsg_deposit(&in[N - 1], &v[N - 1], sizeof v[N - 1], 1, c));
+        if (guard_page(log_page, page, PROT_READ | PROT_WRITE))
+            return 1;
+        printf("deposit without the log's first page done\n");
+    }
+    CHECK(dmsg_sync());
+    if (me == 1) {
+        CHECK(dmsg_await(c, N));
+        for (int i = 0; i < N; i++)
+            bad += in[i] != v[i];
+    }
+    printf("pe %d bad %d\n", me, bad);
+    fflush(stdout);
+    CHECK(dmsg_sync());
+    CHECK(dmsg_ctr_destroy(c));
+    CHECK(dmsg_free(in));
+    return 0;
+}
+
 /* Sleepers under the scheduler (sim_sched.c): PE 0 holds the run token for
  * SECONDS (default 3) of host time without a dmsg call, while every other PE
  * sleeps in a barrier; each sleeper prints how often it went to sleep
@@ -869,7 +944,7 @@ int main(int argc, char **argv)
                  {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift}, {"fanin", case_fanin},
                  {"order", case_order},   {"rrall", case_rrall}, {"baselines", case_baselines},
                  {"amo", case_amo},
-                 {"topo", case_topo}, {"drop", case_drop},
+                 {"topo", case_topo}, {"drop", case_drop}, {"guard", case_guard},
                  {"sleep", case_sleep}};
     if (argc < 2) {
         fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");

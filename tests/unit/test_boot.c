@@ -157,7 +157,7 @@ Test(boot, job_region_takes_up_to_max_pes)
     /* 4 x 256 + 4096 + 4096 x 96 = 398,336 bytes -> 98 pages */
     cr_assert_eq(ctl, (size_t)98 * 4096);
     cr_assert_eq(dmsg_job_ctl_size(4, 1), (size_t)2 * 4096);
-    cr_assert_eq(DMSG_JOB_HDR_BYTES, 264u * 4096u, "1,056 KiB of header block at 4096 PEs");
+    cr_assert_eq(DMSG_JOB_HDR_BYTES, 392u * 4096u, "1,568 KiB of header block at 4096 PEs");
 
     dmsg_job_hdr *h = NULL;
     cr_assert_eq(dmsg_job_create(DMSG_MAX_PES, 1 << 16, 4, &fd), DMSG_OK, "%s", dmsg_last_error());

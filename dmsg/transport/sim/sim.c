@@ -202,7 +202,13 @@ static dmsg_status sim_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
         /* The arrival is recorded with the count (which releases it). */
         dmsg_sim_log_add(tp, op->pe, slot, s->last_arrival, op->payload);
     }
-    shm_ring(&s->shm, op->pe); /* a point-to-point wait may watch the words */
+    /* A point-to-point wait may watch the words: free-running, it sleeps on
+     * shm's doorbell; under the scheduler it is parked (dmsg_sim_word_wait),
+     * never on the bell, and the stamp above poked it. The bell is at the
+     * end of the target's control area: a page of its own, a fault per
+     * deposit after each of the scheduler's drops (sim_sched.c). */
+    if (!sim_sched_on(s))
+        shm_ring(&s->shm, op->pe);
     /* Only now may this PE's bound pass the deposit's issue time. */
     dmsg_sim_order_publish(s);
     return DMSG_OK;

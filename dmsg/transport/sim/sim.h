@@ -162,6 +162,59 @@ typedef struct sim_pe_bound {
     _Atomic uint64_t colls; /* 2 x collectives left, + 1 while inside one */
 } sim_pe_bound;
 
+/* Arrival times of counted deposits (sim_arrive.c), and in the same shared
+ * header each PE's part of the ordered delivery (sim_order.c). */
+typedef struct sim_rec {
+    uint32_t slot;
+    uint32_t used;   /* 0: free, else the record's number (sim_log.adds) */
+    double t;        /* arrival, virtual seconds */
+    uint64_t bytes;  /* bytes not yet taken by bytes awaits */
+} sim_rec;
+
+/* Takes (the bytes_mode of the ctr ops): messages, bytes, and zero-byte
+ * deposits alone (the vtime extension's ctr_wait_empty). */
+enum { SIM_TAKE_MSGS, SIM_TAKE_BYTES, SIM_TAKE_EMPTY };
+/* A record's slot field flags a zero-byte deposit in its top bit. */
+#define SIM_REC_EMPTY 0x80000000u
+
+/* What a PE is blocked on (sim_log.wait): nothing, a counter slot (slot + 1),
+ * or any counted deposit (an order wait). */
+#define SIM_WAIT_NONE 0u
+#define SIM_WAIT_ANY UINT32_MAX
+
+/* A PE's log: its header in the job area (sim_job_words.log, never dropped:
+ * every deposit locks and stamps its target's header, and in the target's
+ * control area that was a page fault per deposit after each of the
+ * scheduler's drops of the others' pages, sim_sched.c), its records in its
+ * control area after the counter table (dmsg_sim_log_recs). */
+typedef struct sim_log {
+    _Alignas(64) _Atomic uint32_t lock; /* each header on lines of its own */
+    _Atomic uint32_t wait;     /* SIM_WAIT_*, written under the lock; the bound, the
+                                * collective word and the threshold are the job's
+                                * (sim_job_words) */
+    _Atomic uint32_t inbox;    /* futex word of an order wait: bumped by deposits, wakes */
+    _Atomic uint32_t sleepers;
+    _Atomic uint32_t adds;     /* number of the last record added (wraps, skipping 0) */
+    _Atomic uint64_t wstamp;   /* bits of the latest arrival of any update to this PE's
+                                * words (deposit, atomic, signal): point-to-point waits */
+    _Atomic uint32_t news;     /* updates to this PE's words so far (wraps): a poll that
+                                * sees it unchanged found nothing new (sim_ctr_read) */
+    uint32_t blk_bytes;        /* a blocked await (under the lock): bytes mode, */
+    uint64_t blk_n;            /* its count, */
+    double blk_clock;          /* and the clock it waits from */
+    uint32_t hi;               /* under the lock: records from here on are free, so the
+                                * scans stop here (the log grows with the PE count) */
+    uint32_t lo;               /* under the lock: records below it are all in use, so
+                                * an add looks for the first free one from here */
+    /* PE 0's only, for the whole job: */
+    _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
+    _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */
+} sim_log;
+/* Where the records start in a PE's control area, after the counter table:
+ * where they were while the header lay before them, so that a log holds as
+ * many records as it did (an overflow moves virtual times). */
+#define SIM_LOG_REC_OFF 80u
+
 typedef struct sim_job_words {
     uint64_t clock[2][DMSG_MAX_PES]; /* bits of each PE's clock at a barrier; two rows
                                       * used alternately by consecutive barriers */
@@ -201,6 +254,8 @@ typedef struct sim_job_words {
      * (sim_arrive.c): the messages (bytes) counted and the latest arrival. */
     uint64_t blk_have[DMSG_MAX_PES];
     double blk_latest[DMSG_MAX_PES];
+    /* Each PE's arrival log's header (its records are in its control area). */
+    sim_log log[DMSG_MAX_PES];
 } sim_job_words;
 _Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "the simulator's words fit the job area");
 
@@ -227,53 +282,10 @@ static inline sim_ctr_words *sim_ctr(sim_state *s, int pe, uint32_t slot)
     return (sim_ctr_words *)shm_ctr_spare(&s->shm, pe, slot);
 }
 
-/* Arrival times of counted deposits (sim_arrive.c), and in the same shared
- * header each PE's part of the ordered delivery (sim_order.c). */
-typedef struct sim_rec {
-    uint32_t slot;
-    uint32_t used;   /* 0: free, else the record's number (sim_log.adds) */
-    double t;        /* arrival, virtual seconds */
-    uint64_t bytes;  /* bytes not yet taken by bytes awaits */
-} sim_rec;
-
-/* Takes (the bytes_mode of the ctr ops): messages, bytes, and zero-byte
- * deposits alone (the vtime extension's ctr_wait_empty). */
-enum { SIM_TAKE_MSGS, SIM_TAKE_BYTES, SIM_TAKE_EMPTY };
-/* A record's slot field flags a zero-byte deposit in its top bit. */
-#define SIM_REC_EMPTY 0x80000000u
-
-/* What a PE is blocked on (sim_log.wait): nothing, a counter slot (slot + 1),
- * or any counted deposit (an order wait). */
-#define SIM_WAIT_NONE 0u
-#define SIM_WAIT_ANY UINT32_MAX
-
-typedef struct sim_log {
-    _Atomic uint32_t lock;
-    _Atomic uint32_t wait;     /* SIM_WAIT_*, written under the lock; the bound, the
-                                * collective word and the threshold are the job's
-                                * (sim_job_words) */
-    _Atomic uint32_t inbox;    /* futex word of an order wait: bumped by deposits, wakes */
-    _Atomic uint32_t sleepers;
-    _Atomic uint32_t adds;     /* number of the last record added (wraps, skipping 0) */
-    _Atomic uint64_t wstamp;   /* bits of the latest arrival of any update to this PE's
-                                * words (deposit, atomic, signal): point-to-point waits */
-    _Atomic uint32_t news;     /* updates to this PE's words so far (wraps): a poll that
-                                * sees it unchanged found nothing new (sim_ctr_read) */
-    uint32_t blk_bytes;        /* a blocked await (under the lock): bytes mode, */
-    uint64_t blk_n;            /* its count, */
-    double blk_clock;          /* and the clock it waits from */
-    uint32_t hi;               /* under the lock: records from here on are free, so the
-                                * scans stop here (the log grows with the PE count) */
-    uint32_t lo;               /* under the lock: records below it are all in use, so
-                                * an add looks for the first free one from here (in
-                                * the padding before `epoch`: the log's size stays) */
-    /* PE 0's only, for the whole job: */
-    _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
-    _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */
-    sim_rec rec[];
-} sim_log;
 
 sim_log *dmsg_sim_log_of(sim_state *s, int pe);
+/* PE pe's log records (in its control area). */
+sim_rec *dmsg_sim_log_recs(sim_state *s, int pe);
 void dmsg_sim_log_lock(sim_log *l);
 void dmsg_sim_log_unlock(sim_log *l);
 /* Records that a deposit on slot at PE pe arrives at t (virtual), and

@@ -10,7 +10,11 @@
  * counter table and, after it, at least 4 KiB that the job region reserves
  * (dmsg_job_ctl_size). The simulator keeps there one log per PE: a record
  * per counted deposit (counter slot, arrival, bytes), appended by the
- * depositing PE under a spin lock and taken by the owner's awaits. A message
+ * depositing PE under a spin lock and taken by the owner's awaits. The
+ * log's header (the lock, the counts, the stamps) is in the job area, in
+ * a dense array that the scheduler's drops never unmap (sim_sched.c): in
+ * the control area it was one more page of the target, a page fault per
+ * deposit after each drop. A message
  * await takes the k earliest records of its counter and frees them; a bytes
  * await takes bytes from the earliest records (marking them) and leaves them
  * for the message awaits. When the log is full, a deposit's arrival goes to
@@ -78,7 +82,7 @@ static uint64_t rec_amount(const sim_rec *r, int mode)
 /* The records of slot below end that a take of mode uses, earliest first
  * (ties in log order), in s's scratch; returns how many, or -1 when the
  * scratch cannot grow (the caller then picks one at a time). */
-static long sorted_recs(sim_state *s, const sim_log *l, uint32_t end, uint32_t slot, int mode)
+static long sorted_recs(sim_state *s, const sim_rec *rec, uint32_t end, uint32_t slot, int mode)
 {
     if (s->picks_cap < end) {
         sim_pick *p = realloc(s->picks, (size_t)end * sizeof *p);
@@ -89,20 +93,20 @@ static long sorted_recs(sim_state *s, const sim_log *l, uint32_t end, uint32_t s
     }
     long m = 0;
     for (uint32_t i = 0; i < end; i++)
-        if (rec_counts(&l->rec[i], slot, mode))
-            s->picks[m++] = (sim_pick){l->rec[i].t, i};
+        if (rec_counts(&rec[i], slot, mode))
+            s->picks[m++] = (sim_pick){rec[i].t, i};
     qsort(s->picks, (size_t)m, sizeof *s->picks, pick_cmp);
     return m;
 }
 
 /* One pass: what the records of slot hold for a take of mode (messages or
  * bytes) and the latest of their arrivals (0 when none). */
-static uint64_t tally(const sim_log *l, uint32_t end, uint32_t slot, int mode, double *latest)
+static uint64_t tally(const sim_rec *rec, uint32_t end, uint32_t slot, int mode, double *latest)
 {
     uint64_t have = 0;
     double lt = 0;
     for (uint32_t i = 0; i < end; i++) {
-        const sim_rec *r = &l->rec[i];
+        const sim_rec *r = &rec[i];
         if (rec_counts(r, slot, mode)) {
             have += rec_amount(r, mode);
             lt = r->t > lt ? r->t : lt;
@@ -127,23 +131,23 @@ typedef struct sim_tal {
  * over the whole log each (4 records a PE of the job) was a third of a
  * 1024-PE transpose's user time. Falls back to a pass when the slot is out
  * of the table or the table cannot be had. */
-static uint64_t own_tally(sim_state *s, const sim_log *l, uint32_t end, uint32_t slot, int mode,
-                          double *latest)
+static uint64_t own_tally(sim_state *s, const sim_log *l, const sim_rec *rec, uint32_t end,
+                          uint32_t slot, int mode, double *latest)
 {
     uint32_t nslots = s->shm.hdr->max_counters;
     uint32_t adds = atomic_load_explicit(&l->adds, memory_order_acquire);
     if (slot >= nslots)
-        return tally(l, end, slot, mode, latest);
+        return tally(rec, end, slot, mode, latest);
     if (!s->tal) {
         s->tal = malloc((size_t)nslots * sizeof *s->tal);
         if (!s->tal)
-            return tally(l, end, slot, mode, latest);
+            return tally(rec, end, slot, mode, latest);
         s->tal_ok = 0;
     }
     if (!s->tal_ok || s->tal_mode != mode || s->tal_adds != adds || s->tal_gen != s->log_gen) {
         memset(s->tal, 0, (size_t)nslots * sizeof *s->tal);
         for (uint32_t i = 0; i < end; i++) {
-            const sim_rec *r = &l->rec[i];
+            const sim_rec *r = &rec[i];
             uint32_t rs = r->slot & ~SIM_REC_EMPTY;
             if (rs < nslots && rec_counts(r, rs, mode)) {
                 s->tal[rs].have += rec_amount(r, mode);
@@ -160,9 +164,9 @@ static uint64_t own_tally(sim_state *s, const sim_log *l, uint32_t end, uint32_t
 }
 
 /* Frees record i (l locked). */
-static void free_rec(sim_log *l, uint32_t i)
+static void free_rec(sim_log *l, sim_rec *rec, uint32_t i)
 {
-    l->rec[i].used = 0;
+    rec[i].used = 0;
     if (i < l->lo)
         l->lo = i;
 }
@@ -170,8 +174,14 @@ static void free_rec(sim_log *l, uint32_t i)
 /* PE pe's log: the slack of its control area after the counter table. */
 sim_log *dmsg_sim_log_of(sim_state *s, int pe)
 {
-    return (sim_log *)((char *)shm_ctr_at(&s->shm, pe, 0) +
-                       (size_t)s->shm.hdr->max_counters * DMSG_CTR_SLOT_BYTES);
+    return &sim_job(s)->log[pe];
+}
+
+/* PE pe's records: the slack of its control area after the counter table. */
+sim_rec *dmsg_sim_log_recs(sim_state *s, int pe)
+{
+    return (sim_rec *)((char *)shm_ctr_at(&s->shm, pe, 0) +
+                       (size_t)s->shm.hdr->max_counters * DMSG_CTR_SLOT_BYTES + SIM_LOG_REC_OFF);
 }
 
 void dmsg_sim_log_lock(sim_log *l)
@@ -193,7 +203,7 @@ static uint32_t cap_of(const sim_state *s)
      * (dmsg_job_pe_pid). */
     size_t room = s->shm.hdr->ctl_size - (size_t)s->shm.hdr->max_counters * DMSG_CTR_SLOT_BYTES -
                   SHM_CTL_TAIL_BYTES - (s->set.topology ? SIM_TOPO_CTL_BYTES : 0);
-    return (uint32_t)((room - sizeof(sim_log)) / sizeof(sim_rec));
+    return (uint32_t)((room - SIM_LOG_REC_OFF) / sizeof(sim_rec));
 }
 
 /* Where the scans of l stop: no record at or past it is in use (l locked). */
@@ -205,9 +215,9 @@ static uint32_t scan_end(const sim_state *s, const sim_log *l)
 
 /* After records were freed: the high-water mark comes down past the free
  * ones at the top (l locked). */
-static void lower_hi(sim_log *l)
+static void lower_hi(sim_log *l, const sim_rec *rec)
 {
-    while (l->hi > 0 && !l->rec[l->hi - 1].used)
+    while (l->hi > 0 && !rec[l->hi - 1].used)
         l->hi--;
 }
 
@@ -245,11 +255,25 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
 {
     sim_state *s = tp->priv;
     sim_log *l = dmsg_sim_log_of(s, pe);
+    sim_rec *rec = dmsg_sim_log_recs(s, pe);
     uint32_t cap = cap_of(s);
     dmsg_sim_log_lock(l);
     /* The first free record, as a scan from the start finds it. */
     uint32_t i = l->lo < cap ? l->lo : cap;
-    while (i < cap && l->rec[i].used)
+    /* Its page is written below (it is usually record lo): a compare-and-
+     * swap that writes back what is there is a write access, so after the
+     * scheduler's drops (sim_sched.c) the page comes back with one write
+     * fault. The scan's read would fault first, and a read fault maps up
+     * to 16 neighbouring pages of the target as well (fault-around), which
+     * a PE that deposits to every other once a run never uses and its
+     * next drop unmaps again. Changes nothing: records change only under
+     * this lock. */
+    if (i < cap) {
+        uint32_t same = 0;
+        (void)__atomic_compare_exchange_n(&rec[i].used, &same, 0u, 0, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED);
+    }
+    while (i < cap && rec[i].used)
         i++;
     l->lo = i < cap ? i + 1 : cap;
     /* The record's number: a reader that has seen `adds` reach it also sees
@@ -257,7 +281,7 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
     uint32_t seq = atomic_load(&l->adds) + 1;
     seq += !seq; /* 0 marks a free record */
     if (i < cap) {
-        l->rec[i] = (sim_rec){.slot = slot | (bytes ? 0 : SIM_REC_EMPTY), .used = seq, .t = t,
+        rec[i] = (sim_rec){.slot = slot | (bytes ? 0 : SIM_REC_EMPTY), .used = seq, .t = t,
                               .bytes = bytes};
         if (i >= l->hi)
             l->hi = i + 1;
@@ -269,9 +293,9 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
         s->log_gen++;
     uint32_t w = atomic_load(&l->wait);
     int lowered = 0, any = w == SIM_WAIT_ANY;
-    if (w == slot + 1 && i < cap && rec_counts(&l->rec[i], slot, (int)l->blk_bytes)) {
+    if (w == slot + 1 && i < cap && rec_counts(&rec[i], slot, (int)l->blk_bytes)) {
         sim_job_words *j = sim_job(s);
-        j->blk_have[pe] += rec_amount(&l->rec[i], (int)l->blk_bytes);
+        j->blk_have[pe] += rec_amount(&rec[i], (int)l->blk_bytes);
         j->blk_latest[pe] = t > j->blk_latest[pe] ? t : j->blk_latest[pe];
     }
     if (any || w == slot + 1) {
@@ -301,10 +325,11 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
 double dmsg_sim_log_next(sim_state *s, double clock, double t, uint32_t mark)
 {
     sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
+    sim_rec *rec = dmsg_sim_log_recs(s, s->tp->rank);
     uint32_t end = scan_end(s, l);
     double b = t > clock ? t : clock;
     for (uint32_t i = 0; i < end; i++) {
-        sim_rec *r = &l->rec[i];
+        sim_rec *r = &rec[i];
         if (!r->used)
             continue;
         /* Perhaps not seen: due at once (or at its arrival); seen: the PE
@@ -318,11 +343,11 @@ double dmsg_sim_log_next(sim_state *s, double clock, double t, uint32_t mark)
 
 /* The earliest record of slot that a message (or, bytes_mode, a bytes)
  * await can still take, or NULL. */
-static sim_rec *earliest(sim_log *l, uint32_t end, uint32_t slot, int bytes_mode)
+static sim_rec *earliest(sim_rec *rec, uint32_t end, uint32_t slot, int bytes_mode)
 {
     sim_rec *best = NULL;
     for (uint32_t i = 0; i < end; i++) {
-        sim_rec *r = &l->rec[i];
+        sim_rec *r = &rec[i];
         if (rec_counts(r, slot, bytes_mode) && (!best || r->t < best->t))
             best = r;
     }
@@ -333,13 +358,14 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
                    int *covered)
 {
     sim_log *l = dmsg_sim_log_of(s, pe);
+    sim_rec *rec = dmsg_sim_log_recs(s, pe);
     uint32_t end = scan_end(s, l);
     double floor = bitsd(atomic_load(&sim_ctr(s, pe, slot)->floor));
     /* One pass first: too few, or exactly enough (the latest of them), is
      * the common case of an await that blocks. */
     double latest;
-    uint64_t have = pe == s->tp->rank ? own_tally(s, l, end, slot, bytes_mode, &latest)
-                                      : tally(l, end, slot, bytes_mode, &latest);
+    uint64_t have = pe == s->tp->rank ? own_tally(s, l, rec, end, slot, bytes_mode, &latest)
+                                      : tally(rec, end, slot, bytes_mode, &latest);
     *covered = have >= n;
     if (have <= n)
         return latest > floor ? latest : floor;
@@ -347,11 +373,11 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
      * (ties in log order); for a few messages a pass each (below). */
     long m = bytes_mode != SIM_TAKE_BYTES && n <= SIM_TAKE_FEW
                  ? -1
-                 : sorted_recs(s, l, end, slot, bytes_mode);
+                 : sorted_recs(s, rec, end, slot, bytes_mode);
     if (m >= 0) {
         double t = 0;
         for (long k = 0; k < m && n > 0; k++) {
-            const sim_rec *r = &l->rec[s->picks[k].i];
+            const sim_rec *r = &rec[s->picks[k].i];
             t = r->t;
             n -= bytes_mode == SIM_TAKE_BYTES ? (r->bytes < n ? r->bytes : n) : 1;
         }
@@ -365,7 +391,7 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
         sim_rec *best = NULL;
         uint32_t bi = 0;
         for (uint32_t i = 0; i < end; i++) {
-            sim_rec *r = &l->rec[i];
+            sim_rec *r = &rec[i];
             if (!rec_counts(r, slot, bytes_mode))
                 continue;
             if (r->t < last_t || (r->t == last_t && i <= last_i))
@@ -386,11 +412,12 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
 double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot)
 {
     sim_log *l = dmsg_sim_log_of(s, pe);
+    sim_rec *rec = dmsg_sim_log_recs(s, pe);
     sim_job_words *j = sim_job(s);
     j->blk_have[pe] = pe == s->tp->rank
-                          ? own_tally(s, l, scan_end(s, l), slot, (int)l->blk_bytes,
+                          ? own_tally(s, l, rec, scan_end(s, l), slot, (int)l->blk_bytes,
                                       &j->blk_latest[pe])
-                          : tally(l, scan_end(s, l), slot, (int)l->blk_bytes, &j->blk_latest[pe]);
+                          : tally(rec, scan_end(s, l), slot, (int)l->blk_bytes, &j->blk_latest[pe]);
     int covered;
     double due = dmsg_sim_log_due(s, pe, slot, (int)l->blk_bytes, l->blk_n, &covered);
     if (!covered)
@@ -400,12 +427,12 @@ double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot)
 
 /* Takes what an await of n (messages or bytes) still needs from record i;
  * returns what it then needs; *t moves to the record's arrival. */
-static uint64_t take_from(sim_log *l, uint32_t i, int bytes_mode, uint64_t n, double *t)
+static uint64_t take_from(sim_log *l, sim_rec *rec, uint32_t i, int bytes_mode, uint64_t n, double *t)
 {
-    sim_rec *r = &l->rec[i];
+    sim_rec *r = &rec[i];
     *t = r->t > *t ? r->t : *t;
     if (bytes_mode != SIM_TAKE_BYTES) {
-        free_rec(l, i);
+        free_rec(l, rec, i);
         return n - 1;
     }
     uint64_t k = r->bytes < n ? r->bytes : n;
@@ -415,14 +442,14 @@ static uint64_t take_from(sim_log *l, uint32_t i, int bytes_mode, uint64_t n, do
 
 /* Takes the earliest counting record, one at a time, until n is taken or
  * none is left; returns what is left of n. */
-static uint64_t take_earliest(sim_log *l, uint32_t end, uint32_t slot, int bytes_mode, uint64_t n,
+static uint64_t take_earliest(sim_log *l, sim_rec *rec, uint32_t end, uint32_t slot, int bytes_mode, uint64_t n,
                               double *t)
 {
     while (n > 0) {
-        sim_rec *r = earliest(l, end, slot, bytes_mode);
+        sim_rec *r = earliest(rec, end, slot, bytes_mode);
         if (!r)
             break;
-        n = take_from(l, (uint32_t)(r - l->rec), bytes_mode, n, t);
+        n = take_from(l, rec, (uint32_t)(r - rec), bytes_mode, n, t);
     }
     return n;
 }
@@ -430,6 +457,7 @@ static uint64_t take_earliest(sim_log *l, uint32_t end, uint32_t slot, int bytes
 double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n)
 {
     sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
+    sim_rec *rec = dmsg_sim_log_recs(s, s->tp->rank);
     double t = bitsd(atomic_load(&sim_ctr(s, s->tp->rank, slot)->floor));
     dmsg_sim_log_lock(l);
     s->log_gen++; /* the tallies of own_tally no longer hold */
@@ -440,28 +468,28 @@ double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n
     if (bytes_mode != SIM_TAKE_BYTES && n <= SIM_TAKE_FEW) {
         /* A few messages (RRMSG's engine takes one at a time): a pass each
          * is less than a tally and a sort. */
-        take_earliest(l, end, slot, bytes_mode, n, &t);
-    } else if ((have = tally(l, end, slot, bytes_mode, &latest)) <= n) {
+        take_earliest(l, rec, end, slot, bytes_mode, n, &t);
+    } else if ((have = tally(rec, end, slot, bytes_mode, &latest)) <= n) {
         /* It takes every record (the common case: an await of exactly the
          * step's arrivals); the rest, if any, overflowed the log: the
          * floor stands for them. */
         for (uint32_t i = 0; i < end; i++) {
-            sim_rec *r = &l->rec[i];
+            sim_rec *r = &rec[i];
             if (!rec_counts(r, slot, bytes_mode))
                 continue;
             t = r->t > t ? r->t : t;
             if (bytes_mode != SIM_TAKE_BYTES)
-                free_rec(l, i);
+                free_rec(l, rec, i);
             else
                 r->bytes = 0;
         }
-    } else if ((m = sorted_recs(s, l, end, slot, bytes_mode)) >= 0) {
+    } else if ((m = sorted_recs(s, rec, end, slot, bytes_mode)) >= 0) {
         for (long k = 0; k < m && n > 0; k++)
-            n = take_from(l, s->picks[k].i, bytes_mode, n, &t);
+            n = take_from(l, rec, s->picks[k].i, bytes_mode, n, &t);
     } else {
-        take_earliest(l, end, slot, bytes_mode, n, &t); /* no memory for the sort */
+        take_earliest(l, rec, end, slot, bytes_mode, n, &t); /* no memory for the sort */
     }
-    lower_hi(l);
+    lower_hi(l, rec);
     dmsg_sim_log_unlock(l);
     return t;
 }
@@ -469,12 +497,13 @@ double dmsg_sim_log_take(sim_state *s, uint32_t slot, int bytes_mode, uint64_t n
 void dmsg_sim_log_reset(sim_state *s, uint32_t slot)
 {
     sim_log *l = dmsg_sim_log_of(s, s->tp->rank);
+    sim_rec *rec = dmsg_sim_log_recs(s, s->tp->rank);
     atomic_store(&sim_ctr(s, s->tp->rank, slot)->floor, 0);
     dmsg_sim_log_lock(l);
     s->log_gen++;
     for (uint32_t i = 0, end = scan_end(s, l); i < end; i++)
-        if ((l->rec[i].slot & ~SIM_REC_EMPTY) == slot)
-            free_rec(l, i);
-    lower_hi(l);
+        if ((rec[i].slot & ~SIM_REC_EMPTY) == slot)
+            free_rec(l, rec, i);
+    lower_hi(l, rec);
     dmsg_sim_log_unlock(l);
 }
