@@ -61,14 +61,10 @@ int dmsg_rr_fifo_remove(rr_fifo *f, dmsg_rr_req *r)
     return 0;
 }
 
-/* The layer is the job's (as postal's): requests a program left behind
- * are its own memory; their counters and channel went with the job. */
-static void rr_forget(void)
+/* Frees what dmsg_rr_init allocated and clears the state (its counters
+ * and channel are ended or forgotten by the caller first). */
+static void rr_free_tables(rr_state *g)
 {
-    rr_state *g = &dmsg_rr_g;
-    if (!g->started)
-        return;
-    dmsg_chan_forget(&g->ch);
     free(g->data);
     free(g->expect);
     free(g->ahead);
@@ -79,6 +75,17 @@ static void rr_forget(void)
     free(g->sends);
     dmsg_rr_posted_free(&g->posted);
     memset(g, 0, sizeof *g);
+}
+
+/* The layer is the job's (as postal's): requests a program left behind
+ * are its own memory; their counters and channel went with the job. */
+static void rr_forget(void)
+{
+    rr_state *g = &dmsg_rr_g;
+    if (!g->started)
+        return;
+    dmsg_chan_forget(&g->ch);
+    rr_free_tables(g);
 }
 
 int dmsg_rr_init(void)
@@ -151,16 +158,7 @@ int dmsg_rr_finalize(void)
     st = st ? st : s2;
     s2 = dmsg_ctr_destroy_many(g->data, g->nctr);
     st = st ? st : s2;
-    free(g->data);
-    free(g->expect);
-    free(g->ahead);
-    free(g->owed);
-    free(g->ackdue);
-    free(g->ackpes);
-    free(g->acklisted);
-    free(g->sends);
-    dmsg_rr_posted_free(&g->posted);
-    memset(g, 0, sizeof *g);
+    rr_free_tables(g);
     return st;
 }
 

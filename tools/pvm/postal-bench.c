@@ -98,6 +98,26 @@ static void pp_recv(int mode, char *buf, size_t bytes, int from, char *sym)
     }
 }
 
+/* Round trip i of n: PE 0 posts, sends and receives; PE 1 receives and
+ * answers, its next receive posted before its send (the posted mode's
+ * idiom: the partner's next message finds it). */
+static void pp_round(int mode, char *sbuf, char *rbuf, size_t bytes, int peer, char *sym, int i,
+                     int n)
+{
+    if (g_me == 0) {
+        pp_post(mode, bytes, peer, sym);
+        pp_send(mode, sbuf, bytes, peer, sym);
+        pp_recv(mode, rbuf, bytes, peer, sym);
+    } else {
+        if (i == 0)
+            pp_post(mode, bytes, peer, sym);
+        pp_recv(mode, rbuf, bytes, peer, sym);
+        if (i + 1 < n)
+            pp_post(mode, bytes, peer, sym); /* the next round's, before the send */
+        pp_send(mode, sbuf, bytes, peer, sym);
+    }
+}
+
 /* only_mode: NULL or a mode name (runs that one); only_bytes: 0 or the one
  * size to run (profiling one cell: tools/bench-pvm.sh runs them all). */
 static void pingpong(const char *only_mode, size_t only_bytes)
@@ -118,20 +138,8 @@ static void pingpong(const char *only_mode, size_t only_bytes)
             for (int bt = -1; bt < PB_BATCHES; bt++) {
                 CK(dmsg_postal_barrier());
                 double t0 = pb_now();
-                for (int i = 0; i < reps; i++) {
-                    if (g_me == 0) {
-                        pp_post(mode, bytes, peer, sym);
-                        pp_send(mode, sbuf, bytes, peer, sym);
-                        pp_recv(mode, rbuf, bytes, peer, sym);
-                    } else {
-                        if (i == 0)
-                            pp_post(mode, bytes, peer, sym);
-                        pp_recv(mode, rbuf, bytes, peer, sym);
-                        if (i + 1 < reps)
-                            pp_post(mode, bytes, peer, sym); /* the next round's, before the send */
-                        pp_send(mode, sbuf, bytes, peer, sym);
-                    }
-                }
+                for (int i = 0; i < reps; i++)
+                    pp_round(mode, sbuf, rbuf, bytes, peer, sym, i, reps);
                 double t = (pb_now() - t0) / reps / 2;
                 if (bt >= 0 && t < best) best = t;
             }
@@ -179,20 +187,8 @@ static void cpu_pingpong(int mode, size_t bytes, int n, int runs)
         CK(dmsg_postal_barrier());
         long csw0, csw1;
         double u0, u1, c0 = cpu_seconds(&csw0, &u0), t0 = pb_now();
-        for (int i = 0; i < n; i++) {
-            if (g_me == 0) {
-                pp_post(mode, bytes, peer, sym);
-                pp_send(mode, sbuf, bytes, peer, sym);
-                pp_recv(mode, rbuf, bytes, peer, sym);
-            } else {
-                if (i == 0)
-                    pp_post(mode, bytes, peer, sym);
-                pp_recv(mode, rbuf, bytes, peer, sym);
-                if (i + 1 < n)
-                    pp_post(mode, bytes, peer, sym);
-                pp_send(mode, sbuf, bytes, peer, sym);
-            }
-        }
+        for (int i = 0; i < n; i++)
+            pp_round(mode, sbuf, rbuf, bytes, peer, sym, i, n);
         double t = pb_now() - t0, c = cpu_seconds(&csw1, &u1) - c0;
         printf("CPU %s %s %zu %d %.3f %.3f %.3f %.2f\n", lib_name[mode], mode_name[mode], bytes,
                g_me, t / n / 2 * 1e6, c / n * 1e6, (u1 - u0) / n * 1e6,
