@@ -6,6 +6,7 @@
  * count arrivals with atomics on the group's own words; a barrier of every
  * task of the job is the postal barrier. */
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include "dmsg/front/pvm/pvm_impl.h"
 
@@ -73,14 +74,28 @@ static int load(int gi, ghdr *h, int64_t *members)
     return PvmOk;
 }
 
-static int store(int gi, const ghdr *h, const int64_t *members)
+/* Writes a group's header (and members): `used`, `frozen` and the name,
+ * never the barrier's words `arrived` and `gen`, which members in a
+ * barrier change by atomics outside the lock (a task joining while others
+ * waited in the group's barrier wrote back the count it had read, and the
+ * barrier lost an arrival: its members waited for ever); `whole` writes
+ * them too, for a group that ends (no member, so no barrier). */
+static int store_hdr(int gi, const ghdr *h, const int64_t *members, int whole)
 {
-    if (dmsg_deposit(gbase(gi), h, sizeof *h, 0, DMSG_CTR_NONE))
+    if (whole ? dmsg_deposit(gbase(gi), h, sizeof *h, 0, DMSG_CTR_NONE)
+              : dmsg_deposit(gbase(gi), h, offsetof(ghdr, arrived), 0, DMSG_CTR_NONE) ||
+                    dmsg_deposit(gbase(gi) + offsetof(ghdr, name), h->name, sizeof h->name, 0,
+                                 DMSG_CTR_NONE))
         return PvmSysErr;
     if (members && dmsg_deposit(gbase(gi) + sizeof(ghdr), members,
                                 (size_t)dmsg_pvm_g.npes * sizeof(int64_t), 0, DMSG_CTR_NONE))
         return PvmSysErr;
     return PvmOk;
+}
+
+static int store(int gi, const ghdr *h, const int64_t *members)
+{
+    return store_hdr(gi, h, members, 0);
 }
 
 /* The group's slot (locked by the caller), -1 if none; with `create`, a
@@ -203,7 +218,7 @@ static int leave(int gi, ghdr *h, int64_t *m)
         return rc ? rc : PvmNotInGroup;
     if (n == 0)
         memset(h, 0, sizeof *h); /* the last one out ends the group */
-    return store(gi, h, m);
+    return store_hdr(gi, h, m, n == 0);
 }
 
 int pvm_lvgroup(char *group)
