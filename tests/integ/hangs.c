@@ -60,15 +60,23 @@ static void expect_line(const job_result *r, int pe, const char *what)
  * not spin outside dmsg there, docs/simulator.md). Before dmsg_init's
  * barrier was marked as a wait, no PE waited in a marked call and the job
  * was never reported. */
-static void expect_spin_report_sim(const char *const *tenv)
+/* Runs pe_case until its report is complete and wants PE p's line to say
+ * what[p] (3 PEs). */
+static void expect_report(const char *pe_case, const char *const *tenv, const char *const what[3])
 {
-    job_result r = run_hang("hang_spin", tenv, "Next report");
+    job_result r = run_hang(pe_case, tenv, "Next report");
     cr_expect(job_contains(r.err, "no progress"), "%s: no report of the hang:\n%s", r.cmd,
               job_tail(r.err, 3000));
-    expect_line(&r, 0, "waits in dmsg_init");
-    expect_line(&r, 1, "waits in dmsg_init");
-    expect_line(&r, 2, "runs outside dmsg");
+    for (int pe = 0; pe < 3; pe++)
+        expect_line(&r, pe, what[pe]);
     job_free(&r);
+}
+
+static void expect_spin_report_sim(const char *const *tenv)
+{
+    static const char *const what[3] = {"waits in dmsg_init", "waits in dmsg_init",
+                                        "runs outside dmsg"};
+    expect_report("hang_spin", tenv, what);
 }
 
 Test(hangs, spinning_pe_is_reported_on_sim, .timeout = 2 * JOB_WATCHDOG)
@@ -86,24 +94,16 @@ Test(hangs, spinning_pe_is_reported, .timeout = 2 * JOB_WATCHDOG)
         expect_spin_report_sim(env);
         return;
     }
-    job_result r = run_hang("hang_spin", env, "Next report");
-    cr_expect(job_contains(r.err, "no progress"), "%s: no report of the hang:\n%s", r.cmd,
-              job_tail(r.err, 3000));
-    expect_line(&r, 0, "waits in dmsg_sync");
-    expect_line(&r, 1, "runs outside dmsg");
-    expect_line(&r, 2, "runs outside dmsg");
-    job_free(&r);
+    static const char *const what[3] = {"waits in dmsg_sync", "runs outside dmsg",
+                                        "runs outside dmsg"};
+    expect_report("hang_spin", env, what);
 }
 
 Test(hangs, early_finalize_is_reported, .timeout = 2 * JOB_WATCHDOG)
 {
-    job_result r = run_hang("hang_early_finalize", env, "Next report");
-    cr_expect(job_contains(r.err, "no progress"), "%s: no report of the hang:\n%s", r.cmd,
-              job_tail(r.err, 3000));
-    expect_line(&r, 0, "waits in dmsg_finalize");
-    expect_line(&r, 1, "waits in dmsg_await");
-    expect_line(&r, 2, "waits in dmsg_await");
-    job_free(&r);
+    static const char *const what[3] = {"waits in dmsg_finalize", "waits in dmsg_await",
+                                        "waits in dmsg_await"};
+    expect_report("hang_early_finalize", env, what);
 }
 
 /* DMSG_STALL_REPORT=0 turns the reports off. */
