@@ -12,9 +12,13 @@
  * the data has landed. No system buffer and no global barrier: each pair
  * synchronizes on its own. A receive posted with a known source and tag,
  * when no receive posted before it could take that sender's next message of
- * that tag, sends its response ahead at once; a send that finds it deposits
- * the data without a request round trip and sends its request after the
- * data (the three messages stay, in another order). On transports in real
+ * that tag, sends its response ahead; a send that finds it deposits the data
+ * without a request round trip and sends its request after the data (the
+ * three messages stay, in another order). On shm one such response of a
+ * PE at a time rides on the data of the PE's next send to that sender
+ * instead of going alone; it goes alone at the PE's next RRMSG wait or test,
+ * or as the PE enters any other dmsg call that waits (a barrier, an await),
+ * whichever comes first. On transports in real
  * time (shm, ofi) a send is complete once its data is complete in the
  * receiver's memory (dmsg_quiet), the acknowledgement following (the
  * receiver sends it at its next progress pass or after its next send); on a
@@ -83,8 +87,9 @@ typedef struct dmsg_rr_info {
 
 /**
  * Starts the RRMSG layer. Collective (every PE, after dmsg_init): allocates
- * control mailboxes (16 KiB per PE of the job) and 2 * npes + 2 deposit
- * counters (2 * npes + 3 on transports in real time); ends with a barrier.
+ * control mailboxes (16 KiB per PE of the job; on shm 64 bytes more per PE
+ * for responses that ride on data) and 2 * npes + 2 deposit
+ * counters; ends with a barrier.
  * Errors: DMSG_ERR_NOT_INIT, DMSG_ERR_STATE (already started), DMSG_ERR_NOMEM
  * (segment or counter table too small), the errors of the collectives.
  */
@@ -134,8 +139,11 @@ int dmsg_rr_isend_gathered(int pe, int tag, const void *src_base, const size_t *
  * src (or DMSG_RR_ANY) with tag (or DMSG_RR_ANY). A request that carries more
  * than cap bytes is refused (DMSG_ERR_SIZE for both sides). With a known
  * source and tag, and no earlier posted receive that could take that
- * source's next message of that tag, the response goes to src at once
- * (not on sim); dst may be written from then on.
+ * source's next message of that tag, the response goes to src ahead of any
+ * request (not on sim): at once, or on shm, if it is this PE's one counted
+ * response, with this PE's next send to src (riding on its data) or at its
+ * next RRMSG wait or test or other waiting dmsg call, whichever is first;
+ * dst may be written from then on.
  * Errors: DMSG_ERR_STATE, DMSG_ERR_NULL, DMSG_ERR_PE (src), DMSG_ERR_ARG (tag
  * < -1), DMSG_ERR_RANGE ([dst, dst + cap) not in the symmetric segment),
  * DMSG_ERR_HANDLE (req is a request still in progress), DMSG_ERR_NOMEM.
@@ -223,6 +231,9 @@ typedef struct dmsg_rr_stats {
                                    message to their PE, so fewer than `control` */
     uint64_t ctl_bytes;       /**< their bytes, 64-byte headers included (a READY of a
                                    contiguous receive and a DONE are a header alone) */
+    uint64_t ready_rode;      /**< READYs (in `control`, not in `ctl_sent`) that rode on
+                                   the data of this PE's send to their PE instead of
+                                   going on the ring (shm: docs/baselines.md) */
 } dmsg_rr_stats;
 
 /** This PE's RRMSG counts and times. Local. Errors: DMSG_ERR_STATE, DMSG_ERR_NULL. */

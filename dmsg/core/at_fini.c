@@ -1,6 +1,7 @@
 /* Functions that dmsg_finalize runs for the layers above (at_fini.h). */
 #include <stddef.h>
 #include "dmsg/core/at_fini.h"
+#include "dmsg/core/state.h"
 
 /* One per layer that keeps per-job state; registration lasts for the
  * process (a layer registers when it first keeps state). */
@@ -23,4 +24,9 @@ void dmsg_at_finalize_run(void)
 {
     for (size_t i = 0; i < nhooks; i++)
         hooks[i]();
+}
+
+void dmsg_before_wait(void (*fn)(void))
+{
+    dmsg_g.before_wait = fn;
 }

@@ -16,4 +16,15 @@ dmsg_status dmsg_at_finalize(void (*fn)(void));
 /* Runs the registered functions, in registration order (dmsg_finalize). */
 void dmsg_at_finalize_run(void);
 
+/* Sets the one function that runs at the start of every core call that may
+ * wait for other PEs (dmsg_wait_enter: barriers, awaits, quiet, fetches,
+ * collectives), before it waits; NULL removes it. For a layer that holds
+ * back a message another PE may be waiting for (RRMSG's response sent
+ * ahead, which rides on the next send's data when there is one): it goes
+ * before this PE waits for anything. fn runs inside the waits of its own
+ * layer too and within the deposits it makes itself: it must return at once
+ * when it has nothing to send or is already running. dmsg_finalize removes
+ * it. */
+void dmsg_before_wait(void (*fn)(void));
+
 #endif

@@ -40,6 +40,9 @@ typedef struct dmsg_state {
     void *coll;
     void (*coll_fini)(void *coll);
     dmsg_status (*coll_ctr_destroy)(dmsg_ctr ctr, uint32_t slot);
+    /* A layer's word that must leave before this PE waits (dmsg_before_wait,
+     * at_fini.h); NULL: none. */
+    void (*before_wait)(void);
 } dmsg_state;
 
 extern dmsg_state dmsg_g;
@@ -49,6 +52,8 @@ extern dmsg_state dmsg_g;
  * that makes no progress. Two plain stores to a word of this PE's. */
 static inline void dmsg_wait_enter(unsigned op)
 {
+    if (dmsg_g.before_wait)
+        dmsg_g.before_wait();
     if (dmsg_g.wait_word) {
         dmsg_g.wait_serial = (uint16_t)(dmsg_g.wait_serial + DMSG_WAIT_SERIAL_STEP);
         atomic_store_explicit(dmsg_g.wait_word, (uint16_t)(dmsg_g.wait_serial | op),

@@ -581,6 +581,33 @@ dmsg_status dmsg_chan_walk(chan *c, int src)
     return DMSG_OK;
 }
 
+dmsg_status dmsg_chan_inject(chan *c, int src, const chan_hdr *h, chan_msg **out)
+{
+    chan_msg *m = msg_new(c);
+    if (!m)
+        return DMSG_FAIL(DMSG_ERR_NOMEM, "message descriptor");
+    memset(m, 0, sizeof *m);
+    m->h = *h;
+    m->h.len = 0;
+    m->src = src;
+    m->spilled = m->borrowed = m->taken = 1; /* nothing in the ring, nothing to free or take */
+    chan_msg *prev = NULL, *x = c->head;
+    while (x && !(x->src == src && x->h.seq >= h->seq)) {
+        prev = x;
+        x = x->next;
+    }
+    m->next = x;
+    if (prev)
+        prev->next = m;
+    else
+        c->head = m;
+    if (!x)
+        c->tail = m;
+    c->nmsgs++;
+    *out = m;
+    return DMSG_OK;
+}
+
 dmsg_status dmsg_chan_take(chan *c, chan_msg *m)
 {
     chan_rx *r = &c->rx[m->src];

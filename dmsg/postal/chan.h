@@ -263,6 +263,13 @@ dmsg_status dmsg_chan_drain(chan *c, int drop);
  * taken until then (lazy_take). No-op the second time. */
 dmsg_status dmsg_chan_take(chan *c, chan_msg *m);
 
+/* Adds a message of src that came outside the ring (the user's own path:
+ * RRMSG's READYs that ride on data) to the landed list, where the ring
+ * messages of src numbered h->seq and later would be: before the first of
+ * them found, else at the end. It has no payload and no counts (taken,
+ * nothing to free); *out: the message. DMSG_ERR_NOMEM: nothing changed. */
+dmsg_status dmsg_chan_inject(chan *c, int src, const chan_hdr *h, chan_msg **out);
+
 /* Removes m from the landed list and frees its ring room (and spill memory). */
 void dmsg_chan_consume(chan *c, chan_msg *m);
 /* Unlinks m from the landed list without freeing it (the caller holds it). */

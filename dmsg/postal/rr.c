@@ -85,6 +85,7 @@ static void rr_forget(void)
     if (!g->started)
         return;
     dmsg_chan_forget(&g->ch);
+    dmsg_rr_ride_forget(g);
     rr_free_tables(g);
 }
 
@@ -101,9 +102,7 @@ int dmsg_rr_init(void)
     rr_state n;
     memset(&n, 0, sizeof n);
     int np = dmsg_npes();
-    /* data[np]: the counter of counted data (real time only: sim creates
-     * exactly the counters it did before) */
-    n.nctr = (size_t)np + (dmsg_order_on() ? 0 : 1);
+    n.nctr = (size_t)np;
     n.data = calloc(n.nctr, sizeof *n.data);
     n.expect = calloc((size_t)np, sizeof *n.expect);
     n.ahead = calloc((size_t)np, sizeof *n.ahead);
@@ -125,13 +124,16 @@ int dmsg_rr_init(void)
      * channel's first collective refused a NULL table on any PE). */
     if ((st = dmsg_ctr_create_many(n.data, n.nctr)))
         goto err_ctrs;
-    n.fast = n.nctr > (size_t)np ? n.data[np] : DMSG_CTR_NONE;
+    if ((st = dmsg_rr_ride_open(&n)))
+        goto err_ride;
     n.ch.ordered = dmsg_order_on();
     n.ch.untimed = 1; /* its scan time is in no RRMSG statistic */
     n.started = 1;
     *g = n;
     return DMSG_OK;
 
+err_ride:
+    dmsg_ctr_destroy_many(n.data, n.nctr);
 err_ctrs:
     dmsg_chan_close(&n.ch);
 err_mem:
@@ -157,6 +159,8 @@ int dmsg_rr_finalize(void)
     dmsg_status s2 = dmsg_chan_close(&g->ch);
     st = st ? st : s2;
     s2 = dmsg_ctr_destroy_many(g->data, g->nctr);
+    st = st ? st : s2;
+    s2 = dmsg_rr_ride_close(g);
     st = st ? st : s2;
     rr_free_tables(g);
     return st;
@@ -190,6 +194,11 @@ static dmsg_status send_ctl(int pe, uint32_t type, int tag, const uint64_t aux[3
 {
     rr_state *g = &dmsg_rr_g;
     char buf[CHAN_HDR + sizeof(rr_resp)];
+    /* A READY held back for pe goes first: the control messages to a PE
+     * leave in the order the protocol made them (rr_ride.c). */
+    dmsg_status st;
+    if (g->fast_held && g->fast_r->pe == pe && (st = dmsg_rr_ready_release()))
+        return st;
     uint32_t acks = g->ch.ordered ? 0 : g->ackdue[pe];
     if (acks > RR_ACKS_MAX)
         acks = RR_ACKS_MAX;
@@ -198,7 +207,7 @@ static dmsg_status send_ctl(int pe, uint32_t type, int tag, const uint64_t aux[3
     if (len)
         memcpy(buf + CHAN_HDR, body, len);
     g->st.control++;
-    dmsg_status st = dmsg_chan_send(&g->ch, pe, &h, buf, len);
+    st = dmsg_chan_send(&g->ch, pe, &h, buf, len);
     if (!st) {
         g->ackdue[pe] -= acks;
         g->st.ctl_sent++;
@@ -407,6 +416,9 @@ dmsg_status dmsg_rr_flush_acks(void)
      * PE; it rings no bell (nobody sleeps waiting for it). */
     while (i < g->nackpes && !st) {
         int pe = g->ackpes[i];
+        /* A READY held for pe leaves first and carries them (send_ctl). */
+        if (g->fast_held && g->fast_r->pe == pe)
+            st = dmsg_rr_ready_release();
         while (g->ackdue[pe] && !st) {
             uint64_t aux[3] = {0};
             c->silent = 1;
@@ -442,14 +454,17 @@ static dmsg_status use_ready(dmsg_rr_req *s, const rr_resp *rp, uint64_t cap, in
 {
     rr_state *g = &dmsg_rr_g;
     dmsg_status why = fits_rule(rp->kind, cap, rp->elem, s->bytes, req_elem(s));
-    if (!why && counted && s->kind == RR_K_CONTIG && !s->peer_id) {
-        /* Counted data (READYC): the count on the receiver's `fast`
-         * completes the receive; the bell wakes it (after the data:
-         * dmsg_chan_kick completes the deposit first). No DONE. */
-        dmsg_status st = dmsg_deposit(g->ch.rings + rp->off, s->src, s->bytes, s->pe, g->fast);
+    if (!why && counted && s->kind == RR_K_CONTIG && !s->peer_id && s->bytes) {
+        /* Counted data (READYC): counted on the receiver's bell, the count
+         * is its wake-up and its bytes complete the receive (rr.h). No
+         * DONE, no bell of its own. Complete before the send is (its
+         * source is free) and before the next deposit to pe. */
+        dmsg_status st = dmsg_rr_ride(s->pe); /* this PE's READY for s->pe rides along */
+        if (!st)
+            st = dmsg_deposit(g->ch.rings + rp->off, s->src, s->bytes, s->pe, g->ch.bell);
         if (!st) {
             g->st.data_bytes += s->bytes;
-            st = dmsg_chan_kick(&g->ch, s->pe);
+            st = dmsg_quiet();
         }
         if (!st) {
             sent(s);
@@ -500,24 +515,47 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
     if (g->ch.ordered || r->state != RR_S_POSTED || r->pe == DMSG_RR_ANY ||
         r->tag == DMSG_RR_ANY || dmsg_rr_posted_first(&g->posted, r->pe, r->tag, &pos))
         return DMSG_OK;
-    /* A request that has landed is answered as it is (a RESP). */
-    dmsg_status st = dmsg_chan_walk(&g->ch, r->pe);
+    /* A READY held back goes first: a receiver's READYs leave in posting
+     * order (rr_ride.c). */
+    dmsg_status st = dmsg_rr_ready_release();
     if (st)
+        return st;
+    /* A request that has landed is answered as it is (a RESP). */
+    if ((st = dmsg_chan_walk(&g->ch, r->pe)))
         return st;
     for (const chan_msg *m = g->ch.head; m; m = m->next)
         if (m->src == r->pe && RR_TYPE(m->h.type) == RR_T_REQ && m->h.tag == r->tag)
             return DMSG_OK;
+    /* The one READY out that its data may answer by a count (rr.h); where
+     * READYs ride, it waits for this PE's next send to r->pe. */
+    int counted = r->kind == RR_K_CONTIG && !g->fast_r;
+    if (counted && g->slot_seen)
+        dmsg_rr_ready_hold(r);
+    else if ((st = dmsg_rr_send_ready(r, counted)))
+        return st;
+    r->state = RR_S_AHEAD;
+    dmsg_rr_fifo_push(&g->ahead[r->pe], r);
+    if (counted)
+        g->fast_r = r;
+    *answered = 1;
+    return DMSG_OK;
+}
+
+dmsg_status dmsg_rr_send_ready(dmsg_rr_req *r, int counted)
+{
+    rr_state *g = &dmsg_rr_g;
     uint64_t rid = (uint64_t)(uintptr_t)r;
     int64_t off = (int64_t)((char *)r->dst - g->ch.rings);
     /* A contiguous receive's READY is its header alone (rr.h, rr_resp). */
     int bare = r->kind == RR_K_CONTIG;
     uint64_t aux[3] = {bare ? rid : 0, r->bytes, bare ? (uint64_t)off : 0};
-    /* The one READY out that its data may answer by a count (rr.h). */
-    int counted = bare && !g->fast_r;
     /* Without a bell: a sender finds it when it starts the send; one that
      * started before it landed sent a request, whose arrival here rings
      * its bell (on_message). So the partner of a ping-pong, asleep until
-     * the data of this PE's previous send, is woken once, not twice. */
+     * the data of this PE's previous send, is woken once, not twice. The
+     * caller's own silence (an acknowledgement going alone) comes back. */
+    int silent = g->ch.silent;
+    dmsg_status st;
     g->ch.silent = 1;
     if (bare) {
         st = send_ctl(r->pe, counted ? RR_T_READYC : RR_T_READY, r->tag, aux, NULL, 0);
@@ -526,15 +564,8 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
                         .elem = r->elem, .dl = r->lay};
         st = send_ctl(r->pe, RR_T_READY, r->tag, aux, &body, sizeof body);
     }
-    g->ch.silent = 0;
-    if (st)
-        return st;
-    r->state = RR_S_AHEAD;
-    dmsg_rr_fifo_push(&g->ahead[r->pe], r);
-    if (counted)
-        g->fast_r = r;
-    *answered = 1;
-    return DMSG_OK;
+    g->ch.silent = silent;
+    return st;
 }
 
 /* A READY's response into *rp: its payload, or for a contiguous receive its
@@ -566,8 +597,9 @@ dmsg_status dmsg_rr_on_message(chan_msg *m, int *consumed)
      * ahead here, and a DONE complete a later receive before it. The other
      * types concern this PE's sends: no counter read for them. */
     uint32_t type = RR_TYPE(m->h.type);
+    chan_msg *in;
     if (g->fast_r && g->fast_r->pe == m->src && (type == RR_T_REQ || type == RR_T_DONE) &&
-        (st = dmsg_rr_fast_landed()))
+        (st = dmsg_rr_fast_landed(&in)))
         return st;
     uint32_t acks = RR_ACKS(m->h.type);
     if (acks) {
@@ -720,22 +752,21 @@ static dmsg_status landed(int src)
     return dmsg_await(g->data[src], done);
 }
 
-dmsg_status dmsg_rr_fast_landed(void)
+dmsg_status dmsg_rr_fast_landed(chan_msg **in)
 {
     rr_state *g = &dmsg_rr_g;
     dmsg_rr_req *r = g->fast_r;
-    if (!r)
+    *in = NULL;
+    if (!r || g->fast_held)
         return DMSG_OK;
-    uint64_t k, b;
-    dmsg_status st = dmsg_ctr_read(g->fast, &k, &b);
-    /* Never consumed: its counts only grow, and what this PE has seen of
-     * them (fast_msgs, fast_bytes) tells the new (an await less a hop). */
-    if (st || k == g->fast_msgs)
+    uint64_t b;
+    /* The bell's bytes: only counted data adds any (bells are zero-byte
+     * deposits, and its awaits consume messages only), so they only grow,
+     * and what this PE has seen of them (fast_bytes) tells the new: the
+     * one counted transfer it waits for, never zero bytes (use_ready). */
+    dmsg_status st = dmsg_ctr_read(g->ch.bell, NULL, &b);
+    if (st || b == g->fast_bytes)
         return st;
-    if (k != g->fast_msgs + 1)
-        return DMSG_FAIL(DMSG_ERR_TRANSPORT, "%llu counted transfers for one receive",
-                         (unsigned long long)(k - g->fast_msgs));
-    g->fast_msgs = k;
     g->fast_r = NULL;
     dmsg_rr_fifo_remove(&g->ahead[r->pe], r);
     r->peer = r->pe;
@@ -746,7 +777,9 @@ dmsg_status dmsg_rr_fast_landed(void)
     st = send_ack(r->pe, r->tag, 0);
     if (!st)
         finish(r, DMSG_OK);
-    return st;
+    /* A READY of the sender's that rode on this data joins the landed
+     * messages, after the ring messages it sent before it. */
+    return st ? st : dmsg_rr_ride_landed(r->pe, in);
 }
 
 /* Serves the taken messages in arrival order: every one (pe < 0), or only
@@ -757,6 +790,16 @@ static dmsg_status serve_taken(rr_state *g, int pe)
     dmsg_status st = DMSG_OK;
     chan_msg *m = g->ch.head;
     while (m && !st) {
+        /* Before a message of the PE whose counted data is awaited: that
+         * data, if it landed first, and a READY that rode on it, which goes
+         * before this message if it was sent before it (rr_ride.c). */
+        if (g->fast_r && g->fast_r->pe == m->src) {
+            chan_msg *in;
+            if ((st = dmsg_rr_fast_landed(&in)))
+                break;
+            if (in && in->next == m)
+                m = in;
+        }
         chan_msg *next = m->next;
         int consumed;
         uint32_t t = RR_TYPE(m->h.type);
@@ -774,8 +817,9 @@ static dmsg_status serve_taken(rr_state *g, int pe)
 dmsg_status dmsg_rr_progress_found(void)
 {
     rr_state *g = &dmsg_rr_g;
-    dmsg_status st = dmsg_rr_flush_acks();
-    if (st || (st = dmsg_chan_progress(&g->ch)))
+    /* A READY held back leaves now: a progress pass may precede a wait. */
+    dmsg_status st = dmsg_rr_ready_release();
+    if (st || (st = dmsg_rr_flush_acks()) || (st = dmsg_chan_progress(&g->ch)))
         return st;
     /* The responses and acknowledgements of this pass go out as one batch:
      * one completion and one wake-up per partner, not one per message. */
@@ -783,8 +827,11 @@ dmsg_status dmsg_rr_progress_found(void)
     st = serve_taken(g, -1);
     for (int p = 0; p < dmsg_npes() && !st; p++)
         st = landed(p);
+    chan_msg *in = NULL;
     if (!st)
-        st = dmsg_rr_fast_landed();
+        st = dmsg_rr_fast_landed(&in);
+    if (!st && in) /* a READY rode on it: a send of this PE's may wait for it */
+        st = serve_taken(g, -1);
     g->ch.hold_bells = 0;
     dmsg_status s2 = dmsg_chan_ring(&g->ch);
     return st ? st : s2;

@@ -15,10 +15,30 @@ enum { RR_T_REQ = 1, RR_T_RESP, RR_T_ACK, RR_T_READY, RR_T_DONE, RR_T_READYC };
 
 /* RR_T_READYC: a contiguous receive's READY whose transfer may skip the
  * DONE (transports in real time; rr.c, "Counted data"): a contiguous send
- * that finds it before it sent a request deposits its data counted on the
- * receiver's counter `fast`, and that count completes the receive. A
- * receiver has at most one such READY out (rr_state.fast_r), so the count
- * names its receive; any other send answers it with a DONE, as a READY. */
+ * of at least one byte that finds it before it sent a request deposits its
+ * data counted on the receiver's channel bell, and the bell's bytes
+ * complete the receive (bells themselves count none). A receiver has at
+ * most one such READY out (rr_state.fast_r), so the bytes name its
+ * receive; any other send answers it with a DONE, as a READY. */
+
+/* A counted READY that rides (transports in real time whose deposits land
+ * in the order issued; rr_ride.c): posting the receive holds it back, and
+ * the PE's next contiguous send to that PE that is answered by a count
+ * carries it, written uncounted into the receiver's slot for this PE just
+ * before its data (no ring message: one deposit and one count a hop
+ * instead of two of each). The receiver reads the slot when that data's
+ * count lands and takes the READY as if it had come on the ring, after the
+ * ring messages sent before it (ring_seq). A held READY leaves alone on
+ * the ring at the PE's next progress pass, before any other control message
+ * to that PE or READY, or before the PE waits for anything outside RRMSG. */
+typedef struct rr_slot {
+    uint64_t seq;      /* this sender's rides to this PE, from 1 (0: none yet) */
+    uint64_t ring_seq; /* ring messages it had deposited for this PE before it */
+    uint32_t type;     /* RR_T_READYC with the acknowledgements that ride (RR_ACKS) */
+    int32_t tag;
+    uint64_t aux[3];   /* as a READYC's header: the receive's id, bytes, offset */
+    uint64_t pad[2];
+} rr_slot;
 
 /* A header's type word: the message type in the low byte; on a transport in
  * real time, bits 8 and up carry acknowledgements owed to the receiver of
@@ -100,12 +120,16 @@ typedef struct rr_state {
     size_t nackpes;
     uint64_t active;   /* requests started and not retired (rr_live.c tells them from copies) */
     /* Real time: the one receive whose READY went counted (RR_T_READYC),
-     * NULL if none; the counter its data is counted on (data[npes], created
-     * only in real time: nctr counters in data), and the deposits and bytes
-     * that counter has counted so far (it is never consumed). */
+     * NULL if none, and the bytes of counted data the channel's bell has
+     * counted so far (its data is counted there; rr.c, "Counted data"). */
     dmsg_rr_req *fast_r;
-    dmsg_ctr fast;
-    uint64_t fast_msgs, fast_bytes;
+    uint64_t fast_bytes;
+    /* Riding READYs (rr_slot; NULL slots: not on this transport): the
+     * slots of every sender in symmetric memory, the last ride seen from
+     * each and sent to each, and whether fast_r's READY is held back. */
+    rr_slot *slots;
+    uint64_t *slot_seen, *slot_sent;
+    int fast_held;
     size_t nctr;
     dmsg_rr_stats st;
 } rr_state;
@@ -141,6 +165,34 @@ dmsg_rr_req *dmsg_rr_posted_first(const rr_posted *p, int src, int tag, uint64_t
 void dmsg_rr_posted_remove(rr_posted *p, dmsg_rr_req *r);
 void dmsg_rr_posted_free(rr_posted *p);
 
+/* Sends a receive's response ahead (READY, or READYC when `counted`)
+ * without a bell, as dmsg_rr_answer_ahead decided. */
+dmsg_status dmsg_rr_send_ready(dmsg_rr_req *r, int counted);
+
+/* Riding READYs (rr_ride.c). Collective at dmsg_rr_init: the slots where the
+ * transport allows them (n->slots stays NULL elsewhere); at dmsg_rr_finalize
+ * (collective) and when the job ends without it (forget: no collective). */
+dmsg_status dmsg_rr_ride_open(rr_state *n);
+dmsg_status dmsg_rr_ride_close(rr_state *g);
+void dmsg_rr_ride_forget(rr_state *g);
+/* Holds r's counted READY back (r becomes fast_r). */
+void dmsg_rr_ready_hold(dmsg_rr_req *r);
+/* Sends a held READY alone on the ring (nothing held: nothing to do). */
+dmsg_status dmsg_rr_ready_release(void);
+/* Deposits the held READY into pe's slot for this PE, if it is for pe and
+ * nothing for pe is queued on the ring (it would overtake that): the
+ * caller's counted data to pe follows at once. */
+dmsg_status dmsg_rr_ride(int pe);
+/* After counted data from src landed: a READY that rode on it joins the
+ * landed messages (*in: it, else NULL). */
+dmsg_status dmsg_rr_ride_landed(int src, chan_msg **in);
+/* Before returning to the program (irecv, isend) and on entering the other
+ * RRMSG calls: a held READY must leave before the program waits for
+ * anything outside RRMSG (dmsg_before_wait), and inside RRMSG it never
+ * leaves from a core wait (the channel may be mid-operation there). */
+void dmsg_rr_ride_arm(void);
+void dmsg_rr_ride_disarm(void);
+
 /* Sends a request's REQ control message (the send is in sends[its PE]). */
 dmsg_status dmsg_rr_send_request(dmsg_rr_req *r);
 
@@ -173,8 +225,9 @@ dmsg_status dmsg_rr_complete_one(int src);
 /* Serves every control message and all landed data found, in the order
  * found (real time: transports without virtual time; rr.c). */
 /* Completes the receive whose READY went counted (fast_r) if its data's
- * count has landed, and owes its acknowledgement. */
-dmsg_status dmsg_rr_fast_landed(void);
+ * count has landed, and owes its acknowledgement; a READY that rode on that
+ * data joins the landed messages (*in: it, else NULL; in may be NULL). */
+dmsg_status dmsg_rr_fast_landed(chan_msg **in);
 dmsg_status dmsg_rr_progress_found(void);
 
 /* One progress pass: answers requests, deposits data, acknowledges; on an

@@ -35,6 +35,7 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
     dmsg_status st = dmsg_rr_live_check(req);
     if (st)
         return st;
+    dmsg_rr_ride_disarm();
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_WAIT_RESP;
@@ -64,6 +65,7 @@ static dmsg_status start_send(const dmsg_rr_req *r, dmsg_rr_req *req)
     }
     if (g->ch.ordered)
         g->st.send_time += dmsg_wtime() - t0;
+    dmsg_rr_ride_arm(); /* a READY still held (this send went elsewhere) */
     return st;
 }
 
@@ -126,6 +128,7 @@ static dmsg_status post(const dmsg_rr_req *r, dmsg_rr_req *req)
     dmsg_status st = dmsg_rr_live_check(req);
     if (st)
         return st;
+    dmsg_rr_ride_disarm();
     *req = *r;
     req->magic = RR_MAGIC;
     req->state = RR_S_POSTED;
@@ -145,12 +148,17 @@ static dmsg_status post(const dmsg_rr_req *r, dmsg_rr_req *req)
      * at the clock they reach, not at whatever host moment this is). A
      * receive answered ahead has nothing here to match (no request of its
      * source and tag has landed). */
-    if (g->ch.ordered || answered)
+    if (g->ch.ordered || answered) {
+        dmsg_rr_ride_arm(); /* its READY may be held: it leaves before any wait */
         return DMSG_OK;
+    }
     /* Never waits: untimed, as starting a send (dmsg_rr.h, recv_time). */
-    return dmsg_rr_progress();
+    st = dmsg_rr_progress();
+    dmsg_rr_ride_arm(); /* held only if the pass failed */
+    return st;
 
 fail:
+    dmsg_rr_ride_arm();
     memset(req, 0, sizeof *req);
     return st;
 }
@@ -249,8 +257,10 @@ int dmsg_rr_test(dmsg_rr_req *req, int *done, dmsg_rr_info *info)
         return st;
     if (!done)
         return DMSG_FAIL(DMSG_ERR_NULL, "done is NULL");
+    dmsg_rr_ride_disarm(); /* the pass below sends a held READY */
     double t0 = dmsg_wtime();
     st = req->state == RR_S_DONE ? DMSG_OK : dmsg_rr_progress_test();
+    dmsg_rr_ride_arm(); /* still held: no pass ran, or it failed */
     account(req, t0);
     if (st)
         return st;
@@ -272,6 +282,10 @@ int dmsg_rr_waitall(int n, dmsg_rr_req *reqs, dmsg_rr_info *infos)
     int all = 1;
     for (int i = 0; i < n && all; i++)
         all = reqs[i].state == RR_S_DONE;
+    /* A held READY leaves at the first progress pass; with nothing to wait
+     * for it stays held, the hook armed. */
+    if (!all)
+        dmsg_rr_ride_disarm();
     /* The time waited goes to the first request's side (send or receive);
      * requests complete already (a send that found its response sent
      * ahead) waited for nothing, and no clock is read for them: a read
@@ -292,6 +306,7 @@ int dmsg_rr_waitall(int n, dmsg_rr_req *reqs, dmsg_rr_info *infos)
         for (int i = 0; i < n && all; i++)
             all = reqs[i].state == RR_S_DONE;
     }
+    dmsg_rr_ride_arm(); /* still held only if nothing was waited for */
     if (timed)
         account(&reqs[0], t0);
     st = DMSG_OK;
@@ -301,6 +316,7 @@ int dmsg_rr_waitall(int n, dmsg_rr_req *reqs, dmsg_rr_info *infos)
     }
     return st;
 out:
+    dmsg_rr_ride_arm();
     if (n)
         account(&reqs[0], t0);
     return st;

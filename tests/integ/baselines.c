@@ -89,6 +89,7 @@ BASE_CASE(rr_random_test, NULL)
 BASE_CASE(rr_batch, NULL)
 BASE_CASE(rr_ahead, NULL)
 BASE_CASE(rr_lean, NULL)
+BASE_CASE(rr_ride, NULL)
 
 /* The all-to-all and neighbour exchanges of both libraries on 8 PEs. Over
  * ofi (8 PEs on 2 cores over a network provider take about half a minute a

@@ -479,7 +479,8 @@ static int ahead(void)
  * alone, and each acknowledgement rides on the receiver's next READY: two
  * ring messages a round trip and PE, 128 bytes (before: three, 376 bytes). On
  * sim the four steps stay (request, response with its layout, data,
- * acknowledgement). */
+ * acknowledgement). On shm the READYs ride on the data of the partner's
+ * sends (rr_ride.c): no ring message at all for most transfers. */
 static int lean(void)
 {
     int me = pe_me(), peer = me ^ 1;
@@ -526,11 +527,20 @@ static int lean(void)
     PE_CHECK(logical == (timed ? 2 : 3) * want, "%llu control messages for %llu transfers each way",
              (unsigned long long)logical, (unsigned long long)want);
     if (timed) {
-        /* One ring message a transfer: the READY, the acknowledgement
-         * riding on the next one. The last acknowledgement has no READY to
-         * ride on: it is still owed here, or went alone. */
-        PE_CHECK(sent >= want && sent <= want + 1, "%llu ring messages for %llu round trips",
-                 (unsigned long long)sent, (unsigned long long)want);
+        /* One READY a transfer, the acknowledgement riding on the next one.
+         * On shm (deposits land in the order issued) a READY posted before
+         * the PE's send to its partner rides on that send's data instead of
+         * going on the ring (rr_ride.c): every READY here but the odd PE's
+         * first, which leaves alone when that PE waits in dmsg_sync. The
+         * last acknowledgement has no READY to ride on: it is still owed
+         * here, or went alone. */
+        uint64_t rode = s1.ready_rode - s0.ready_rode;
+        int rides = !t || !strcmp(t, "shm");
+        PE_CHECK(sent + rode >= want && sent + rode <= want + 1,
+                 "%llu ring messages and %llu READYs riding for %llu round trips",
+                 (unsigned long long)sent, (unsigned long long)rode, (unsigned long long)want);
+        PE_CHECK(rides ? rode + 1 >= want : rode == 0, "%llu READYs rode in %llu round trips",
+                 (unsigned long long)rode, (unsigned long long)want);
         PE_CHECK(bytes == 64 * sent, "%llu bytes in %llu ring messages", (unsigned long long)bytes,
                  (unsigned long long)sent);
     }
@@ -574,11 +584,81 @@ static int lean(void)
     return 0;
 }
 
+/* READYs that ride (rr_ride.c: on shm a receive's counted READY is held
+ * back and rides on the data of the PE's next send to its partner). First,
+ * a held READY leaves before the PE waits outside RRMSG: PE 2k+1 posts a
+ * receive and awaits a counter that PE 2k adds to only once its blocking
+ * send to it is complete; were the READY still held, the send would wait
+ * for the receiver's progress and the receiver for the counter (both ending
+ * in DMSG_ERR_TIMEOUT). Then the order of a READY that rode and one on the
+ * ring: PE 2k posts r1 (held), sends (r1's READY rides on the data) and
+ * posts r2 of the same source and tag (its READY on the ring, behind);
+ * PE 2k+1 finds r2's READY on the ring before it has taken the data that
+ * carried r1's, and its two sends must still land in r1, then r2. */
+static int ride(void)
+{
+    int me = pe_me(), peer = me ^ 1, pair = peer < pe_n();
+    long *in = pe_alloc(4 * sizeof *in), out[2];
+    PE_CHECK(in, "allocation");
+    dmsg_ctr c;
+    PE_OK(dmsg_ctr_create(&c));
+    PE_OK(dmsg_rr_init());
+    dmsg_rr_req r[3];
+    if (pair && (me & 1)) {
+        PE_OK(dmsg_rr_irecv(peer, 7, &in[0], sizeof *in, &r[0]));
+        PE_OK(dmsg_await(c, 1)); /* the held READY leaves as this wait starts */
+        PE_OK(dmsg_rr_wait(&r[0], NULL));
+        PE_CHECK(in[0] == 7000 + peer, "first transfer: %ld", in[0]);
+    } else if (pair) {
+        out[0] = 7000 + me;
+        PE_OK(dmsg_rr_send(peer, 7, &out[0], sizeof out[0]));
+        PE_OK(dmsg_deposit(&in[3], out, 0, peer, c)); /* counted, nothing copied */
+    }
+    PE_OK(dmsg_sync());
+
+    for (int i = 0; i < 3; i++)
+        in[i] = -1;
+    dmsg_rr_stats s0, s1;
+    PE_OK(dmsg_rr_stats_get(&s0));
+    if (pair && (me & 1))
+        PE_OK(dmsg_rr_irecv(peer, 8, &in[0], sizeof *in, &r[0]));
+    PE_OK(dmsg_sync()); /* its READY leaves here */
+    if (pair && !(me & 1)) {
+        PE_OK(dmsg_rr_irecv(peer, 9, &in[1], sizeof *in, &r[1]));
+        out[0] = 8000 + me;
+        PE_OK(dmsg_rr_send(peer, 8, &out[0], sizeof out[0])); /* r[1]'s READY rides */
+        PE_OK(dmsg_rr_irecv(peer, 9, &in[2], sizeof *in, &r[2])); /* on the ring */
+    }
+    PE_OK(dmsg_sync()); /* all of it has landed at the partner */
+    if (pair && (me & 1)) {
+        out[0] = 9001;
+        out[1] = 9002;
+        PE_OK(dmsg_rr_isend(peer, 9, &out[0], sizeof out[0], &r[1]));
+        PE_OK(dmsg_rr_isend(peer, 9, &out[1], sizeof out[1], &r[2]));
+        PE_OK(dmsg_rr_waitall(3, r, NULL));
+        PE_CHECK(in[0] == 8000 + peer, "transfer into r0: %ld", in[0]);
+    } else if (pair) {
+        PE_OK(dmsg_rr_waitall(2, &r[1], NULL));
+        PE_CHECK(in[1] == 9001 && in[2] == 9002, "sends of one tag in order: %ld then %ld",
+                 in[1], in[2]);
+    }
+    PE_OK(dmsg_rr_stats_get(&s1));
+    const char *t = getenv("DMSG_TRANSPORT");
+    if (pair && !(me & 1) && (!t || !strcmp(t, "shm")))
+        PE_CHECK(s1.ready_rode - s0.ready_rode == 1, "%llu READYs rode, expected r1's",
+                 (unsigned long long)(s1.ready_rode - s0.ready_rode));
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_rr_finalize());
+    PE_OK(dmsg_ctr_destroy(c));
+    PE_OK(dmsg_free(in));
+    return 0;
+}
+
 /* Every case above in one job (as postal_all). */
 static int all(void)
 {
     return alltoall() || neighbour() || indexed_and_errors() || random_test() || batch() ||
-           ahead() || lean();
+           ahead() || lean() || ride();
 }
 
 const pe_case pe_rr_cases[] = {
@@ -590,5 +670,6 @@ const pe_case pe_rr_cases[] = {
     {"rr_batch", batch, 0},
     {"rr_ahead", ahead, 0},
     {"rr_lean", lean, 0},
+    {"rr_ride", ride, 0},
     {NULL, NULL, 0},
 };
