@@ -18,12 +18,15 @@
  * send (docs/baselines.md, "Responses sent ahead").
  *
  * Counted data (real time): one READY of a receiver at a time goes as a
- * READYC; a contiguous send that finds it before sending a request
- * deposits its data counted on the receiver's counter `fast` and rings its
- * bell, and no DONE goes: the count completes that receive, its bytes say
- * how much landed. A send that sent its request first (the request crossed
- * the READY) answers with a DONE as for a READY, so the request is read
- * before the transfer ends and never stays behind for a later receive. */
+ * READYC; a contiguous send of at least one byte that finds it before
+ * sending a request deposits its data counted on the receiver's channel
+ * bell (the count is its wake-up; bells themselves count no bytes), and no
+ * DONE goes: the bell's bytes complete that receive and say how much
+ * landed. A send that sent its request first (the request crossed the
+ * READY) answers with a DONE as for a READY, so the request is read before
+ * the transfer ends and never stays behind for a later receive. On shm
+ * that READY rides on the data of the receiver's next send to its sender
+ * (rr_ride.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "dmsg/core/at_fini.h"
@@ -527,9 +530,10 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
         if (m->src == r->pe && RR_TYPE(m->h.type) == RR_T_REQ && m->h.tag == r->tag)
             return DMSG_OK;
     /* The one READY out that its data may answer by a count (rr.h); where
-     * READYs ride, it waits for this PE's next send to r->pe. */
+     * READYs ride, it waits for this PE's next send to r->pe (not to this
+     * PE itself: that send looks for it in its own ring). */
     int counted = r->kind == RR_K_CONTIG && !g->fast_r;
-    if (counted && g->slot_seen)
+    if (counted && g->slot_seen && r->pe != dmsg_pe())
         dmsg_rr_ready_hold(r);
     else if ((st = dmsg_rr_send_ready(r, counted)))
         return st;
