@@ -535,7 +535,7 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
     int counted = r->kind == RR_K_CONTIG && !g->fast_r;
     if (counted && g->slot_seen && r->pe != dmsg_pe())
         dmsg_rr_ready_hold(r);
-    else if ((st = dmsg_rr_send_ready(r, counted)))
+    else if ((st = dmsg_rr_send_ready(r, counted, 0)))
         return st;
     r->state = RR_S_AHEAD;
     dmsg_rr_fifo_push(&g->ahead[r->pe], r);
@@ -545,7 +545,7 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
     return DMSG_OK;
 }
 
-dmsg_status dmsg_rr_send_ready(dmsg_rr_req *r, int counted)
+dmsg_status dmsg_rr_send_ready(dmsg_rr_req *r, int counted, int bell)
 {
     rr_state *g = &dmsg_rr_g;
     uint64_t rid = (uint64_t)(uintptr_t)r;
@@ -556,11 +556,14 @@ dmsg_status dmsg_rr_send_ready(dmsg_rr_req *r, int counted)
     /* Without a bell: a sender finds it when it starts the send; one that
      * started before it landed sent a request, whose arrival here rings
      * its bell (on_message). So the partner of a ping-pong, asleep until
-     * the data of this PE's previous send, is woken once, not twice. The
-     * caller's own silence (an acknowledgement going alone) comes back. */
+     * the data of this PE's previous send, is woken once, not twice. A READY
+     * held back and sent later rings (`bell`): its sender may have sent its
+     * request meanwhile and sleep, while this PE waits outside RRMSG and
+     * binds nothing. The caller's own silence (an acknowledgement going
+     * alone) comes back. */
     int silent = g->ch.silent;
     dmsg_status st;
-    g->ch.silent = 1;
+    g->ch.silent = !bell;
     if (bare) {
         st = send_ctl(r->pe, counted ? RR_T_READYC : RR_T_READY, r->tag, aux, NULL, 0);
     } else {

@@ -165,9 +165,10 @@ dmsg_rr_req *dmsg_rr_posted_first(const rr_posted *p, int src, int tag, uint64_t
 void dmsg_rr_posted_remove(rr_posted *p, dmsg_rr_req *r);
 void dmsg_rr_posted_free(rr_posted *p);
 
-/* Sends a receive's response ahead (READY, or READYC when `counted`)
- * without a bell, as dmsg_rr_answer_ahead decided. */
-dmsg_status dmsg_rr_send_ready(dmsg_rr_req *r, int counted);
+/* Sends a receive's response ahead (READY, or READYC when `counted`), as
+ * dmsg_rr_answer_ahead decided: at posting without a bell, later (a READY
+ * held back) with one (`bell`). */
+dmsg_status dmsg_rr_send_ready(dmsg_rr_req *r, int counted, int bell);
 
 /* Riding READYs (rr_ride.c). Collective at dmsg_rr_init: the slots where the
  * transport allows them (n->slots stays NULL elsewhere); at dmsg_rr_finalize

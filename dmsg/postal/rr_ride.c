@@ -94,7 +94,7 @@ dmsg_status dmsg_rr_ready_release(void)
     if (!g->fast_held)
         return DMSG_OK;
     g->fast_held = 0; /* first: the send below must not release it again */
-    dmsg_status st = dmsg_rr_send_ready(g->fast_r, 1);
+    dmsg_status st = dmsg_rr_send_ready(g->fast_r, 1, 1);
     if (st)
         g->fast_held = 1; /* still held: the next pass tries again, or reports */
     return st;
