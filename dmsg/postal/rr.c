@@ -76,6 +76,8 @@ static void rr_free_tables(rr_state *g)
     free(g->ackpes);
     free(g->acklisted);
     free(g->sends);
+    free(g->slot_seen);
+    free(g->slot_sent);
     dmsg_rr_posted_free(&g->posted);
     memset(g, 0, sizeof *g);
 }
@@ -114,10 +116,12 @@ int dmsg_rr_init(void)
     n.ackpes = calloc((size_t)np, sizeof *n.ackpes);
     n.acklisted = calloc((size_t)np, sizeof *n.acklisted);
     n.sends = calloc((size_t)np, sizeof *n.sends);
+    n.slot_seen = calloc((size_t)np, sizeof *n.slot_seen);
+    n.slot_sent = calloc((size_t)np, sizeof *n.slot_sent);
     /* A local failure must not leave the collectives out of step: the
      * channel's first collective carries the verdict (a zero-size mismatch). */
     st = dmsg_chan_open(&n.ch, (n.data && n.expect && n.ahead && n.owed && n.ackdue && n.ackpes &&
-                                   n.acklisted && n.sends)
+                                   n.acklisted && n.sends && n.slot_seen && n.slot_sent)
                                   ? RR_RING
                                   : 0,
                         UINT64_MAX);
@@ -148,6 +152,8 @@ err_mem:
     free(n.ackpes);
     free(n.acklisted);
     free(n.sends);
+    free(n.slot_seen);
+    free(n.slot_sent);
     return st;
 }
 
@@ -533,7 +539,7 @@ dmsg_status dmsg_rr_answer_ahead(dmsg_rr_req *r, int *answered)
      * READYs ride, it waits for this PE's next send to r->pe (not to this
      * PE itself: that send looks for it in its own ring). */
     int counted = r->kind == RR_K_CONTIG && !g->fast_r;
-    if (counted && g->slot_seen && r->pe != dmsg_pe())
+    if (counted && g->slots && r->pe != dmsg_pe())
         dmsg_rr_ready_hold(r);
     else if ((st = dmsg_rr_send_ready(r, counted, 0)))
         return st;

@@ -124,9 +124,10 @@ typedef struct rr_state {
      * counted so far (its data is counted there; rr.c, "Counted data"). */
     dmsg_rr_req *fast_r;
     uint64_t fast_bytes;
-    /* Riding READYs (rr_slot; NULL slots: not on this transport): the
-     * slots of every sender in symmetric memory, the last ride seen from
-     * each and sent to each, and whether fast_r's READY is held back. */
+    /* Riding READYs (rr_slot; NULL slots: not on this transport, on no
+     * PE): the slots of every sender in symmetric memory, the last ride
+     * seen from each and sent to each (allocated with the other tables),
+     * and whether fast_r's READY is held back. */
     rr_slot *slots;
     uint64_t *slot_seen, *slot_sent;
     int fast_held;

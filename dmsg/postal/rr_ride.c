@@ -38,33 +38,23 @@ dmsg_status dmsg_rr_ride_open(rr_state *n)
     /* Zero (no ride seen from anyone) before any partner may write it: a
      * partner writes its slot only when answering a READY of this PE. */
     memset(slots, 0, (size_t)np * sizeof(rr_slot));
+    /* Riding is on for every PE or for none: the tables of rides seen and
+     * sent (n->slot_seen, n->slot_sent) came with dmsg_rr_init's other
+     * tables, whose failure on any PE the channel's first collective
+     * reported to all. */
     n->slots = slots;
-    n->slot_seen = calloc((size_t)np, sizeof *n->slot_seen);
-    n->slot_sent = calloc((size_t)np, sizeof *n->slot_sent);
-    if (!n->slot_seen || !n->slot_sent) {
-        /* Riding is an option: without the tables this PE sends its READYs
-         * on the ring; partners never ride to it (it never holds one back,
-         * so its data to them carries no READY, and they read their slot of
-         * it only after such data). Its slots stay allocated for the free. */
-        free(n->slot_seen);
-        free(n->slot_sent);
-        n->slot_seen = n->slot_sent = NULL;
-    }
     return DMSG_OK;
 }
 
-static void drop_tables(rr_state *g)
+static void ride_stop(rr_state *g)
 {
-    free(g->slot_seen);
-    free(g->slot_sent);
-    g->slot_seen = g->slot_sent = NULL;
     g->fast_held = 0;
     dmsg_before_wait(NULL);
 }
 
 dmsg_status dmsg_rr_ride_close(rr_state *g)
 {
-    drop_tables(g);
+    ride_stop(g);
     dmsg_status st = g->slots ? dmsg_free(g->slots) : DMSG_OK;
     g->slots = NULL;
     return st;
@@ -72,13 +62,13 @@ dmsg_status dmsg_rr_ride_close(rr_state *g)
 
 void dmsg_rr_ride_forget(rr_state *g)
 {
-    drop_tables(g);
+    ride_stop(g);
     g->slots = NULL; /* its memory went with the job */
 }
 
 static int can_ride(const rr_state *g)
 {
-    return g->slot_seen != NULL;
+    return g->slots != NULL;
 }
 
 void dmsg_rr_ready_hold(dmsg_rr_req *r)
