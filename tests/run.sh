@@ -4,19 +4,26 @@
 # extra ones (docs/running.md, "Testing"):
 #
 #   sh tests/run.sh BUILD_DIR STEP...      e.g. sh tests/run.sh build unit integ
-#   sh tests/run.sh BUILD_DIR quick|extra|all
+#   sh tests/run.sh BUILD_DIR quick|extra|ci|all
 #   sh tests/run.sh --list                 the steps, one line each
 #
 # Environment: OFI=0 leaves the ofi steps out (and says so); MAKE is the make
-# that runs the sanitizer builds. No step judges speed: every time bound in
-# them only catches a hang and holds at a load of 20 on 2 cores.
+# that runs the sanitizer builds; RUN_DEADLINE (seconds since the epoch)
+# skips, and says so, each extra step whose usual time on a 2-core host
+# (step_minutes, twice over) would run past it: CI's 90 minutes hold on a
+# slow host, and the quick steps (make test) always run. No step judges
+# speed: every time bound in them only catches a hang and holds at a load
+# of 20 on 2 cores.
 #
 # Lines that a step prints on purpose while checking bad input (the errors
 # its programs must report) are shown by the test that provokes them only
 # when it fails; what reaches this output is progress, results and failures.
 
 steps_quick="layers build_flags unit integ sim examples kernels gen bench_coll shmem caf pvm ofi_integ ofi_errors pid_digits launchers install"
-steps_extra="asan tsan ofi_integ_all oversub slurm netns"
+# The extra steps, the cheap ones first. CI (make check-ci) runs all but
+# the integration suite over the two slowest providers.
+steps_ci="tsan oversub slurm netns asan ofi_integ_full"
+steps_extra="$steps_ci ofi_integ_slow"
 steps_all="$steps_quick $steps_extra"
 
 describe() {
@@ -40,7 +47,8 @@ describe() {
     install) echo "make install, then a program built against it (tests/install.sh)" ;;
     asan) echo "the suites under AddressSanitizer and UBSan (make check-asan)" ;;
     tsan) echo "calls from several threads under ThreadSanitizer (make check-tsan)" ;;
-    ofi_integ_all) echo "the whole integration suite over every ofi provider (tests/ofi/integ.sh)" ;;
+    ofi_integ_full) echo "the whole integration suite over ofi's shm and tcp;ofi_rxm providers (tests/ofi/integ.sh)" ;;
+    ofi_integ_slow) echo "the whole integration suite over ofi's udp;ofi_rxd and sockets providers (tests/ofi/integ.sh)" ;;
     oversub) echo "16 PEs on this host's cores over ofi and shm (tests/ofi/oversub.sh)" ;;
     slurm) echo "start-up under a private one-host Slurm (tests/slurm.sh)" ;;
     netns) echo "two hosts as network namespaces (tests/ofi/netns.sh)" ;;
@@ -54,6 +62,18 @@ ofi_step() {
     case $1 in
     layers | build_flags | unit | integ | sim | examples | bench_coll | shmem | caf | pvm | asan | tsan) return 1 ;;
     *) return 0 ;;
+    esac
+}
+
+# An extra step's usual minutes on an idle 2-core host, rounded up (the
+# deadline allows twice as much). The quick steps have none: they always run.
+step_minutes() {
+    case $1 in
+    tsan | oversub | slurm | netns) echo 2 ;;
+    asan) echo 25 ;;
+    ofi_integ_full) echo 15 ;;
+    ofi_integ_slow) echo 40 ;;
+    *) echo 0 ;;
     esac
 }
 
@@ -80,7 +100,8 @@ run_step() {
     install) sh tests/install.sh "$b" ;;
     asan) ${MAKE:-make} --no-print-directory check-asan ;;
     tsan) ${MAKE:-make} --no-print-directory check-tsan ;;
-    ofi_integ_all) sh tests/ofi/integ.sh "$b" shm 'tcp;ofi_rxm' 'udp;ofi_rxd' sockets ;;
+    ofi_integ_full) sh tests/ofi/integ.sh "$b" shm 'tcp;ofi_rxm' ;;
+    ofi_integ_slow) sh tests/ofi/integ.sh "$b" 'udp;ofi_rxd' sockets ;;
     oversub) PE_ROUNDS=200 sh tests/ofi/oversub.sh "$b" shm 'tcp;ofi_rxm' ;;
     slurm) sh tests/slurm.sh "$b" ;;
     netns) sh tests/ofi/netns.sh "$b" ;;
@@ -91,6 +112,7 @@ if [ "$1" = --list ]; then
     for s in $steps_all; do
         q=all
         case " $steps_quick " in *" $s "*) q=test ;; esac
+        case " $steps_ci " in *" $s "*) [ $q = all ] && q=ci ;; esac
         printf '%-14s %-5s %s\n' "$s" "$q" "$(describe "$s")"
     done
     exit 0
@@ -99,7 +121,12 @@ fi
 BUILD=${1:?usage: sh tests/run.sh BUILD_DIR STEP... (or --list)}
 shift
 [ $# -gt 0 ] || { echo "run.sh: name the steps (sh tests/run.sh --list)" >&2; exit 2; }
-case "$*" in quick) set -- $steps_quick ;; extra) set -- $steps_extra ;; all) set -- $steps_all ;; esac
+case "$*" in
+quick) set -- $steps_quick ;;
+extra) set -- $steps_extra ;;
+ci) set -- $steps_ci ;;
+all) set -- $steps_all ;;
+esac
 for s in "$@"; do
     describe "$s" >/dev/null || { echo "run.sh: no step \"$s\" (sh tests/run.sh --list)" >&2; exit 2; }
 done
@@ -114,6 +141,14 @@ for s in "$@"; do
     k=$((k + 1))
     if [ "$OFI" = 0 ] && ofi_step "$s"; then
         printf '%-14s SKIPPED (built with OFI=0)\n' "$s" >>"$summary"
+        skipped=$((skipped + 1))
+        continue
+    fi
+    m=$(step_minutes "$s")
+    if [ -n "${RUN_DEADLINE:-}" ] && [ "$m" -gt 0 ] && [ $(($(date +%s) + 2 * 60 * m)) -gt "$RUN_DEADLINE" ]; then
+        echo
+        echo "*** $s SKIPPED: its usual $m minutes, twice over, would end past RUN_DEADLINE"
+        printf '%-14s SKIPPED (would end past RUN_DEADLINE)\n' "$s" >>"$summary"
         skipped=$((skipped + 1))
         continue
     fi
