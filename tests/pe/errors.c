@@ -455,8 +455,11 @@ static int err_timeout(void)
 {
     setenv("DMSG_TIMEOUT", "2", 1);
     PE_OK(dmsg_init());
-    dmsg_ctr c;
+    dmsg_ctr c, hand;
     PE_OK(dmsg_ctr_create(&c));
+    PE_OK(dmsg_ctr_create(&hand));
+    uint64_t *flag = pe_alloc(64);
+    PE_CHECK(flag != NULL, "alloc failed");
     double t0 = pe_now();
     PE_EXPECT(dmsg_await(c, 1), DMSG_ERR_TIMEOUT);
     double dt = pe_now() - t0;
@@ -466,6 +469,20 @@ static int err_timeout(void)
     PE_OK(dmsg_ctr_read(c, &m, &b));
     PE_CHECK(m == 0 && b == 0, "counter after timeouts: expected 0/0 got %llu/%llu", ULL(m),
              ULL(b));
+
+    /* No PE may reach a barrier while another still awaits c: under
+     * DMSG_CHECK that barrier tells the other's await that it can never
+     * complete (DMSG_ERR_STATE, rightly), and on a loaded host one PE may
+     * start its awaits seconds after the other. So a handshake by deposits
+     * first: a PE goes on once every PE is past both awaits (a wait longer
+     * than the limit times out, and is waited again). */
+    uint64_t one = 1;
+    for (int p = 0; p < dmsg_npes(); p++)
+        PE_OK(dmsg_deposit(&flag[dmsg_pe() % 8], &one, 8, p, hand));
+    int st, tries = 0;
+    while ((st = dmsg_await(hand, (uint64_t)dmsg_npes())) == DMSG_ERR_TIMEOUT && ++tries < 30)
+        ;
+    PE_CHECK(st == DMSG_OK, "handshake after the timeouts: %s", dmsg_strerror(st));
 
     /* A timeout is not fatal: the counter and the job still work. */
     PE_OK(dmsg_sync());
@@ -477,6 +494,8 @@ static int err_timeout(void)
     PE_CHECK(slot[0] == 4242 + (uint64_t)pe_down(1), "value after timeout: expected %llu got %llu",
              ULL(4242 + (uint64_t)pe_down(1)), ULL(slot[0]));
     PE_OK(dmsg_free(slot));
+    PE_OK(dmsg_free(flag));
+    PE_OK(dmsg_ctr_destroy(hand));
     PE_OK(dmsg_ctr_destroy(c));
     PE_OK(dmsg_finalize());
     return 0;
