@@ -148,7 +148,7 @@ run: all
 # The suite in named, timed steps (tests/run.sh --list): `make test` the quick
 # ones (under 10 minutes on a 2-core host when idle), `make check-all` every one:
 # also the sanitizer builds, every ofi provider, 16 PEs oversubscribed,
-# Slurm and two hosts as network namespaces (about 80 minutes). `make
+# Slurm and two hosts as network namespaces (about two hours). `make
 # check-ci` (CI) is check-all without the whole integration suite over the
 # two slowest ofi providers (about 40 minutes more). Steps stop at the first
 # failure. With OFI=0 the ofi steps are left out (and said so).
