@@ -144,16 +144,7 @@ err_ride:
 err_ctrs:
     dmsg_chan_close(&n.ch);
 err_mem:
-    free(n.data);
-    free(n.expect);
-    free(n.ahead);
-    free(n.owed);
-    free(n.ackdue);
-    free(n.ackpes);
-    free(n.acklisted);
-    free(n.sends);
-    free(n.slot_seen);
-    free(n.slot_sent);
+    rr_free_tables(&n); /* the same tables (posted receives: none yet) */
     return st;
 }
 
