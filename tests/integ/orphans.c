@@ -176,6 +176,28 @@ Test(orphans, pe_killed_during_init, .timeout = 12 * JOB_WATCHDOG)
     }
 }
 
+/* dmsgrun dies by SIGKILL while every PE has left its process group (a
+ * wrapper calls setsid): only the PEs' own watch of the life pipe ends
+ * them. Three PEs await and end; PE 0 is asleep outside dmsg then and
+ * afterwards deposits to each of them (pe_prog late_write): it must end
+ * too. */
+Test(orphans, launcher_sigkill_before_late_write, .timeout = 2 * JOB_WATCHDOG)
+{
+    require_built();
+    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
+    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "4", "sh", "-c",
+                          "/usr/bin/setsid \"$0\" late_write; true", job_path("tests/pe_prog"),
+                          NULL};
+    job_result r;
+    cr_assert(job_run_until(argv, no_timeout, JOB_WATCHDOG, "late_write: ready", 60.0, SIGKILL,
+                            &r) == 0,
+              "could not start dmsgrun");
+    cr_expect(job_contains(r.err, "late_write: ready"), "%s: PE 0 never got ready:\n%s", r.cmd,
+              job_tail(r.err, 2000));
+    expect_nothing_left(&r);
+    job_free(&r);
+}
+
 /* Over libfabric's shm provider: a PE killed while its provider files
  * exist (the moment they appear, inside dmsg_init) leaves nothing behind
  * (the provider would have; dmsgrun removes them). Only where the suite

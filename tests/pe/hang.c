@@ -1,6 +1,7 @@
 /* Jobs that hang without any error: the ones dmsgrun must describe (which
  * PE waits where) when nothing has changed for DMSG_STALL_REPORT seconds.
  * They never end by themselves; the suite stops dmsgrun. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include "pe.h"
@@ -97,8 +98,42 @@ static int late_deposit(void)
     return 0;
 }
 
+/* After a barrier PE 0 says "late_write: ready" on stderr, sleeps 2 s
+ * outside dmsg, then deposits to every other PE and awaits a deposit that
+ * never comes; the others await it at once. The suite kills dmsgrun at
+ * "ready" (tests/integ/orphans.c): the others notice and end while PE 0
+ * sleeps, and PE 0 must notice too, in its deposits to dead PEs or in its
+ * wait. */
+static int late_write(void)
+{
+    dmsg_ctr c;
+    PE_OK(dmsg_ctr_create(&c));
+    int *slot;
+    PE_OK(dmsg_alloc(sizeof *slot, (void **)&slot));
+    PE_OK(dmsg_sync());
+    if (dmsg_pe() == 0) {
+        fprintf(stderr, "late_write: ready\n");
+        struct timespec ts = {2, 0};
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+        int v = 1;
+        for (int p = 1; p < dmsg_npes(); p++) {
+            int st = dmsg_deposit(slot, &v, sizeof v, p, c);
+            PE_CHECK(st == DMSG_OK, "dmsg_deposit to dead PE %d returned %d (%s)", p, st,
+                     dmsg_strerror(st));
+            if (st != DMSG_OK)
+                return 1;
+        }
+    }
+    int st = dmsg_await(c, 1);
+    PE_CHECK(0, "dmsg_await of a deposit that never comes returned %d (%s)", st,
+             dmsg_strerror(st));
+    return 1;
+}
+
 const pe_case pe_hang_cases[] = {
     {"await_forever", await_forever, 0},
+    {"late_write", late_write, 0},
     {"late_deposit", late_deposit, 0},
     {"busy_syncs", busy_syncs, 0},
     {"hang_spin", hang_spin, 0},

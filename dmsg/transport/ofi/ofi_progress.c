@@ -261,12 +261,19 @@ dmsg_status dmsg_ofi_flush(ofi_state *s, int pe)
 
 /* An operation to pe was refused with -FI_EAGAIN (its queue is full): drive
  * progress so that it drains, and fail once it has stayed full for
- * DMSG_TIMEOUT (where set). *deadline starts at 0. */
+ * DMSG_TIMEOUT (where set). *deadline starts at 0. The refusal may never
+ * end: tcp;ofi_rxm answers -FI_EAGAIN to every write to a dead PE while it
+ * tries to connect again, so the retry looks for the end of the job (the
+ * abort flag, dmsgrun's life pipe) as a wait does; else a PE that left
+ * dmsgrun's process group spun there for ever once dmsgrun was killed. */
 dmsg_status dmsg_ofi_retry(ofi_state *s, int pe, double *deadline)
 {
     dmsg_status st = dmsg_ofi_progress(s);
     if (st)
         return st;
+    if (dmsg_boot_aborted(s->boot))
+        return DMSG_FAIL(DMSG_ERR_ABORTED, "%s: the job was stopped while PE %d's queue was full",
+                         s->caps.prov, pe);
     double t = dmsg_clock_now();
     if (s->tp->conf.timeout <= 0)
         ; /* no limit (DMSG_TIMEOUT=0) */
