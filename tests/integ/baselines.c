@@ -90,6 +90,7 @@ BASE_CASE(rr_batch, NULL)
 BASE_CASE(rr_ahead, NULL)
 BASE_CASE(rr_lean, NULL)
 BASE_CASE(rr_ride, NULL)
+BASE_CASE(rr_flood, NULL)
 
 /* The all-to-all and neighbour exchanges of both libraries on 8 PEs. Over
  * ofi (8 PEs on 2 cores over a network provider take about half a minute a
@@ -214,6 +215,10 @@ Test(baselines, sim_t3d, .timeout = 6 * JOB_WATCHDOG)
     expect_case_ok("postal_neighbour", 8, sim);
     expect_case_ok("rr_alltoall", 8, sim);
     expect_case_ok("rr_neighbour", 8, sim);
+    /* Floods both ways: senders stuck on each other make room in their
+     * order waits, and requests are matched in the order sent. */
+    expect_case_ok("rr_flood", 2, sim);
+    expect_case_ok("rr_flood", 4, sim);
     expect_case_ok("postal_lean", 2, sim);
     expect_case_ok("postal_late_receiver", 2, sim_tiny);
     expect_case_ok("postal_random", 3, sim_tiny);

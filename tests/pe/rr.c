@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "dmsg_rr.h"
 #include "pe.h"
 
@@ -655,10 +656,67 @@ static int ride(void)
 }
 
 /* Every case above in one job (as postal_all). */
+static int flood(void);
+
 static int all(void)
 {
     return alltoall() || neighbour() || indexed_and_errors() || random_test() || batch() ||
-           ahead() || lean() || ride();
+           ahead() || lean() || ride() || flood();
+}
+
+/* Floods: more requests than a ring holds (RR_RING, 16 KiB: 256 control
+ * messages), first one way while the receiver is away, then both ways at
+ * once. Senders queue, send STUCK notices and get their room back in the
+ * partner's answers, some of which ring no bell (acknowledgements, READYs
+ * sent ahead): every message arrives, in order. PEs pair up (0-1, 2-3); an
+ * odd last PE sits out. */
+static int flood(void)
+{
+    enum { M = 1500 };
+    int me = pe_me(), partner = me ^ 1;
+    int paired = partner < pe_n();
+    long *in;
+    long *out = malloc(M * sizeof *out);
+    dmsg_rr_req *rq = malloc(M * sizeof *rq);
+    PE_CHECK(out && rq, "out of memory");
+    if (!out || !rq)
+        return 1;
+    PE_OK(dmsg_rr_init());
+    PE_OK(dmsg_alloc(M * sizeof *in, (void **)&in));
+    for (int k = 0; k < M; k++)
+        out[k] = 1000000L * me + k;
+    PE_OK(dmsg_sync());
+    if (paired && me % 2 == 0) {
+        for (int k = 0; k < M; k++)
+            PE_OK(dmsg_rr_isend(partner, 7, &out[k], sizeof out[k], &rq[k]));
+        PE_OK(dmsg_rr_waitall(M, rq, NULL));
+    } else if (paired) {
+        struct timespec ts = {0, 300 * 1000 * 1000}; /* away while the ring fills */
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+        for (int k = 0; k < M; k++) {
+            in[k] = -1;
+            PE_OK(dmsg_rr_recv(partner, 7, &in[k], sizeof in[k], NULL));
+            PE_CHECK(in[k] == 1000000L * partner + k, "one way: message %d is %ld", k, in[k]);
+        }
+    }
+    PE_OK(dmsg_sync());
+    if (paired) {
+        for (int k = 0; k < M; k++)
+            PE_OK(dmsg_rr_isend(partner, 8, &out[k], sizeof out[k], &rq[k]));
+        for (int k = 0; k < M; k++) {
+            in[k] = -1;
+            PE_OK(dmsg_rr_recv(partner, 8, &in[k], sizeof in[k], NULL));
+            PE_CHECK(in[k] == 1000000L * partner + k, "both ways: message %d is %ld", k, in[k]);
+        }
+        PE_OK(dmsg_rr_waitall(M, rq, NULL));
+    }
+    PE_OK(dmsg_sync());
+    PE_OK(dmsg_free(in));
+    PE_OK(dmsg_rr_finalize());
+    free(rq);
+    free(out);
+    return 0;
 }
 
 const pe_case pe_rr_cases[] = {
@@ -671,5 +729,6 @@ const pe_case pe_rr_cases[] = {
     {"rr_ahead", ahead, 0},
     {"rr_lean", lean, 0},
     {"rr_ride", ride, 0},
+    {"rr_flood", flood, 0},
     {NULL, NULL, 0},
 };
