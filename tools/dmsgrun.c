@@ -100,13 +100,6 @@ static void nap(long ns)
     nanosleep(&ts, NULL);
 }
 
-static void set_env_int(const char *name, long v)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%ld", v);
-    setenv(name, buf, 1);
-}
-
 /* Removes what is named after a PE process in /dev/shm: libfabric's shm
  * provider names its region "<pid>:..." and unlinks it only when the
  * process ends normally or by a signal it catches; a PE killed during
@@ -188,15 +181,84 @@ static void guardian_tell(int wr, int32_t v)
  * blocks' sizes (DMSG_APP_SIZES, comma separated); NULL for one block. */
 static const char *app_sizes;
 
-static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, int life_rd,
-                   char **argv, int app)
+/* One PE's environment: dmsgrun's own without the variables a launch sets,
+ * then this PE's values of them (its rank, the job region's descriptor, the
+ * life pipe, its MPMD block). Built here, before the PE's process exists:
+ * that process shares dmsgrun's memory until it execs (vfork, see spawn)
+ * and may only make system calls. */
+typedef struct pe_env {
+    char **v;
+    char *text;
+} pe_env;
+
+static const char *const launch_vars[] = {DMSG_BOOT_ENV_FD,   DMSG_BOOT_ENV_RANK, DMSG_BOOT_ENV_NPES,
+                                          DMSG_BOOT_ENV_LIFE, "DMSG_APPNUM",      "DMSG_APP_SIZES"};
+#define N_LAUNCH_VARS (sizeof launch_vars / sizeof launch_vars[0])
+
+static int is_launch_var(const char *entry)
 {
-    pid_t pid = fork();
-    if (pid != 0) {
-        if (pid > 0)
-            setpgid(pid, pid); /* also here, so the group exists before any signal */
-        return pid;
+    for (size_t k = 0; k < N_LAUNCH_VARS; k++) {
+        size_t n = strlen(launch_vars[k]);
+        if (!strncmp(entry, launch_vars[k], n) && entry[n] == '=')
+            return 1;
     }
+    return 0;
+}
+
+static int pe_env_build(pe_env *e, int rank, int npes, int fd, int life_rd, int app)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    size_t cap = N_LAUNCH_VARS * 64 + (app_sizes ? strlen(app_sizes) : 0);
+    e->v = calloc(n + N_LAUNCH_VARS + 1, sizeof *e->v);
+    e->text = malloc(cap);
+    if (!e->v || !e->text) {
+        free(e->v);
+        free(e->text);
+        return -1;
+    }
+    size_t k = 0, at = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!is_launch_var(environ[i]))
+            e->v[k++] = environ[i];
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        e->v[k++] = e->text + at;                                                                  \
+        at += (size_t)snprintf(e->text + at, cap - at, __VA_ARGS__) + 1;                           \
+    } while (0)
+    ADD("%s=%d", DMSG_BOOT_ENV_FD, fd);
+    ADD("%s=%d", DMSG_BOOT_ENV_RANK, rank);
+    ADD("%s=%d", DMSG_BOOT_ENV_NPES, npes);
+    /* The PE keeps the life pipe's read end across exec (pe_start clears
+     * its close-on-exec); its write end stays dmsgrun's alone. */
+    if (life_rd >= 0)
+        ADD("%s=%d", DMSG_BOOT_ENV_LIFE, life_rd);
+    if (app_sizes) {
+        ADD("DMSG_APPNUM=%d", app);
+        ADD("DMSG_APP_SIZES=%s", app_sizes);
+    }
+#undef ADD
+    e->v[k] = NULL;
+    return 0;
+}
+
+static void pe_env_free(pe_env *e)
+{
+    free(e->v);
+    free(e->text);
+}
+
+/* Set by a PE's process that could not exec its program (it shares
+ * dmsgrun's memory until then); dmsgrun reports it. */
+static volatile int exec_errno;
+
+/* The PE's process between vfork and exec: system calls only, on what
+ * dmsgrun prepared; every signal is blocked on entry (old: the mask to
+ * restore). */
+static _Noreturn void pe_start(pid_t parent, int guard_wr, int life_rd, char **argv, char **envp,
+                               const sigset_t *old)
+{
     setpgid(0, 0);
     /* Die with the launcher, even if it is killed with SIGKILL. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -206,9 +268,14 @@ static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, int l
      * child) can start: if dmsgrun is killed right after the fork, the
      * guardian still ends the whole group. The pipe end closes at exec. */
     guardian_tell(guard_wr, (int32_t)getpid());
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
+    /* dmsgrun's handlers must never run here, in its memory: they go
+     * before the signals are let in again. */
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigemptyset(&dfl.sa_mask);
+    static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
+        sigaction(caught[i], &dfl, NULL);
+    sigprocmask(SIG_SETMASK, old, NULL);
     /* A process group other than the terminal's foreground group is stopped
      * when it reads the terminal: PEs do not get it as standard input. */
     if (isatty(0)) {
@@ -218,23 +285,46 @@ static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, int l
             close(null);
         }
     }
-    set_env_int(DMSG_BOOT_ENV_FD, fd);
-    set_env_int(DMSG_BOOT_ENV_RANK, rank);
-    set_env_int(DMSG_BOOT_ENV_NPES, npes);
-    if (app_sizes) {
-        set_env_int("DMSG_APPNUM", app);
-        setenv("DMSG_APP_SIZES", app_sizes, 1);
-    } else {
-        unsetenv("DMSG_APPNUM");
-        unsetenv("DMSG_APP_SIZES");
+    if (life_rd >= 0 && fcntl(life_rd, F_SETFD, 0) != 0) {
+        exec_errno = errno;
+        _exit(127);
     }
-    /* The PE keeps the life pipe's read end across exec; its write end
-     * (close-on-exec) stays dmsgrun's alone. */
-    if (life_rd >= 0 && fcntl(life_rd, F_SETFD, 0) == 0)
-        set_env_int(DMSG_BOOT_ENV_LIFE, life_rd);
-    execvp(argv[0], argv);
-    fprintf(stderr, "dmsgrun: PE %d: cannot run %s: %s\n", rank, argv[0], strerror(errno));
+    execvpe(argv[0], argv, envp);
+    exec_errno = errno ? errno : ENOEXEC;
     _exit(127);
+}
+
+/* Starts one PE. By vfork: a fork copied dmsgrun's page tables and each
+ * page the child then wrote (its environment), a cost that dominated the
+ * start of thousands of PEs in a virtual machine, where every page fault
+ * and TLB flush is dear. */
+static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, int life_rd,
+                   char **argv, int app)
+{
+    pe_env env;
+    if (pe_env_build(&env, rank, npes, fd, life_rd, app) != 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &old);
+    exec_errno = 0;
+    pid_t pid = vfork();
+    if (pid == 0)
+        pe_start(parent, guard_wr, life_rd, argv, env.v, &old);
+    int err = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    pe_env_free(&env);
+    if (pid < 0) {
+        errno = err;
+        return -1;
+    }
+    setpgid(pid, pid); /* also here, so the group exists before any signal */
+    if (exec_errno)
+        fprintf(stderr, "dmsgrun: PE %d: cannot run %s: %s\n", rank, argv[0],
+                strerror(exec_errno));
+    return pid;
 }
 
 /* Signals every PE's whole process group, also of PEs that have exited:
