@@ -71,20 +71,34 @@ static int await_forever(void)
     return 1;
 }
 
+/* A counter and a zeroed int in the segment, then a barrier. */
+static int counter_and_slot(dmsg_ctr *c, int **slot)
+{
+    PE_OK(dmsg_ctr_create(c));
+    PE_OK(dmsg_alloc(sizeof **slot, (void **)slot));
+    **slot = 0;
+    PE_OK(dmsg_sync());
+    return 0;
+}
+
+/* Seconds spent outside dmsg. */
+static void sleep_outside(time_t s)
+{
+    struct timespec ts = {s, 0};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
 /* PE 0 computes for 3 s before it deposits to every other PE: a long wait
  * that only DMSG_TIMEOUT may bound (no transport has a limit of its own). */
 static int late_deposit(void)
 {
     dmsg_ctr c;
-    PE_OK(dmsg_ctr_create(&c));
     int *slot;
-    PE_OK(dmsg_alloc(sizeof *slot, (void **)&slot));
-    *slot = 0;
-    PE_OK(dmsg_sync());
+    if (counter_and_slot(&c, &slot))
+        return 1;
     if (dmsg_pe() == 0) {
-        struct timespec ts = {3, 0};
-        while (nanosleep(&ts, &ts) != 0)
-            ;
+        sleep_outside(3);
         int v = 77;
         for (int p = 1; p < dmsg_npes(); p++)
             PE_OK(dmsg_deposit(slot, &v, sizeof v, p, c));
@@ -107,15 +121,12 @@ static int late_deposit(void)
 static int late_write(void)
 {
     dmsg_ctr c;
-    PE_OK(dmsg_ctr_create(&c));
     int *slot;
-    PE_OK(dmsg_alloc(sizeof *slot, (void **)&slot));
-    PE_OK(dmsg_sync());
+    if (counter_and_slot(&c, &slot))
+        return 1;
     if (dmsg_pe() == 0) {
         fprintf(stderr, "late_write: ready\n");
-        struct timespec ts = {2, 0};
-        while (nanosleep(&ts, &ts) != 0)
-            ;
+        sleep_outside(2);
         int v = 1;
         for (int p = 1; p < dmsg_npes(); p++) {
             int st = dmsg_deposit(slot, &v, sizeof v, p, c);
