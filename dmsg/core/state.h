@@ -91,6 +91,15 @@ dmsg_status dmsg_ctr_slot(dmsg_ctr ctr, int allow_none, uint32_t *slot);
  * the lowest-ranked PE's non-zero local status, else DMSG_OK. */
 dmsg_status dmsg_coll_check(uint64_t op, uint64_t arg, dmsg_status local);
 
+/* DMSG_ERR_ABORTED once the job is ending (its abort flag is up); a PE
+ * whose launcher has died ends inside the call (dmsg_boot_aborted). For the
+ * loops of a front end that poll without a dmsg wait, such as a lock taken
+ * by compare-and-swap: an atomic on shm is an instruction and looks at
+ * nothing, so a PE outside dmsgrun's process group (setsid) spun there for
+ * ever once dmsgrun was killed. DMSG_OK otherwise, also before dmsg_init.
+ * Cheap: a clock read, and a poll of the launcher's pipe each 0.1 s. */
+dmsg_status dmsg_job_check(void);
+
 enum {
     DMSG_COLL_ALLOC = 1,
     DMSG_COLL_FREE,

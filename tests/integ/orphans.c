@@ -198,6 +198,29 @@ Test(orphans, launcher_sigkill_before_late_write, .timeout = 2 * JOB_WATCHDOG)
     job_free(&r);
 }
 
+/* The same with OpenSHMEM's lock (tests/shmem/errors lock_held): PE 0
+ * holds it and waits in dmsg, the others spin for it in shmem_set_lock,
+ * whose compare-and-swap is a CPU instruction on shm: the loop itself must
+ * look at the end of the job (dmsg_job_check). */
+Test(orphans, launcher_sigkill_setsid_shmem_lock, .timeout = 2 * JOB_WATCHDOG)
+{
+    require_built();
+    if (access(job_path("tests/shmem/errors"), X_OK) != 0)
+        cr_skip_test("%s not built (make tests)", job_path("tests/shmem/errors"));
+    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
+    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "3", "sh", "-c",
+                          "/usr/bin/setsid \"$0\" lock_held; true", job_path("tests/shmem/errors"),
+                          NULL};
+    job_result r;
+    cr_assert(job_run_until(argv, no_timeout, JOB_WATCHDOG, "lock_held: ready", 60.0, SIGKILL,
+                            &r) == 0,
+              "could not start dmsgrun");
+    cr_expect(job_contains(r.err, "lock_held: ready"), "%s: PE 0 never got ready:\n%s", r.cmd,
+              job_tail(r.err, 2000));
+    expect_nothing_left(&r);
+    job_free(&r);
+}
+
 /* Over libfabric's shm provider: a PE killed while its provider files
  * exist (the moment they appear, inside dmsg_init) leaves nothing behind
  * (the provider would have; dmsgrun removes them). Only where the suite

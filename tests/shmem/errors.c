@@ -1,13 +1,16 @@
 /* Bad input ends the job with one line naming the call (run.sh checks the
  * line and the exit status). Usage: errors MODE, MODE one of pe, nonsym,
  * team, ctx, cmp, exit [STATUS] (shmem_global_exit(STATUS, default 7) on
- * PE 0 while the others wait in a barrier). */
+ * PE 0 while the others wait in a barrier), lock_held (PE 0 holds a lock
+ * and waits in shmem_long_wait_until, the others spin in shmem_set_lock;
+ * tests/integ/orphans.c kills dmsgrun at "lock_held: ready" and wants
+ * every PE to end, also behind setsid). */
 #include "shtest.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static long s_x;
+static long s_x, s_lock;
 
 int main(int argc, char **argv)
 {
@@ -33,6 +36,18 @@ int main(int argc, char **argv)
     }
     if (!strcmp(m, "cmp") && me == 0)
         shmem_long_wait_until(&s_x, 42, 0);
+    if (!strcmp(m, "lock_held")) {
+        if (me == 0)
+            shmem_set_lock(&s_lock);
+        shmem_barrier_all();
+        if (me == 0) {
+            fprintf(stderr, "lock_held: ready\n");
+            shmem_long_wait_until(&s_x, SHMEM_CMP_EQ, 1);
+        } else {
+            shmem_set_lock(&s_lock);
+        }
+        return 3; /* only the end of the job ends the waits */
+    }
     if (!strcmp(m, "exit")) {
         if (me == 0) {
             /* Output before the exit must reach the launcher's stdout. */

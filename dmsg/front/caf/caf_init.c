@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dmsg/core/state.h"
 #include "dmsg/front/caf/caf.h"
 
 static dmsg_caf_team initial_team = {DMSG_TEAM_WORLD, -1, NULL, NULL, 0};
@@ -173,7 +174,7 @@ uint64_t dmsg_caf_job_seed(void)
     uint64_t v = 0;
     while (dmsg_atomic(DMSG_CAF_JOB_SEED, DMSG_AMO_FETCH, DMSG_TYPE_UINT64, NULL, NULL, &v, 0) ==
                DMSG_OK &&
-           v == 0)
+           v == 0 && dmsg_job_check() == DMSG_OK)
         sched_yield();
     return v;
 }

@@ -9,6 +9,7 @@
  */
 #include <sched.h>
 
+#include "dmsg/core/state.h"
 #include "dmsg/front/caf/caf.h"
 
 static void check(int rc, int *stat, char *errmsg, size_t errmsg_len, const char *what)
@@ -248,6 +249,10 @@ void _gfortran_caf_lock(void *token, size_t index, int image, int *acquired, int
             dmsg_caf_fail(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
                           "LOCK: the lock is held by image %llu, which has stopped",
                           (unsigned long long)old);
+            return;
+        }
+        if ((rc = dmsg_job_check())) {
+            check(rc, stat, errmsg, errmsg_len, "LOCK");
             return;
         }
         /* PEs may outnumber cores: let the holder run. */

@@ -3,6 +3,7 @@
  * call holds the PE's lock, and waits poll instead (thr.c). */
 #include <sched.h>
 #include <stdlib.h>
+#include "dmsg/core/state.h"
 #include "dmsg/front/shmem/shmem_impl.h"
 
 static dmsg_cmp cmp_of(const char *call, int cmp)
@@ -318,6 +319,8 @@ void shmem_set_lock(long *lock)
             dmsg_shmem_die(__func__, st, NULL);
         if (old == 0)
             return;
+        if ((st = dmsg_job_check()))
+            dmsg_shmem_die(__func__, st, NULL);
         /* The holder may need this core to get to its clear. */
         sched_yield();
     }
