@@ -62,6 +62,11 @@ typedef struct ev_slot {
 typedef struct rr_batch {
     rr_event *ev;
     size_t n, cap;
+    /* in_sent_order's scratch, kept with the batch from one look to the
+     * next (cap entries each once grown) */
+    ev_slot *slot;
+    rr_event *run;
+    size_t scratch_cap;
     double next; /* the earliest arrival left out (INFINITY: none) */
 } rr_batch;
 
@@ -106,14 +111,19 @@ static int cmp_seq(const void *a, const void *b)
  * tag, and was matched to the earlier receive, before this). */
 static dmsg_status in_sent_order(rr_batch *b)
 {
-    ev_slot *slot = malloc(b->n * sizeof *slot);
-    rr_event *run = malloc(b->n * sizeof *run);
-    size_t n = 0;
-    if (!slot || !run) {
-        free(slot);
-        free(run);
-        return DMSG_FAIL(DMSG_ERR_NOMEM, "%zu RRMSG events", b->n);
+    if (b->scratch_cap < b->cap) {
+        ev_slot *sl = realloc(b->slot, b->cap * sizeof *sl);
+        if (sl)
+            b->slot = sl;
+        rr_event *rn = sl ? realloc(b->run, b->cap * sizeof *rn) : NULL;
+        if (!rn)
+            return DMSG_FAIL(DMSG_ERR_NOMEM, "%zu RRMSG events", b->cap);
+        b->run = rn;
+        b->scratch_cap = b->cap;
     }
+    ev_slot *slot = b->slot;
+    rr_event *run = b->run;
+    size_t n = 0;
     for (size_t i = 0; i < b->n; i++)
         if (b->ev[i].m)
             slot[n++] = (ev_slot){.src = b->ev[i].src, .at = i};
@@ -128,8 +138,6 @@ static dmsg_status in_sent_order(rr_batch *b)
             b->ev[slot[k].at].t = t;
         }
     }
-    free(run);
-    free(slot);
     return DMSG_OK;
 }
 
@@ -210,6 +218,8 @@ static dmsg_status progress_ordered(double until, double *next, int *served)
         *served += (int)b.n;
     }
     free(b.ev);
+    free(b.slot);
+    free(b.run);
     return st;
 }
 

@@ -176,6 +176,24 @@ Test(orphans, pe_killed_during_init, .timeout = 12 * JOB_WATCHDOG)
     }
 }
 
+/* dmsgrun -n npes runs `prog mode` behind setsid and is killed by SIGKILL
+ * once the job's stderr says "<mode>: ready": every PE must end by itself. */
+static void expect_setsid_job_ends(const char *prog, const char *mode, const char *npes)
+{
+    char script[96], ready[64];
+    snprintf(script, sizeof script, "/usr/bin/setsid \"$0\" %s; true", mode);
+    snprintf(ready, sizeof ready, "%s: ready", mode);
+    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
+    const char *argv[] = {job_path("bin/dmsgrun"), "-n", npes, "sh", "-c", script, prog, NULL};
+    job_result r;
+    cr_assert(job_run_until(argv, no_timeout, JOB_WATCHDOG, ready, 60.0, SIGKILL, &r) == 0,
+              "could not start dmsgrun");
+    cr_expect(job_contains(r.err, ready), "%s: PE 0 never got ready:\n%s", r.cmd,
+              job_tail(r.err, 2000));
+    expect_nothing_left(&r);
+    job_free(&r);
+}
+
 /* dmsgrun dies by SIGKILL while every PE has left its process group (a
  * wrapper calls setsid): only the PEs' own watch of the life pipe ends
  * them. Three PEs await and end; PE 0 is asleep outside dmsg then and
@@ -184,18 +202,7 @@ Test(orphans, pe_killed_during_init, .timeout = 12 * JOB_WATCHDOG)
 Test(orphans, launcher_sigkill_before_late_write, .timeout = 2 * JOB_WATCHDOG)
 {
     require_built();
-    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
-    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "4", "sh", "-c",
-                          "/usr/bin/setsid \"$0\" late_write; true", job_path("tests/pe_prog"),
-                          NULL};
-    job_result r;
-    cr_assert(job_run_until(argv, no_timeout, JOB_WATCHDOG, "late_write: ready", 60.0, SIGKILL,
-                            &r) == 0,
-              "could not start dmsgrun");
-    cr_expect(job_contains(r.err, "late_write: ready"), "%s: PE 0 never got ready:\n%s", r.cmd,
-              job_tail(r.err, 2000));
-    expect_nothing_left(&r);
-    job_free(&r);
+    expect_setsid_job_ends(job_path("tests/pe_prog"), "late_write", "4");
 }
 
 /* The same with OpenSHMEM's lock (tests/shmem/errors lock_held): PE 0
@@ -207,18 +214,7 @@ Test(orphans, launcher_sigkill_setsid_shmem_lock, .timeout = 2 * JOB_WATCHDOG)
     require_built();
     if (access(job_path("tests/shmem/errors"), X_OK) != 0)
         cr_skip_test("%s not built (make tests)", job_path("tests/shmem/errors"));
-    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
-    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "3", "sh", "-c",
-                          "/usr/bin/setsid \"$0\" lock_held; true", job_path("tests/shmem/errors"),
-                          NULL};
-    job_result r;
-    cr_assert(job_run_until(argv, no_timeout, JOB_WATCHDOG, "lock_held: ready", 60.0, SIGKILL,
-                            &r) == 0,
-              "could not start dmsgrun");
-    cr_expect(job_contains(r.err, "lock_held: ready"), "%s: PE 0 never got ready:\n%s", r.cmd,
-              job_tail(r.err, 2000));
-    expect_nothing_left(&r);
-    job_free(&r);
+    expect_setsid_job_ends(job_path("tests/shmem/errors"), "lock_held", "3");
 }
 
 /* Over libfabric's shm provider: a PE killed while its provider files
