@@ -181,14 +181,16 @@ static void guardian_tell(int wr, int32_t v)
  * blocks' sizes (DMSG_APP_SIZES, comma separated); NULL for one block. */
 static const char *app_sizes;
 
-/* One PE's environment: dmsgrun's own without the variables a launch sets,
- * then this PE's values of them (its rank, the job region's descriptor, the
- * life pipe, its MPMD block). Built here, before the PE's process exists:
- * that process shares dmsgrun's memory until it execs (vfork, see spawn)
- * and may only make system calls. */
+/* The PEs' environment: dmsgrun's own without the variables a launch sets,
+ * then the job's values of them (the job region's descriptor, the PE count,
+ * the life pipe, the MPMD blocks' sizes) and each PE's own (its rank, its
+ * block), which pe_env_set rewrites in place before each PE starts. Built
+ * before the PEs' processes exist: each shares dmsgrun's memory until it
+ * execs (vfork, see spawn) and may only make system calls. */
 typedef struct pe_env {
     char **v;
-    char *text;
+    char *text;                 /* the job's values */
+    char rank[48], appnum[48];  /* this PE's */
 } pe_env;
 
 static const char *const launch_vars[] = {DMSG_BOOT_ENV_FD,   DMSG_BOOT_ENV_RANK, DMSG_BOOT_ENV_NPES,
@@ -205,7 +207,7 @@ static int is_launch_var(const char *entry)
     return 0;
 }
 
-static int pe_env_build(pe_env *e, int rank, int npes, int fd, int life_rd, int app)
+static int pe_env_build(pe_env *e, int npes, int fd, int life_rd)
 {
     size_t n = 0;
     while (environ[n])
@@ -228,19 +230,25 @@ static int pe_env_build(pe_env *e, int rank, int npes, int fd, int life_rd, int 
         at += (size_t)snprintf(e->text + at, cap - at, __VA_ARGS__) + 1;                           \
     } while (0)
     ADD("%s=%d", DMSG_BOOT_ENV_FD, fd);
-    ADD("%s=%d", DMSG_BOOT_ENV_RANK, rank);
     ADD("%s=%d", DMSG_BOOT_ENV_NPES, npes);
     /* The PE keeps the life pipe's read end across exec (pe_start clears
      * its close-on-exec); its write end stays dmsgrun's alone. */
     if (life_rd >= 0)
         ADD("%s=%d", DMSG_BOOT_ENV_LIFE, life_rd);
-    if (app_sizes) {
-        ADD("DMSG_APPNUM=%d", app);
+    if (app_sizes)
         ADD("DMSG_APP_SIZES=%s", app_sizes);
-    }
 #undef ADD
+    e->v[k++] = e->rank;
+    if (app_sizes)
+        e->v[k++] = e->appnum;
     e->v[k] = NULL;
     return 0;
+}
+
+static void pe_env_set(pe_env *e, int rank, int app)
+{
+    snprintf(e->rank, sizeof e->rank, "%s=%d", DMSG_BOOT_ENV_RANK, rank);
+    snprintf(e->appnum, sizeof e->appnum, "DMSG_APPNUM=%d", app);
 }
 
 static void pe_env_free(pe_env *e)
@@ -298,24 +306,19 @@ static _Noreturn void pe_start(pid_t parent, int guard_wr, int life_rd, char **a
  * page the child then wrote (its environment), a cost that dominated the
  * start of thousands of PEs in a virtual machine, where every page fault
  * and TLB flush is dear. */
-static pid_t spawn(int rank, int npes, int fd, pid_t parent, int guard_wr, int life_rd,
-                   char **argv, int app)
+static pid_t spawn(int rank, pe_env *env, pid_t parent, int guard_wr, int life_rd, char **argv,
+                   int app)
 {
-    pe_env env;
-    if (pe_env_build(&env, rank, npes, fd, life_rd, app) != 0) {
-        errno = ENOMEM;
-        return -1;
-    }
+    pe_env_set(env, rank, app);
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, &old);
     exec_errno = 0;
     pid_t pid = vfork();
     if (pid == 0)
-        pe_start(parent, guard_wr, life_rd, argv, env.v, &old);
+        pe_start(parent, guard_wr, life_rd, argv, env->v, &old);
     int err = errno;
     sigprocmask(SIG_SETMASK, &old, NULL);
-    pe_env_free(&env);
     if (pid < 0) {
         errno = err;
         return -1;
@@ -821,14 +824,16 @@ int main(int argc, char **argv)
     sigaction(SIGCHLD, &sc, NULL);
 
     pe_proc *pes = calloc((size_t)npes, sizeof *pes);
-    if (!pes)
+    pe_env env;
+    if (!pes || pe_env_build(&env, (int)npes, fd, life[0]) != 0) {
+        fprintf(stderr, "dmsgrun: no memory to start %ld PEs\n", npes);
         return 2;
+    }
     pid_t self = getpid();
     int rc = 0, started = 0;
     for (; started < npes; started++) {
         int app = mpmd_block_of(&blocks, started);
-        pes[started].pid = spawn(started, (int)npes, fd, self, guard_wr, life[0],
-                                 blocks.argv[app], app);
+        pes[started].pid = spawn(started, &env, self, guard_wr, life[0], blocks.argv[app], app);
         if (pes[started].pid < 0) {
             fprintf(stderr, "dmsgrun: fork of PE %d failed: %s\n", started, strerror(errno));
             rc = 2;
@@ -836,6 +841,7 @@ int main(int argc, char **argv)
         }
         guardian_tell(guard_wr, (int32_t)pes[started].pid);
     }
+    pe_env_free(&env);
     /* The PEs hold the region now; our descriptor would only keep it alive. */
     close(fd);
     if (life[0] >= 0)
