@@ -117,6 +117,12 @@ int dmsg_tp_host_loaded(void)
 
 /* ------------------------------------------------------------ the policy */
 
+double dmsg_wait_slice_s(int npes)
+{
+    double s = DMSG_WAIT_SLICE_PER_PE_S * (double)npes;
+    return s < DMSG_WAIT_SLICE_S ? DMSG_WAIT_SLICE_S : s > DMSG_WAIT_SLICE_MAX_S ? DMSG_WAIT_SLICE_MAX_S : s;
+}
+
 void dmsg_wait_policy_init(dmsg_wait_policy *p, const dmsg_tp_conf *conf, int npes,
                            const dmsg_wait_auto *a, struct dmsg_boot *boot)
 {
@@ -125,6 +131,7 @@ void dmsg_wait_policy_init(dmsg_wait_policy *p, const dmsg_tp_conf *conf, int np
     p->oversub = dmsg_tp_oversubscribed(npes);
     p->yield_s = p->oversub ? dmsg_tp_yield_s(conf, a->yield_s) : 0.0;
     p->timeout = conf->timeout;
+    p->slice_s = dmsg_wait_slice_s(npes);
     p->boot = boot;
 }
 
@@ -236,6 +243,17 @@ dmsg_wait_act dmsg_waiter_step(dmsg_waiter *w)
         w->phase = 2;
     }
     return DMSG_WAIT_SLEEP;
+}
+
+double dmsg_waiter_sleep_s(const dmsg_waiter *w)
+{
+    double slice = w->pol->slice_s;
+    if (w->deadline > 0) {
+        double left = w->deadline - dmsg_clock_now() + 1e-3;
+        if (left < slice)
+            slice = left > 1e-3 ? left : 1e-3;
+    }
+    return slice;
 }
 
 void dmsg_waiter_respin(dmsg_waiter *w)

@@ -31,13 +31,26 @@ struct dmsg_tp_conf;
 typedef enum dmsg_wait_act {
     DMSG_WAIT_POLL,    /* poll again (a pause first where a poll is a load) */
     DMSG_WAIT_YIELD,   /* hand the core over (sched_yield), then poll */
-    DMSG_WAIT_SLEEP,   /* sleep by the transport's means, at most DMSG_WAIT_SLICE_S */
+    DMSG_WAIT_SLEEP,   /* sleep by the transport's means, at most dmsg_waiter_sleep_s */
     DMSG_WAIT_TIMEOUT, /* DMSG_TIMEOUT has passed: dmsg_waiter_fail */
     DMSG_WAIT_ABORTED, /* the launcher is tearing the job down: dmsg_waiter_fail */
 } dmsg_wait_act;
 
-/* Longest single sleep: a sleeper looks at the abort flag and its deadline this often. */
+/* Longest single sleep: a sleeper looks at the abort flag and its deadline
+ * this often (its deadline also cuts a sleep short). A slice grows with the
+ * job: 1 ms per PE, at least DMSG_WAIT_SLICE_S and at most
+ * DMSG_WAIT_SLICE_MAX_S, so that the job's sleepers wake about 1000 times a
+ * second for this however many they are. With a fixed 0.1 s, 1024 PEs
+ * waiting in the start's barrier for the last ones to be started woke
+ * 10,000 times a second on the host's cores, and the start grew with the
+ * square of the job's size. A PE behind setsid learns of the launcher's
+ * death within a slice (1 s at 1024 PEs, 4 s at 4096). */
 #define DMSG_WAIT_SLICE_S 0.1
+#define DMSG_WAIT_SLICE_PER_PE_S 1e-3
+#define DMSG_WAIT_SLICE_MAX_S 4.0
+
+/* The slice of a job of npes PEs. */
+double dmsg_wait_slice_s(int npes);
 
 /* A transport's automatic values (DMSG_SPIN=-1, DMSG_YIELD_US=-1). */
 typedef struct dmsg_wait_auto {
@@ -59,6 +72,7 @@ typedef struct dmsg_wait_policy {
     double yield_s;  /* seconds of yielding before sleeping (0: none); only when oversubscribed */
     int oversub;     /* this job's PEs outnumber the host's online cores */
     double timeout;  /* DMSG_TIMEOUT: seconds a wait may last; 0: no limit */
+    double slice_s;  /* longest single sleep (dmsg_wait_slice_s of the job's size) */
     struct dmsg_boot *boot; /* whose abort flag a wait watches; NULL: none */
 } dmsg_wait_policy;
 
@@ -97,6 +111,11 @@ static inline dmsg_wait_act dmsg_waiter_next(dmsg_waiter *w)
         return DMSG_WAIT_POLL;
     return dmsg_waiter_step(w);
 }
+
+/* How long a DMSG_WAIT_SLEEP may sleep: the job's slice, cut short by the
+ * wait's DMSG_TIMEOUT deadline (just past it, so that the next step sees
+ * the time out). */
+double dmsg_waiter_sleep_s(const dmsg_waiter *w);
 
 /* A wake-up that says more comes soon (a peer rang this PE's bell): a wait
  * that started with a full spin by time polls for a spin's time again. */

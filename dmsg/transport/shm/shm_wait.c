@@ -14,9 +14,9 @@
 #include "dmsg/base/relax.h"
 #include "dmsg/transport/shm/shm.h"
 
-/* Sleeps on the futex word until a waker bumps it or a slice passes.
+/* Sleeps on the futex word until a waker bumps it or slice_s passes.
  * Returns 1 when ready(arg) held around the sleep. */
-static int futex_sleep(shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
+static int futex_sleep(double slice_s, shm_ready_fn ready, const void *arg, _Atomic uint32_t *seq,
                        _Atomic uint32_t *sleepers)
 {
     /* Advertise before the last check: a waker that bumps the counter
@@ -27,7 +27,8 @@ static int futex_sleep(shm_ready_fn ready, const void *arg, _Atomic uint32_t *se
         atomic_fetch_sub(sleepers, 1);
         return 1;
     }
-    struct timespec ts = {0, (long)(DMSG_WAIT_SLICE_S * 1e9)};
+    long long ns = (long long)(slice_s * 1e9);
+    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
     syscall(SYS_futex, (uint32_t *)seq, FUTEX_WAIT, v, &ts, NULL, 0);
     atomic_fetch_sub(sleepers, 1);
     return 0;
@@ -44,7 +45,7 @@ dmsg_status dmsg_shm_wait(shm_state *s, shm_ready_fn ready, const void *arg, _At
         case DMSG_WAIT_POLL: dmsg_cpu_relax(); break;
         case DMSG_WAIT_YIELD: sched_yield(); break;
         case DMSG_WAIT_SLEEP:
-            if (futex_sleep(ready, arg, seq, sleepers))
+            if (futex_sleep(dmsg_waiter_sleep_s(&w), ready, arg, seq, sleepers))
                 goto done;
             break;
         default: return dmsg_waiter_fail(&w, act, "a counter, word or barrier");

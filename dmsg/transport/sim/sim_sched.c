@@ -54,16 +54,14 @@
  * deadline comes (it wakes by itself then), and when the job is aborted
  * (wake_all). Besides, it looks at the abort flag and the launcher's life
  * pipe by itself once a slice (a PE that left dmsgrun's process group learns
- * of the launcher's death only so): a slice of 1 ms per PE of the job, at
- * least 1 s and at most 4 s, so that a big job wakes about 1000 times a
- * second for this however many PEs sleep. With a fixed 100 ms every sleeper
- * woke 10 times a second: a 1024-PE transpose 2048^2 made 670,000 voluntary
- * context switches in 72 s, nearly all of them these wake-ups (105,000
- * with the slice of 1 s), and 4096 sleepers would wake 41,000 times a
- * second on the host's 2 cores. */
-#define SIM_SCHED_SLICE_MIN_NS 1000000000L
-#define SIM_SCHED_SLICE_PER_PE_NS 1000000L
-#define SIM_SCHED_SLICE_MAX_NS 4000000000L
+ * of the launcher's death only so): the wait policy's slice of the job
+ * (dmsg_wait_slice_s: 1 ms per PE, at most 4 s), but at least 1 s, so that
+ * a big job wakes about 1000 times a second for this however many PEs sleep.
+ * With a fixed 100 ms every sleeper woke 10 times a second: a 1024-PE
+ * transpose 2048^2 made 670,000 voluntary context switches in 72 s, nearly
+ * all of them these wake-ups (105,000 with the slice of 1 s), and 4096
+ * sleepers would wake 41,000 times a second on the host's 2 cores. */
+#define SIM_SCHED_SLICE_MIN_S 1.0
 
 static sim_ctr_words *pe_words(sim_state *s, int pe)
 {
@@ -154,11 +152,8 @@ static void wake_all(sim_state *s)
  * one gets it when that PE blocks, or looks again a slice later. */
 static struct timespec sleep_span(sim_state *s, double deadline)
 {
-    long long ns = (long long)s->tp->npes * SIM_SCHED_SLICE_PER_PE_NS;
-    if (ns < SIM_SCHED_SLICE_MIN_NS)
-        ns = SIM_SCHED_SLICE_MIN_NS;
-    if (ns > SIM_SCHED_SLICE_MAX_NS)
-        ns = SIM_SCHED_SLICE_MAX_NS;
+    double slice = fmax(SIM_SCHED_SLICE_MIN_S, s->shm.wait->slice_s);
+    long long ns = (long long)(slice * 1e9);
     if (deadline) {
         double left = deadline - dmsg_clock_now();
         long long to = (long long)(left * 1e9) + 1000000;
