@@ -111,6 +111,35 @@ Test(wait, deadline_ends_a_wait)
     cr_assert_eq(dmsg_waiter_fail(&w, act, "a test"), DMSG_ERR_TIMEOUT);
 }
 
+Test(wait, slice_grows_with_the_job_within_bounds)
+{
+    cr_assert_float_eq(dmsg_wait_slice_s(2), DMSG_WAIT_SLICE_S, 1e-12);
+    cr_assert_float_eq(dmsg_wait_slice_s(100), DMSG_WAIT_SLICE_S, 1e-12);
+    cr_assert_float_eq(dmsg_wait_slice_s(1024), 1.024, 1e-9);
+    cr_assert_float_eq(dmsg_wait_slice_s(4096), DMSG_WAIT_SLICE_MAX_S, 1e-12);
+    cr_assert_float_eq(dmsg_wait_slice_s(1 << 20), DMSG_WAIT_SLICE_MAX_S, 1e-12);
+    dmsg_wait_policy p = policy(0, -1, 0, 2048);
+    cr_assert_float_eq(p.slice_s, 2.048, 1e-9);
+    dmsg_waiter w;
+    dmsg_waiter_start(&w, &p);
+    cr_assert_eq(dmsg_waiter_next(&w), DMSG_WAIT_SLEEP);
+    cr_assert_float_eq(dmsg_waiter_sleep_s(&w), 2.048, 1e-9); /* no deadline */
+}
+
+Test(wait, deadline_cuts_a_sleep_short)
+{
+    dmsg_wait_policy p = policy(0, -1, 0.5, 4096);
+    dmsg_waiter w;
+    dmsg_waiter_start(&w, &p);
+    cr_assert_eq(dmsg_waiter_next(&w), DMSG_WAIT_SLEEP);
+    double s = dmsg_waiter_sleep_s(&w);
+    /* The deadline (0.5 s from the first step) and a millisecond past it,
+     * not the job's 4 s slice. */
+    cr_assert(s > 0.3 && s <= 0.502, "sleep %g s", s);
+    w.deadline = dmsg_clock_now() - 1.0; /* already past: a minimal sleep */
+    cr_assert_float_eq(dmsg_waiter_sleep_s(&w), 1e-3, 1e-12);
+}
+
 Test(wait, spinning_waits_tell_the_next_ones)
 {
     /* Full spins that run out make later automatic waits spin briefly, but
