@@ -217,6 +217,16 @@ Test(orphans, launcher_sigkill_setsid_shmem_lock, .timeout = 2 * JOB_WATCHDOG)
     expect_setsid_job_ends(job_path("tests/shmem/errors"), "lock_held", "3");
 }
 
+/* The same with the coarray LOCK (tests/caf/faults/lock_held.f90): image
+ * 1 holds the lock and waits in SYNC IMAGES, the others spin in LOCK. */
+Test(orphans, launcher_sigkill_setsid_caf_lock, .timeout = 2 * JOB_WATCHDOG)
+{
+    require_built();
+    if (access(job_path("tests/caf/lock_held"), X_OK) != 0)
+        cr_skip_test("%s not built (make tests, with gfortran)", job_path("tests/caf/lock_held"));
+    expect_setsid_job_ends(job_path("tests/caf/lock_held"), "lock_held", "3");
+}
+
 /* Over libfabric's shm provider: a PE killed while its provider files
  * exist (the moment they appear, inside dmsg_init) leaves nothing behind
  * (the provider would have; dmsgrun removes them). Only where the suite

@@ -41,3 +41,13 @@ install-caf: $(CAF_LIB) $(CAF_SO) tools/dmsg-caf.in tools/dmsg-cafrun.in
 uninstall-caf:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libcaf_dmsg.a $(DESTDIR)$(PREFIX)/lib/libcaf_dmsg.so \
 	      $(DESTDIR)$(PREFIX)/bin/dmsg-caf $(DESTDIR)$(PREFIX)/bin/dmsg-cafrun
+
+# Fault tests' coarray programs (tests/caf/faults, run by tests/integ's
+# orphans suite; not by tests/caf/run.sh): built with the tests where
+# gfortran is.
+CAF_FAULT_PROGS := $(if $(GFORTRAN),$(patsubst tests/caf/faults/%.f90,$(BUILD)/tests/caf/%, \
+                     $(wildcard tests/caf/faults/*.f90)))
+tests: $(CAF_FAULT_PROGS)
+$(BUILD)/tests/caf/%: tests/caf/faults/%.f90 $(BUILD)/bin/dmsg-caf $(CAF_LIB) $(LIB_A)
+	@mkdir -p $(@D)
+	cd $(@D) && $(abspath $(BUILD)/bin/dmsg-caf) -O1 -g -o $(@F) $(abspath $<)
