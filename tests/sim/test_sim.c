@@ -969,7 +969,9 @@ Test(sim, rrmsg_order_waits_need_no_sweep, .timeout = 600)
 Test(sim, handing_the_token_on_drops_other_pes_pages_not_data)
 {
     static char out[4096], err[4096];
-    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_SIM_DROP_PES=0", 2, simprog("drop"), "", out,
+    /* Through the mapping: with the file path a run that touched nothing
+     * of another PE through the simulator drops nothing (sim_sched.c). */
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_SIM_DROP_PES=0 DMSG_SIM_PWRITE=0", 2, simprog("drop"), "", out,
                      sizeof out, err, sizeof err),
                  0, "%s", err);
     cr_assert_not_null(strstr(out, "before peer 1 own 1"), "the test touched both:\n%s", out);
@@ -1002,6 +1004,27 @@ Test(sim, deposit_touches_no_log_header_or_doorbell_of_its_target)
     cr_assert_not_null(strstr(out, "deposit without the log's first page done"), "%s", out);
     cr_assert_not_null(strstr(out, "pe 0 bad 0"), "%s", out);
     cr_assert_not_null(strstr(out, "pe 1 bad 0"), "%s", out);
+}
+
+/* DMSG_SIM_DROP_PES=0 with DMSG_SIM_PWRITE (the default): a PE's deposits
+ * to another PE go through the job region's file (sim_file.c), mapping
+ * nothing of the target: PE 0 deposits with PE 1's whole part taken away
+ * from it (mprotect), and PE 1 finds every byte and count. Through the
+ * mapping (DMSG_SIM_PWRITE=0) the same deposits kill PE 0. The virtual
+ * times are those of the mapping path (the same deposits, unprotected,
+ * give the same clocks: checked on the kernels, docs/kernels.md). */
+Test(sim, deposits_through_the_file_map_nothing_of_the_target)
+{
+    static char out[4096], err[4096];
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_SIM_DROP_PES=0", 2, simprog("file"), "", out,
+                     sizeof out, err, sizeof err),
+                 0, "%s", err);
+    cr_assert_not_null(strstr(out, "deposits with PE 1's part taken away done"), "%s", out);
+    cr_assert_not_null(strstr(out, "pe 0 bad 0"), "%s", out);
+    cr_assert_not_null(strstr(out, "pe 1 bad 0"), "%s\n%s", out, err);
+    cr_assert_neq(run("DMSG_TRANSPORT=sim DMSG_SIM_DROP_PES=0 DMSG_SIM_PWRITE=0", 2,
+                      simprog("file"), "", out, sizeof out, err, sizeof err),
+                  0, "through the mapping the protected deposits must fault:\n%s", out);
 }
 
 /* A PE sleeping under the scheduler wakes when it is handed the token (or

@@ -904,6 +904,106 @@ static int case_guard(void)
     return 0;
 }
 
+/* Deposits through the job region's file (sim_file.c, DMSG_SIM_DROP_PES=0
+ * DMSG_SIM_PWRITE=1, two PEs): PE 1 awaits first, so PE 0's deposits meet
+ * it blocked (the bound of its await is read through the file too). PE 0
+ * takes all access to PE 1's part of the region (control area and
+ * segment) away from itself (mprotect) and deposits: a contiguous run over
+ * a page boundary, the last bytes of an allocated block, a strided column, an
+ * indexed scatter in descending order. A touch of PE 1's part through the
+ * mapping kills PE 0 (SIGSEGV). Then, with access back, an indexed deposit
+ * whose indices repeat (the mapping keeps the copy's order: the later
+ * element stays). PE 1 checks every byte, the messages and bytes counted
+ * (dmsg_ctr_read after the await: no message left, every payload byte) and the virtual time. */
+static int case_file(void)
+{
+    enum { ROWS = 16, COLS = 8, NIDX = 12 };
+    long page = sysconf(_SC_PAGESIZE);
+    char *base;
+    dmsg_ctr c;
+    CHECK(dmsg_alloc(3 * (size_t)page, (void **)&base));
+    CHECK(dmsg_ctr_create(&c));
+    dmsg_job_hdr *h = (dmsg_job_hdr *)mapping_start(base);
+    if (!h || h->magic != DMSG_JOB_MAGIC || page <= 0) {
+        fprintf(stderr, "file: no job region around %p\n", (void *)base);
+        return 1;
+    }
+    /* The block's last 24 bytes (the core refuses bytes outside allocated
+     * blocks, so the segment's own last bytes are not reachable here). */
+    char *tail = base + 3 * page - 24;
+    double *grid = (double *)(void *)(base + page + 512); /* ROWS x COLS */
+    char src[200];
+    double col[ROWS], vals[NIDX], dup[3] = {7.5, 8.5, 9.5};
+    size_t idx[NIDX], didx[3] = {3, 5, 3};
+    for (int i = 0; i < (int)sizeof src; i++)
+        src[i] = (char)(i * 7 + 1);
+    for (int i = 0; i < ROWS; i++)
+        col[i] = 100 + i;
+    for (int i = 0; i < NIDX; i++) {
+        idx[i] = (size_t)(ROWS * COLS - 1 - 9 * i); /* descending, apart */
+        vals[i] = -1.0 - i;
+    }
+    memset(base, 0, 3 * (size_t)page);
+    memset(tail, 0, 24);
+    CHECK(dmsg_sync());
+    int bad = 0, msgs = 6;
+    if (me == 1) {
+        CHECK(dmsg_await(c, (uint64_t)msgs)); /* blocks: PE 0 runs */
+        for (int i = 0; i < (int)sizeof src; i++)
+            bad += base[page - 100 + i] != src[i];
+        for (int i = 0; i < 24; i++)
+            bad += tail[i] != src[i];
+        for (int i = 0; i < ROWS; i++)
+            for (int j = 0; j < COLS; j++) {
+                double want = j == 2 ? 100 + i : 0;
+                for (int k = 0; k < NIDX; k++)
+                    if (idx[k] == (size_t)(i * COLS + j))
+                        want = vals[k];
+                if (i * COLS + j == 3)
+                    want = 9.5; /* the later of the two */
+                if (i * COLS + j == 5)
+                    want = 8.5;
+                bad += grid[i * COLS + j] != want;
+            }
+        uint64_t m = 0, b = 0;
+        CHECK(dmsg_ctr_read(c, &m, &b));
+        /* A message await leaves the bytes count: every payload byte. */
+        uint64_t want_b = sizeof src + 24 + ROWS * sizeof(double) + NIDX * sizeof(double) +
+                          3 * sizeof(double) + 1;
+        if (m != 0 || b != want_b)
+            fprintf(stderr, "file: %llu messages, %llu bytes left\n", (unsigned long long)m,
+                    (unsigned long long)b);
+        bad += m != 0 || b != want_b;
+        printf("pe 1 at %a\n", dmsg_wtime());
+    } else if (me == 0) {
+        char *part = dmsg_job_ctl(h, 1);
+        if (mprotect(part, h->pe_stride, PROT_NONE)) {
+            perror("file: mprotect");
+            return 1;
+        }
+        dmsg_layout sl = {.ndims = 1, .count = {ROWS}, .stride = {sizeof(double)}};
+        dmsg_layout dl = {.ndims = 1, .count = {ROWS}, .stride = {COLS * sizeof(double)}};
+        CHECK(dmsg_deposit(base + page - 100, src, sizeof src, 1, c));
+        CHECK(dmsg_deposit(tail, src, 24, 1, c));
+        if (mprotect(part, h->pe_stride, PROT_READ | PROT_WRITE)) {
+            perror("file: mprotect");
+            return 1;
+        }
+        printf("deposits with PE 1's part taken away done\n");
+        CHECK(dmsg_deposit_section(grid + 2, &dl, col, &sl, sizeof(double), 1, c));
+        CHECK(dmsg_deposit_indexed(grid, idx, vals, NIDX, sizeof(double), 1, c));
+        CHECK(dmsg_deposit_indexed(grid, didx, dup, 3, sizeof(double), 1, c));
+        CHECK(dmsg_deposit(&tail[23], &src[23], 1, 1, c));
+        printf("pe 0 at %a\n", dmsg_wtime());
+    }
+    printf("pe %d bad %d\n", me, bad);
+    fflush(stdout);
+    CHECK(dmsg_sync());
+    CHECK(dmsg_ctr_destroy(c));
+    CHECK(dmsg_free(base));
+    return 0;
+}
+
 /* Sleepers under the scheduler (sim_sched.c): PE 0 holds the run token for
  * SECONDS (default 3) of host time without a dmsg call, while every other PE
  * sleeps in a barrier; each sleeper prints how often it went to sleep
@@ -944,7 +1044,7 @@ int main(int argc, char **argv)
                  {"barrier", case_barrier}, {"work", case_work}, {"drift", case_drift}, {"fanin", case_fanin},
                  {"order", case_order},   {"rrall", case_rrall}, {"baselines", case_baselines},
                  {"amo", case_amo},
-                 {"topo", case_topo}, {"drop", case_drop}, {"guard", case_guard},
+                 {"topo", case_topo}, {"drop", case_drop}, {"guard", case_guard}, {"file", case_file},
                  {"sleep", case_sleep}};
     if (argc < 2) {
         fprintf(stderr, "usage: sim_prog CASE [NUMBERS]\n");

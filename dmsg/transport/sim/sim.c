@@ -107,6 +107,7 @@ static void sim_finalize(dmsg_tp *tp)
     dmsg_shm_leave(tp, &s->shm);
     free(s->picks);
     free(s->tal);
+    free(s->runs);
     free(s);
 }
 
@@ -197,7 +198,16 @@ static dmsg_status sim_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
     if (s->topo_st) /* its turn never came: DMSG_TIMEOUT (detail set) */
         return s->topo_st;
     dmsg_sim_word_stamp(s, op->pe, s->last_arrival);
-    dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
+    int remote = op->pe != tp->rank;
+    if (remote && s->file && dmsg_sim_file_put(s, op)) {
+        sim_job(s)->file_puts++;
+    } else {
+        dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
+        if (remote) {
+            s->mapped = 1;
+            sim_job(s)->map_puts++;
+        }
+    }
     if (slot != UINT32_MAX) {
         /* The arrival is recorded with the count (which releases it). */
         dmsg_sim_log_add(tp, op->pe, slot, s->last_arrival, op->payload);
@@ -218,6 +228,7 @@ static dmsg_status sim_get(dmsg_tp *tp, const dmsg_op *op)
 {
     sim_state *s = tp->priv;
     account(tp, op, 0);
+    s->mapped |= op->pe != tp->rank; /* fetches read through the mapping */
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
     dmsg_sim_order_publish(s);
     return DMSG_OK;
@@ -229,6 +240,7 @@ static dmsg_status sim_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
 {
     sim_state *s = tp->priv;
     req->seq = dbits(account(tp, op, 1));
+    s->mapped |= op->pe != tp->rank;
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
     dmsg_sim_order_publish(s);
     return DMSG_OK;
@@ -265,6 +277,7 @@ static int ctr_there(const void *arg)
 {
     const ctr_need *w = arg;
     uint64_t msgs, bytes;
+    dmsg_sim_count_fold(w->tp->priv);
     dmsg_shm_ctr_read(w->tp, w->slot, &msgs, &bytes);
     return (w->on_bytes ? bytes : msgs) >= w->n;
 }
@@ -322,11 +335,13 @@ static dmsg_status sim_ctr_read(dmsg_tp *tp, uint32_t slot, uint64_t *msgs, uint
                 return st;
         }
     }
+    dmsg_sim_count_fold(s);
     return dmsg_shm_ctr_read(tp, slot, msgs, bytes);
 }
 
 static dmsg_status sim_ctr_reset(dmsg_tp *tp, uint32_t slot)
 {
+    dmsg_sim_count_fold(tp->priv); /* counts before the reset are reset too */
     dmsg_sim_log_reset(tp->priv, slot);
     return dmsg_shm_ctr_reset(tp, slot);
 }

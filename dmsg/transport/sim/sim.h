@@ -31,6 +31,8 @@ typedef struct sim_settings {
     int sched;         /* DMSG_SIM_SCHED: one PE runs at a time (the scheduler) */
     int topology;      /* DMSG_SIM_TOPOLOGY: the topology-aware network model */
     uint32_t drop_pes; /* DMSG_SIM_DROP_PES: jobs of more PEs drop others' mappings (sim_sched.c) */
+    int pwrite;        /* DMSG_SIM_PWRITE: a PE that drops deposits through the job's file
+                        * (sim_file.c) */
 } sim_settings;
 extern const dmsg_env_table dmsg_sim_env_table;
 
@@ -96,6 +98,19 @@ typedef struct sim_state {
      * at each hand-off of the token. drop_len[i] 0: nothing to drop. */
     char *drop_at[2];
     size_t drop_len[2];
+    /* Deposits to other PEs go through the job region's file (sim_file.c):
+     * a PE that drops (above) and DMSG_SIM_PWRITE. */
+    int file;
+    /* This PE touched another PE's part through the mapping since its last
+     * drop (a fetch, an atomic, a deposit the file path left to the
+     * mapping): its next hand-off drops; else the drop is skipped (a call
+     * over the whole region costs about 0.4 ms at 4096 PEs even when
+     * nothing is mapped). */
+    int mapped;
+    uint32_t clean_yields; /* hand-offs without a drop since the last one */
+    /* Scratch of the file path (sim_file.c): a deposit's runs. */
+    struct sim_run *runs;
+    size_t runs_n, runs_cap;
     /* Scratch of the arrival log's takes (sim_arrive.c): the records a take
      * uses, sorted; grown as needed, freed at finalize. */
     struct sim_pick *picks;
@@ -209,7 +224,14 @@ typedef struct sim_log {
     /* PE 0's only, for the whole job: */
     _Atomic uint64_t epoch;    /* lowerings of any PE's bound by a deposit */
     _Atomic uint64_t want;     /* ~bits of the lowest threshold of any order wait; 0: none */
+    /* Counts of deposits through the file (sim_file.c) not yet in the
+     * counter (shm's, in this PE's control area): for one slot at a time,
+     * under the lock; the owner adds them to its counter before it reads,
+     * waits on or resets one (dmsg_sim_count_fold). */
+    _Atomic uint32_t pslot;    /* the slot + 1; 0: none pending */
+    uint64_t pmsgs, pbytes;
 } sim_log;
+_Static_assert(sizeof(sim_log) == 128, "a log header is two lines");
 /* Where the records start in a PE's control area, after the counter table:
  * where they were while the header lay before them, so that a log holds as
  * many records as it did (an overflow moves virtual times). */
@@ -228,6 +250,11 @@ typedef struct sim_job_words {
     uint32_t nready;           /* PEs in the ready queue */
     uint64_t handoffs;         /* hand-offs of the token to another PE so far */
     uint64_t sweeps;           /* sweeps that readied a parked PE so far */
+    /* Under the scheduler, for DMSG_SIM_REPORT (the token's holder counts): */
+    _Atomic uint64_t drops;    /* hand-offs that dropped the others' pages (an atomic: the
+                                * next PE runs while one drops) */
+    uint64_t file_puts;        /* deposits to another PE through the file (sim_file.c) */
+    uint64_t map_puts;         /* deposits to another PE through the mapping */
     /* Each PE's part of the ordered delivery (sim_order.c), read by the
      * horizon's scan (the log's header has the rest: sim_log): */
     _Alignas(64) sim_pe_bound bound[DMSG_MAX_PES];
@@ -256,13 +283,15 @@ typedef struct sim_job_words {
     double blk_latest[DMSG_MAX_PES];
     /* Each PE's arrival log's header (its records are in its control area). */
     sim_log log[DMSG_MAX_PES];
+    /* Each PE's futex word in the scheduler: bumped when it is handed the
+     * token. Here, not in its control area, so that a hand-off maps no page
+     * of another PE (DMSG_SIM_DROP_PES: a fault, and a drop to undo it). */
+    _Atomic uint32_t go[DMSG_MAX_PES];
 } sim_job_words;
 _Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "the simulator's words fit the job area");
 
 typedef struct sim_ctr_words {
     _Atomic uint64_t floor; /* bits of the latest arrival that overflowed the log */
-    /* Counter slot 0's spare only: this PE's futex words in the scheduler (sim_sched.c). */
-    _Atomic uint32_t go;       /* futex word: bumped when it is handed the token */
 } sim_ctr_words;
 _Static_assert(sizeof(sim_ctr_words) <= SHM_CTR_SPARE_BYTES, "counter floor fits its slot");
 
@@ -312,6 +341,30 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
  * Call with pe's log locked, once the blk_* fields are set: it also sets
  * the tally (blk_have, blk_latest) that later adds keep. */
 double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot);
+
+/* Deposits through the job region's file (sim_file.c). Under the
+ * scheduler with DMSG_SIM_DROP_PES a PE drops its page-table entries for
+ * the other PEs' parts at each hand-off, and each page of another PE it
+ * touches after that costs a fault and a page-table page, undone at its
+ * next drop. The file path writes the destination with pwrite on the job
+ * region's memfd (every PE holds it), the arrival record too, and counts
+ * the deposit in the target's log header (the job area, never dropped),
+ * so that a deposit maps nothing of its target. */
+/* Moves a deposit's data to PE op->pe through the file; 0 where it did
+ * not (the caller copies through the mapping): runs that overlap, or far
+ * more runs than pages (a fault a page is then cheaper than a write a run). */
+int dmsg_sim_file_put(sim_state *s, const dmsg_op *op);
+/* len bytes at `at`, an address of the job region in this process, read or
+ * written through the file; 0 on success. */
+int dmsg_sim_file_read(sim_state *s, const void *at, void *buf, size_t len);
+int dmsg_sim_file_write(sim_state *s, void *at, const void *buf, size_t len);
+/* Counts a deposit of `bytes` on PE pe's counter slot through the file
+ * (a second slot while the log header holds counts of another); 0 on
+ * success, else the caller counts through the mapping. */
+int dmsg_sim_file_count(sim_state *s, int pe, uint32_t slot, uint64_t bytes);
+/* Adds the counts the file path left in this PE's log header to its
+ * counter (call before a read, wait or reset of a counter). */
+void dmsg_sim_count_fold(sim_state *s);
 
 /* Ordered delivery (sim_order.c): every PE publishes a lower bound of the
  * virtual time of its next deposit; a PE may act on an arrival at t once no

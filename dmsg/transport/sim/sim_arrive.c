@@ -230,6 +230,46 @@ static void raise_floor(sim_ctr_words *c, double t)
         ;
 }
 
+/* Whether this PE reaches PE pe's control area through the file
+ * (sim_file.c): a PE that drops, for another PE. */
+static int by_file(const sim_state *s, int pe)
+{
+    return s->file && pe != s->tp->rank;
+}
+
+/* The floor of PE pe's counter slot (in pe's control area: read through
+ * the file by a PE that drops). */
+static double floor_of(sim_state *s, int pe, uint32_t slot)
+{
+    _Atomic uint64_t *f = &sim_ctr(s, pe, slot)->floor;
+    uint64_t v;
+    if (by_file(s, pe) && dmsg_sim_file_read(s, (const void *)f, &v, sizeof v) == 0)
+        return bitsd(v);
+    s->mapped |= pe != s->tp->rank;
+    return bitsd(atomic_load(f));
+}
+
+/* The first free record of PE pe's log from i on, read through the file
+ * (l locked): records from `hi` on are free, below it a few reads of a
+ * chunk. Returns cap when the log is full, UINT32_MAX when a read failed. */
+static uint32_t file_first_free(sim_state *s, const sim_log *l, sim_rec *rec, uint32_t i,
+                                uint32_t cap)
+{
+    enum { CHUNK = 32 };
+    sim_rec buf[CHUNK];
+    uint32_t end = l->hi < cap ? l->hi : cap;
+    while (i < end) {
+        uint32_t n = end - i < CHUNK ? end - i : CHUNK;
+        if (dmsg_sim_file_read(s, &rec[i], buf, n * sizeof *buf))
+            return UINT32_MAX;
+        for (uint32_t k = 0; k < n; k++)
+            if (!buf[k].used)
+                return i + k;
+        i += n;
+    }
+    return i < cap ? i : cap;
+}
+
 /* The bound of PE pe blocked in an await on slot, from its tally (pe's log
  * locked): as dmsg_sim_log_bound, which passes over the log, computes it,
  * except where the log holds more than the await takes (then the k-th
@@ -242,7 +282,7 @@ static double bound_of(sim_state *s, int pe, uint32_t slot)
     if (j->blk_have[pe] < l->blk_n)
         return INFINITY;
     if (j->blk_have[pe] == l->blk_n) {
-        double floor = bitsd(atomic_load(&sim_ctr(s, pe, slot)->floor));
+        double floor = floor_of(s, pe, slot);
         due = j->blk_latest[pe] > floor ? j->blk_latest[pe] : floor;
     } else {
         int covered;
@@ -257,9 +297,16 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
     sim_log *l = dmsg_sim_log_of(s, pe);
     sim_rec *rec = dmsg_sim_log_recs(s, pe);
     uint32_t cap = cap_of(s);
+    int file = by_file(s, pe);
     dmsg_sim_log_lock(l);
     /* The first free record, as a scan from the start finds it. */
     uint32_t i = l->lo < cap ? l->lo : cap;
+    if (file && (i = file_first_free(s, l, rec, i, cap)) == UINT32_MAX) {
+        file = 0; /* the mapping, as without the file path */
+        i = l->lo < cap ? l->lo : cap;
+    }
+    if (!file && pe != s->tp->rank)
+        s->mapped = 1;
     /* Its page is written below (it is usually record lo): a compare-and-
      * swap that writes back what is there is a write access, so after the
      * scheduler's drops (sim_sched.c) the page comes back with one write
@@ -268,34 +315,40 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
      * a PE that deposits to every other once a run never uses and its
      * next drop unmaps again. Changes nothing: records change only under
      * this lock. */
-    if (i < cap) {
+    if (!file && i < cap) {
         uint32_t same = 0;
         (void)__atomic_compare_exchange_n(&rec[i].used, &same, 0u, 0, __ATOMIC_RELAXED,
                                           __ATOMIC_RELAXED);
     }
-    while (i < cap && rec[i].used)
+    while (!file && i < cap && rec[i].used)
         i++;
     l->lo = i < cap ? i + 1 : cap;
     /* The record's number: a reader that has seen `adds` reach it also sees
      * the count (signalled below, before the number is published). */
     uint32_t seq = atomic_load(&l->adds) + 1;
     seq += !seq; /* 0 marks a free record */
+    sim_rec nr = {.slot = slot | (bytes ? 0 : SIM_REC_EMPTY), .used = seq, .t = t,
+                  .bytes = bytes};
     if (i < cap) {
-        rec[i] = (sim_rec){.slot = slot | (bytes ? 0 : SIM_REC_EMPTY), .used = seq, .t = t,
-                              .bytes = bytes};
+        if (!file || dmsg_sim_file_write(s, &rec[i], &nr, sizeof nr)) {
+            rec[i] = nr;
+            s->mapped |= pe != s->tp->rank;
+        }
         if (i >= l->hi)
             l->hi = i + 1;
-    } else
+    } else {
+        s->mapped |= pe != s->tp->rank;
         raise_floor(sim_ctr(s, pe, slot), t);
+    }
     /* A deposit to itself: the bound below must see the record, and `adds`
      * moves only after it. */
     if (pe == s->tp->rank)
         s->log_gen++;
     uint32_t w = atomic_load(&l->wait);
     int lowered = 0, any = w == SIM_WAIT_ANY;
-    if (w == slot + 1 && i < cap && rec_counts(&rec[i], slot, (int)l->blk_bytes)) {
+    if (w == slot + 1 && i < cap && rec_counts(&nr, slot, (int)l->blk_bytes)) {
         sim_job_words *j = sim_job(s);
-        j->blk_have[pe] += rec_amount(&rec[i], (int)l->blk_bytes);
+        j->blk_have[pe] += rec_amount(&nr, (int)l->blk_bytes);
         j->blk_latest[pe] = t > j->blk_latest[pe] ? t : j->blk_latest[pe];
     }
     if (any || w == slot + 1) {
@@ -307,7 +360,17 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
         if (lowered)
             atomic_store(lb, tb);
     }
-    dmsg_shm_ctr_signal(tp, pe, slot, bytes);
+    /* Through the file, the count waits in the log header until the target
+     * reads its counter (dmsg_sim_count_fold), for one slot at a time. */
+    uint32_t ps = file ? atomic_load(&l->pslot) : 0;
+    if (file && (ps == 0 || ps == slot + 1)) {
+        l->pmsgs++;
+        l->pbytes += bytes;
+        atomic_store_explicit(&l->pslot, slot + 1, memory_order_release);
+    } else if (!file || dmsg_sim_file_count(s, pe, slot, bytes)) {
+        s->mapped |= pe != s->tp->rank;
+        dmsg_shm_ctr_signal(tp, pe, slot, bytes);
+    }
     atomic_store(&l->adds, seq);
     if (any)
         atomic_fetch_add(&l->inbox, 1);
@@ -360,7 +423,8 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
     sim_log *l = dmsg_sim_log_of(s, pe);
     sim_rec *rec = dmsg_sim_log_recs(s, pe);
     uint32_t end = scan_end(s, l);
-    double floor = bitsd(atomic_load(&sim_ctr(s, pe, slot)->floor));
+    double floor = floor_of(s, pe, slot);
+    s->mapped |= pe != s->tp->rank; /* the records below, through the mapping */
     /* One pass first: too few, or exactly enough (the latest of them), is
      * the common case of an await that blocks. */
     double latest;
@@ -414,6 +478,7 @@ double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot)
     sim_log *l = dmsg_sim_log_of(s, pe);
     sim_rec *rec = dmsg_sim_log_recs(s, pe);
     sim_job_words *j = sim_job(s);
+    s->mapped |= pe != s->tp->rank;
     j->blk_have[pe] = pe == s->tp->rank
                           ? own_tally(s, l, rec, scan_end(s, l), slot, (int)l->blk_bytes,
                                       &j->blk_latest[pe])

@@ -34,6 +34,11 @@ static const dmsg_env_entry rows[] = {
      "PEs' parts of the job region at every hand-off (page tables grow as PEs^2 otherwise: "
      "docs/simulator.md, \"How many PEs\"); 4096 = never",
      F(drop_pes)},
+    {"DMSG_SIM_PWRITE", DMSG_ENV_BOOL, "1",
+     "sim: 1 = a PE that drops (DMSG_SIM_DROP_PES) writes its deposits to other PEs through the "
+     "job region's file (pwrite) and counts them in the job area, mapping nothing of theirs "
+     "(docs/simulator.md, \"How many PEs\"); 0 = through the mapping",
+     F(pwrite)},
 };
 
 const dmsg_env_table dmsg_sim_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(sim_settings)};

@@ -35,8 +35,13 @@ dmsg_status dmsg_sim_report(dmsg_tp *tp)
      * switch, and a sweep (nobody ready: every parked PE readied) means
      * some wake-up was not given where it was due (sim_sched.c). */
     if (!st && tp->rank == 0 && s->sched)
-        fprintf(stderr, "dmsg sim: scheduler: %llu hand-offs, %llu sweeps\n",
-                (unsigned long long)sim_job(s)->handoffs, (unsigned long long)sim_job(s)->sweeps);
+        fprintf(stderr,
+                "dmsg sim: scheduler: %llu hand-offs, %llu sweeps, %llu drops; deposits to "
+                "other PEs: %llu through the file, %llu through the mapping\n",
+                (unsigned long long)sim_job(s)->handoffs, (unsigned long long)sim_job(s)->sweeps,
+                (unsigned long long)atomic_load(&sim_job(s)->drops),
+                (unsigned long long)sim_job(s)->file_puts,
+                (unsigned long long)sim_job(s)->map_puts);
     if (!st && s->topo)
         st = dmsg_sim_topo_report(tp);
 out:
