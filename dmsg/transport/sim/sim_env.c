@@ -29,9 +29,10 @@ static const dmsg_env_entry rows[] = {
      "congestion on its links (docs/simulator.md, \"The topology model\"); 0 = the average "
      "congestion factor",
      F(topology)},
-    {"DMSG_SIM_DROP_PES", DMSG_ENV_UINT, "1024",
-     "sim: under the scheduler, a job of more PEs than this drops its page tables of the other "
-     "PEs' parts of the job region at every hand-off (page tables grow as PEs^2 otherwise: "
+    {"DMSG_SIM_DROP_PES", DMSG_ENV_UINT, "16",
+     "sim: under the scheduler, a job of more PEs than this writes its deposits to other PEs "
+     "through the job region's file and drops its page tables of the other PEs' parts of the "
+     "region after a run that touched them (page tables grow as PEs^2 otherwise: "
      "docs/simulator.md, \"How many PEs\"); 4096 = never",
      F(drop_pes)},
     {"DMSG_SIM_PWRITE", DMSG_ENV_BOOL, "1",
