@@ -72,7 +72,7 @@ step_minutes() {
     case $1 in
     tsan | oversub | slurm | netns) echo 2 ;;
     asan) echo 30 ;;
-    ofi_integ_full) echo 26 ;;
+    ofi_integ_full) echo 32 ;;
     ofi_integ_slow) echo 40 ;;
     *) echo 0 ;;
     esac
