@@ -12,4 +12,11 @@ static inline double dmsg_clock_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A span of seconds (>= 0) as a timespec, for a timed sleep. */
+static inline struct timespec dmsg_clock_span(double seconds)
+{
+    long long ns = (long long)(seconds * 1e9);
+    return (struct timespec){(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+}
+
 #endif

@@ -27,8 +27,7 @@ static int futex_sleep(double slice_s, shm_ready_fn ready, const void *arg, _Ato
         atomic_fetch_sub(sleepers, 1);
         return 1;
     }
-    long long ns = (long long)(slice_s * 1e9);
-    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+    struct timespec ts = dmsg_clock_span(slice_s);
     syscall(SYS_futex, (uint32_t *)seq, FUTEX_WAIT, v, &ts, NULL, 0);
     atomic_fetch_sub(sleepers, 1);
     return 0;

@@ -133,6 +133,17 @@ static int write_runs(sim_state *s, off_t base, const sim_run *r, size_t n)
     return 0;
 }
 
+/* The page size, asked once: the check below runs on every deposit. */
+static size_t page_bytes(void)
+{
+    static size_t page;
+    if (!page) {
+        long p = sysconf(_SC_PAGESIZE);
+        page = p > 0 ? (size_t)p : 4096;
+    }
+    return page;
+}
+
 int dmsg_sim_file_put(sim_state *s, const dmsg_op *op)
 {
     s->runs_n = 0;
@@ -154,12 +165,12 @@ int dmsg_sim_file_put(sim_state *s, const dmsg_op *op)
                 return 0;
     }
     /* Writes (stretches the runs continue) against pages touched. */
-    long page = sysconf(_SC_PAGESIZE);
+    size_t page = page_bytes();
     size_t writes = 0, pages = 0, last = SIZE_MAX;
     for (size_t k = 0; k < n; k++) {
         if (k == 0 || r[k].roff != r[k - 1].roff + r[k - 1].len)
             writes++;
-        size_t p0 = r[k].roff / (size_t)page, p1 = (r[k].roff + r[k].len - 1) / (size_t)page;
+        size_t p0 = r[k].roff / page, p1 = (r[k].roff + r[k].len - 1) / page;
         pages += p1 - p0 + 1 - (p0 == last);
         last = p1;
     }

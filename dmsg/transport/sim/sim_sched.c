@@ -158,15 +158,13 @@ static void wake_all(sim_state *s)
  * one gets it when that PE blocks, or looks again a slice later. */
 static struct timespec sleep_span(sim_state *s, double deadline)
 {
-    double slice = fmax(SIM_SCHED_SLICE_MIN_S, s->shm.wait->slice_s);
-    long long ns = (long long)(slice * 1e9);
+    double span = fmax(SIM_SCHED_SLICE_MIN_S, s->shm.wait->slice_s);
     if (deadline) {
         double left = deadline - dmsg_clock_now();
-        long long to = (long long)(left * 1e9) + 1000000;
-        if (left > 0 && to < ns)
-            ns = to;
+        if (left > 0 && left + 1e-3 < span)
+            span = left + 1e-3;
     }
-    return (struct timespec){(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+    return dmsg_clock_span(span);
 }
 
 /* Sleeps until this PE holds the token again (or, past the deadline, takes
