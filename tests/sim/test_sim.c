@@ -1027,6 +1027,24 @@ Test(sim, deposits_through_the_file_map_nothing_of_the_target)
                   0, "through the mapping the protected deposits must fault:\n%s", out);
 }
 
+/* The default DMSG_SIM_DROP_PES (16): a job of 16 PEs keeps its deposits
+ * on the mapping, one of 17 writes them through the file (hello: every
+ * other PE deposits once to PE 0; DMSG_SIM_REPORT counts both ways). */
+Test(sim, file_path_by_default_from_17_pes)
+{
+    static char out[8192], err[16384];
+    char prog[512];
+    snprintf(prog, sizeof prog, "%s/examples/hello", build());
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_SIM_REPORT=1", 16, prog, "", out, sizeof out, err,
+                     sizeof err),
+                 0, "%s", err);
+    cr_assert_not_null(strstr(err, "0 through the file, 15 through the mapping"), "%s", err);
+    cr_assert_eq(run("DMSG_TRANSPORT=sim DMSG_SIM_REPORT=1", 17, prog, "", out, sizeof out, err,
+                     sizeof err),
+                 0, "%s", err);
+    cr_assert_not_null(strstr(err, "16 through the file, 0 through the mapping"), "%s", err);
+}
+
 /* A PE sleeping under the scheduler wakes when it is handed the token (or
  * at its deadline, or when the job is torn down), not every 100 ms to look
  * at the abort flag: 4095 sleepers did so 41,000 times a second on the
