@@ -76,6 +76,8 @@ static _Noreturn void launcher_died(dmsg_boot *b)
     dmsg_log_line("dmsg: PE %d (pid %d): dmsgrun, the launcher of this job, has died; "
                   "ending this PE",
                   b->rank, (int)getpid());
+    if (b->on_launcher_death)
+        b->on_launcher_death(b->on_launcher_death_arg);
     dmsg_shm_unlink_pid((long)getpid());
     kill(getpid(), SIGKILL);
     _exit(128 + SIGKILL); /* not reached */

@@ -184,6 +184,11 @@ typedef struct dmsg_boot {
     const double *timeout;
     int life_fd;            /* LOCAL: dmsgrun's life pipe (DMSG_BOOT_ENV_LIFE); else -1 */
     double life_next;       /* when dmsg_boot_aborted looks at life_fd next */
+    /* Run by a PE that finds the launcher dead, before it ends itself: a
+     * transport whose sleepers look at the life pipe only rarely wakes them
+     * here (sim_sched.c); NULL: none. */
+    void (*on_launcher_death)(void *arg);
+    void *on_launcher_death_arg;
 } dmsg_boot;
 
 /* Reads the launcher protocol from the environment; without it, creates a

@@ -204,6 +204,7 @@ static void check_leftovers(const char *marker, job_result *r, job_pids *pids)
     double t0 = now();
     do {
         scratch[0] = '\0';
+        r->lingered = now() - t0;
         if (scan_marked(marker, scratch, sizeof scratch, 0, pids) == 0)
             return;
         nap(0.02);

@@ -27,6 +27,8 @@ typedef struct job_result {
     int status;        /* raw wait status of dmsgrun (or of the program) */
     int timed_out;     /* the watchdog killed the job */
     double seconds;    /* wall time until the job ended */
+    double lingered;   /* wall time after that until no process of the job was left
+                        * (at most 30 s: then leftover names the rest) */
     char *out;         /* captured stdout, NUL-terminated */
     char *err;         /* captured stderr, NUL-terminated */
     char leftover[512];/* processes of the job still alive after it ended ("" if none) */

@@ -139,6 +139,27 @@ Test(orphans, launcher_sigkill_setsid_pe, .timeout = 2 * JOB_WATCHDOG)
     job_free(&r);
 }
 
+/* The same under the simulator's scheduler, with more PEs than the
+ * sleepers' wake-ups: only one sleeper, the watch, looks at the life pipe
+ * often (the others every 30 s); when it finds the launcher dead it must
+ * wake the others, which then end within seconds too. */
+Test(orphans, launcher_sigkill_setsid_sim_sleepers, .timeout = 2 * JOB_WATCHDOG)
+{
+    require_built();
+    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
+    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "12", "sh", "-c",
+                          "/usr/bin/setsid \"$0\" await_forever; true",
+                          job_path("tests/pe_prog"), NULL};
+    const char *env[] = {"DMSG_TIMEOUT", "DMSG_TRANSPORT=sim", "DMSG_SIM_SCHED=1", NULL};
+    job_result r;
+    cr_assert(job_run_signaled(argv, env, JOB_WATCHDOG, 3.0, SIGKILL, &r) == 0,
+              "could not start dmsgrun");
+    cr_expect(r.lingered < 10.0, "%s: its PEs took %.1f s to end after dmsgrun's death", r.cmd,
+              r.lingered);
+    expect_nothing_left(&r);
+    job_free(&r);
+}
+
 /* The launcher dies at random moments of start-up (fork, exec, dmsg_init,
  * the first barrier). */
 Test(orphans, launcher_killed_during_init, .timeout = 8 * JOB_WATCHDOG)

@@ -247,6 +247,8 @@ typedef struct sim_job_words {
     _Atomic uint32_t idle;     /* sweeps since a blocked PE last went on */
     _Atomic uint32_t off;      /* PEs that have left the scheduler (finalize) */
     _Atomic uint32_t abort_woken; /* 1 once a PE has woken every sleeper at an abort */
+    _Atomic uint32_t watch;    /* 1 + the rank of the sleeper that looks at the abort flag
+                                * and the launcher's life pipe often (sim_sched.c); 0: none */
     uint32_t nready;           /* PEs in the ready queue */
     uint64_t handoffs;         /* hand-offs of the token to another PE so far */
     uint64_t sweeps;           /* sweeps that readied a parked PE so far */

@@ -52,16 +52,22 @@
 
 /* A sleeper is woken when it is handed the token, when its DMSG_TIMEOUT
  * deadline comes (it wakes by itself then), and when the job is aborted
- * (wake_all). Besides, it looks at the abort flag and the launcher's life
- * pipe by itself once a slice (a PE that left dmsgrun's process group learns
- * of the launcher's death only so): the wait policy's slice of the job
- * (dmsg_wait_slice_s: 1 ms per PE, at most 4 s), but at least 1 s, so that
- * a big job wakes about 1000 times a second for this however many PEs sleep.
- * With a fixed 100 ms every sleeper woke 10 times a second: a 1024-PE
- * transpose 2048^2 made 670,000 voluntary context switches in 72 s, nearly
- * all of them these wake-ups (105,000 with the slice of 1 s), and 4096
- * sleepers would wake 41,000 times a second on the host's 2 cores. */
-#define SIM_SCHED_SLICE_MIN_S 1.0
+ * (wake_all). Besides, a sleeper looks at the abort flag and the launcher's
+ * life pipe by itself now and then (a PE that left dmsgrun's process group
+ * learns of the launcher's death only so). One sleeper at a time, the
+ * watch (sim_job_words.watch: the first PE to fall asleep while nobody
+ * watches), looks every SIM_SCHED_WATCH_S; when it finds the launcher dead
+ * it wakes every sleeper before it ends (dmsg_boot's on_launcher_death),
+ * and each of them then finds the same. The others look only every
+ * SIM_SCHED_SLICE_S, should the watch itself be gone. Every sleeper looking
+ * by itself once a slice cost a wake-up each time: with the wait policy's
+ * slice (1 ms per PE, at least 1 s here, at most 4 s) a job of 1024 PEs or
+ * more woke about 1000 times a second on the host's 2 cores, two context
+ * switches, a futex call and a poll each: a 1024-PE transpose 1024^2 took
+ * 55.5 and 58.9 s, 49.3 and 48.0 s without them (slice 30 s; November 28,
+ * 2026, this project's 2-core host). */
+#define SIM_SCHED_WATCH_S 0.5
+#define SIM_SCHED_SLICE_S 30.0
 
 /* A PE whose deposits go through the file drops the others' pages only
  * after a run that touched them through the mapping, and at every
@@ -152,13 +158,37 @@ static void wake_all(sim_state *s)
     }
 }
 
-/* How long a sleeper waits before it looks by itself (SIM_SCHED_SLICE_*):
- * a slice, or less where its deadline comes first. Past the deadline, a
- * slice again: another PE held the token then (the job is busy), and this
- * one gets it when that PE blocks, or looks again a slice later. */
+/* Whether this sleeper is the watch (see SIM_SCHED_WATCH_S): it stays
+ * the watch until it runs again (unwatch), or becomes it if nobody is. */
+static int watching(sim_state *s)
+{
+    uint32_t me = (uint32_t)s->tp->rank + 1, none = 0;
+    _Atomic uint32_t *w = &sim_job(s)->watch;
+    return atomic_load(w) == me || atomic_compare_exchange_strong(w, &none, me);
+}
+
+static void unwatch(sim_state *s)
+{
+    uint32_t me = (uint32_t)s->tp->rank + 1;
+    (void)atomic_compare_exchange_strong(&sim_job(s)->watch, &me, 0);
+}
+
+/* dmsg_boot's on_launcher_death: the PE that finds the launcher dead wakes
+ * the others, which sleep long (SIM_SCHED_SLICE_S), so that each finds it
+ * too now. */
+static void wake_all_at_death(void *arg)
+{
+    wake_all(arg);
+}
+
+/* How long a sleeper waits before it looks by itself: the watch's span or
+ * the others' slice (SIM_SCHED_*), or less where its deadline comes first.
+ * Past the deadline, a slice again: another PE held the token then (the
+ * job is busy), and this one gets it when that PE blocks, or looks again a
+ * slice later. */
 static struct timespec sleep_span(sim_state *s, double deadline)
 {
-    double span = fmax(SIM_SCHED_SLICE_MIN_S, s->shm.wait->slice_s);
+    double span = watching(s) ? SIM_SCHED_WATCH_S : SIM_SCHED_SLICE_S;
     if (deadline) {
         double left = deadline - dmsg_clock_now();
         if (left > 0 && left + 1e-3 < span)
@@ -175,9 +205,12 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
     _Atomic uint32_t *state = &sim_job(s)->state[s->tp->rank];
     for (;;) {
         uint32_t v = atomic_load(go);
-        if (atomic_load(state) == SIM_S_RUN && atomic_load(&sim_job(s)->owner) == s->tp->rank)
+        if (atomic_load(state) == SIM_S_RUN && atomic_load(&sim_job(s)->owner) == s->tp->rank) {
+            unwatch(s);
             return DMSG_OK;
+        }
         if (dmsg_boot_aborted(s->shm.boot)) {
+            unwatch(s);
             wake_all(s);
             return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
         }
@@ -190,6 +223,7 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
         if (deadline && dmsg_clock_now() > deadline &&
             atomic_compare_exchange_strong(&sim_job(s)->owner, &none, s->tp->rank)) {
             set_state(s, s->tp->rank, SIM_S_RUN);
+            unwatch(s);
             return timed_out(s);
         }
         struct timespec ts = sleep_span(s, deadline);
@@ -373,19 +407,23 @@ dmsg_status dmsg_sim_sched_start(dmsg_tp *tp, sim_state *s)
     dmsg_status st0 = drop_setup(tp, s);
     if (st0)
         return st0;
+    s->shm.boot->on_launcher_death = wake_all_at_death;
+    s->shm.boot->on_launcher_death_arg = s;
     atomic_store(&j->sclock[s->tp->rank], dbits(s->clock));
     atomic_store(&j->state[s->tp->rank], s->tp->rank == 0 ? SIM_S_RUN : SIM_S_READY);
     /* Every PE's state is set before PE 0 may pick one; PE 0, which holds
      * the token, queues the others (the queue has one writer at a time). */
     dmsg_status st = dmsg_shm_barrier(tp);
-    if (st)
-        return st;
-    if (s->tp->rank == 0) {
+    if (!st && s->tp->rank == 0) {
         for (int p = 1; p < tp->npes; p++)
             dmsg_sim_queue_push(j, p);
         return DMSG_OK;
     }
-    return sleep_for_token(s, 0);
+    if (!st)
+        st = sleep_for_token(s, 0);
+    if (st) /* the caller frees s */
+        s->shm.boot->on_launcher_death = NULL;
+    return st;
 }
 
 void dmsg_sim_sched_stop(sim_state *s)
@@ -395,6 +433,7 @@ void dmsg_sim_sched_stop(sim_state *s)
     set_state(s, s->tp->rank, SIM_S_OFF);
     yield_token(s, 0);
     s->sched = 0;
+    s->shm.boot->on_launcher_death = NULL;
 }
 
 typedef struct coll_past {
