@@ -151,6 +151,8 @@ static dmsg_status sim_quiet(dmsg_tp *tp)
     sim_state *s = tp->priv;
     sim_advance_to(s, s->pending, SIM_T_SYNC);
     dmsg_sim_order_publish(s);
+    if (dmsg_sim_engine_drain(s)) /* complete: nothing left in the engine's ring */
+        return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
     return dmsg_shm_quiet(tp);
 }
 
@@ -202,11 +204,10 @@ static dmsg_status sim_put(dmsg_tp *tp, const dmsg_op *op, uint32_t slot)
     if (remote && s->file && dmsg_sim_file_put(s, op)) {
         sim_job(s)->file_puts++;
     } else {
+        sim_touch(s, op->pe);
         dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
-        if (remote) {
-            s->mapped = 1;
+        if (remote)
             sim_job(s)->map_puts++;
-        }
     }
     if (slot != UINT32_MAX) {
         /* The arrival is recorded with the count (which releases it). */
@@ -228,7 +229,7 @@ static dmsg_status sim_get(dmsg_tp *tp, const dmsg_op *op)
 {
     sim_state *s = tp->priv;
     account(tp, op, 0);
-    s->mapped |= op->pe != tp->rank; /* fetches read through the mapping */
+    sim_touch(s, op->pe); /* fetches read through the mapping */
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
     dmsg_sim_order_publish(s);
     return DMSG_OK;
@@ -240,7 +241,7 @@ static dmsg_status sim_get_nb(dmsg_tp *tp, const dmsg_op *op, dmsg_req *req)
 {
     sim_state *s = tp->priv;
     req->seq = dbits(account(tp, op, 1));
-    s->mapped |= op->pe != tp->rank;
+    sim_touch(s, op->pe);
     dmsg_copy_op(op, shm_remote(&s->shm, op), &s->shm.xp);
     dmsg_sim_order_publish(s);
     return DMSG_OK;

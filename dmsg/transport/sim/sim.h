@@ -10,6 +10,7 @@
 #ifndef DMSG_SIM_H
 #define DMSG_SIM_H
 
+#include <pthread.h>
 #include <string.h>
 #include "dmsg/base/mech.h"
 #include "dmsg/transport/shm/shm.h"
@@ -33,6 +34,8 @@ typedef struct sim_settings {
     uint32_t drop_pes; /* DMSG_SIM_DROP_PES: jobs of more PEs drop others' mappings (sim_sched.c) */
     int pwrite;        /* DMSG_SIM_PWRITE: a PE that drops deposits through the job's file
                         * (sim_file.c) */
+    int engine;        /* DMSG_SIM_ENGINE: the file path's small writes go through the
+                        * deposit engine (sim_engine.c) */
 } sim_settings;
 extern const dmsg_env_table dmsg_sim_env_table;
 
@@ -108,6 +111,10 @@ typedef struct sim_state {
      * nothing is mapped). */
     int mapped;
     uint32_t clean_yields; /* hand-offs without a drop since the last one */
+    /* The deposit engine (sim_engine.c): the file path's small writes go to
+     * its ring (engine); this process runs it (engine_host: PE 0). */
+    int engine, engine_host;
+    pthread_t engine_thr;
     /* Scratch of the file path (sim_file.c): a deposit's runs. */
     struct sim_run *runs;
     size_t runs_n, runs_cap;
@@ -237,6 +244,29 @@ _Static_assert(sizeof(sim_log) == 128, "a log header is two lines");
  * many records as it did (an overflow moves virtual times). */
 #define SIM_LOG_REC_OFF 80u
 
+/* The deposit engine's ring (sim_engine.c): the token's holder writes
+ * entries, the engine (a thread of PE 0) applies them in order. */
+#define SIM_RING_N 2048u
+#define SIM_RING_DATA 48u
+typedef struct sim_ring_ent {
+    uint64_t off; /* where the bytes go: an offset in the job region (its file) */
+    uint32_t len; /* how many, at most SIM_RING_DATA */
+    uint32_t pad;
+    unsigned char data[SIM_RING_DATA];
+} sim_ring_ent;
+typedef struct sim_ring {
+    _Alignas(64) _Atomic uint64_t head; /* entries written so far (the token's holder) */
+    _Alignas(64) _Atomic uint64_t tail; /* entries applied so far (the engine) */
+    _Alignas(64) _Atomic uint32_t bell; /* the engine's futex word */
+    _Atomic uint32_t sleeping;          /* 1 while the engine sleeps on bell */
+    _Atomic uint32_t stop;              /* 1: the engine ends (PE 0's finalize) */
+    _Atomic uint32_t on;                /* 1: the engine runs (set before the scheduler starts) */
+    _Alignas(64) _Atomic uint32_t done; /* the writer's futex word: the engine bumps it after
+                                         * it applied entries while `waiting` */
+    _Atomic uint32_t waiting;           /* 1 while the writer sleeps on done */
+    _Alignas(64) sim_ring_ent ent[SIM_RING_N];
+} sim_ring;
+
 typedef struct sim_job_words {
     uint64_t clock[2][DMSG_MAX_PES]; /* bits of each PE's clock at a barrier; two rows
                                       * used alternately by consecutive barriers */
@@ -289,6 +319,8 @@ typedef struct sim_job_words {
      * token. Here, not in its control area, so that a hand-off maps no page
      * of another PE (DMSG_SIM_DROP_PES: a fault, and a drop to undo it). */
     _Atomic uint32_t go[DMSG_MAX_PES];
+    uint64_t engine_writes; /* entries the engine applied (DMSG_SIM_REPORT; the engine counts) */
+    sim_ring ring;          /* the deposit engine's (sim_engine.c) */
 } sim_job_words;
 _Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "the simulator's words fit the job area");
 
@@ -367,6 +399,42 @@ int dmsg_sim_file_count(sim_state *s, int pe, uint32_t slot, uint64_t bytes);
 /* Adds the counts the file path left in this PE's log header to its
  * counter (call before a read, wait or reset of a counter). */
 void dmsg_sim_count_fold(sim_state *s);
+
+/* The deposit engine (sim_engine.c): a thread of PE 0, which keeps its
+ * mapping of the whole job region, applies the file path's small writes
+ * that the token's holder puts in a ring in the job area; the holder waits
+ * for the ring to empty (drain) before anything another PE or it could
+ * read them by: a hand-off of the token, a read through the file or any
+ * touch of another PE through the mapping. */
+/* PE 0 starts the engine where the file path is on and DMSG_SIM_ENGINE
+ * allows (before the scheduler's first barrier; the others learn it after
+ * it: dmsg_sim_engine_joined). Without a thread the file path writes
+ * itself, as without the engine. */
+void dmsg_sim_engine_start(sim_state *s);
+void dmsg_sim_engine_joined(sim_state *s);
+/* len bytes to offset off of the job region, through the ring where the
+ * engine runs and len is small (else drained, then pwrite); 0 on success,
+ * -1 when the job is aborted meanwhile or the write failed. */
+int dmsg_sim_engine_write(sim_state *s, uint64_t off, const void *buf, size_t len);
+/* Waits until the engine applied every entry; 0, or -1 when the job is
+ * being torn down. Returns at once where the engine does not run. */
+int dmsg_sim_engine_drain(sim_state *s);
+/* Before a touch of PE pe's part through the mapping: where pe is another
+ * PE, marks this PE for a drop at its next hand-off (s->mapped) and drains
+ * the engine's ring (a failed drain: the job is being torn down, and the
+ * caller's wait finds that). */
+static inline void sim_touch(sim_state *s, int pe)
+{
+    if (pe == s->tp->rank)
+        return;
+    s->mapped = 1;
+    if (s->engine)
+        (void)dmsg_sim_engine_drain(s);
+}
+/* PE 0: ends the engine, once every PE has left the scheduler (or the job
+ * is torn down) where wait_for_all, else at once (a start that failed).
+ * Others: nothing. */
+void dmsg_sim_engine_stop(sim_state *s, int wait_for_all);
 
 /* Ordered delivery (sim_order.c): every PE publishes a lower bound of the
  * virtual time of its next deposit; a PE may act on an arrival at t once no

@@ -60,7 +60,7 @@ dmsg_status dmsg_sim_amo(dmsg_tp *tp, const dmsg_amo *a, int mode, void *result,
             s->pending = landed;
     }
     dmsg_sim_word_stamp(s, a->pe, landed);
-    s->mapped |= remote; /* the atomic is the CPU's, on the mapped word */
+    sim_touch(s, a->pe); /* the atomic is the CPU's, on the mapped word */
     dmsg_status st = dmsg_shm_amo(tp, a, mode, result, req);
     dmsg_sim_order_publish(s);
     return st;
@@ -78,7 +78,7 @@ dmsg_status dmsg_sim_signal(dmsg_tp *tp, int pe, size_t roff, uint64_t value, in
     if (arrival > s->pending)
         s->pending = arrival;
     dmsg_sim_word_stamp(s, pe, arrival);
-    s->mapped |= pe != s->tp->rank;
+    sim_touch(s, pe);
     dmsg_status st = dmsg_shm_signal(tp, pe, roff, value, add);
     dmsg_sim_order_publish(s);
     return st;

@@ -245,7 +245,7 @@ static double floor_of(sim_state *s, int pe, uint32_t slot)
     uint64_t v;
     if (by_file(s, pe) && dmsg_sim_file_read(s, (const void *)f, &v, sizeof v) == 0)
         return bitsd(v);
-    s->mapped |= pe != s->tp->rank;
+    sim_touch(s, pe);
     return bitsd(atomic_load(f));
 }
 
@@ -305,8 +305,8 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
         file = 0; /* the mapping, as without the file path */
         i = l->lo < cap ? l->lo : cap;
     }
-    if (!file && pe != s->tp->rank)
-        s->mapped = 1;
+    if (!file)
+        sim_touch(s, pe);
     /* Its page is written below (it is usually record lo): a compare-and-
      * swap that writes back what is there is a write access, so after the
      * scheduler's drops (sim_sched.c) the page comes back with one write
@@ -331,13 +331,13 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
                   .bytes = bytes};
     if (i < cap) {
         if (!file || dmsg_sim_file_write(s, &rec[i], &nr, sizeof nr)) {
+            sim_touch(s, pe);
             rec[i] = nr;
-            s->mapped |= pe != s->tp->rank;
         }
         if (i >= l->hi)
             l->hi = i + 1;
     } else {
-        s->mapped |= pe != s->tp->rank;
+        sim_touch(s, pe);
         raise_floor(sim_ctr(s, pe, slot), t);
     }
     /* A deposit to itself: the bound below must see the record, and `adds`
@@ -368,7 +368,7 @@ void dmsg_sim_log_add(dmsg_tp *tp, int pe, uint32_t slot, double t, uint64_t byt
         l->pbytes += bytes;
         atomic_store_explicit(&l->pslot, slot + 1, memory_order_release);
     } else if (!file || dmsg_sim_file_count(s, pe, slot, bytes)) {
-        s->mapped |= pe != s->tp->rank;
+        sim_touch(s, pe);
         dmsg_shm_ctr_signal(tp, pe, slot, bytes);
     }
     atomic_store(&l->adds, seq);
@@ -424,7 +424,7 @@ double dmsg_sim_log_due(sim_state *s, int pe, uint32_t slot, int bytes_mode, uin
     sim_rec *rec = dmsg_sim_log_recs(s, pe);
     uint32_t end = scan_end(s, l);
     double floor = floor_of(s, pe, slot);
-    s->mapped |= pe != s->tp->rank; /* the records below, through the mapping */
+    sim_touch(s, pe); /* the records below, through the mapping */
     /* One pass first: too few, or exactly enough (the latest of them), is
      * the common case of an await that blocks. */
     double latest;
@@ -478,7 +478,7 @@ double dmsg_sim_log_bound(sim_state *s, int pe, uint32_t slot)
     sim_log *l = dmsg_sim_log_of(s, pe);
     sim_rec *rec = dmsg_sim_log_recs(s, pe);
     sim_job_words *j = sim_job(s);
-    s->mapped |= pe != s->tp->rank;
+    sim_touch(s, pe);
     j->blk_have[pe] = pe == s->tp->rank
                           ? own_tally(s, l, rec, scan_end(s, l), slot, (int)l->blk_bytes,
                                       &j->blk_latest[pe])

@@ -40,6 +40,11 @@ static const dmsg_env_entry rows[] = {
      "job region's file (pwrite) and counts them in the job area, mapping nothing of theirs "
      "(docs/simulator.md, \"How many PEs\"); 0 = through the mapping",
      F(pwrite)},
+    {"DMSG_SIM_ENGINE", DMSG_ENV_BOOL, "1",
+     "sim: 1 = the file path's writes of up to 512 bytes go through the deposit engine, a "
+     "thread of PE 0 that keeps the whole job region mapped and copies them there "
+     "(docs/simulator.md, \"The deposit engine\"); 0 = each is a pwrite of its own",
+     F(engine)},
 };
 
 const dmsg_env_table dmsg_sim_env_table = {rows, sizeof rows / sizeof rows[0], sizeof(sim_settings)};

@@ -74,12 +74,15 @@ static int file_io(int fd, int wr, off_t off, char *b, size_t len)
 
 int dmsg_sim_file_read(sim_state *s, const void *at, void *buf, size_t len)
 {
+    /* After what the deposit engine's ring holds (sim_engine.c). */
+    if (dmsg_sim_engine_drain(s))
+        return -1;
     return file_io(s->shm.boot->fd, 0, file_off(s, at), buf, len);
 }
 
 int dmsg_sim_file_write(sim_state *s, void *at, const void *buf, size_t len)
 {
-    return file_io(s->shm.boot->fd, 1, file_off(s, at), (char *)buf, len);
+    return dmsg_sim_engine_write(s, (uint64_t)file_off(s, at), buf, len);
 }
 
 /* Collects the op's runs (dmsg_op_runs' callback). */
@@ -112,6 +115,15 @@ static int run_cmp(const void *a, const void *b)
 static int write_runs(sim_state *s, off_t base, const sim_run *r, size_t n)
 {
     int fd = s->shm.boot->fd;
+    if (s->engine) {
+        /* Run by run through the deposit engine (sim_engine.c), which
+         * copies them; it writes large runs itself. */
+        for (size_t k = 0; k < n; k++)
+            if (dmsg_sim_engine_write(s, (uint64_t)(base + (off_t)r[k].roff), r[k].local,
+                                      r[k].len))
+                return -1;
+        return 0;
+    }
     struct iovec iov[64];
     size_t k = 0;
     while (k < n) {

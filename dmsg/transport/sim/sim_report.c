@@ -37,11 +37,13 @@ dmsg_status dmsg_sim_report(dmsg_tp *tp)
     if (!st && tp->rank == 0 && s->sched)
         fprintf(stderr,
                 "dmsg sim: scheduler: %llu hand-offs, %llu sweeps, %llu drops; deposits to "
-                "other PEs: %llu through the file, %llu through the mapping\n",
+                "other PEs: %llu through the file, %llu through the mapping; deposit engine: "
+                "%s, %llu writes\n",
                 (unsigned long long)sim_job(s)->handoffs, (unsigned long long)sim_job(s)->sweeps,
                 (unsigned long long)atomic_load(&sim_job(s)->drops),
                 (unsigned long long)sim_job(s)->file_puts,
-                (unsigned long long)sim_job(s)->map_puts);
+                (unsigned long long)sim_job(s)->map_puts, s->engine ? "on" : "off",
+                (unsigned long long)atomic_load(&sim_job(s)->ring.head));
     if (!st && s->topo)
         st = dmsg_sim_topo_report(tp);
 out:

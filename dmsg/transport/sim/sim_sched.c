@@ -244,7 +244,8 @@ static dmsg_status sleep_for_token(sim_state *s, double deadline)
  * part until it holds the token again. */
 static void drop_others(sim_state *s)
 {
-    if (!s->drop_len[0] && !s->drop_len[1])
+    /* The deposit engine's process keeps the mapping it writes through. */
+    if ((!s->drop_len[0] && !s->drop_len[1]) || s->engine_host)
         return;
     /* Deposits through the file (sim_file.c) map nothing of the others: a
      * run that touched no other PE's part through the mapping has nothing
@@ -320,6 +321,9 @@ static dmsg_status yield_token(sim_state *s, double deadline)
 {
     sim_job_words *j = sim_job(s);
     int rank = s->tp->rank;
+    /* The next PE may read what the engine's ring still holds. */
+    if (dmsg_sim_engine_drain(s))
+        return DMSG_FAIL(DMSG_ERR_ABORTED, "the launcher is tearing the job down");
     /* Its key before it can be readied (a sweep below may ready it). */
     atomic_store(&j->sclock[rank], dbits(s->clock));
     int next = pick(s);
@@ -409,11 +413,14 @@ dmsg_status dmsg_sim_sched_start(dmsg_tp *tp, sim_state *s)
         return st0;
     s->shm.boot->on_launcher_death = wake_all_at_death;
     s->shm.boot->on_launcher_death_arg = s;
+    dmsg_sim_engine_start(s);
     atomic_store(&j->sclock[s->tp->rank], dbits(s->clock));
     atomic_store(&j->state[s->tp->rank], s->tp->rank == 0 ? SIM_S_RUN : SIM_S_READY);
     /* Every PE's state is set before PE 0 may pick one; PE 0, which holds
      * the token, queues the others (the queue has one writer at a time). */
     dmsg_status st = dmsg_shm_barrier(tp);
+    if (!st)
+        dmsg_sim_engine_joined(s);
     if (!st && s->tp->rank == 0) {
         for (int p = 1; p < tp->npes; p++)
             dmsg_sim_queue_push(j, p);
@@ -421,8 +428,10 @@ dmsg_status dmsg_sim_sched_start(dmsg_tp *tp, sim_state *s)
     }
     if (!st)
         st = sleep_for_token(s, 0);
-    if (st) /* the caller frees s */
+    if (st) { /* the caller frees s */
         s->shm.boot->on_launcher_death = NULL;
+        dmsg_sim_engine_stop(s, 0);
+    }
     return st;
 }
 
@@ -431,8 +440,10 @@ void dmsg_sim_sched_stop(sim_state *s)
     if (!s->sched)
         return;
     set_state(s, s->tp->rank, SIM_S_OFF);
-    yield_token(s, 0);
+    yield_token(s, 0); /* drains the engine's ring first */
+    atomic_fetch_add(&sim_job(s)->off, 1);
     s->sched = 0;
+    dmsg_sim_engine_stop(s, 1);
     s->shm.boot->on_launcher_death = NULL;
 }
 

@@ -180,7 +180,7 @@ struct sim_topo_run {
  * transports (the arrival log stops before it, sim_arrive.c). */
 static sim_link *table_of(sim_state *s, int pe)
 {
-    s->mapped |= pe != s->tp->rank; /* read and written through the mapping */
+    sim_touch(s, pe); /* read and written through the mapping */
     char *ctl = (char *)shm_ctr_at(&s->shm, pe, 0);
     return (sim_link *)(ctl + s->shm.hdr->ctl_size - SHM_CTL_TAIL_BYTES - SIM_TOPO_CTL_BYTES);
 }
