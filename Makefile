@@ -221,8 +221,9 @@ check-asan: | $(DEPS_OK)
 	@$(call san_logged,caf,$(SAN_ENV) ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:handle_segv=0 CAF_REF=none \
 	    DMSG_CAF_FC="gfortran -fsanitize=address$(comma)undefined" sh tests/caf/run.sh $(ASAN_BUILD))
 
-# ThreadSanitizer where it applies: dmsg starts no threads of its own and a
-# PE's calls are one thread's, so tests/tsan/threads.c calls what a threaded
+# ThreadSanitizer where it applies: dmsg starts no threads of its own (but
+# the simulator's deposit engine, a thread of PE 0 in jobs of more than 16
+# PEs, whose partners are other processes) and a PE's calls are one thread's, so tests/tsan/threads.c calls what a threaded
 # program may call from several threads at once (the calls that need no PE,
 # the copy engine, machine descriptions) with the library built under TSan.
 # The Criterion unit tests cannot run under TSan (its runner's fixed-address
