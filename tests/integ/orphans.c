@@ -119,6 +119,26 @@ Test(orphans, launcher_sigkill, .timeout = 2 * JOB_WATCHDOG)
     expect_launcher_death_cleaned(SIGKILL, 1.0, "spin_all");
 }
 
+/* dmsgrun -n npes runs pe_prog await_forever behind setsid (with env) and
+ * is killed by SIGKILL after `after` seconds: every PE must end within
+ * seconds by itself. */
+static void expect_setsid_await_ends(const char *npes, const char *const *env, double after)
+{
+    require_built();
+    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
+    const char *argv[] = {job_path("bin/dmsgrun"), "-n", npes, "sh", "-c",
+                          "/usr/bin/setsid \"$0\" await_forever; true",
+                          job_path("tests/pe_prog"), NULL};
+    job_result r;
+    cr_assert(job_run_signaled(argv, env, JOB_WATCHDOG, after, SIGKILL, &r) == 0,
+              "could not start dmsgrun");
+    cr_expect(r.seconds < after + 10.0, "%s: the job took %.1f s to end", r.cmd, r.seconds);
+    cr_expect(r.lingered < 10.0, "%s: its PEs took %.1f s to end after dmsgrun's death", r.cmd,
+              r.lingered);
+    expect_nothing_left(&r);
+    job_free(&r);
+}
+
 /* A PE whose wrapper calls setsid leaves dmsgrun's process group and
  * session: neither the guardian's kill of the groups nor PR_SET_PDEATHSIG
  * (set on the wrapper, not inherited by its children) reaches it. Blocked
@@ -126,38 +146,18 @@ Test(orphans, launcher_sigkill, .timeout = 2 * JOB_WATCHDOG)
  * and end within seconds. */
 Test(orphans, launcher_sigkill_setsid_pe, .timeout = 2 * JOB_WATCHDOG)
 {
-    require_built();
-    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
-    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "3", "sh", "-c",
-                          "/usr/bin/setsid \"$0\" await_forever; true",
-                          job_path("tests/pe_prog"), NULL};
-    job_result r;
-    cr_assert(job_run_signaled(argv, no_timeout, JOB_WATCHDOG, 2.0, SIGKILL, &r) == 0,
-              "could not start dmsgrun");
-    cr_expect(r.seconds < 2.0 + 10.0, "%s: the job took %.1f s to end", r.cmd, r.seconds);
-    expect_nothing_left(&r);
-    job_free(&r);
+    expect_setsid_await_ends("3", no_timeout, 2.0);
 }
 
-/* The same under the simulator's scheduler, with more PEs than the
- * sleepers' wake-ups: only one sleeper, the watch, looks at the life pipe
- * often (the others every 30 s); when it finds the launcher dead it must
- * wake the others, which then end within seconds too. */
+/* The same under the simulator's scheduler: only one sleeper, the watch,
+ * looks at the life pipe often (the others every 30 s); when it finds the
+ * launcher dead it must wake the others, which then end within seconds
+ * too. */
 Test(orphans, launcher_sigkill_setsid_sim_sleepers, .timeout = 2 * JOB_WATCHDOG)
 {
-    require_built();
-    cr_assert(access("/usr/bin/setsid", X_OK) == 0, "/usr/bin/setsid missing (util-linux)");
-    const char *argv[] = {job_path("bin/dmsgrun"), "-n", "12", "sh", "-c",
-                          "/usr/bin/setsid \"$0\" await_forever; true",
-                          job_path("tests/pe_prog"), NULL};
-    const char *env[] = {"DMSG_TIMEOUT", "DMSG_TRANSPORT=sim", "DMSG_SIM_SCHED=1", NULL};
-    job_result r;
-    cr_assert(job_run_signaled(argv, env, JOB_WATCHDOG, 3.0, SIGKILL, &r) == 0,
-              "could not start dmsgrun");
-    cr_expect(r.lingered < 10.0, "%s: its PEs took %.1f s to end after dmsgrun's death", r.cmd,
-              r.lingered);
-    expect_nothing_left(&r);
-    job_free(&r);
+    static const char *const sim[] = {"DMSG_TIMEOUT", "DMSG_TRANSPORT=sim", "DMSG_SIM_SCHED=1",
+                                       NULL};
+    expect_setsid_await_ends("12", sim, 3.0);
 }
 
 /* The launcher dies at random moments of start-up (fork, exec, dmsg_init,
