@@ -93,4 +93,11 @@ int job_run_case(const char *case_name, int npes, const char *const *env, job_re
 /* Asserts (criterion) that the case passed on npes PEs and left nothing behind. */
 void expect_case_ok(const char *case_name, int npes, const char *const *env);
 
+/* As job_run_case and expect_case_ok, for cases run with a short
+ * DMSG_TIMEOUT that are not about the start-up: a run whose job failed in
+ * dmsg_init's start-up barrier (a PE started later than the limit allows:
+ * a loaded host) is tried again, up to 5 times. */
+int job_run_case_started(const char *case_name, int npes, const char *const *env, job_result *r);
+void expect_started_case_ok(const char *case_name, int npes, const char *const *env);
+
 #endif
