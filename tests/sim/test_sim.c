@@ -1081,6 +1081,31 @@ Test(sim, deposit_engine_changes_no_result, .timeout = 900)
     cr_assert_str_eq(a, c, "the file path changed the kernel's result:\n%s\n%s", a, c);
 }
 
+/* The engine's two other paths: a run of more deposits than its ring
+ * holds (a transpose 1024^2 on 32 PEs: one entry a transposed element, the
+ * writer waits for room), and writes too large for the ring, which the
+ * writer makes itself after the ring is empty (halo rows of 2 KiB; their
+ * records still go through the ring): the same results as without it. */
+Test(sim, deposit_engine_full_ring_and_large_runs, .timeout = 900)
+{
+    static char a[8192], b[8192], err[16384];
+    const char *on = "DMSG_TRANSPORT=sim DMSG_MACHINE=t3d DMSG_SIM_DROP_PES=0 DMSG_SEGMENT_SIZE=64M";
+    const char *off = "DMSG_TRANSPORT=sim DMSG_MACHINE=t3d DMSG_SIM_DROP_PES=0 DMSG_SEGMENT_SIZE=64M "
+                      "DMSG_SIM_ENGINE=0";
+    char prog[600];
+    snprintf(prog, sizeof prog, "%s/bin/dmsg-kern", build());
+    const char *args = "transpose dmsg-chained 1024 0 1 --nocompute";
+    cr_assert_eq(run(on, 32, prog, args, a, sizeof a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(run(off, 32, prog, args, b, sizeof b, err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(a, "status=ok") != NULL, "%s", a);
+    cr_assert_str_eq(a, b, "the engine changed the transpose:\n%s\n%s", a, b);
+    snprintf(prog, sizeof prog, "%s/examples/halo", build());
+    cr_assert_eq(run(on, 4, prog, "256 5", a, sizeof a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(run(off, 4, prog, "256 5", b, sizeof b, err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(a, "OK (0 PEs differ") != NULL, "%s", a);
+    cr_assert_str_eq(a, b, "the engine changed the halo exchange:\n%s\n%s", a, b);
+}
+
 /* A PE sleeping under the scheduler wakes when it is handed the token (or
  * at its deadline, or when the job is torn down), not every 100 ms to look
  * at the abort flag: 4095 sleepers did so 41,000 times a second on the

@@ -319,8 +319,7 @@ typedef struct sim_job_words {
      * token. Here, not in its control area, so that a hand-off maps no page
      * of another PE (DMSG_SIM_DROP_PES: a fault, and a drop to undo it). */
     _Atomic uint32_t go[DMSG_MAX_PES];
-    uint64_t engine_writes; /* entries the engine applied (DMSG_SIM_REPORT; the engine counts) */
-    sim_ring ring;          /* the deposit engine's (sim_engine.c) */
+    sim_ring ring; /* the deposit engine's (sim_engine.c) */
 } sim_job_words;
 _Static_assert(sizeof(sim_job_words) <= SHM_JOB_SPARE_BYTES, "the simulator's words fit the job area");
 
@@ -412,9 +411,13 @@ void dmsg_sim_count_fold(sim_state *s);
  * itself, as without the engine. */
 void dmsg_sim_engine_start(sim_state *s);
 void dmsg_sim_engine_joined(sim_state *s);
-/* len bytes to offset off of the job region, through the ring where the
- * engine runs and len is small (else drained, then pwrite); 0 on success,
- * -1 when the job is aborted meanwhile or the write failed. */
+/* Whether a write of len bytes goes through the ring (the engine runs, this
+ * PE holds the token, len is small); else the caller drains and writes it
+ * itself (sim_file.c). */
+int dmsg_sim_engine_takes(const sim_state *s, size_t len);
+/* Puts a write of len bytes to offset off of the job region in the ring
+ * (dmsg_sim_engine_takes said so); 0, or -1 when the job is being torn down
+ * while it waits for room. */
 int dmsg_sim_engine_write(sim_state *s, uint64_t off, const void *buf, size_t len);
 /* Waits until the engine applied every entry; 0, or -1 when the job is
  * being torn down. Returns at once where the engine does not run. */

@@ -28,14 +28,12 @@
  * Where the engine cannot run (no thread) the file path writes itself, as
  * before. When PE 0 dies the job is torn down: a drain looks at the abort
  * flag while it waits. */
-#include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include "dmsg/base/clock.h"
 #include "dmsg/base/relax.h"
@@ -122,7 +120,6 @@ static void *engine_main(void *arg)
         if (atomic_load(&r->bell) != v)
             idle = 0;
     }
-    sim_job(s)->engine_writes = tail;
     return NULL;
 }
 
@@ -182,23 +179,13 @@ int dmsg_sim_engine_drain(sim_state *s)
     return wait_tail(s, atomic_load_explicit(&ring_of(s)->head, memory_order_relaxed));
 }
 
+int dmsg_sim_engine_takes(const sim_state *s, size_t len)
+{
+    return s->engine && s->sched && len <= SIM_ENGINE_MAX_BYTES;
+}
+
 int dmsg_sim_engine_write(sim_state *s, uint64_t off, const void *buf, size_t len)
 {
-    if (!s->engine || !s->sched || len > SIM_ENGINE_MAX_BYTES) {
-        /* Itself, after what the ring holds (a later write must win). */
-        if (dmsg_sim_engine_drain(s))
-            return -1;
-        const char *b = buf;
-        while (len > 0) {
-            ssize_t n = pwrite(s->shm.boot->fd, b, len, (off_t)off);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                return -1;
-            b += n, off += (uint64_t)n, len -= (size_t)n;
-        }
-        return 0;
-    }
     sim_ring *r = ring_of(s);
     const unsigned char *b = buf;
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);

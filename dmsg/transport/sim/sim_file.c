@@ -80,9 +80,21 @@ int dmsg_sim_file_read(sim_state *s, const void *at, void *buf, size_t len)
     return file_io(s->shm.boot->fd, 0, file_off(s, at), buf, len);
 }
 
+/* len bytes to offset off of the file: through the deposit engine's ring
+ * where it takes them, else a write of this PE's own after what the ring
+ * holds (a later write must win). */
+static int write_at(sim_state *s, off_t off, const void *buf, size_t len)
+{
+    if (dmsg_sim_engine_takes(s, len))
+        return dmsg_sim_engine_write(s, (uint64_t)off, buf, len);
+    if (dmsg_sim_engine_drain(s))
+        return -1;
+    return file_io(s->shm.boot->fd, 1, off, (char *)buf, len);
+}
+
 int dmsg_sim_file_write(sim_state *s, void *at, const void *buf, size_t len)
 {
-    return dmsg_sim_engine_write(s, (uint64_t)file_off(s, at), buf, len);
+    return write_at(s, file_off(s, at), buf, len);
 }
 
 /* Collects the op's runs (dmsg_op_runs' callback). */
@@ -117,10 +129,9 @@ static int write_runs(sim_state *s, off_t base, const sim_run *r, size_t n)
     int fd = s->shm.boot->fd;
     if (s->engine) {
         /* Run by run through the deposit engine (sim_engine.c), which
-         * copies them; it writes large runs itself. */
+         * copies them; large runs are written here. */
         for (size_t k = 0; k < n; k++)
-            if (dmsg_sim_engine_write(s, (uint64_t)(base + (off_t)r[k].roff), r[k].local,
-                                      r[k].len))
+            if (write_at(s, base + (off_t)r[k].roff, r[k].local, r[k].len))
                 return -1;
         return 0;
     }
